@@ -1,0 +1,111 @@
+# fpusoakd — see README.md.  `make run` and `make test` are all a newcomer needs.
+
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+SBINDIR   ?= $(PREFIX)/sbin
+MANDIR    ?= $(PREFIX)/share/man
+UNITDIR   ?= /lib/systemd/system
+SYSCONFDIR ?= /etc
+
+CC      ?= cc
+PKGS     = libmicrohttpd sqlite3 libcjson libsystemd inih
+# Debian 12 package for each pkg-config name above, same order.
+DEBPKGS  = libmicrohttpd-dev libsqlite3-dev libcjson-dev libsystemd-dev libinih-dev
+RUNTOOLS = sqlite3 curl
+
+BUILD   ?= build
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
+HARDEN   = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+OPT     ?= -O2 -g
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -I. -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
+LDLIBS  += $(PKG_LIBS) -lm -lpthread
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"'
+
+# -Wno-format-truncation: snprintf into bounded buffers is how we truncate on purpose.
+# Every module folder feeds one static library; daemon/main.c is the binary.
+LIBDIRS  = common collector analysis churn store web daemon
+LIBSRC   = $(filter-out daemon/main.c,$(wildcard $(addsuffix /*.c,$(LIBDIRS))))
+LIBOBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBSRC)) $(BUILD)/obj/gen/schema.o
+UNITSRC  = $(wildcard tests/unit/test_*.c)
+UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
+INTEG    = $(sort $(wildcard tests/integration/*.sh))
+SCHEMA   = $(sort $(wildcard schema/*.sql))
+
+.PHONY: all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen
+all: $(BUILD)/fpusoakd
+
+# deps: check pkg-config; install missing -dev packages with apt-get when root.
+deps:
+	@missing=""; for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
+	for t in $(RUNTOOLS) pkg-config; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	echo "deps: missing:$$missing"; \
+	cmd="apt-get install -y --no-install-recommends build-essential pkg-config $(DEBPKGS) $(RUNTOOLS)"; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "deps: running apt-get update && $$cmd"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
+	else echo "deps: as root, run: $$cmd"; exit 1; fi
+
+$(BUILD)/gen/schema.c: $(SCHEMA) tools/embed.sh
+	@mkdir -p $(@D)
+	sh tools/embed.sh $(SCHEMA) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/schema.o: $(BUILD)/gen/schema.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.c | $(BUILD)/gen/schema.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libfpusoak.a: $(LIBOBJ)
+	rm -f $@; ar rcs $@ $^
+
+$(BUILD)/fpusoakd: $(BUILD)/obj/daemon/main.o $(BUILD)/libfpusoak.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfpusoak.a tests/unit/test.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
+
+run: deps all
+	$(BUILD)/fpusoakd $(RUNFLAGS)
+
+unit: deps $(UNITBIN)
+integration: deps all $(UNITBIN)
+
+# test: unit tests, the sanitizer build of the unit tests, integration tests
+# against this machine's kernel; one closing "N passed, N failed" line.
+test: deps all $(UNITBIN)
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" asan-units >/dev/null
+	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) ASAN_OPTIONS=detect_leaks=1 \
+		tests/run.sh $(UNITBIN) $(patsubst $(BUILD)/tests/%,build/asan/tests/%,$(UNITBIN)) $(INTEG)
+
+# check: the whole unit suite under ASan+UBSan only.
+check: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" asan-units
+	TEST_LOGDIR=build/asan/test-logs tests/run.sh $(patsubst $(BUILD)/tests/%,build/asan/tests/%,$(UNITBIN))
+
+asan-units: $(UNITBIN) $(BUILD)/fpusoakd
+
+install: all
+	install -D -m 0755 $(BUILD)/fpusoakd $(DESTDIR)$(SBINDIR)/fpusoakd
+	install -D -m 0644 man/fpusoakd.8 $(DESTDIR)$(MANDIR)/man8/fpusoakd.8
+	install -D -m 0644 fpusoakd.service $(DESTDIR)$(UNITDIR)/fpusoakd.service
+	[ ! -f fpusoakd.socket ] || install -D -m 0644 fpusoakd.socket $(DESTDIR)$(UNITDIR)/fpusoakd.socket
+	[ -e $(DESTDIR)$(SYSCONFDIR)/fpusoakd/fpusoakd.conf ] || \
+		install -D -m 0644 fpusoakd.conf $(DESTDIR)$(SYSCONFDIR)/fpusoakd/fpusoakd.conf
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/fpusoakd $(DESTDIR)$(MANDIR)/man8/fpusoakd.8 \
+	      $(DESTDIR)$(UNITDIR)/fpusoakd.service $(DESTDIR)$(UNITDIR)/fpusoakd.socket
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)

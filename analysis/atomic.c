@@ -1,0 +1,236 @@
+/* atomic: model of __zone_watermark_ok for GFP_ATOMIC vs GFP_KERNEL; see atomic.h. */
+#include "analysis/atomic.h"
+
+#include <string.h>
+
+#include "common/num.h"
+
+/* Allocation flags the model distinguishes (names as in mm/internal.h). */
+enum {
+	F_WMARK_LOW = 1 << 0,      /* else WMARK_MIN */
+	F_HIGH = 1 << 1,           /* ALLOC_HIGH (< 6.3) */
+	F_HARDER = 1 << 2,         /* ALLOC_HARDER (< 6.3) */
+	F_MIN_RESERVE = 1 << 3,    /* ALLOC_MIN_RESERVE (6.3+) */
+	F_NON_BLOCK = 1 << 4,      /* ALLOC_NON_BLOCK (6.3+) */
+	F_HIGHATOMIC = 1 << 5,     /* ALLOC_HIGHATOMIC (6.3+) */
+};
+
+/* Saturating int64 helpers: junk counters must not wrap into a plausible verdict. */
+static int64_t sat(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static int64_t ssub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b > 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int64_t sadd(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+static uint64_t usub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+int atomic_kver_parse(const char *release, struct atomic_kver *out)
+{
+	uint64_t maj, min;
+	size_t len, used, used2;
+
+	if (!release)
+		return -1;
+	len = strlen(release);
+	if (num_prefix_u64(release, len, &maj, &used) < 0 || maj > 1000 || used >= len ||
+	    release[used] != '.' ||
+	    num_prefix_u64(release + used + 1, len - used - 1, &min, &used2) < 0 || min > 1000)
+		return -1;
+	out->major = (int)maj;
+	out->minor = (int)min;
+	return 0;
+}
+
+static int kver_ge(struct atomic_kver v, int major, int minor)
+{
+	return v.major > major || (v.major == major && v.minor >= minor);
+}
+
+enum atomic_era atomic_era_of(struct atomic_kver v)
+{
+	if (!kver_ge(v, 4, 4))
+		return ATOMIC_ERA_LEGACY;
+	if (!kver_ge(v, 6, 3))
+		return ATOMIC_ERA_HARDER;
+	return ATOMIC_ERA_RESERVES;
+}
+
+/* gfp_to_alloc_flags() (or the fast path's ALLOC_WMARK_LOW) for each modelled request. */
+static unsigned alloc_flags(enum atomic_req req, enum atomic_era era, unsigned order)
+{
+	switch (req) {
+	case ATOMIC_REQ_FAST:
+		return F_WMARK_LOW;
+	case ATOMIC_REQ_KERNEL:
+		return 0;
+	case ATOMIC_REQ_ATOMIC:
+		if (era == ATOMIC_ERA_RESERVES)
+			return F_MIN_RESERVE | F_NON_BLOCK | (order > 0 ? F_HIGHATOMIC : 0);
+		return F_HIGH | F_HARDER;
+	case ATOMIC_REQ_NOWAIT:
+		if (era == ATOMIC_ERA_RESERVES)
+			return F_NON_BLOCK | (order > 0 ? F_HIGHATOMIC : 0);
+		/* < 4.4: "atomic" was !(__GFP_WAIT | __GFP_NO_KSWAPD), which GFP_NOWAIT is. */
+		return era == ATOMIC_ERA_LEGACY ? F_HARDER : 0;
+	}
+	return 0;
+}
+
+/* min after the reserve discounts; the order of the two cuts matters for rounding. */
+static int64_t adjust_min(int64_t min, unsigned f, enum atomic_era era)
+{
+	if (era == ATOMIC_ERA_RESERVES) {
+		if (f & F_MIN_RESERVE) {
+			min -= min / 2;
+			if (f & F_NON_BLOCK)
+				min -= min / 4;
+		}
+		return min;
+	}
+	if (f & F_HIGH)
+		min -= min / 2;
+	if (f & F_HARDER)
+		min -= min / 4;
+	return min;
+}
+
+/* The request does not see the highatomic reserve as unusable (ALLOC_RESERVES / ALLOC_HARDER). */
+static int reserve_access(unsigned f, enum atomic_era era)
+{
+	if (era == ATOMIC_ERA_RESERVES)
+		return (f & (F_MIN_RESERVE | F_NON_BLOCK | F_HIGHATOMIC)) != 0;
+	return (f & F_HARDER) != 0;
+}
+
+/* The request may take a block from the MIGRATE_HIGHATOMIC free lists. */
+static int may_use_highatomic(unsigned f, enum atomic_era era)
+{
+	if (era == ATOMIC_ERA_RESERVES)
+		return (f & F_HIGHATOMIC) != 0;
+	return (f & F_HARDER) != 0;
+}
+
+/* 4.4+: a free block of order >= k on a list this request may use. */
+static int block_available(const struct atomic_zone *z, unsigned order, unsigned f, enum atomic_era era)
+{
+	for (unsigned o = order; o < (unsigned)z->norders; o++) {
+		uint64_t usable = usub0(z->free[o], z->free_isolate[o]);
+
+		usable = usub0(usable, z->free_cma[o]);   /* neither request has ALLOC_CMA */
+		if (!may_use_highatomic(f, era))
+			usable = usub0(usable, z->free_highatomic[o]);
+		if (usable > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* __zone_watermark_ok() of 4.4 .. 6.x. */
+static void check_modern(const struct atomic_zone *z, unsigned order, int64_t mark, unsigned f,
+			 enum atomic_era era, struct atomic_check *c)
+{
+	int64_t free_after = sat(z->free_pages);
+
+	free_after = ssub(free_after, ((int64_t)1 << order) - 1);
+	if (!reserve_access(f, era))
+		free_after = ssub(free_after, sat(z->nr_reserved_highatomic));
+	free_after = ssub(free_after, sat(z->nr_free_cma));
+	free_after = ssub(free_after, sat(z->nr_unaccepted));
+	c->free_after = free_after;
+	c->threshold = sadd(adjust_min(mark, f, era), z->lowmem_reserve);
+	c->margin = ssub(free_after, c->threshold);
+	c->block_ok = order == 0 ? 1 : block_available(z, order, f, era);
+	c->ok = free_after > c->threshold && c->block_ok;
+}
+
+/* __zone_watermark_ok() before 4.4: each lower order's pages drop out and min halves per order. */
+static void check_legacy(const struct atomic_zone *z, unsigned order, int64_t mark, unsigned f,
+			 struct atomic_check *c)
+{
+	int64_t free_pages = ssub(sat(z->free_pages), ((int64_t)1 << order) - 1);
+	int64_t min = adjust_min(mark, f, ATOMIC_ERA_LEGACY);
+
+	c->free_after = ssub(free_pages, sat(z->nr_free_cma));
+	c->threshold = sadd(min, z->lowmem_reserve);
+	c->margin = ssub(c->free_after, c->threshold);
+	c->block_ok = 1;
+	if (c->free_after <= c->threshold) {
+		c->ok = 0;
+		return;
+	}
+	/* The loop uses free_pages with CMA still in it, as the kernel did. */
+	for (unsigned o = 0; o < order; o++) {
+		uint64_t pages = z->free[o] > (UINT64_MAX >> o) ? UINT64_MAX : z->free[o] << o;
+
+		free_pages = ssub(free_pages, sat(pages));
+		min >>= 1;
+		if (free_pages <= min) {
+			c->block_ok = 0;
+			break;
+		}
+	}
+	c->ok = c->block_ok;
+}
+
+int atomic_check_zone(const struct atomic_zone *z, unsigned order, enum atomic_req req,
+		      struct atomic_kver v, struct atomic_check *out)
+{
+	enum atomic_era era = atomic_era_of(v);
+	unsigned f;
+	int64_t mark;
+
+	memset(out, 0, sizeof *out);
+	if (!z || z->norders <= 0 || z->norders > ATOMIC_MAX_ORDER || order >= (unsigned)z->norders)
+		return -1;
+	f = alloc_flags(req, era, order);
+	mark = sat((f & F_WMARK_LOW) ? z->wmark_low : z->wmark_min);
+	if (era == ATOMIC_ERA_LEGACY) {
+		check_legacy(z, order, mark, f, out);
+		return 0;
+	}
+	check_modern(z, order, mark, f, era, out);
+	/*
+	 * zone_watermark_fast(), 5.8+: an order-0 __GFP_HIGH/__GFP_ATOMIC request
+	 * failing at the (boosted) min watermark retries against the unboosted one.
+	 */
+	if (!out->ok && order == 0 && req == ATOMIC_REQ_ATOMIC && z->boost > 0 && kver_ge(v, 5, 8))
+		check_modern(z, order, sat(usub0(z->wmark_min, z->boost)), f, era, out);
+	return 0;
+}
+
+int atomic_eval(const struct atomic_zone *z, unsigned order, struct atomic_kver v, struct atomic_result *out)
+{
+	struct atomic_check a, k, fast;
+
+	memset(out, 0, sizeof *out);
+	if (atomic_check_zone(z, order, ATOMIC_REQ_ATOMIC, v, &a) < 0 ||
+	    atomic_check_zone(z, order, ATOMIC_REQ_KERNEL, v, &k) < 0 ||
+	    atomic_check_zone(z, order, ATOMIC_REQ_FAST, v, &fast) < 0)
+		return -1;
+	out->atomic_ok = a.ok;
+	out->kernel_ok = k.ok;
+	out->fast_ok = fast.ok;
+	out->margin_pages = a.margin;
+	out->kernel_margin_pages = k.margin;
+	return 0;
+}

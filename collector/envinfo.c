@@ -1,0 +1,69 @@
+/* envinfo: the run's environment; see envinfo.h. */
+#include "collector/envinfo.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "collector/cpuinfo.h"
+#include "collector/kv.h"
+#include "collector/procfile.h"
+
+/* Read a small file into out, trimmed at the first newline; "" if unreadable. */
+static void read_line(const char *root, const char *rel, char *out, size_t outlen)
+{
+	char buf[8192];
+	ssize_t n = procfile_read(root, rel, buf, sizeof buf);
+
+	out[0] = 0;
+	if (n <= 0)
+		return;
+	buf[strcspn(buf, "\n")] = 0;
+	/* These end up in HTML and logs; keep them printable. */
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+	snprintf(out, outlen, "%s", buf);
+}
+
+static void mem_total(const char *proc_root, struct envinfo *out)
+{
+	static struct kv_set mi;      /* 28 KiB: too big for a daemon thread's stack budget */
+	char buf[16384];
+	ssize_t n = procfile_read(proc_root, "meminfo", buf, sizeof buf);
+	uint64_t v;
+
+	if (n > 0 && meminfo_parse(buf, (size_t)n, &mi) == 0 && kv_get(&mi, "MemTotal", &v) == 0)
+		out->mem_total_kb = (int64_t)v;
+}
+
+void envinfo_collect(const char *proc_root, const char *sys_root, struct envinfo *out)
+{
+	struct utsname u;
+	struct cpuinfo ci;
+
+	memset(out, 0, sizeof *out);
+	if (uname(&u) == 0) {
+		snprintf(out->kernel_release, sizeof out->kernel_release, "%s", u.release);
+		snprintf(out->kernel_version, sizeof out->kernel_version, "%s", u.version);
+		snprintf(out->hostname, sizeof out->hostname, "%s", u.nodename);
+	}
+	/* A fixture tree may carry its own kernel identity. */
+	read_line(proc_root, "sys/kernel/osrelease", out->kernel_release, sizeof out->kernel_release);
+	read_line(proc_root, "cmdline", out->cmdline, sizeof out->cmdline);
+	read_line(proc_root, "sys/kernel/random/boot_id", out->boot_id, sizeof out->boot_id);
+	mem_total(proc_root, out);
+	out->page_size = sysconf(_SC_PAGESIZE);
+
+	cpuinfo_detect(&ci);
+	snprintf(out->cpu_model, sizeof out->cpu_model, "%s", ci.model);
+	cpuinfo_features(&ci, out->fpu_features, sizeof out->fpu_features);
+	cpuinfo_xstate_detail(&ci, out->xstate_detail, sizeof out->xstate_detail);
+	out->xstate_bytes = ci.xstate_user_bytes;
+	/* /sys/hypervisor is authoritative for Xen (PV guests have no CPUID leaf to trust). */
+	read_line(sys_root, "hypervisor/type", out->hypervisor, sizeof out->hypervisor);
+	read_line(sys_root, "hypervisor/guest_type", out->guest_type, sizeof out->guest_type);
+	if (!out->hypervisor[0])
+		snprintf(out->hypervisor, sizeof out->hypervisor, "%s", cpuinfo_hypervisor_name(&ci));
+}

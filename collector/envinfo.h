@@ -1,0 +1,32 @@
+/*
+ * envinfo: what a run records about its machine, once, at its start.
+ *
+ * Kernel release/version and /proc/cmdline (users look for eagerfpu=),
+ * boot id (kernel-log sequence numbers restart with a boot), hypervisor and
+ * guest type, CPU model, FPU features and XSAVE sizes, MemTotal, page size.
+ */
+#ifndef FPUSOAK_ENVINFO_H
+#define FPUSOAK_ENVINFO_H
+
+#include <stdint.h>
+
+struct envinfo {
+	char kernel_release[65];
+	char kernel_version[129];
+	char hostname[65];
+	char boot_id[40];
+	char cmdline[4096];
+	char hypervisor[32];         /* xen|kvm|hyperv|vmware|none|other:<sig> */
+	char guest_type[32];         /* from /sys/hypervisor/guest_type, "" if absent */
+	char cpu_model[64];
+	char fpu_features[256];
+	char xstate_detail[512];
+	int64_t xstate_bytes;
+	int64_t mem_total_kb;
+	int64_t page_size;
+};
+
+/* Collect everything under proc_root/sys_root ("/proc", "/sys"); missing pieces stay empty. Never fails. */
+void envinfo_collect(const char *proc_root, const char *sys_root, struct envinfo *out);
+
+#endif

@@ -1,0 +1,93 @@
+/* log: stderr logging with journald priority prefixes; see log.h. */
+#include "common/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Set once at startup (and on SIGHUP from the loop thread); HTTP threads
+ * only read it.  This is configuration, not state, hence the exception to
+ * the no-mutable-globals rule.
+ */
+static struct {
+	int threshold;
+	int prefix;     /* "<N>" prefixes for journald */
+} logcfg = { LOG_LVL_INFO, 0 };
+
+void log_init(enum log_level threshold)
+{
+	logcfg.threshold = threshold;
+	logcfg.prefix = getenv("JOURNAL_STREAM") != NULL;
+}
+
+void log_set_level(enum log_level threshold)
+{
+	logcfg.threshold = threshold;
+}
+
+int log_level_parse(const char *s, enum log_level *out)
+{
+	static const struct { const char *name; enum log_level l; } names[] = {
+		{ "err", LOG_LVL_ERR }, { "error", LOG_LVL_ERR }, { "warn", LOG_LVL_WARN },
+		{ "warning", LOG_LVL_WARN }, { "notice", LOG_LVL_NOTICE }, { "info", LOG_LVL_INFO },
+		{ "debug", LOG_LVL_DEBUG },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (s && strcmp(s, names[i].name) == 0) {
+			*out = names[i].l;
+			return 0;
+		}
+	return -1;
+}
+
+static void vlog(int level, int errnum, const char *fmt, va_list ap)
+{
+	static const char *const tag[8] = { "", "", "", "error: ", "warning: ", "", "", "debug: " };
+	char msg[1024];
+	int n;
+
+	if (level > logcfg.threshold)
+		return;
+	n = vsnprintf(msg, sizeof msg, fmt, ap);
+	if (n < 0)
+		return;
+	/* Kernel-provided strings end up here: no terminal escapes, no fake log lines. */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	/* Under journald the priority travels in "<N>"; on a terminal it is a word. */
+	if (logcfg.prefix)
+		fprintf(stderr, "<%d>%s%s%s\n", level, msg, errnum ? ": " : "", errnum ? strerror(errnum) : "");
+	else
+		fprintf(stderr, "fpusoakd: %s%s%s%s\n", tag[level], msg, errnum ? ": " : "",
+			errnum ? strerror(errnum) : "");
+}
+
+#define LOGFN(name, level, useerrno) \
+	void name(const char *fmt, ...) \
+	{ \
+		int e = useerrno ? errno : 0; \
+		va_list ap; \
+		va_start(ap, fmt); \
+		vlog(level, e, fmt, ap); \
+		va_end(ap); \
+		errno = e ? e : errno; \
+	}
+
+LOGFN(log_warn, LOG_LVL_WARN, 1)
+LOGFN(log_warnx, LOG_LVL_WARN, 0)
+LOGFN(log_errx, LOG_LVL_ERR, 0)
+LOGFN(log_notice, LOG_LVL_NOTICE, 0)
+LOGFN(log_info, LOG_LVL_INFO, 0)
+LOGFN(log_debug, LOG_LVL_DEBUG, 0)
+
+void fatalx(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(LOG_LVL_ERR, 0, fmt, ap);
+	va_end(ap);
+	exit(code);
+}

@@ -1,0 +1,35 @@
+/*
+ * log: the one logging API.
+ *
+ * Messages go to stderr.  When JOURNAL_STREAM is set (systemd connected our
+ * stderr to journald) each line carries a "<N>" syslog priority prefix so the
+ * journal records the right priority.  Control characters in messages are
+ * replaced: kernel strings (COMM) are attacker-chosen.
+ */
+#ifndef FPUSOAK_LOG_H
+#define FPUSOAK_LOG_H
+
+#include <stdarg.h>
+
+enum log_level { LOG_LVL_ERR = 3, LOG_LVL_WARN = 4, LOG_LVL_NOTICE = 5, LOG_LVL_INFO = 6, LOG_LVL_DEBUG = 7 };
+
+/* Initialise: decide on priority prefixes from JOURNAL_STREAM; set the threshold. */
+void log_init(enum log_level threshold);
+/* Change the threshold (SIGHUP). */
+void log_set_level(enum log_level threshold);
+/* Parse "err|warn|notice|info|debug" into *out; 0 or -1. */
+int log_level_parse(const char *s, enum log_level *out);
+
+/* Warning with ": strerror(errno)" appended. */
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Warning without errno. */
+void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Error without errno. */
+void log_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Startup-only: log the error (with errno if errnum != 0) and exit(code). */
+void fatalx(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+#endif

@@ -1,0 +1,308 @@
+/* config: flags + INI file from one option table; see config.h. */
+#include "daemon/config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/num.h"
+
+enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN };
+
+struct opt {
+	const char *name;
+	enum opt_type type;
+	size_t off;          /* offset in struct config */
+	size_t size;         /* for T_STR */
+	const char *def;     /* default, as a user would write it; NULL = computed */
+	const char *help;
+	const char *form;    /* the expected form, for error messages */
+};
+
+#define O(field) offsetof(struct config, field), sizeof(((struct config *)0)->field)
+
+static const struct opt OPTS[] = {
+	{ "db", T_STR, O(db), NULL, "SQLite database (default $STATE_DIRECTORY/fpusoakd.db, else ./fpusoakd.db)", "a path" },
+	{ "listen", T_LISTEN, O(listen), "127.0.0.1:8089", "HTTP report address, or 'none'", "ADDR:PORT, [V6ADDR]:PORT or none" },
+	{ "label", T_STR, O(label), "", "free text recorded with the run (e.g. the kernel under test)", "text" },
+	{ "sample-interval", T_DUR, O(sample_interval_ms), "1s", "buddyinfo/vmstat/meminfo sampling period", "a duration ≥ 10ms like 250ms, 1s, 5m" },
+	{ "slow-interval", T_DUR, O(slow_interval_ms), "60s", "pagetypeinfo/slabinfo sampling period", "a duration ≥ 1s like 60s, 5m" },
+	{ "duration", T_DUR, O(duration_ms), "0", "stop after this long (0 = until stopped)", "a duration like 30s, 2h, 1d, or 0" },
+	{ "retain-raw", T_DUR, O(retain_raw_ms), "14d", "keep raw samples this long (rollups stay; 0 = forever)", "a duration like 14d, 36h, or 0" },
+	{ "queue-max", T_SIZE, O(queue_max), "16M", "memory for samples held while the DB is locked or full", "a size like 4M, 64M" },
+	{ "proc-root", T_STR, O(proc_root), "/proc", "where to read proc files (tests feed fixture trees)", "a directory" },
+	{ "sys-root", T_STR, O(sys_root), "/sys", "where to read sysfs files", "a directory" },
+	{ "kmsg", T_STR, O(kmsg_path), "/dev/kmsg", "kernel log to watch for allocation failures and OOM kills, or 'none'", "a path or none" },
+	{ "log-level", T_LEVEL, O(log_level), "info", "err, warn, notice, info or debug", "err|warn|notice|info|debug" },
+};
+#define NOPTS (sizeof OPTS / sizeof OPTS[0])
+
+/* Set one option from text; 0 or -1 (why in err). */
+static int opt_set(struct config *cfg, const struct opt *o, const char *val, char *err, size_t errlen)
+{
+	char *p = (char *)cfg + o->off;
+	int64_t d;
+	uint64_t sz;
+	enum log_level lv;
+
+	switch (o->type) {
+	case T_STR:
+		if (strlen(val) >= o->size) {
+			snprintf(err, errlen, "%s: value too long (at most %zu bytes)", o->name, o->size - 1);
+			return -1;
+		}
+		memcpy(p, val, strlen(val) + 1);
+		return 0;
+	case T_LISTEN:
+		if (strlen(val) >= o->size || (strcmp(val, "none") != 0 && !strrchr(val, ':'))) {
+			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
+			return -1;
+		}
+		memcpy(p, val, strlen(val) + 1);
+		return 0;
+	case T_DUR:
+		if (num_parse_duration_ms(val, &d) < 0) {
+			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
+			return -1;
+		}
+		memcpy(p, &d, sizeof d);
+		return 0;
+	case T_SIZE:
+		if (num_parse_size(val, &sz) < 0) {
+			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
+			return -1;
+		}
+		memcpy(p, &sz, sizeof sz);
+		return 0;
+	case T_LEVEL:
+		if (log_level_parse(val, &lv) < 0) {
+			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
+			return -1;
+		}
+		memcpy(p, &lv, sizeof lv);
+		return 0;
+	}
+	return -1;
+}
+
+/* Cross-option checks: values that parse but make no sense. */
+static int validate(const struct config *cfg, char *err, size_t errlen)
+{
+	if (cfg->sample_interval_ms < 10) {
+		snprintf(err, errlen, "sample-interval: must be at least 10ms");
+		return -1;
+	}
+	if (cfg->slow_interval_ms < 1000) {
+		snprintf(err, errlen, "slow-interval: must be at least 1s (pagetypeinfo takes zone->lock)");
+		return -1;
+	}
+	if (cfg->queue_max < 65536) {
+		snprintf(err, errlen, "queue-max: must be at least 64K");
+		return -1;
+	}
+	return 0;
+}
+
+static void set_defaults(struct config *cfg)
+{
+	char err[256];
+	const char *sd = getenv("STATE_DIRECTORY");
+
+	memset(cfg, 0, sizeof *cfg);
+	for (size_t i = 0; i < NOPTS; i++)
+		if (OPTS[i].def)
+			opt_set(cfg, &OPTS[i], OPTS[i].def, err, sizeof err);
+	/* systemd's StateDirectory= may list several paths separated by ':'; use the first. */
+	if (sd && *sd) {
+		size_t n = strcspn(sd, ":");
+		snprintf(cfg->db, sizeof cfg->db, "%.*s/fpusoakd.db", (int)n, sd);
+	} else {
+		snprintf(cfg->db, sizeof cfg->db, "./fpusoakd.db");
+	}
+}
+
+struct ini_ctx {
+	struct config *cfg;
+	char err[512];
+};
+
+static int config_ini_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_ctx *ctx = user;
+
+	if (section[0] && strcmp(section, "fpusoakd") != 0) {
+		snprintf(ctx->err, sizeof ctx->err, "unknown section [%s] (expected [fpusoakd])", section);
+		return 0;
+	}
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strcmp(OPTS[i].name, name) == 0)
+			return opt_set(ctx->cfg, &OPTS[i], value, ctx->err, sizeof ctx->err) == 0;
+	snprintf(ctx->err, sizeof ctx->err, "unknown key '%s'", name);
+	return 0;
+}
+
+static int load_file(struct config *cfg, const char *path)
+{
+	struct ini_ctx ctx = { cfg, "" };
+	FILE *f = fopen(path, "r");
+	int line;
+
+	if (!f) {
+		fprintf(stderr, "fpusoakd: %s: %s\n", path, strerror(errno));
+		return EX_CONFIG_;
+	}
+	line = ini_parse_file(f, config_ini_key, &ctx);
+	fclose(f);
+	if (line != 0) {
+		fprintf(stderr, "fpusoakd: %s:%d: %s\n", path, line,
+			ctx.err[0] ? ctx.err : "syntax error (expected 'key = value' or [fpusoakd])");
+		return EX_CONFIG_;
+	}
+	return 0;
+}
+
+void config_usage(void)
+{
+	printf("usage: fpusoakd [-c FILE] [options]\n"
+	       "Soak a Linux guest with FPU-using processes and record memory fragmentation.\n\n"
+	       "  -c, --config FILE        INI file with the options below as keys (flags win)\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		char flag[64];
+		snprintf(flag, sizeof flag, "--%s %s", OPTS[i].name,
+			 OPTS[i].type == T_DUR ? "DUR" : OPTS[i].type == T_SIZE ? "SIZE" :
+			 OPTS[i].type == T_LEVEL ? "LEVEL" : OPTS[i].type == T_LISTEN ? "ADDR:PORT" : "TEXT");
+		printf("      %-24s %s%s%s%s\n", flag, OPTS[i].help, OPTS[i].def && *OPTS[i].def ? " [" : "",
+		       OPTS[i].def && *OPTS[i].def ? OPTS[i].def : "", OPTS[i].def && *OPTS[i].def ? "]" : "");
+	}
+	printf("      --version                print the version and exit\n"
+	       "  -h, --help                   print this help and exit\n\n"
+	       "DUR: 250ms, 1s, 5m, 2h, 1d.  SIZE: 4096, 256K, 64M, 2G.\n"
+	       "Report: http://127.0.0.1:8089/ by default.  See fpusoakd(8).\n");
+}
+
+/* Apply argv; phase 0 only finds -c/--help/--version, phase 1 applies the rest. */
+static int parse_args(struct config *cfg, int argc, char **argv, int phase)
+{
+	struct option lo[NOPTS + 4];
+	char err[512];
+	int c, idx;
+
+	for (size_t i = 0; i < NOPTS; i++)
+		lo[i] = (struct option){ OPTS[i].name, required_argument, NULL, 1000 + (int)i };
+	lo[NOPTS] = (struct option){ "config", required_argument, NULL, 'c' };
+	lo[NOPTS + 1] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[NOPTS + 2] = (struct option){ "version", no_argument, NULL, 'V' };
+	lo[NOPTS + 3] = (struct option){ NULL, 0, NULL, 0 };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:h", lo, &idx)) != -1) {
+		switch (c) {
+		case 'c':
+			if (phase == 0 && snprintf(cfg->config_file, sizeof cfg->config_file, "%s", optarg) >=
+			    (int)sizeof cfg->config_file) {
+				fprintf(stderr, "fpusoakd: --config: path too long\n");
+				return EX_USAGE_;
+			}
+			break;
+		case 'h':
+			if (phase == 0) {
+				config_usage();
+				return 1;
+			}
+			break;
+		case 'V':
+			if (phase == 0) {
+				printf("fpusoakd %s\n", FPUSOAK_VERSION);
+				return 1;
+			}
+			break;
+		case ':':
+			fprintf(stderr, "fpusoakd: %s needs a value (see --help)\n", argv[optind - 1]);
+			return EX_USAGE_;
+		case '?':
+			fprintf(stderr, "fpusoakd: unknown option '%s' (see --help)\n", argv[optind - 1]);
+			return EX_USAGE_;
+		default:
+			if (phase == 1 && opt_set(cfg, &OPTS[c - 1000], optarg, err, sizeof err) < 0) {
+				fprintf(stderr, "fpusoakd: --%s\n", err);
+				return EX_USAGE_;
+			}
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fpusoakd: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return EX_USAGE_;
+	}
+	return 0;
+}
+
+int config_load(struct config *cfg, int argc, char **argv)
+{
+	char err[512];
+	int rc;
+
+	set_defaults(cfg);
+	if ((rc = parse_args(cfg, argc, argv, 0)) != 0)
+		return rc;
+	if (cfg->config_file[0] && (rc = load_file(cfg, cfg->config_file)) != 0)
+		return rc;
+	if ((rc = parse_args(cfg, argc, argv, 1)) != 0)
+		return rc;
+	if (validate(cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "fpusoakd: %s\n", err);
+		return EX_USAGE_;
+	}
+	return 0;
+}
+
+int config_reload(struct config *cfg, int argc, char **argv)
+{
+	struct config *n = malloc(sizeof *n);
+	int rc;
+
+	if (!n)
+		return EX_CONFIG_;
+	rc = config_load(n, argc, argv);
+	if (rc == 0)
+		*cfg = *n;
+	free(n);
+	return rc;
+}
+
+char *config_describe(const struct config *cfg, char *out, size_t outlen)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < NOPTS && used < outlen; i++) {
+		const char *p = (const char *)cfg + OPTS[i].off;
+		char val[CONFIG_PATH_MAX + 32];
+		int64_t d;
+		uint64_t sz;
+		int lv;
+
+		switch (OPTS[i].type) {
+		case T_STR:
+		case T_LISTEN:
+			snprintf(val, sizeof val, "%s", p);
+			break;
+		case T_DUR:
+			memcpy(&d, p, sizeof d);
+			num_format_duration(d, val, sizeof val);
+			break;
+		case T_SIZE:
+			memcpy(&sz, p, sizeof sz);
+			snprintf(val, sizeof val, "%llu", (unsigned long long)sz);
+			break;
+		case T_LEVEL:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%d", lv);
+			break;
+		}
+		used += (size_t)snprintf(out + used, outlen - used, "%s=%s\n", OPTS[i].name, val);
+	}
+	return out;
+}

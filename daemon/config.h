@@ -1,0 +1,50 @@
+/*
+ * config: command-line flags and the INI config file, one table for both.
+ *
+ * Every option is a long flag and a key of the same name in the config file
+ * (section [fpusoakd] or none); flags win over the file.  A bad value is one
+ * clear line on stderr and a non-zero exit: exit 78 (EX_CONFIG) with
+ * file:line for the file, exit 64 (EX_USAGE) for flags.
+ */
+#ifndef FPUSOAK_CONFIG_H
+#define FPUSOAK_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/log.h"
+
+#define CONFIG_PATH_MAX 4096
+#define EX_USAGE_ 64
+#define EX_CONFIG_ 78
+
+struct config {
+	char config_file[CONFIG_PATH_MAX];
+	char db[CONFIG_PATH_MAX];
+	char listen[128];
+	char label[128];
+	char proc_root[CONFIG_PATH_MAX];
+	char sys_root[CONFIG_PATH_MAX];
+	char kmsg_path[CONFIG_PATH_MAX];  /* "none" disables kernel-log capture */
+	int64_t sample_interval_ms;
+	int64_t slow_interval_ms;
+	int64_t duration_ms;
+	int64_t retain_raw_ms;       /* 0: keep raw samples forever */
+	uint64_t queue_max;          /* bytes of ticks held while the DB is unwritable */
+	enum log_level log_level;
+};
+
+/* Fill cfg from defaults, then the config file (-c or none), then argv.
+ * Returns 0 to run, 1 when --help/--version was printed (exit 0), or the exit code (64/78) after printing the error. */
+int config_load(struct config *cfg, int argc, char **argv);
+
+/* Re-read the config file and re-apply argv on top (SIGHUP); 0 or an exit-style code, cfg untouched on error. */
+int config_reload(struct config *cfg, int argc, char **argv);
+
+/* Write the effective configuration as "key=value" lines into out; returns out. */
+char *config_describe(const struct config *cfg, char *out, size_t outlen);
+
+/* Print usage to stdout. */
+void config_usage(void);
+
+#endif

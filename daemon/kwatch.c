@@ -1,0 +1,164 @@
+/* kwatch: /dev/kmsg → store events; see kwatch.h. */
+#include "daemon/kwatch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/kmsg.h"
+#include "collector/kmsgdev.h"
+#include "common/log.h"
+#include "store/store.h"
+
+/* Events held between ticks; past this they are counted as dropped (a log storm). */
+#define KW_MAX_PENDING 512
+#define KW_RAW_MAX 1024
+
+struct kw_event {
+	int64_t ts_ms;
+	uint64_t seq;
+	struct kmsg_event ev;
+	size_t raw_len;
+	char raw[KW_RAW_MAX];
+};
+
+struct kwatch {
+	struct kmsgdev *dev;
+	char boot_id[KMSGDEV_BOOT_ID_LEN + 1];
+	struct kw_event *pending;
+	int npending;
+	uint64_t records, unparsed, dropped, alloc_failures, oom_kills;
+	uint64_t by_order[16];
+};
+
+struct kwatch *kwatch_open(const char *path, const char *proc_root, struct store *st)
+{
+	struct kwatch *kw = calloc(1, sizeof *kw);
+	uint64_t seq = 0;
+	int have;
+
+	if (!kw || !(kw->pending = calloc(KW_MAX_PENDING, sizeof *kw->pending))) {
+		free(kw);
+		return NULL;
+	}
+	if (kmsgdev_boot_id(proc_root, kw->boot_id, sizeof kw->boot_id) < 0)
+		snprintf(kw->boot_id, sizeof kw->boot_id, "unknown");
+	have = store_kmsg_cursor(st, kw->boot_id, &seq);
+	kw->dev = kmsgdev_open(path, have == 0 ? KMSGDEV_AFTER_SEQ : KMSGDEV_FROM_END, seq);
+	if (!kw->dev) {
+		log_warn("cannot read the kernel log (%s); allocation failures and OOM kills will not be"
+			 " recorded", path ? path : "/dev/kmsg");
+		kwatch_close(kw);
+		return NULL;
+	}
+	if (have == 0)
+		log_info("kernel log: resuming after sequence %llu of this boot", (unsigned long long)seq);
+	return kw;
+}
+
+void kwatch_close(struct kwatch *kw)
+{
+	if (!kw)
+		return;
+	kmsgdev_close(kw->dev);
+	free(kw->pending);
+	free(kw);
+}
+
+int kwatch_fd(const struct kwatch *kw)
+{
+	return kw ? kmsgdev_fd(kw->dev) : -1;
+}
+
+static void keep(struct kwatch *kw, const struct kmsg_record *rec, const struct kmsg_event *ev,
+		 int64_t wall_ms, int64_t mono_us)
+{
+	struct kw_event *e;
+
+	if (ev->kind == KMSG_ALLOC_FAIL) {
+		kw->alloc_failures++;
+		kw->by_order[ev->order < 0 ? 0 : ev->order > 15 ? 15 : ev->order]++;
+	} else if (ev->kind == KMSG_OOM_KILL) {
+		kw->oom_kills++;
+	}
+	if (kw->npending >= KW_MAX_PENDING) {
+		if (kw->dropped++ == 0)
+			log_warnx("kernel log: more than %d events between two ticks; counting the rest only",
+				  KW_MAX_PENDING);
+		return;
+	}
+	e = &kw->pending[kw->npending++];
+	/* printk stamps are boot-time µs on the clock CLOCK_MONOTONIC follows; map to the wall clock. */
+	e->ts_ms = wall_ms - (mono_us - (int64_t)rec->ts_usec) / 1000;
+	e->seq = rec->seq;
+	e->ev = *ev;
+	e->raw_len = rec->msg_len < KW_RAW_MAX ? rec->msg_len : KW_RAW_MAX;
+	memcpy(e->raw, rec->msg, e->raw_len);
+}
+
+int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us)
+{
+	struct kmsg_record rec;
+	struct kmsg_event ev;
+	int kept = 0, rc;
+
+	if (!kw)
+		return 0;
+	while ((rc = kmsgdev_next(kw->dev, &rec)) == 1) {
+		kw->records++;
+		switch (kmsg_parse_line(rec.msg, rec.msg_len, &ev)) {
+		case KMSG_LINE_EVENT:
+			keep(kw, &rec, &ev, wall_ms, mono_us);
+			kept++;
+			break;
+		case KMSG_LINE_MALFORMED:
+			kw->unparsed++;
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0 && errno != EAGAIN)
+		log_warn("kernel log read");
+	return kept;
+}
+
+int kwatch_attach(struct kwatch *kw, struct store *st, struct store_tick *t)
+{
+	int valid;
+	uint64_t seq;
+
+	if (!kw)
+		return 0;
+	for (int i = 0; i < kw->npending; i++) {
+		struct kw_event *e = &kw->pending[i];
+		if (store_tick_event(t, e->ts_ms, kw->boot_id, e->seq, &e->ev, e->raw, e->raw_len) < 0)
+			return -1;
+	}
+	kw->npending = 0;
+	seq = kmsgdev_last_seq(kw->dev, &valid);
+	if (valid)
+		store_tick_cursor(t, kw->boot_id, seq);
+	store_tick_counter(st, t, "kmsg_records", kw->records);
+	store_tick_counter(st, t, "kmsg_lost", kmsgdev_lost(kw->dev));
+	store_tick_counter(st, t, "kmsg_unparsed", kw->unparsed + kmsgdev_malformed(kw->dev));
+	store_tick_counter(st, t, "kmsg_events_dropped", kw->dropped);
+	return 0;
+}
+
+uint64_t kwatch_alloc_failures(const struct kwatch *kw)
+{
+	return kw ? kw->alloc_failures : 0;
+}
+
+uint64_t kwatch_oom_kills(const struct kwatch *kw)
+{
+	return kw ? kw->oom_kills : 0;
+}
+
+const uint64_t *kwatch_failures_by_order(const struct kwatch *kw)
+{
+	static const uint64_t none[16];
+	return kw ? kw->by_order : none;
+}

@@ -1,0 +1,42 @@
+/*
+ * kwatch: the kernel log, watched from the event loop.
+ *
+ * Reads /dev/kmsg non-blocking whenever it is readable, keeps the
+ * warn_alloc and OOM-killer lines it understands (bounded), and hands them to
+ * the next store tick with the resume cursor and its own counters (records
+ * read, lost to ring overruns, marked lines that did not parse).  On start it
+ * resumes after the last sequence number stored for this boot, or from the
+ * end of the ring on a new boot: history before fpusoakd ran is not its run.
+ */
+#ifndef FPUSOAK_KWATCH_H
+#define FPUSOAK_KWATCH_H
+
+#include <stdint.h>
+
+struct kwatch;
+struct store;
+struct store_tick;
+
+/* Open path (NULL = /dev/kmsg), resuming from the store's cursor; NULL (reason logged once) if unreadable. */
+struct kwatch *kwatch_open(const char *path, const char *proc_root, struct store *st);
+
+/* Close; accepts NULL. */
+void kwatch_close(struct kwatch *kw);
+
+/* The fd to poll for input, -1 for NULL. */
+int kwatch_fd(const struct kwatch *kw);
+
+/* Read every record available now; returns how many events were kept. */
+int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us);
+
+/* Move kept events, the cursor and counters into t; 0 or -1 (events stay for the next tick). */
+int kwatch_attach(struct kwatch *kw, struct store *st, struct store_tick *t);
+
+/* Cumulative: allocation failures and OOM kills seen (for status and /metrics). */
+uint64_t kwatch_alloc_failures(const struct kwatch *kw);
+uint64_t kwatch_oom_kills(const struct kwatch *kw);
+
+/* Per-order allocation failures seen since start (order 0..15; larger orders counted at 15). */
+const uint64_t *kwatch_failures_by_order(const struct kwatch *kw);
+
+#endif

@@ -1,0 +1,235 @@
+/* loop: timers, signals and the tick; see daemon.h. */
+#include "daemon/daemon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "daemon/kwatch.h"
+#include "daemon/notify.h"
+#include "daemon/sampler.h"
+#include "store/store.h"
+#include "web/metrics.h"
+#include "web/server.h"
+
+#define STATUS_MS 5000
+
+int64_t daemon_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t daemon_wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int timer_arm(int fd, int64_t period_ms)
+{
+	struct itimerspec its = { 0 };
+
+	its.it_interval.tv_sec = period_ms / 1000;
+	its.it_interval.tv_nsec = (period_ms % 1000) * 1000000;
+	its.it_value = its.it_interval;
+	return timerfd_settime(fd, 0, &its, NULL);
+}
+
+/* Healthy = the sampler completed within three periods (and at least 3 s). */
+static int healthy(const struct daemon *d)
+{
+	int64_t slack = 3 * d->cfg.sample_interval_ms;
+
+	if (slack < 3000)
+		slack = 3000;
+	return d->ticks > 0 && daemon_mono_ms() - d->last_tick_mono_ms <= slack;
+}
+
+static void publish(struct daemon *d)
+{
+	struct metrics_input in = {
+		.version = FPUSOAK_VERSION,
+		.run_id = d->run_id,
+		.run_started_ms = d->run_started_ms,
+		.samples_total = (uint64_t)d->ticks,
+		.sample_ts_ms = d->last_tick_wall_ms,
+		.sample_us = sampler_last_cost_us(d->sampler),
+		.buddy = sampler_buddyinfo(d->sampler),
+		.vmstat = sampler_vmstat(d->sampler),
+		.meminfo = sampler_meminfo(d->sampler),
+	};
+	struct strbuf sb;
+
+	if (!d->web)
+		return;
+	sb_init(&sb, METRICS_MAX_BYTES);
+	if (metrics_build(&sb, &in) == 0 && !sb.err && sb.buf)
+		web_publish_metrics(d->web, sb.buf, sb.len);
+	else if (!d->metrics_err_logged++)
+		log_warnx("metrics: snapshot did not fit its buffer; /metrics keeps the previous one");
+	sb_free(&sb);
+}
+
+int loop_tick(struct daemon *d)
+{
+	int64_t now = daemon_wall_ms(), mono = daemon_mono_ms();
+	struct store_tick *t = store_tick_new(d->store, d->run_id, now);
+	int rc;
+
+	if (!t) {
+		log_warnx("out of memory: tick skipped");
+		return -1;
+	}
+	sampler_fast(d->sampler, d->store, t);
+	if (!d->last_slow_mono_ms || mono - d->last_slow_mono_ms >= d->cfg.slow_interval_ms) {
+		sampler_slow(d->sampler, d->store, t);
+		d->last_slow_mono_ms = mono;
+	}
+	kwatch_drain(d->kwatch, now, mono * 1000);
+	kwatch_attach(d->kwatch, d->store, t);
+	rc = store_submit(d->store, t);
+	if (rc == 0)
+		store_rollup(d->store, d->run_id, now);
+	d->last_tick_wall_ms = now;
+	d->last_tick_mono_ms = daemon_mono_ms();
+	d->ticks++;
+	publish(d);
+	return rc;
+}
+
+static void status(struct daemon *d)
+{
+	char line[256];
+	int64_t up = (daemon_mono_ms() - d->start_mono_ms) / 1000;
+	int ok = healthy(d);
+
+	snprintf(line, sizeof line, "run %lld, up %lldh%02lldm%02llds, %lld samples%s%s",
+		 (long long)d->run_id, (long long)(up / 3600), (long long)(up / 60 % 60), (long long)(up % 60),
+		 (long long)d->ticks, store_queued(d->store) ? ", DB not writable: samples queued" : "",
+		 ok ? "" : ", sampler stalled");
+	notify_status("%s", line);
+	if (d->web) {
+		web_set_health(d->web, ok);
+		web_set_status(d->web, line);
+	}
+	if (store_queued(d->store))
+		store_flush(d->store);
+	/* Retention in small slices from the status timer: a tick never waits on a large delete. */
+	if (d->cfg.retain_raw_ms > 0)
+		store_retain(d->store, daemon_wall_ms() - d->cfg.retain_raw_ms);
+}
+
+static void watchdog(struct daemon *d)
+{
+	/* Ping only while the sampler really runs: a stuck sampler lets systemd's watchdog fire. */
+	if (healthy(d))
+		notify_watchdog();
+}
+
+static void on_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			log_notice("received %s; stopping", si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+			d->stop = 1;
+			break;
+		case SIGHUP: {
+			int64_t old = d->cfg.sample_interval_ms;
+			if (config_reload(&d->cfg, d->argc, d->argv) != 0) {
+				log_warnx("SIGHUP: configuration not reloaded (see the error above); keeping the old one");
+				break;
+			}
+			log_set_level(d->cfg.log_level);
+			if (d->cfg.sample_interval_ms != old)
+				timer_arm(d->tick_tfd, d->cfg.sample_interval_ms);
+			log_notice("SIGHUP: configuration reloaded (log level, intervals; other changes need a restart)");
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+static int add_fd(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void drain_timer(int fd)
+{
+	uint64_t expirations;
+	/* Missed periods are not replayed: one late sample, never a burst. */
+	if (read(fd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
+		log_warn("timerfd read");
+}
+
+int loop_run(struct daemon *d)
+{
+	int64_t wd_ms = (int64_t)notify_watchdog_interval_ms(), last_wd = 0;
+	int64_t deadline = d->cfg.duration_ms ? d->start_mono_ms + d->cfg.duration_ms : 0;
+
+	if (add_fd(d->epfd, d->sigfd) < 0 || add_fd(d->epfd, d->tick_tfd) < 0 || add_fd(d->epfd, d->status_tfd) < 0 ||
+	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
+	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, STATUS_MS) < 0) {
+		log_warn("event loop setup");
+		return 1;
+	}
+	while (!d->stop) {
+		struct epoll_event ev[8];
+		int64_t now = daemon_mono_ms(), timeout = -1;
+		int n;
+
+		if (wd_ms) {
+			if (now - last_wd >= wd_ms) {
+				watchdog(d);
+				last_wd = now;
+			}
+			timeout = wd_ms - (now - last_wd);
+		}
+		if (deadline) {
+			if (now >= deadline) {
+				log_notice("--duration reached; stopping");
+				break;
+			}
+			if (timeout < 0 || deadline - now < timeout)
+				timeout = deadline - now;
+		}
+		n = epoll_wait(d->epfd, ev, 8, (int)timeout);
+		if (n < 0 && errno != EINTR) {
+			log_warn("epoll_wait");
+			return 1;
+		}
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.fd == d->sigfd) {
+				on_signal(d);
+			} else if (ev[i].data.fd == d->tick_tfd) {
+				drain_timer(d->tick_tfd);
+				loop_tick(d);
+			} else if (d->kwatch && ev[i].data.fd == kwatch_fd(d->kwatch)) {
+				struct timespec ts;
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				kwatch_drain(d->kwatch, daemon_wall_ms(), (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+			} else if (ev[i].data.fd == d->status_tfd) {
+				drain_timer(d->status_tfd);
+				status(d);
+			}
+		}
+	}
+	return 0;
+}

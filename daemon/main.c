@@ -1,0 +1,163 @@
+/*
+ * fpusoakd: soak a Linux guest with FPU-using processes and record memory
+ * fragmentation.  main() owns the lifecycle: configuration, the store, the
+ * run record, the first sample, the HTTP server, the loop, and a clean end.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "collector/envinfo.h"
+#include "common/log.h"
+#include "daemon/daemon.h"
+#include "daemon/kwatch.h"
+#include "daemon/notify.h"
+#include "daemon/sampler.h"
+#include "store/store.h"
+#include "web/server.h"
+
+/* Start the run: crash-mark leftovers, record the environment. 0 or -1. */
+static int begin_run(struct daemon *d, struct envinfo *envp)
+{
+	struct envinfo env;
+	char cfgtext[8192];
+	struct store_run r;
+	int crashed = store_mark_crashed(d->store);
+
+	if (crashed > 0)
+		log_notice("marked %d earlier run(s) without an end as 'crash'", crashed);
+	envinfo_collect(d->cfg.proc_root, d->cfg.sys_root, &env);
+	config_describe(&d->cfg, cfgtext, sizeof cfgtext);
+	r = (struct store_run){
+		.label = d->cfg.label[0] ? d->cfg.label : NULL,
+		.version = FPUSOAK_VERSION,
+		.boot_id = env.boot_id,
+		.hostname = env.hostname,
+		.kernel_release = env.kernel_release,
+		.kernel_version = env.kernel_version,
+		.cmdline = env.cmdline,
+		.hypervisor = env.hypervisor,
+		.guest_type = env.guest_type[0] ? env.guest_type : NULL,
+		.cpu_model = env.cpu_model,
+		.fpu_features = env.fpu_features,
+		.xstate_detail = env.xstate_detail,
+		.config = cfgtext,
+		.started_ms = daemon_wall_ms(),
+		.xstate_bytes = env.xstate_bytes,
+		.mem_total_kb = env.mem_total_kb,
+		.page_size = env.page_size,
+		.pid = getpid(),
+	};
+	d->run_started_ms = r.started_ms;
+	if (store_run_begin(d->store, &r, &d->run_id) < 0)
+		return -1;
+	log_info("run %lld started: kernel %s, hypervisor %s%s%s, db %s", (long long)d->run_id,
+		 env.kernel_release, env.hypervisor, env.guest_type[0] ? "/" : "", env.guest_type, d->cfg.db);
+	*envp = env;
+	return 0;
+}
+
+/* Signals are blocked in every thread and read from a signalfd by the loop. */
+static int setup_fds(struct daemon *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->tick_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	d->status_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	return d->sigfd < 0 || d->epfd < 0 || d->tick_tfd < 0 || d->status_tfd < 0 ? -1 : 0;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon *d = calloc(1, sizeof *d);
+	static struct envinfo env;    /* 5 KiB, filled once */
+	char err[512];
+	int rc, code = 1;
+
+	if (!d)
+		return 1;
+	d->sigfd = d->epfd = d->tick_tfd = d->status_tfd = -1;
+	d->argc = argc;
+	d->argv = argv;
+	rc = config_load(&d->cfg, argc, argv);
+	if (rc != 0) {
+		free(d);
+		return rc == 1 ? 0 : rc;
+	}
+	log_init(d->cfg.log_level);
+	notify_init();
+	if (setup_fds(d) < 0) {
+		log_warn("cannot set up signals and timers");
+		goto out;
+	}
+	d->store = store_open(d->cfg.db, d->cfg.queue_max, err, sizeof err);
+	if (!d->store) {
+		log_errx("%s", err);
+		goto out;
+	}
+	if (begin_run(d, &env) < 0)
+		goto out;
+	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
+	if (!d->sampler) {
+		log_errx("out of memory");
+		goto out;
+	}
+	d->start_mono_ms = daemon_mono_ms();
+
+	if (strcmp(d->cfg.kmsg_path, "none") != 0)
+		d->kwatch = kwatch_open(d->cfg.kmsg_path, d->cfg.proc_root, d->store);
+
+	/* READY=1 promises: DB open, first sample stored, HTTP listening. */
+	loop_tick(d);
+	if (strcmp(d->cfg.listen, "none") != 0) {
+		struct web_config wc = { .listen = d->cfg.listen, .db_path = d->cfg.db };
+		d->web = web_open(&wc, err, sizeof err);
+		if (!d->web) {
+			log_errx("http: %s", err);
+			store_run_end(d->store, d->run_id, daemon_wall_ms(), "error");
+			goto out;
+		}
+		web_set_health(d->web, 1);
+		log_info("report on http://%s/", d->cfg.listen);
+	}
+	notify_ready();
+
+	code = loop_run(d);
+	notify_stopping();
+	store_rollup(d->store, d->run_id, INT64_MAX);     /* the last, partial minute and hour */
+	store_run_end(d->store, d->run_id, daemon_wall_ms(), code == 0 ? "stopped" : "error");
+	log_info("run %lld ended: %lld samples", (long long)d->run_id, (long long)d->ticks);
+out:
+	web_close(d->web);
+	kwatch_close(d->kwatch);
+	sampler_close(d->sampler);
+	store_close(d->store);
+	close_fd(d->sigfd);
+	close_fd(d->epfd);
+	close_fd(d->tick_tfd);
+	close_fd(d->status_tfd);
+	free(d);
+	return code;
+}

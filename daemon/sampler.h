@@ -1,0 +1,55 @@
+/*
+ * sampler: read the kernel's memory sources into a store tick.
+ *
+ * Fast sources every tick: /proc/buddyinfo, /proc/vmstat, /proc/meminfo and
+ * /proc/zoneinfo (~27 µs here), the last feeding analysis/atomic's watermark
+ * model per zone and order.  Slow sources every --slow-interval:
+ * /proc/pagetypeinfo, which walks every free list with zone->lock held and
+ * interrupts off (~300 µs here, more on big machines: sampling it every
+ * second would perturb what we measure) and /proc/slabinfo (root only, ~120 µs).
+ *
+ * Files are kept open and re-read with pread at offset 0 (a seq_file
+ * regenerates): no open/close per tick.  A source that cannot be read or
+ * parsed is logged once with the reason (and once when it recovers); the
+ * other sources go on, and a stale snapshot is never stored or served.
+ */
+#ifndef FPUSOAK_SAMPLER_H
+#define FPUSOAK_SAMPLER_H
+
+#include <stdint.h>
+
+#include "collector/buddyinfo.h"
+#include "collector/kv.h"
+#include "collector/pagetypeinfo.h"
+#include "collector/slabinfo.h"
+
+struct sampler;
+struct store;
+struct store_tick;
+
+/* Open the sources under proc_root for a kernel of this release; NULL only on allocation failure. */
+struct sampler *sampler_open(const char *proc_root, const char *kernel_release);
+
+/* Close; accepts NULL. */
+void sampler_close(struct sampler *s);
+
+/* Read and parse the fast sources into t; returns sources read OK (0..4). */
+int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t);
+
+/* Read and parse pagetypeinfo and slabinfo into t; returns sources read OK (0..2). */
+int sampler_slow(struct sampler *s, struct store *st, struct store_tick *t);
+
+/* Latest good parses (NULL when the last read of that source failed). */
+const struct buddyinfo *sampler_buddyinfo(const struct sampler *s);
+const struct kv_set *sampler_vmstat(const struct sampler *s);
+const struct kv_set *sampler_meminfo(const struct sampler *s);
+const struct pagetypeinfo *sampler_pagetypeinfo(const struct sampler *s);
+const struct slabinfo *sampler_slabinfo(const struct sampler *s);
+
+/* Microseconds the last fast tick spent reading and parsing. */
+uint32_t sampler_last_cost_us(const struct sampler *s);
+
+/* Order of the task_struct slab (from slabinfo), or -1 before it is known. */
+int sampler_task_order(const struct sampler *s);
+
+#endif

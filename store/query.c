@@ -1,0 +1,651 @@
+/* query: read-only SQL for the web and report; see query.h. */
+#include "store/query.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#define BUSY_TIMEOUT_MS 200   /* a page waits this long for a WAL reset, then fails */
+
+/* Columns of a run, shared by the listing and the single-run query. */
+#define RUN_COLS \
+	"r.run_id, r.label, r.end_reason, r.version, r.boot_id, r.hostname, r.kernel_release, " \
+	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
+	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.last_seen_ms, r.pid, " \
+	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
+	"(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.run_id), " \
+	"(SELECT MIN(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
+	"(SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id) "
+
+#define ORDER_COLS \
+	"b.o0, b.o1, b.o2, b.o3, b.o4, b.o5, b.o6, b.o7, b.o8, b.o9, b.o10, b.o11, b.o12, b.o13, b.o14, b.o15"
+#define ORDER_AVGS \
+	"AVG(b.o0), AVG(b.o1), AVG(b.o2), AVG(b.o3), AVG(b.o4), AVG(b.o5), AVG(b.o6), AVG(b.o7), " \
+	"AVG(b.o8), AVG(b.o9), AVG(b.o10), AVG(b.o11), AVG(b.o12), AVG(b.o13), AVG(b.o14), AVG(b.o15)"
+
+enum stmt_id {
+	S_HAS_TABLE,
+	S_USER_VERSION,
+	S_LATEST_RUN,
+	S_RUNS,
+	S_RUN,
+	S_FIRST_SAMPLE,
+	S_LAST_SAMPLE,
+	S_PREV_SAMPLE,
+	S_INTERVAL,
+	S_SAMPLE_BUCKETS,
+	S_BUDDY_LATEST,
+	S_BUDDY_SERIES,
+	S_NAME_ID,
+	S_MEMINFO_SERIES,
+	S_VMSTAT_BEFORE,
+	S_VMSTAT_FIRST,
+	S_VMSTAT_BUCKETS,
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+	[S_HAS_TABLE] = "SELECT 1 FROM sqlite_master WHERE name = ?1 AND type IN ('table', 'view')",
+	[S_USER_VERSION] = "PRAGMA user_version",
+	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
+	[S_RUNS] = "SELECT " RUN_COLS "FROM runs r ORDER BY r.run_id DESC LIMIT ?1",
+	[S_RUN] = "SELECT " RUN_COLS "FROM runs r WHERE r.run_id = ?1",
+	[S_FIRST_SAMPLE] = "SELECT ts_ms FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
+			   "ORDER BY ts_ms LIMIT 1",
+	[S_LAST_SAMPLE] = "SELECT ts_ms FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
+			  "ORDER BY ts_ms DESC LIMIT 1",
+	[S_PREV_SAMPLE] = "SELECT ts_ms FROM samples WHERE run_id = ?1 AND ts_ms < ?2 "
+			  "ORDER BY ts_ms DESC LIMIT 1",
+	/* The interval from the first 100 gaps: cheap however long the window. */
+	[S_INTERVAL] = "SELECT COUNT(*), MIN(ts_ms), MAX(ts_ms) FROM (SELECT ts_ms FROM samples "
+		       "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 ORDER BY ts_ms LIMIT 101)",
+	[S_SAMPLE_BUCKETS] = "SELECT (ts_ms - ?2) / ?4 AS bk, MAX(ts_ms) FROM samples "
+			     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 GROUP BY bk ORDER BY bk",
+	[S_BUDDY_LATEST] = "SELECT b.ts_ms, z.node, z.name, b.norders, " ORDER_COLS " FROM buddy b "
+			   "JOIN zones z ON z.zone_id = b.zone_id WHERE b.run_id = ?1 AND "
+			   "b.ts_ms = (SELECT MAX(ts_ms) FROM buddy WHERE run_id = ?1) "
+			   "ORDER BY z.node, b.zone_id",
+	[S_BUDDY_SERIES] = "SELECT (b.ts_ms - ?2) / ?4 AS bk, MIN(b.ts_ms), z.node, z.name, MAX(b.norders), "
+			   ORDER_AVGS " FROM buddy b JOIN zones z ON z.zone_id = b.zone_id "
+			   "WHERE b.run_id = ?1 AND b.ts_ms BETWEEN ?2 AND ?3 "
+			   "GROUP BY bk, b.zone_id ORDER BY bk, z.node, b.zone_id",
+	[S_NAME_ID] = "SELECT name_id FROM names WHERE source = ?1 AND name = ?2",
+	[S_MEMINFO_SERIES] = "SELECT (ts_ms - ?3) / ?5 AS bk, MIN(ts_ms), AVG(value_kb) FROM meminfo "
+			     "WHERE run_id = ?1 AND name_id = ?2 AND ts_ms BETWEEN ?3 AND ?4 "
+			     "GROUP BY bk ORDER BY bk",
+	[S_VMSTAT_BEFORE] = "SELECT ts_ms, value FROM vmstat WHERE run_id = ?1 AND name_id = ?2 "
+			    "AND ts_ms <= ?3 ORDER BY ts_ms DESC LIMIT 1",
+	[S_VMSTAT_FIRST] = "SELECT ts_ms, value FROM vmstat WHERE run_id = ?1 AND name_id = ?2 "
+			   "AND ts_ms BETWEEN ?3 AND ?4 ORDER BY ts_ms LIMIT 1",
+	/* SQLite takes a bare column from the row that holds MAX(): the bucket's last value. */
+	[S_VMSTAT_BUCKETS] = "SELECT (ts_ms - ?3) / ?5 AS bk, MAX(ts_ms), value FROM vmstat "
+			     "WHERE run_id = ?1 AND name_id = ?2 AND ts_ms BETWEEN ?3 AND ?4 "
+			     "GROUP BY bk ORDER BY bk",
+};
+
+struct query {
+	sqlite3 *db;
+	sqlite3_stmt *st[S_COUNT];
+	char err[256];
+};
+
+static void set_err(struct query *q, const char *what)
+{
+	snprintf(q->err, sizeof q->err, "%s: %s", what, q->db ? sqlite3_errmsg(q->db) : "no database");
+}
+
+/* The cached statement id, prepared on first use; NULL with q->err set. */
+static sqlite3_stmt *stmt(struct query *q, enum stmt_id id)
+{
+	if (!q->st[id] &&
+	    sqlite3_prepare_v3(q->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &q->st[id], NULL) != SQLITE_OK) {
+		set_err(q, "prepare");
+		q->st[id] = NULL;
+	}
+	return q->st[id];
+}
+
+/* Reset after use, so the statement holds no read transaction open between requests. */
+static void done(sqlite3_stmt *st)
+{
+	if (st) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+}
+
+static int step_err(struct query *q, sqlite3_stmt *st, int rc)
+{
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		set_err(q, "step");
+		done(st);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static int64_t col_i64(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+struct query *query_open(const char *db_path, char *err, size_t errlen)
+{
+	struct query *q = calloc(1, sizeof *q);
+	int r;
+
+	if (!q) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* NOMUTEX: the caller keeps a handle on one thread at a time; SQLite's own locking is not needed. */
+	if (sqlite3_open_v2(db_path, &q->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "open %s read-only: %s", db_path,
+			 q->db ? sqlite3_errmsg(q->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(q->db, BUSY_TIMEOUT_MS);
+	sqlite3_exec(q->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	r = query_has_table(q, "runs");
+	if (r <= 0) {
+		snprintf(err, errlen, "%s: %s", db_path, r < 0 ? q->err : "not an fpusoakd database (no runs table)");
+		goto fail;
+	}
+	return q;
+fail:
+	query_close(q);
+	return NULL;
+}
+
+void query_close(struct query *q)
+{
+	if (!q)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(q->st[i]);
+	sqlite3_close(q->db);
+	free(q);
+}
+
+const char *query_errmsg(const struct query *q)
+{
+	return q && q->err[0] ? q->err : "no error";
+}
+
+int query_has_table(struct query *q, const char *name)
+{
+	sqlite3_stmt *st = stmt(q, S_HAS_TABLE);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return rc == SQLITE_ROW;
+}
+
+int query_schema_version(struct query *q)
+{
+	sqlite3_stmt *st = stmt(q, S_USER_VERSION);
+	int rc, v = -1;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	done(st);
+	return v;
+}
+
+int query_latest_run(struct query *q, int64_t *run_id)
+{
+	sqlite3_stmt *st = stmt(q, S_LATEST_RUN);
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*run_id = sqlite3_column_int64(st, 0);
+		found = 1;
+	}
+	done(st);
+	return found;
+}
+
+static void run_from_row(sqlite3_stmt *st, struct query_run *r)
+{
+	r->run_id = sqlite3_column_int64(st, 0);
+	r->label = col_text(st, 1);
+	r->end_reason = col_text(st, 2);
+	r->version = col_text(st, 3);
+	r->boot_id = col_text(st, 4);
+	r->hostname = col_text(st, 5);
+	r->kernel_release = col_text(st, 6);
+	r->kernel_version = col_text(st, 7);
+	r->cmdline = col_text(st, 8);
+	r->hypervisor = col_text(st, 9);
+	r->guest_type = col_text(st, 10);
+	r->cpu_model = col_text(st, 11);
+	r->fpu_features = col_text(st, 12);
+	r->xstate_detail = col_text(st, 13);
+	r->config = col_text(st, 14);
+	r->started_ms = col_i64(st, 15);
+	r->ended_ms = col_i64(st, 16);
+	r->last_seen_ms = col_i64(st, 17);
+	r->pid = col_i64(st, 18);
+	r->xstate_bytes = col_i64(st, 19);
+	r->mem_total_kb = col_i64(st, 20);
+	r->page_size = col_i64(st, 21);
+	r->nsamples = col_i64(st, 22);
+	r->first_sample_ms = col_i64(st, 23);
+	r->last_sample_ms = col_i64(st, 24);
+}
+
+/* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */
+static int emit_runs(struct query *q, sqlite3_stmt *st, int cap, query_run_fn fn, void *arg)
+{
+	int rc, n = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_run r;
+		if (n == cap) {
+			snprintf(q->err, sizeof q->err, "more than %d runs", cap);
+			done(st);
+			return -1;
+		}
+		run_from_row(st, &r);
+		n++;
+		if (fn(arg, &r) != 0) {
+			snprintf(q->err, sizeof q->err, "stopped by caller");
+			done(st);
+			return -1;
+		}
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+int query_runs(struct query *q, query_run_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_RUNS);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (int64_t)QUERY_MAX_RUNS + 1);
+	return emit_runs(q, st, QUERY_MAX_RUNS, fn, arg);
+}
+
+int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_RUN);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	return emit_runs(q, st, 1, fn, arg);
+}
+
+/* One int64 from a one-row statement already bound: 1 with *v, 0 if no row or NULL, -1. */
+static int one_i64(struct query *q, sqlite3_stmt *st, int64_t *v)
+{
+	int rc = sqlite3_step(st), found = 0;
+
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*v = sqlite3_column_int64(st, 0);
+		found = 1;
+	}
+	done(st);
+	return found;
+}
+
+/*
+ * Resolve rg against the samples of the run: from/to become the first and
+ * last sample inside the bounds, bucket_ms the bucket width.  1 when the
+ * window holds samples, 0 when it holds none, -1 on error.
+ */
+static int resolve_range(struct query *q, int64_t run_id, struct query_range *rg)
+{
+	int64_t lo = rg->from_ms < 0 ? 0 : rg->from_ms;
+	int64_t hi = rg->to_ms < 0 ? INT64_MAX : rg->to_ms;
+	int64_t first, last, n, span, bucket;
+	sqlite3_stmt *st;
+	int r;
+
+	rg->bucket_ms = 0;
+	rg->interval_ms = 0;
+	if (rg->max_points < 1) {
+		snprintf(q->err, sizeof q->err, "max_points must be >= 1");
+		return -1;
+	}
+	if (lo > hi)
+		return 0;
+	if (!(st = stmt(q, S_FIRST_SAMPLE)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	if ((r = one_i64(q, st, &first)) <= 0)
+		return r;
+	if (!(st = stmt(q, S_LAST_SAMPLE)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	if ((r = one_i64(q, st, &last)) <= 0)
+		return r < 0 ? -1 : 0;
+	if (!(st = stmt(q, S_INTERVAL)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, first);
+	sqlite3_bind_int64(st, 3, last);
+	r = sqlite3_step(st);
+	if (step_err(q, st, r) < 0)
+		return -1;
+	n = sqlite3_column_int64(st, 0);
+	rg->interval_ms = n >= 2 ? (sqlite3_column_int64(st, 2) - sqlite3_column_int64(st, 1) + n - 2) / (n - 1) : 0;
+	done(st);
+	span = last - first + 1;
+	bucket = span / rg->max_points + (span % rg->max_points != 0);
+	/* A bucket narrower than the sample interval would only add empty buckets. */
+	if (bucket < rg->interval_ms)
+		bucket = rg->interval_ms;
+	rg->from_ms = first;
+	rg->to_ms = last;
+	rg->bucket_ms = bucket < 1 ? 1 : bucket;
+	return 1;
+}
+
+static int row_cap(struct query *q, int n)
+{
+	if (n >= QUERY_MAX_ROWS) {
+		snprintf(q->err, sizeof q->err, "more than %d rows", QUERY_MAX_ROWS);
+		return -1;
+	}
+	return 0;
+}
+
+int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, int64_t *ts_ms)
+{
+	sqlite3_stmt *st = stmt(q, S_BUDDY_LATEST);
+	int rc;
+
+	if (!st)
+		return -1;
+	memset(out, 0, sizeof *out);
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct buddy_zone *z;
+		const char *name = col_text(st, 2);
+		int norders = sqlite3_column_int(st, 3);
+
+		if (out->nzones == BUDDY_MAX_ZONES || !name || strlen(name) >= ZONE_NAME_MAX ||
+		    norders < 1 || norders > BUDDY_MAX_ORDER || (out->nzones && norders != out->norders)) {
+			snprintf(q->err, sizeof q->err, "buddy snapshot of run %lld does not fit struct buddyinfo",
+				 (long long)run_id);
+			done(st);
+			return -1;
+		}
+		z = &out->z[out->nzones++];
+		*ts_ms = sqlite3_column_int64(st, 0);
+		z->node = sqlite3_column_int(st, 1);
+		memcpy(z->zone, name, strlen(name) + 1);
+		out->norders = norders;
+		for (int k = 0; k < norders; k++)
+			z->free[k] = (uint64_t)sqlite3_column_int64(st, 4 + k);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return out->nzones > 0;
+}
+
+int query_buddy_series(struct query *q, int64_t run_id, struct query_range *rg, query_buddy_fn fn, void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0, r;
+
+	if ((r = resolve_range(q, run_id, rg)) <= 0)
+		return r;
+	if (!(st = stmt(q, S_BUDDY_SERIES)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, rg->from_ms);
+	sqlite3_bind_int64(st, 3, rg->to_ms);
+	sqlite3_bind_int64(st, 4, rg->bucket_ms);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_buddy_point p;
+
+		if (row_cap(q, n) < 0) {
+			done(st);
+			return -1;
+		}
+		p.ts_ms = sqlite3_column_int64(st, 1);
+		p.node = sqlite3_column_int(st, 2);
+		p.zone = col_text(st, 3);
+		p.norders = sqlite3_column_int(st, 4);
+		if (p.norders < 1 || p.norders > BUDDY_MAX_ORDER)
+			p.norders = p.norders < 1 ? 1 : BUDDY_MAX_ORDER;
+		for (int k = 0; k < BUDDY_MAX_ORDER; k++)
+			p.free[k] = k < p.norders ? sqlite3_column_double(st, 5 + k) : 0;
+		n++;
+		if (fn(arg, &p) != 0) {
+			snprintf(q->err, sizeof q->err, "stopped by caller");
+			done(st);
+			return -1;
+		}
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+/* name_id of (source, name): 1 with *id, 0 if unknown, -1. */
+static int name_id(struct query *q, const char *source, const char *name, int64_t *id)
+{
+	sqlite3_stmt *st = stmt(q, S_NAME_ID);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	return one_i64(q, st, id);
+}
+
+int query_has_name(struct query *q, const char *source, const char *name)
+{
+	int64_t id;
+
+	return name_id(q, source, name, &id);
+}
+
+int query_meminfo_series(struct query *q, int64_t run_id, const char *name, struct query_range *rg,
+			 query_point_fn fn, void *arg)
+{
+	sqlite3_stmt *st;
+	int64_t nid;
+	int rc, n = 0, r;
+
+	if ((r = name_id(q, "meminfo", name, &nid)) <= 0 || (r = resolve_range(q, run_id, rg)) <= 0)
+		return r;
+	if (!(st = stmt(q, S_MEMINFO_SERIES)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, nid);
+	sqlite3_bind_int64(st, 3, rg->from_ms);
+	sqlite3_bind_int64(st, 4, rg->to_ms);
+	sqlite3_bind_int64(st, 5, rg->bucket_ms);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_point p = { sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2) };
+
+		if (row_cap(q, n) < 0) {
+			done(st);
+			return -1;
+		}
+		n++;
+		if (fn(arg, &p) != 0) {
+			snprintf(q->err, sizeof q->err, "stopped by caller");
+			done(st);
+			return -1;
+		}
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+/* (ts, value) of one vmstat row from st (bound by the caller): 1, 0 if none, -1. */
+static int vm_row(struct query *q, sqlite3_stmt *st, int64_t *ts, int64_t *v)
+{
+	int rc = sqlite3_step(st), found = 0;
+
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW) {
+		*ts = sqlite3_column_int64(st, 0);
+		*v = sqlite3_column_int64(st, 1);
+		found = 1;
+	}
+	done(st);
+	return found;
+}
+
+/*
+ * The baseline of a counter rate: the counter's value and time just before
+ * the window (the last sample before it), or else its first row inside the
+ * window.  1 with bt and bv set, 0 if the counter has no row at all, -1.
+ */
+static int vm_baseline(struct query *q, int64_t run_id, int64_t nid, const struct query_range *rg,
+		       int64_t *bt, int64_t *bv)
+{
+	sqlite3_stmt *st;
+	int64_t prev, ts;
+	int r;
+
+	if (!(st = stmt(q, S_PREV_SAMPLE)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, rg->from_ms);
+	if ((r = one_i64(q, st, &prev)) < 0)
+		return -1;
+	if (r == 1) {
+		if (!(st = stmt(q, S_VMSTAT_BEFORE)))
+			return -1;
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, nid);
+		sqlite3_bind_int64(st, 3, prev);
+		if ((r = vm_row(q, st, &ts, bv)) != 0) {
+			*bt = prev;   /* the value held until the sample at prev */
+			return r;
+		}
+	}
+	if (!(st = stmt(q, S_VMSTAT_FIRST)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, nid);
+	sqlite3_bind_int64(st, 3, rg->from_ms);
+	sqlite3_bind_int64(st, 4, rg->to_ms);
+	return vm_row(q, st, bt, bv);
+}
+
+/*
+ * Rates from a counter stored on change: per bucket, the value held at the
+ * bucket's last sample minus the value at the previous bucket's last sample,
+ * over the time between those two samples.  Using sample times (not bucket
+ * edges) keeps jittered ticks from showing as alternating 0 and 2x rates;
+ * a bucket without samples is skipped (nothing was measured there).
+ */
+int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct query_range *rg,
+		      query_point_fn fn, void *arg)
+{
+	sqlite3_stmt *ss = NULL, *vs = NULL;
+	int64_t nid, bt, bv, vbk = -1, vval = 0, cur;
+	int r, rc, vrc, n = 0;
+
+	if ((r = name_id(q, "vmstat", name, &nid)) <= 0 || (r = resolve_range(q, run_id, rg)) <= 0)
+		return r;
+	if ((r = vm_baseline(q, run_id, nid, rg, &bt, &bv)) <= 0)
+		return r;
+	if (!(ss = stmt(q, S_SAMPLE_BUCKETS)) || !(vs = stmt(q, S_VMSTAT_BUCKETS)))
+		return -1;
+	sqlite3_bind_int64(ss, 1, run_id);
+	sqlite3_bind_int64(ss, 2, rg->from_ms);
+	sqlite3_bind_int64(ss, 3, rg->to_ms);
+	sqlite3_bind_int64(ss, 4, rg->bucket_ms);
+	sqlite3_bind_int64(vs, 1, run_id);
+	sqlite3_bind_int64(vs, 2, nid);
+	sqlite3_bind_int64(vs, 3, rg->from_ms);
+	sqlite3_bind_int64(vs, 4, rg->to_ms);
+	sqlite3_bind_int64(vs, 5, rg->bucket_ms);
+	cur = bv;
+	vrc = sqlite3_step(vs);
+	if (vrc == SQLITE_ROW) {
+		vbk = sqlite3_column_int64(vs, 0);
+		vval = sqlite3_column_int64(vs, 2);
+	}
+	while ((rc = sqlite3_step(ss)) == SQLITE_ROW) {
+		int64_t bk = sqlite3_column_int64(ss, 0), t = sqlite3_column_int64(ss, 1);
+		struct query_point p;
+
+		/* Changes up to this bucket's end: the counter's value at its last sample. */
+		while (vrc == SQLITE_ROW && vbk <= bk) {
+			cur = vval;
+			vrc = sqlite3_step(vs);
+			if (vrc == SQLITE_ROW) {
+				vbk = sqlite3_column_int64(vs, 0);
+				vval = sqlite3_column_int64(vs, 2);
+			}
+		}
+		if (vrc != SQLITE_ROW && vrc != SQLITE_DONE)
+			break;
+		if (t <= bt)
+			continue;   /* at or before the baseline: no interval yet */
+		if (row_cap(q, n) < 0)
+			goto fail;
+		p.ts_ms = t;
+		/* A counter going backwards (wrap, reset) has no meaningful rate here. */
+		p.v = cur >= bv ? (double)(cur - bv) * 1000.0 / (double)(t - bt) : NAN;
+		bt = t;
+		bv = cur;
+		n++;
+		if (fn(arg, &p) != 0) {
+			snprintf(q->err, sizeof q->err, "stopped by caller");
+			goto fail;
+		}
+	}
+	if (vrc != SQLITE_ROW && vrc != SQLITE_DONE) {
+		set_err(q, "step");
+		goto fail;
+	}
+	if (step_err(q, ss, rc) < 0)
+		goto fail;
+	done(ss);
+	done(vs);
+	return n;
+fail:
+	done(ss);
+	done(vs);
+	return -1;
+}

@@ -1,0 +1,119 @@
+/*
+ * query: the read side of the store — what the web pages, the JSON/CSV API
+ * and the offline report ask of the database.
+ *
+ * Only the store module speaks SQL; callers get plain structs through
+ * callbacks.  A handle is one read-only SQLite connection
+ * (SQLITE_OPEN_READONLY, no SQLite mutex: a handle is used by one thread at
+ * a time, which the caller guarantees).  WAL lets it read while the daemon's
+ * loop writes; a reader sees the last committed tick and never blocks the
+ * writer.  Statements are prepared once per handle and cached.
+ *
+ * Series are downsampled in SQL: rows in [from, to] are grouped into
+ * buckets of bucket_ms = max(ceil((last - first + 1) / max_points),
+ * sample interval), anchored at the first sample in the window, so a
+ * series never has more than max_points points per zone/name.  Reading a
+ * window costs a range scan of its rows (the tables are keyed by
+ * (run_id, ts_ms)); rollup tiers for long runs will plug in here.
+ *
+ * Strings handed to callbacks are borrowed from SQLite and valid only
+ * during that call; they are raw DB text: escape them for the output.  A
+ * callback returns 0 to go on, non-zero to stop (the query then returns -1
+ * with "stopped by caller").  A callback must not call the same query
+ * function on the same handle (the cached statement is in use).  NULL SQL
+ * values are NULL strings and -1 numbers.
+ */
+#ifndef FPUSOAK_QUERY_H
+#define FPUSOAK_QUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/buddyinfo.h"
+
+#define QUERY_MAX_ROWS 200000   /* rows one series call may emit; more is an error */
+#define QUERY_MAX_RUNS 100000   /* runs one listing may emit; more is an error */
+
+struct query;
+
+/* A run (table runs) plus its sample figures. */
+struct query_run {
+	int64_t run_id;
+	const char *label, *end_reason, *version, *boot_id, *hostname;
+	const char *kernel_release, *kernel_version, *cmdline, *hypervisor, *guest_type;
+	const char *cpu_model, *fpu_features, *xstate_detail, *config;
+	int64_t started_ms, ended_ms, last_seen_ms, pid;   /* ended_ms -1 while running */
+	int64_t xstate_bytes, mem_total_kb, page_size;
+	int64_t nsamples;                                 /* rows in samples */
+	int64_t first_sample_ms, last_sample_ms;          /* -1 when no samples */
+};
+
+/* The window of a series: from/to (-1 = the run's first/last sample) and max_points in; resolved values out. */
+struct query_range {
+	int64_t from_ms, to_ms;   /* in: bounds or -1; out: first/last sample inside them */
+	int max_points;           /* in: >= 1 */
+	int64_t bucket_ms;        /* out: bucket width used (0 when the window holds no sample) */
+	int64_t interval_ms;      /* out: estimated sample interval in the window */
+};
+
+/* One bucket of one zone: averages of the free-block counts of its rows. */
+struct query_buddy_point {
+	int64_t ts_ms;            /* first row of the bucket */
+	int node;
+	const char *zone;
+	int norders;
+	double free[BUDDY_MAX_ORDER];   /* 0 past norders */
+};
+
+/* One bucket of a scalar series. */
+struct query_point {
+	int64_t ts_ms;
+	double v;
+};
+
+typedef int (*query_run_fn)(void *arg, const struct query_run *r);
+typedef int (*query_buddy_fn)(void *arg, const struct query_buddy_point *p);
+typedef int (*query_point_fn)(void *arg, const struct query_point *p);
+
+/* Open db_path read-only; NULL with a message in err on failure (missing file, not an fpusoakd DB). */
+struct query *query_open(const char *db_path, char *err, size_t errlen);
+
+/* Finalize the cached statements and close; NULL-safe. */
+void query_close(struct query *q);
+
+/* The last error of this handle, for a log line or a 500 page; never NULL. */
+const char *query_errmsg(const struct query *q);
+
+/* Whether a table or view of that name exists: 1, 0, or -1 on error. */
+int query_has_table(struct query *q, const char *name);
+
+/* PRAGMA user_version (the schema migration level), or -1 on error. */
+int query_schema_version(struct query *q);
+
+/* The newest run (highest run_id): 1 with *run_id set, 0 if there is none, -1 on error. */
+int query_latest_run(struct query *q, int64_t *run_id);
+
+/* Every run, newest first, one fn call each; number of runs, or -1 (error, cap, or fn stopped). */
+int query_runs(struct query *q, query_run_fn fn, void *arg);
+
+/* One run: 1 after calling fn, 0 if there is no such run, -1 on error. */
+int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg);
+
+/* The latest buddyinfo snapshot of a run into *out (zones in node, kernel order): 1 with *ts_ms set, 0 if none, -1. */
+int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, int64_t *ts_ms);
+
+/* Buddyinfo of a run in rg, bucketed (see top); fn per bucket and zone in time, node, zone order; rows or -1. */
+int query_buddy_series(struct query *q, int64_t run_id, struct query_range *rg, query_buddy_fn fn, void *arg);
+
+/* A meminfo field (kB, bucket average) of a run in rg; rows, or -1 (an unknown name gives 0 rows). */
+int query_meminfo_series(struct query *q, int64_t run_id, const char *name, struct query_range *rg,
+			 query_point_fn fn, void *arg);
+
+/* A vmstat counter of a run as a rate per second per bucket in rg (empty bucket: rate 0); rows or -1. */
+int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct query_range *rg,
+		      query_point_fn fn, void *arg);
+
+/* Whether source ("vmstat" or "meminfo") has a field called name: 1, 0, or -1. */
+int query_has_name(struct query *q, const char *source, const char *name);
+
+#endif

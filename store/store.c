@@ -1,0 +1,1242 @@
+/* store: the SQLite writer; see store.h for the contract. */
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "store/migrations.h"
+
+/*
+ * vmstat counters are stored on change; every KEYFRAME_MS all of them are
+ * stored so that any window of history can find a starting value without
+ * scanning far back.
+ */
+#define KEYFRAME_MS (3600 * 1000)
+#define MAX_NAMES 1024
+#define MAX_ZONES 256
+
+/* The meminfo fields that matter for fragmentation and churn. */
+static const char *const MEMINFO_KEEP[] = {
+	"MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "SwapFree", "AnonPages",
+	"Shmem", "Slab", "SReclaimable", "SUnreclaim", "KernelStack", "PageTables",
+	"Committed_AS", "Percpu", "AnonHugePages", "HugePages_Free", "CmaFree",
+};
+
+enum stmt_id {
+	S_SAMPLE, S_BUDDY, S_VMSTAT, S_MEMINFO, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC,
+	S_COUNT
+};
+
+static const char *const STMT_SQL[S_COUNT] = {
+	[S_SAMPLE] = "INSERT OR REPLACE INTO samples(run_id, ts_ms, sample_us) VALUES (?1, ?2, ?3)",
+	[S_BUDDY] = "INSERT OR REPLACE INTO buddy(run_id, ts_ms, zone_id, norders, o0, o1, o2, o3, o4,"
+		    " o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+	[S_VMSTAT] = "INSERT OR REPLACE INTO vmstat(run_id, ts_ms, name_id, value) VALUES (?1, ?2, ?3, ?4)",
+	[S_MEMINFO] = "INSERT OR REPLACE INTO meminfo(run_id, ts_ms, name_id, value_kb) VALUES (?1, ?2, ?3, ?4)",
+	[S_NAME] = "INSERT OR IGNORE INTO names(name_id, source, name) VALUES (?1, ?2, ?3)",
+	[S_ZONE] = "INSERT OR IGNORE INTO zones(zone_id, node, name) VALUES (?1, ?2, ?3)",
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_EVENT] = "INSERT INTO kmsg_events(run_id, ts_ms, boot_id, seq, kind, comm, pid, page_order, gfp_mask,"
+		    " gfp_flags, nodemask, constraint_info, count, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+		    " ?10, ?11, ?12, ?13, ?14)",
+	[S_CURSOR] = "INSERT OR REPLACE INTO kmsg_cursor(boot_id, last_seq) VALUES (?1, ?2)",
+	[S_COUNTER] = "INSERT OR REPLACE INTO counters(run_id, ts_ms, name_id, value) VALUES (?1, ?2, ?3, ?4)",
+	[S_PTFREE] = "INSERT OR REPLACE INTO pagetype_free(run_id, ts_ms, zone_id, type_id, norders, capped_mask,"
+		     " blocks, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15) VALUES (?1, ?2,"
+		     " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+	[S_SLOW] = "INSERT OR REPLACE INTO slow_samples(run_id, ts_ms, pageblock_order, pagetype_us, slabinfo_us)"
+		   " VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_SLAB] = "INSERT OR REPLACE INTO slab(run_id, ts_ms, name_id, active_objs, num_objs, objsize, objperslab,"
+		   " pagesperslab) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_ATOMIC] = "INSERT OR REPLACE INTO atomic_risk(run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask,"
+		     " margin0, kernel_margin0, legacy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+};
+
+enum kv_src { SRC_VMSTAT, SRC_MEMINFO, SRC_COUNTER, SRC_MIGRATETYPE, SRC_SLAB, NSRC };
+
+static const char *const SRC_NAME[NSRC] = { "vmstat", "meminfo", "counter", "migratetype", "slab" };
+
+/* The slab caches a fork/exit churn allocates from, and the kmalloc sizes around them. */
+static const char *const SLAB_KEEP[] = {
+	"task_struct", "mm_struct", "signal_cache", "sighand_cache", "vm_area_struct", "files_cache",
+	"fs_cache", "pid", "cred_jar", "anon_vma", "anon_vma_chain", "kmalloc-",
+};
+
+struct name_ent {
+	char name[KV_NAME_MAX];
+	uint8_t src;
+	uint8_t persisted;
+	uint8_t have_last;   /* change detection (vmstat, counters) */
+	uint64_t last;
+	int64_t last_run;    /* counters: a new run stores its first value */
+};
+
+struct zone_ent {
+	int node;
+	char name[ZONE_NAME_MAX];
+	uint8_t persisted;
+};
+
+struct tick_kv {
+	uint16_t name_id;
+	uint8_t src;
+	uint64_t value;
+};
+
+struct tick_buddy {
+	uint16_t zone_id;
+	uint8_t norders;
+	uint64_t free[BUDDY_MAX_ORDER];
+};
+
+struct tick_event {
+	int64_t ts_ms;
+	uint64_t seq;
+	char boot_id[40];
+	struct kmsg_event ev;
+	char *raw;
+};
+
+struct tick_ptfree {
+	uint16_t zone_id, type_id;
+	uint8_t norders;
+	uint32_t capped_mask;
+	uint64_t blocks;
+	uint64_t free[PAGETYPEINFO_MAX_ORDER];
+};
+
+struct tick_slab {
+	uint16_t name_id;
+	uint64_t active, num, objsize, perslab, pages;
+};
+
+struct tick_atomic {
+	uint16_t zone_id;
+	uint8_t norders, legacy;
+	uint32_t amask, kmask;
+	int64_t margin0, kmargin0;
+};
+
+struct store_tick {
+	struct store_tick *next;
+	int64_t run_id, ts_ms;
+	uint32_t sample_us;
+	int nbuddy, nkv, nevents, nptfree, nslab, natomic;
+	struct tick_buddy *buddy;
+	struct tick_kv *kv;
+	struct tick_event *events;
+	struct tick_ptfree *ptfree;
+	struct tick_slab *slab;
+	struct tick_atomic *atomic;
+	int have_slow, pageblock_order;
+	int64_t pagetype_us, slabinfo_us;    /* -1: not read this tick */
+	char cursor_boot[40];
+	uint64_t cursor_seq;
+	size_t bytes;        /* accounted against the queue bound */
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int lockfd;
+	sqlite3_stmt *stmt[S_COUNT];
+	struct name_ent names[MAX_NAMES];
+	int nnames;
+	struct zone_ent zones[MAX_ZONES];
+	int nzones;
+	int64_t keyframe_run, keyframe_ms;
+	struct store_tick *qhead, *qtail;
+	size_t qcount, qbytes, qmax;
+	uint64_t dropped;
+	int failing;          /* last flush failed: log once per episode */
+};
+
+static int step_reset(struct store *st, enum stmt_id id);
+
+static void tick_free(struct store_tick *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->nevents; i++)
+		free(t->events[i].raw);
+	free(t->events);
+	free(t->ptfree);
+	free(t->slab);
+	free(t->atomic);
+	free(t->buddy);
+	free(t->kv);
+	free(t);
+}
+
+/* Grow *arr by one element of size sz (counted in t->bytes); pointer to the new zeroed element or NULL. */
+static void *tick_grow(struct store_tick *t, void **arr, int *n, size_t sz)
+{
+	char *a = realloc(*arr, (size_t)(*n + 1) * sz);
+
+	if (!a)
+		return NULL;
+	*arr = a;
+	memset(a + (size_t)*n * sz, 0, sz);
+	t->bytes += sz;
+	return a + (size_t)(*n)++ * sz;
+}
+
+static int exec_sql(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}
+
+static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* PRAGMA quick_check: "ok" or the first problem. Never repairs anything. */
+static int check_integrity(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc, ok = 0;
+
+	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *r = (const char *)sqlite3_column_text(s, 0);
+		ok = r && strcmp(r, "ok") == 0;
+		if (!ok)
+			snprintf(err, errlen, "integrity check failed: %s", r ? r : "?");
+	} else {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(s);
+	return ok ? 0 : -1;
+}
+
+static int migrate(sqlite3 *db, char *err, size_t errlen)
+{
+	int64_t have;
+	int latest = store_migrations[store_nmigrations - 1].version;
+
+	if (pragma_int(db, "PRAGMA user_version", &have) < 0) {
+		snprintf(err, errlen, "cannot read schema version: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	if (have > latest) {
+		snprintf(err, errlen, "database schema version %lld is newer than this fpusoakd knows (%d):"
+			 " use a newer fpusoakd or another --db", (long long)have, latest);
+		return -1;
+	}
+	for (int i = 0; i < store_nmigrations; i++) {
+		const struct migration *m = &store_migrations[i];
+		char sql[64], e2[256];
+
+		if (m->version <= have)
+			continue;
+		if (exec_sql(db, "BEGIN IMMEDIATE", err, errlen) < 0)
+			return -1;
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", m->version);
+		if (exec_sql(db, m->sql, e2, sizeof e2) < 0 || exec_sql(db, sql, e2, sizeof e2) < 0 ||
+		    exec_sql(db, "COMMIT", e2, sizeof e2) < 0) {
+			snprintf(err, errlen, "migration %s failed: %s", m->name, e2);
+			exec_sql(db, "ROLLBACK", e2, sizeof e2);
+			return -1;
+		}
+		log_info("database: applied migration %s", m->name);
+	}
+	return 0;
+}
+
+static int load_dimensions(struct store *st)
+{
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT name_id, source, name FROM names", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int id = sqlite3_column_int(s, 0);
+		const char *src = (const char *)sqlite3_column_text(s, 1);
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		if (id < 0 || id >= MAX_NAMES || !src || !name)
+			continue;
+		snprintf(st->names[id].name, sizeof st->names[id].name, "%s", name);
+		st->names[id].src = SRC_VMSTAT;
+		for (int k = 0; k < NSRC; k++)
+			if (strcmp(src, SRC_NAME[k]) == 0)
+				st->names[id].src = (uint8_t)k;
+		st->names[id].persisted = 1;
+		if (id >= st->nnames)
+			st->nnames = id + 1;
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(st->db, "SELECT zone_id, node, name FROM zones", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int id = sqlite3_column_int(s, 0);
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		if (id < 0 || id >= MAX_ZONES || !name)
+			continue;
+		st->zones[id].node = sqlite3_column_int(s, 1);
+		snprintf(st->zones[id].name, sizeof st->zones[id].name, "%s", name);
+		st->zones[id].persisted = 1;
+		if (id >= st->nzones)
+			st->nzones = id + 1;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+struct store *store_open(const char *path, size_t queue_max_bytes, char *err, size_t errlen)
+{
+	struct store *st = calloc(1, sizeof *st);
+	char e2[256];
+
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	st->lockfd = -1;
+	st->qmax = queue_max_bytes;
+	st->path = strdup(path);
+	if (!st->path)
+		goto fail;
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
+		goto fail;
+	}
+	/*
+	 * One fpusoakd per DB: a second one would mark the first one's run as
+	 * crashed.  flock() is independent of SQLite's fcntl() locks on Linux.
+	 */
+	st->lockfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (st->lockfd < 0 || flock(st->lockfd, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(err, errlen, "%s: %s", path, errno == EWOULDBLOCK ?
+			 "another fpusoakd is using this database" : strerror(errno));
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 100);
+	sqlite3_extended_result_codes(st->db, 1);
+	if (check_integrity(st->db, e2, sizeof e2) < 0) {
+		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
+		goto fail;
+	}
+	if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+			     " PRAGMA foreign_keys=OFF; PRAGMA cache_size=-4096;"
+			     " PRAGMA journal_size_limit=16777216;", e2, sizeof e2) < 0) {
+		snprintf(err, errlen, "%s: %s", path, e2);
+		goto fail;
+	}
+	if (migrate(st->db, e2, sizeof e2) < 0) {
+		snprintf(err, errlen, "%s: %s", path, e2);
+		goto fail;
+	}
+	for (int i = 0; i < S_COUNT; i++)
+		if (sqlite3_prepare_v3(st->db, STMT_SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i], NULL)
+		    != SQLITE_OK) {
+			snprintf(err, errlen, "%s: preparing statement: %s", path, sqlite3_errmsg(st->db));
+			goto fail;
+		}
+	if (load_dimensions(st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(st->db));
+		goto fail;
+	}
+	return st;
+fail:
+	store_close(st);
+	return NULL;
+}
+
+static int flush_queue(struct store *st);
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	if (st->qhead && st->db)
+		flush_queue(st);
+	if (st->qcount)
+		log_warnx("database: %zu tick(s) could not be written before exit", st->qcount);
+	while (st->qhead) {
+		struct store_tick *n = st->qhead->next;
+		tick_free(st->qhead);
+		st->qhead = n;
+	}
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	if (st->db) {
+		/* Leave a small WAL behind: the next open has less to replay. */
+		sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		sqlite3_close(st->db);
+	}
+	if (st->lockfd >= 0)
+		close(st->lockfd);
+	free(st->path);
+	free(st);
+}
+
+const char *store_path(const struct store *st)
+{
+	return st->path;
+}
+
+int store_mark_crashed(struct store *st)
+{
+	char err[256];
+	const char *sql =
+		"UPDATE runs SET end_reason = 'crash',"
+		" ended_ms = COALESCE((SELECT max(ts_ms) FROM samples s WHERE s.run_id = runs.run_id), started_ms)"
+		" WHERE ended_ms IS NULL";
+
+	if (exec_sql(st->db, sql, err, sizeof err) < 0) {
+		log_warnx("database: marking crashed runs: %s", err);
+		return -1;
+	}
+	return sqlite3_changes(st->db);
+}
+
+static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id)
+{
+	const char *sql =
+		"INSERT INTO runs(label, started_ms, pid, version, boot_id, hostname, kernel_release,"
+		" kernel_version, cmdline, hypervisor, guest_type, cpu_model, fpu_features, xstate_bytes,"
+		" xstate_detail, mem_total_kb, page_size, config)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		log_warnx("database: %s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	bind_text_or_null(s, 1, r->label);
+	sqlite3_bind_int64(s, 2, r->started_ms);
+	sqlite3_bind_int64(s, 3, r->pid);
+	bind_text_or_null(s, 4, r->version);
+	bind_text_or_null(s, 5, r->boot_id);
+	bind_text_or_null(s, 6, r->hostname);
+	bind_text_or_null(s, 7, r->kernel_release);
+	bind_text_or_null(s, 8, r->kernel_version);
+	bind_text_or_null(s, 9, r->cmdline);
+	bind_text_or_null(s, 10, r->hypervisor);
+	bind_text_or_null(s, 11, r->guest_type);
+	bind_text_or_null(s, 12, r->cpu_model);
+	bind_text_or_null(s, 13, r->fpu_features);
+	sqlite3_bind_int64(s, 14, r->xstate_bytes);
+	bind_text_or_null(s, 15, r->xstate_detail);
+	sqlite3_bind_int64(s, 16, r->mem_total_kb);
+	sqlite3_bind_int64(s, 17, r->page_size);
+	bind_text_or_null(s, 18, r->config);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		log_warnx("database: recording the run: %s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	*run_id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_run_end(struct store *st, int64_t run_id, int64_t ended_ms, const char *reason)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	flush_queue(st);
+	if (sqlite3_prepare_v2(st->db, "UPDATE runs SET ended_ms = ?1, end_reason = ?2 WHERE run_id = ?3",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, ended_ms);
+	sqlite3_bind_text(s, 2, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, run_id);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		log_warnx("database: recording the end of run %lld: %s", (long long)run_id, sqlite3_errmsg(st->db));
+		return -1;
+	}
+	return 0;
+}
+
+int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *kind, const char *text)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO run_notes(run_id, ts_ms, kind, text) VALUES (?1, ?2, ?3, ?4)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, ts_ms);
+	sqlite3_bind_text(s, 3, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 4, text, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int64_t store_sample_count(struct store *st, int64_t run_id)
+{
+	sqlite3_stmt *s;
+	int64_t n = -1;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM samples WHERE run_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n + (int64_t)st->qcount;
+}
+
+/* ------------------------------------------------------------ rollups and retention */
+
+#define ROLLUP_BUCKETS_PER_CALL 8
+#define RETAIN_SLICE_MS (10 * 60 * 1000)   /* raw history deleted per call: ~600 ticks at 1 s */
+
+/* Minute buckets from raw rows (through v_frag_x1000), hour buckets from minute rows. */
+static const char *const ROLLUP_SQL[2] = {
+	"WITH raw AS (SELECT zone_id, page_order, ts_ms, free_blocks, headroom_blocks, unusable_x1000"
+	"  FROM v_frag_x1000 WHERE run_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?2 + 60000)"
+	" INSERT OR REPLACE INTO buddy_rollup SELECT ?1, 60000, ?2, zone_id, page_order, count(*),"
+	" min(free_blocks), max(free_blocks), sum(free_blocks),"
+	" (SELECT r2.free_blocks FROM raw r2 WHERE r2.zone_id = raw.zone_id AND r2.page_order = raw.page_order"
+	"   ORDER BY r2.ts_ms DESC LIMIT 1),"
+	" min(headroom_blocks), max(headroom_blocks), sum(headroom_blocks),"
+	" (SELECT r2.headroom_blocks FROM raw r2 WHERE r2.zone_id = raw.zone_id AND r2.page_order = raw.page_order"
+	"   ORDER BY r2.ts_ms DESC LIMIT 1),"
+	" max(unusable_x1000) FROM raw GROUP BY zone_id, page_order",
+	"WITH m AS (SELECT * FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000"
+	"  AND bucket_ms >= ?2 AND bucket_ms < ?2 + 3600000)"
+	" INSERT OR REPLACE INTO buddy_rollup SELECT ?1, 3600000, ?2, zone_id, page_order, sum(n),"
+	" min(free_min), max(free_max), sum(free_sum),"
+	" (SELECT m2.free_last FROM m m2 WHERE m2.zone_id = m.zone_id AND m2.page_order = m.page_order"
+	"   ORDER BY m2.bucket_ms DESC LIMIT 1),"
+	" min(head_min), max(head_max), sum(head_sum),"
+	" (SELECT m2.head_last FROM m m2 WHERE m2.zone_id = m.zone_id AND m2.page_order = m.page_order"
+	"   ORDER BY m2.bucket_ms DESC LIMIT 1),"
+	" max(unusable_max) FROM m GROUP BY zone_id, page_order",
+};
+static const int64_t TIER_MS[2] = { 60000, 3600000 };
+
+static int64_t query_i64(struct store *st, const char *sql, int64_t a, int64_t b, int64_t dflt)
+{
+	sqlite3_stmt *s;
+	int64_t v = dflt;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return dflt;
+	sqlite3_bind_int64(s, 1, a);
+	sqlite3_bind_int64(s, 2, b);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static int exec_bind(struct store *st, const char *sql, int64_t a, int64_t b, int64_t c)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return sqlite3_errcode(st->db);
+	sqlite3_bind_int64(s, 1, a);
+	sqlite3_bind_int64(s, 2, b);
+	sqlite3_bind_int64(s, 3, c);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Roll one tier: complete buckets from the stored cursor, at most *budget of them. */
+static int rollup_tier(struct store *st, int64_t run_id, int tier, int64_t now_ms, int *budget)
+{
+	int64_t w = TIER_MS[tier];
+	int64_t next = query_i64(st, "SELECT next_ms FROM rollup_state WHERE run_id = ?1 AND tier = ?2", run_id, w, -1);
+	const char *first_sql = tier == 0 ? "SELECT min(ts_ms) FROM samples WHERE run_id = ?1 AND ts_ms >= ?2"
+					  : "SELECT min(bucket_ms) FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000 AND bucket_ms >= ?2";
+	int rc = SQLITE_OK;
+
+	for (; *budget > 0; (*budget)--) {
+		/* Skip empty stretches (the daemon was down, or the DB was unwritable) in one step. */
+		int64_t first = query_i64(st, first_sql, run_id, next < 0 ? 0 : next, -1);
+		if (first < 0)
+			break;
+		if (next < first - first % w)
+			next = first - first % w;
+		if (now_ms != INT64_MAX && next + w > now_ms - now_ms % w)
+			break;            /* bucket not complete yet */
+		rc = exec_bind(st, ROLLUP_SQL[tier], run_id, next, 0);
+		if (rc == SQLITE_OK)
+			rc = exec_bind(st, "INSERT OR REPLACE INTO rollup_state(run_id, tier, next_ms) VALUES (?1, ?2, ?3)",
+				       run_id, w, next + w);
+		if (rc != SQLITE_OK)
+			return rc;
+		next += w;
+	}
+	return rc;
+}
+
+int store_rollup(struct store *st, int64_t run_id, int64_t now_ms)
+{
+	int budget = now_ms == INT64_MAX ? 1 << 30 : ROLLUP_BUCKETS_PER_CALL;
+	int rc;
+
+	if (st->qcount || st->failing)
+		return 1;             /* raw rows still in memory: roll them when they land */
+	if (step_reset(st, S_BEGIN) != SQLITE_OK)
+		return 1;
+	rc = rollup_tier(st, run_id, 0, now_ms, &budget);
+	if (rc == SQLITE_OK)
+		rc = rollup_tier(st, run_id, 1, now_ms, &budget);
+	if (rc != SQLITE_OK) {
+		step_reset(st, S_ROLLBACK);
+		log_warnx("database: rollup: %s", sqlite3_errstr(rc));
+		return -1;
+	}
+	if (step_reset(st, S_COMMIT) != SQLITE_OK) {
+		step_reset(st, S_ROLLBACK);
+		return 1;
+	}
+	return budget == 0;
+}
+
+int64_t store_retain(struct store *st, int64_t cutoff_ms)
+{
+	/* Tables whose key starts (run_id, ts_ms): one range delete each. */
+	static const char *const by_ts[] = {
+		"DELETE FROM buddy WHERE run_id = ?1 AND ts_ms < ?2",
+		"DELETE FROM atomic_risk WHERE run_id = ?1 AND ts_ms < ?2",
+		"DELETE FROM pagetype_free WHERE run_id = ?1 AND ts_ms < ?2",
+		"DELETE FROM slab WHERE run_id = ?1 AND ts_ms < ?2",
+		"DELETE FROM slow_samples WHERE run_id = ?1 AND ts_ms < ?2",
+		"DELETE FROM samples WHERE run_id = ?1 AND ts_ms < ?2",
+	};
+	/* Keyed (run_id, name_id, ts_ms): one range delete per name. */
+	static const char *const by_name[] = {
+		"DELETE FROM vmstat WHERE run_id = ?1 AND name_id = ?3 AND ts_ms < ?2",
+		"DELETE FROM meminfo WHERE run_id = ?1 AND name_id = ?3 AND ts_ms < ?2",
+	};
+	sqlite3_stmt *s;
+	int64_t run, oldest, upto, rolled, deleted = 0;
+	int rc = SQLITE_OK;
+
+	if (st->qcount || st->failing)
+		return 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT run_id, min(ts_ms) FROM samples WHERE ts_ms < ?1 GROUP BY run_id"
+				       " ORDER BY 2 LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, cutoff_ms);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return 0;
+	}
+	run = sqlite3_column_int64(s, 0);
+	oldest = sqlite3_column_int64(s, 1);
+	sqlite3_finalize(s);
+	/* A bounded slice per call: the tick that follows never waits on a big delete. */
+	upto = oldest + RETAIN_SLICE_MS < cutoff_ms ? oldest + RETAIN_SLICE_MS : cutoff_ms;
+	/* Never delete raw rows the minute rollup has not consumed yet. */
+	rolled = query_i64(st, "SELECT next_ms FROM rollup_state WHERE run_id = ?1 AND tier = ?2", run, 60000, 0);
+	if (upto > rolled)
+		upto = rolled;
+	if (upto <= oldest || step_reset(st, S_BEGIN) != SQLITE_OK)
+		return 0;
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_ts / sizeof by_ts[0]; i++) {
+		rc = exec_bind(st, by_ts[i], run, upto, 0);
+		deleted += sqlite3_changes(st->db);
+	}
+	for (int id = 0; rc == SQLITE_OK && id < st->nnames; id++)
+		for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_name / sizeof by_name[0]; i++) {
+			if (!st->names[id].name[0] || st->names[id].src != (i == 0 ? SRC_VMSTAT : SRC_MEMINFO))
+				continue;
+			rc = exec_bind(st, by_name[i], run, upto, id);
+			deleted += sqlite3_changes(st->db);
+		}
+	if (rc != SQLITE_OK || step_reset(st, S_COMMIT) != SQLITE_OK) {
+		step_reset(st, S_ROLLBACK);
+		return -1;
+	}
+	return deleted;
+}
+
+/* ------------------------------------------------------------ ticks */
+
+/* Interned id of (src, name); new names are persisted by the next flush. -1 when full. */
+static int name_id(struct store *st, uint8_t src, const char *name)
+{
+	for (int i = 0; i < st->nnames; i++)
+		if (st->names[i].src == src && st->names[i].name[0] && strcmp(st->names[i].name, name) == 0)
+			return i;
+	if (st->nnames >= MAX_NAMES)
+		return -1;
+	snprintf(st->names[st->nnames].name, KV_NAME_MAX, "%s", name);
+	st->names[st->nnames].src = src;
+	return st->nnames++;
+}
+
+static int zone_id(struct store *st, int node, const char *name)
+{
+	for (int i = 0; i < st->nzones; i++)
+		if (st->zones[i].node == node && strcmp(st->zones[i].name, name) == 0)
+			return i;
+	if (st->nzones >= MAX_ZONES)
+		return -1;
+	st->zones[st->nzones].node = node;
+	snprintf(st->zones[st->nzones].name, ZONE_NAME_MAX, "%s", name);
+	return st->nzones++;
+}
+
+struct store_tick *store_tick_new(struct store *st, int64_t run_id, int64_t ts_ms)
+{
+	struct store_tick *t = calloc(1, sizeof *t);
+
+	(void)st;
+	if (!t)
+		return NULL;
+	t->run_id = run_id;
+	t->ts_ms = ts_ms;
+	t->bytes = sizeof *t;
+	t->pagetype_us = t->slabinfo_us = -1;
+	return t;
+}
+
+void store_tick_cost(struct store_tick *t, uint32_t sample_us)
+{
+	t->sample_us = sample_us;
+}
+
+int store_tick_buddyinfo(struct store *st, struct store_tick *t, const struct buddyinfo *bi)
+{
+	struct tick_buddy *b = calloc((size_t)bi->nzones, sizeof *b);
+
+	if (!b && bi->nzones)
+		return -1;
+	for (int i = 0; i < bi->nzones; i++) {
+		int id = zone_id(st, bi->z[i].node, bi->z[i].zone);
+		if (id < 0) {
+			free(b);
+			return -1;
+		}
+		b[i].zone_id = (uint16_t)id;
+		b[i].norders = (uint8_t)bi->norders;
+		memcpy(b[i].free, bi->z[i].free, sizeof b[i].free);
+	}
+	free(t->buddy);
+	t->buddy = b;
+	t->nbuddy = bi->nzones;
+	t->bytes += (size_t)bi->nzones * sizeof *b;
+	return 0;
+}
+
+static int tick_add_kv(struct store_tick *t, int n)
+{
+	struct tick_kv *kv = realloc(t->kv, (size_t)(t->nkv + n) * sizeof *kv);
+
+	if (!kv)
+		return -1;
+	t->kv = kv;
+	t->bytes += (size_t)n * sizeof *kv;
+	return 0;
+}
+
+/* The vmstat counters worth a row: the ones that describe allocation, compaction, reclaim, OOM. */
+static int vmstat_keep(const char *name)
+{
+	static const char *const prefixes[] = {
+		"compact_", "allocstall_", "pgalloc_", "pgmigrate_", "oom_kill", "thp_", "nr_free_pages",
+		"pgscan_", "pgsteal_", "kswapd_", "pageoutrun", "drop_", "pgfree", "nr_slab_",
+		"nr_kernel_stack", "nr_page_table_pages", "pgfault", "pgmajfault", "workingset_refault",
+	};
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm)
+{
+	int keyframe = t->run_id != st->keyframe_run || t->ts_ms - st->keyframe_ms >= KEYFRAME_MS;
+
+	if (tick_add_kv(t, vm->n) < 0)
+		return -1;
+	if (keyframe) {
+		st->keyframe_run = t->run_id;
+		st->keyframe_ms = t->ts_ms;
+	}
+	for (int i = 0; i < vm->n; i++) {
+		int id;
+		struct name_ent *ne;
+
+		if (!vmstat_keep(vm->e[i].name))
+			continue;
+		id = name_id(st, SRC_VMSTAT, vm->e[i].name);
+		if (id < 0)
+			continue;
+		ne = &st->names[id];
+		if (!keyframe && ne->have_last && ne->last == vm->e[i].value)
+			continue;
+		ne->have_last = 1;
+		ne->last = vm->e[i].value;
+		t->kv[t->nkv++] = (struct tick_kv){ (uint16_t)id, SRC_VMSTAT, vm->e[i].value };
+	}
+	return 0;
+}
+
+int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_set *mi)
+{
+	const size_t nkeep = sizeof MEMINFO_KEEP / sizeof MEMINFO_KEEP[0];
+
+	if (tick_add_kv(t, (int)nkeep) < 0)
+		return -1;
+	for (size_t k = 0; k < nkeep; k++) {
+		uint64_t v;
+		int id;
+		if (kv_get(mi, MEMINFO_KEEP[k], &v) < 0)
+			continue;
+		id = name_id(st, SRC_MEMINFO, MEMINFO_KEEP[k]);
+		if (id >= 0)
+			t->kv[t->nkv++] = (struct tick_kv){ (uint16_t)id, SRC_MEMINFO, v };
+	}
+	return 0;
+}
+
+int store_tick_event(struct store_tick *t, int64_t ts_ms, const char *boot_id, uint64_t seq,
+		     const struct kmsg_event *ev, const char *raw, size_t raw_len)
+{
+	struct tick_event *e = tick_grow(t, (void **)&t->events, &t->nevents, sizeof *e);
+
+	if (!e)
+		return -1;
+	if (raw_len > 1024)
+		raw_len = 1024;
+	e->raw = malloc(raw_len + 1);
+	if (!e->raw) {
+		t->nevents--;
+		return -1;
+	}
+	memcpy(e->raw, raw, raw_len);
+	e->raw[raw_len] = 0;
+	t->bytes += raw_len + 1;
+	e->ts_ms = ts_ms;
+	e->seq = seq;
+	snprintf(e->boot_id, sizeof e->boot_id, "%s", boot_id);
+	e->ev = *ev;
+	return 0;
+}
+
+void store_tick_cursor(struct store_tick *t, const char *boot_id, uint64_t last_seq)
+{
+	snprintf(t->cursor_boot, sizeof t->cursor_boot, "%s", boot_id);
+	t->cursor_seq = last_seq;
+}
+
+int store_tick_counter(struct store *st, struct store_tick *t, const char *name, uint64_t value)
+{
+	int id = name_id(st, SRC_COUNTER, name);
+	struct name_ent *ne;
+
+	if (id < 0)
+		return -1;
+	ne = &st->names[id];
+	if (ne->have_last && ne->last == value && ne->last_run == t->run_id)
+		return 0;
+	if (tick_add_kv(t, 1) < 0)
+		return -1;
+	ne->have_last = 1;
+	ne->last = value;
+	ne->last_run = t->run_id;
+	t->kv[t->nkv++] = (struct tick_kv){ (uint16_t)id, SRC_COUNTER, value };
+	return 0;
+}
+
+int store_tick_pagetypeinfo(struct store *st, struct store_tick *t, const struct pagetypeinfo *p, uint32_t cost_us)
+{
+	for (int zi = 0; zi < p->nzones; zi++) {
+		const struct pagetypeinfo_zone *z = &p->z[zi];
+		int zid = zone_id(st, z->node, z->zone);
+		if (zid < 0)
+			return -1;
+		for (int ty = 0; ty < p->ntypes; ty++) {
+			int tid = name_id(st, SRC_MIGRATETYPE, p->type[ty]);
+			struct tick_ptfree *r;
+			if (tid < 0)
+				return -1;
+			r = tick_grow(t, (void **)&t->ptfree, &t->nptfree, sizeof *r);
+			if (!r)
+				return -1;
+			r->zone_id = (uint16_t)zid;
+			r->type_id = (uint16_t)tid;
+			r->norders = (uint8_t)p->norders;
+			r->blocks = z->blocks[ty];
+			for (int k = 0; k < p->norders && k < PAGETYPEINFO_MAX_ORDER; k++) {
+				r->free[k] = z->free[ty][k];
+				if (z->capped[ty][k])
+					r->capped_mask |= 1u << k;
+			}
+		}
+	}
+	t->have_slow = 1;
+	t->pageblock_order = p->pageblock_order;
+	t->pagetype_us = cost_us;
+	return 0;
+}
+
+static int slab_keep(const char *name)
+{
+	for (size_t i = 0; i < sizeof SLAB_KEEP / sizeof SLAB_KEEP[0]; i++) {
+		size_t n = strlen(SLAB_KEEP[i]);
+		if (SLAB_KEEP[i][n - 1] == '-' ? strncmp(name, SLAB_KEEP[i], n) == 0 : strcmp(name, SLAB_KEEP[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int store_tick_slabinfo(struct store *st, struct store_tick *t, const struct slabinfo *sl, uint32_t cost_us)
+{
+	for (int i = 0; i < sl->n; i++) {
+		const struct slabinfo_cache *c = &sl->c[i];
+		struct tick_slab *r;
+		int id;
+		if (!slab_keep(c->name) || (id = name_id(st, SRC_SLAB, c->name)) < 0)
+			continue;
+		r = tick_grow(t, (void **)&t->slab, &t->nslab, sizeof *r);
+		if (!r)
+			return -1;
+		*r = (struct tick_slab){ (uint16_t)id, c->active_objs, c->num_objs, c->objsize, c->objperslab,
+					 c->pagesperslab };
+	}
+	if (!t->have_slow)
+		t->pageblock_order = -1;
+	t->have_slow = 1;
+	t->slabinfo_us = cost_us;
+	return 0;
+}
+
+int store_tick_atomic(struct store *st, struct store_tick *t, int node, const char *zone, int norders,
+		      uint32_t atomic_mask, uint32_t kernel_mask, int64_t margin0, int64_t kernel_margin0,
+		      int legacy)
+{
+	int zid = zone_id(st, node, zone);
+	struct tick_atomic *r;
+
+	if (zid < 0 || !(r = tick_grow(t, (void **)&t->atomic, &t->natomic, sizeof *r)))
+		return -1;
+	*r = (struct tick_atomic){ (uint16_t)zid, (uint8_t)norders, (uint8_t)(legacy != 0), atomic_mask,
+				   kernel_mask, margin0, kernel_margin0 };
+	return 0;
+}
+
+int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT last_seq FROM kmsg_cursor WHERE boot_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(s, 1, boot_id, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*seq = (uint64_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static int step_reset(struct store *st, enum stmt_id id)
+{
+	sqlite3_stmt *s = st->stmt[id];
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+static void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v && *v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static int write_event(struct store *st, const struct store_tick *t, const struct tick_event *e)
+{
+	sqlite3_stmt *s = st->stmt[S_EVENT];
+	const struct kmsg_event *ev = &e->ev;
+
+	sqlite3_bind_int64(s, 1, t->run_id);
+	sqlite3_bind_int64(s, 2, e->ts_ms);
+	sqlite3_bind_text(s, 3, e->boot_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)e->seq);
+	sqlite3_bind_text(s, 5, kmsg_kind_name(ev->kind), -1, SQLITE_STATIC);
+	/* COMM is whatever bytes a local user chose: a BLOB keeps them exactly. */
+	sqlite3_bind_blob(s, 6, ev->comm, (int)ev->comm_len, SQLITE_STATIC);
+	if (ev->pid >= 0)
+		sqlite3_bind_int64(s, 7, ev->pid);
+	if (ev->order >= 0)
+		sqlite3_bind_int(s, 8, ev->order);
+	if (ev->has_gfp)
+		sqlite3_bind_int64(s, 9, (sqlite3_int64)ev->gfp_mask);
+	bind_opt_text(s, 10, ev->gfp_flags);
+	bind_opt_text(s, 11, ev->nodemask);
+	bind_opt_text(s, 12, ev->constraint);
+	if (ev->kind == KMSG_ALLOC_SUPPRESSED)
+		sqlite3_bind_int64(s, 13, (sqlite3_int64)ev->count);
+	sqlite3_bind_text(s, 14, e->raw, -1, SQLITE_STATIC);
+	return step_reset(st, S_EVENT);
+}
+
+/* Everything a tick carries besides the fast sources. */
+static int write_tick_slow(struct store *st, const struct store_tick *t)
+{
+	int rc;
+
+	for (int i = 0; i < t->nevents; i++)
+		if ((rc = write_event(st, t, &t->events[i])) != SQLITE_OK)
+			return rc;
+	if (t->cursor_boot[0]) {
+		sqlite3_bind_text(st->stmt[S_CURSOR], 1, t->cursor_boot, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st->stmt[S_CURSOR], 2, (sqlite3_int64)t->cursor_seq);
+		if ((rc = step_reset(st, S_CURSOR)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nptfree; i++) {
+		const struct tick_ptfree *r = &t->ptfree[i];
+		sqlite3_stmt *s = st->stmt[S_PTFREE];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, r->zone_id);
+		sqlite3_bind_int(s, 4, r->type_id);
+		sqlite3_bind_int(s, 5, r->norders);
+		sqlite3_bind_int64(s, 6, r->capped_mask);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->blocks);
+		for (int k = 0; k < r->norders && k < PAGETYPEINFO_MAX_ORDER; k++)
+			sqlite3_bind_int64(s, 8 + k, (sqlite3_int64)r->free[k]);
+		if ((rc = step_reset(st, S_PTFREE)) != SQLITE_OK)
+			return rc;
+	}
+	if (t->have_slow) {
+		sqlite3_stmt *s = st->stmt[S_SLOW];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		if (t->pageblock_order >= 0)
+			sqlite3_bind_int(s, 3, t->pageblock_order);
+		if (t->pagetype_us >= 0)
+			sqlite3_bind_int64(s, 4, t->pagetype_us);
+		if (t->slabinfo_us >= 0)
+			sqlite3_bind_int64(s, 5, t->slabinfo_us);
+		if ((rc = step_reset(st, S_SLOW)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nslab; i++) {
+		const struct tick_slab *r = &t->slab[i];
+		sqlite3_stmt *s = st->stmt[S_SLAB];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, r->name_id);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)r->active);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)r->num);
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)r->objsize);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->perslab);
+		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->pages);
+		if ((rc = step_reset(st, S_SLAB)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->natomic; i++) {
+		const struct tick_atomic *r = &t->atomic[i];
+		sqlite3_stmt *s = st->stmt[S_ATOMIC];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, r->zone_id);
+		sqlite3_bind_int(s, 4, r->norders);
+		sqlite3_bind_int64(s, 5, r->amask);
+		sqlite3_bind_int64(s, 6, r->kmask);
+		sqlite3_bind_int64(s, 7, r->margin0);
+		sqlite3_bind_int64(s, 8, r->kmargin0);
+		sqlite3_bind_int(s, 9, r->legacy);
+		if ((rc = step_reset(st, S_ATOMIC)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+
+static int write_dimensions(struct store *st)
+{
+	int rc;
+
+	for (int i = 0; i < st->nnames; i++) {
+		struct name_ent *ne = &st->names[i];
+		if (ne->persisted || !ne->name[0])
+			continue;
+		sqlite3_bind_int(st->stmt[S_NAME], 1, i);
+		sqlite3_bind_text(st->stmt[S_NAME], 2, SRC_NAME[ne->src], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st->stmt[S_NAME], 3, ne->name, -1, SQLITE_STATIC);
+		if ((rc = step_reset(st, S_NAME)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < st->nzones; i++) {
+		struct zone_ent *ze = &st->zones[i];
+		if (ze->persisted)
+			continue;
+		sqlite3_bind_int(st->stmt[S_ZONE], 1, i);
+		sqlite3_bind_int(st->stmt[S_ZONE], 2, ze->node);
+		sqlite3_bind_text(st->stmt[S_ZONE], 3, ze->name, -1, SQLITE_STATIC);
+		if ((rc = step_reset(st, S_ZONE)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+static int write_tick(struct store *st, const struct store_tick *t)
+{
+	int rc;
+
+	sqlite3_bind_int64(st->stmt[S_SAMPLE], 1, t->run_id);
+	sqlite3_bind_int64(st->stmt[S_SAMPLE], 2, t->ts_ms);
+	sqlite3_bind_int64(st->stmt[S_SAMPLE], 3, t->sample_us);
+	if ((rc = step_reset(st, S_SAMPLE)) != SQLITE_OK)
+		return rc;
+	for (int i = 0; i < t->nbuddy; i++) {
+		sqlite3_stmt *s = st->stmt[S_BUDDY];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, t->buddy[i].zone_id);
+		sqlite3_bind_int(s, 4, t->buddy[i].norders);
+		for (int k = 0; k < t->buddy[i].norders && k < BUDDY_MAX_ORDER; k++)
+			sqlite3_bind_int64(s, 5 + k, (sqlite3_int64)t->buddy[i].free[k]);
+		if ((rc = step_reset(st, S_BUDDY)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nkv; i++) {
+		enum stmt_id id = t->kv[i].src == SRC_MEMINFO ? S_MEMINFO : t->kv[i].src == SRC_COUNTER ? S_COUNTER : S_VMSTAT;
+		sqlite3_stmt *s = st->stmt[id];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, t->kv[i].name_id);
+		/* Counters beyond INT64_MAX do not occur in practice; store the bit pattern. */
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)t->kv[i].value);
+		if ((rc = step_reset(st, id)) != SQLITE_OK)
+			return rc;
+	}
+	return write_tick_slow(st, t);
+}
+
+/* Write every queued tick in one transaction; on failure the queue is kept whole. */
+static int flush_queue(struct store *st)
+{
+	int rc;
+
+	if (!st->qhead)
+		return 0;
+	rc = step_reset(st, S_BEGIN);
+	if (rc == SQLITE_OK)
+		rc = write_dimensions(st);
+	for (struct store_tick *t = st->qhead; rc == SQLITE_OK && t; t = t->next)
+		rc = write_tick(st, t);
+	if (rc == SQLITE_OK)
+		rc = step_reset(st, S_COMMIT);
+	if (rc != SQLITE_OK) {
+		if (!sqlite3_get_autocommit(st->db))
+			step_reset(st, S_ROLLBACK);
+		if (!st->failing)
+			log_warnx("database: cannot write (%s); keeping up to %zu KiB of samples in memory"
+				  " until it can", sqlite3_errstr(rc), st->qmax / 1024);
+		st->failing = 1;
+		return 1;
+	}
+	if (st->failing)
+		log_notice("database: writable again; wrote %zu queued tick(s)", st->qcount);
+	st->failing = 0;
+	for (int i = 0; i < st->nnames; i++)
+		st->names[i].persisted = 1;
+	for (int i = 0; i < st->nzones; i++)
+		st->zones[i].persisted = 1;
+	while (st->qhead) {
+		struct store_tick *n = st->qhead->next;
+		tick_free(st->qhead);
+		st->qhead = n;
+	}
+	st->qtail = NULL;
+	st->qcount = 0;
+	st->qbytes = 0;
+	return 0;
+}
+
+int store_submit(struct store *st, struct store_tick *t)
+{
+	if (st->qtail)
+		st->qtail->next = t;
+	else
+		st->qhead = t;
+	st->qtail = t;
+	st->qcount++;
+	st->qbytes += t->bytes;
+	while (st->qbytes > st->qmax && st->qhead != st->qtail) {
+		struct store_tick *old = st->qhead;
+		st->qhead = old->next;
+		st->qbytes -= old->bytes;
+		st->qcount--;
+		st->dropped++;
+		if (st->dropped == 1 || st->dropped % 1000 == 0)
+			log_warnx("database: sample queue full; dropped %llu oldest tick(s) so far",
+				  (unsigned long long)st->dropped);
+		tick_free(old);
+	}
+	return flush_queue(st);
+}
+
+int store_flush(struct store *st)
+{
+	return flush_queue(st);
+}
+
+size_t store_queued(const struct store *st)
+{
+	return st->qcount;
+}
+
+uint64_t store_dropped(const struct store *st)
+{
+	return st->dropped;
+}

@@ -1,0 +1,116 @@
+/*
+ * store: the SQLite writer.  The only code that writes the sample tables.
+ *
+ * One writer (the daemon's loop thread), WAL so HTTP threads can read
+ * through store/query while it writes, synchronous=NORMAL (a crash may lose
+ * the last tick, never corrupt the DB).  Each tick is assembled in memory
+ * and submitted; submission writes every pending tick in one transaction.
+ * When the DB is locked or the disk is full, ticks stay in a bounded queue
+ * (oldest dropped, and counted, past the bound) and are written when the
+ * DB accepts writes again: a stall of minutes loses nothing.
+ */
+#ifndef FPUSOAK_STORE_H
+#define FPUSOAK_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/buddyinfo.h"
+#include "collector/kmsg.h"
+#include "collector/kv.h"
+#include "collector/pagetypeinfo.h"
+#include "collector/slabinfo.h"
+
+struct store;
+struct store_tick;
+
+/* What a run records about its environment once, at its start. */
+struct store_run {
+	const char *label, *version, *boot_id, *hostname, *kernel_release, *kernel_version;
+	const char *cmdline, *hypervisor, *guest_type, *cpu_model, *fpu_features, *xstate_detail;
+	const char *config;
+	int64_t started_ms, xstate_bytes, mem_total_kb, page_size, pid;
+};
+
+/* Open (creating if absent) and migrate the DB at path; NULL with a message in err on failure.
+ * Refuses a DB from a newer fpusoakd, a corrupt DB, a non-SQLite file, and one another fpusoakd holds. */
+struct store *store_open(const char *path, size_t queue_max_bytes, char *err, size_t errlen);
+
+/* Write pending ticks (best effort) and close; accepts NULL. */
+void store_close(struct store *st);
+
+/* Mark every run without an end as ended by 'crash' at its last sample; returns how many, or -1. */
+int store_mark_crashed(struct store *st);
+
+/* Insert a run row; sets *run_id; 0 or -1 (message logged). */
+int store_run_begin(struct store *st, const struct store_run *run, int64_t *run_id);
+
+/* Record the end of a run (after flushing pending ticks); 0 or -1. */
+int store_run_end(struct store *st, int64_t run_id, int64_t ended_ms, const char *reason);
+
+/* Add a free-text note to a run (e.g. "source pagetypeinfo unreadable"); 0 or -1. */
+int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *kind, const char *text);
+
+/* Start assembling a tick; NULL on allocation failure. */
+struct store_tick *store_tick_new(struct store *st, int64_t run_id, int64_t ts_ms);
+
+/* Attach a buddyinfo snapshot to the tick; 0 or -1. */
+int store_tick_buddyinfo(struct store *st, struct store_tick *t, const struct buddyinfo *bi);
+
+/* Attach the vmstat counters that changed since the last stored value (all at a keyframe); 0 or -1. */
+int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm);
+
+/* Attach the meminfo fields fpusoakd keeps (see store.c: MEMINFO_KEEP); 0 or -1. */
+int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_set *mi);
+
+/* Attach one understood kernel-log event (raw = the escaped message, cut to 1024 bytes); 0 or -1. */
+int store_tick_event(struct store_tick *t, int64_t ts_ms, const char *boot_id, uint64_t seq,
+		     const struct kmsg_event *ev, const char *raw, size_t raw_len);
+
+/* Record where kernel-log reading stands for boot_id (written with the tick). */
+void store_tick_cursor(struct store_tick *t, const char *boot_id, uint64_t last_seq);
+
+/* Attach one of fpusoakd's own cumulative counters; stored only when it changed. 0 or -1. */
+int store_tick_counter(struct store *st, struct store_tick *t, const char *name, uint64_t value);
+
+/* Attach a pagetypeinfo snapshot and what reading it cost; 0 or -1. */
+int store_tick_pagetypeinfo(struct store *st, struct store_tick *t, const struct pagetypeinfo *p, uint32_t cost_us);
+
+/* Attach the slabinfo caches fpusoakd keeps (task_struct, mm_struct, kmalloc-*, ...); 0 or -1. */
+int store_tick_slabinfo(struct store *st, struct store_tick *t, const struct slabinfo *s, uint32_t cost_us);
+
+/* Attach one zone's atomic-risk verdicts (bit k = order k passes); 0 or -1. */
+int store_tick_atomic(struct store *st, struct store_tick *t, int node, const char *zone, int norders,
+		      uint32_t atomic_mask, uint32_t kernel_mask, int64_t margin0, int64_t kernel_margin0,
+		      int legacy);
+
+/* Last kernel-log sequence number stored for boot_id: 0 and *seq set, 1 if none, -1 on error. */
+int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq);
+
+/* Record what the tick's reads cost, in microseconds. */
+void store_tick_cost(struct store_tick *t, uint32_t sample_us);
+
+/* Queue the tick (ownership passes) and try to write the queue: 0 written, 1 queued, -1 error. */
+int store_submit(struct store *st, struct store_tick *t);
+
+/* Retry writing queued ticks: 0 all written (or none queued), 1 still queued. */
+int store_flush(struct store *st);
+
+/* Ticks waiting in the queue / dropped because the queue was full, since open. */
+size_t store_queued(const struct store *st);
+uint64_t store_dropped(const struct store *st);
+
+/* Roll complete minute and hour buckets of run_id up to now_ms (INT64_MAX at the run's end),
+ * at most a few buckets per call so a tick never stalls; 0, 1 if more remain, -1 on error. */
+int store_rollup(struct store *st, int64_t run_id, int64_t now_ms);
+
+/* Delete raw rows older than cutoff_ms, a bounded slice per call; rows deleted, or -1. Rollups stay. */
+int64_t store_retain(struct store *st, int64_t cutoff_ms);
+
+/* Number of ticks stored for a run (for status lines); -1 on error. */
+int64_t store_sample_count(struct store *st, int64_t run_id);
+
+/* The underlying path (for read-only connections). */
+const char *store_path(const struct store *st);
+
+#endif

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The real daemon on this machine's /proc: sample counts, plausible values,
+# clean stop, crash marking, the minimal web, and refusals of bad input.
+. "$(dirname "$0")/../lib.sh"
+FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
+tmp=$(mktemp -d /tmp/fpusoak-it-XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+q() { sqlite3 -batch -noheader "$db" "$1"; }
+
+db=$tmp/a.db
+port=$(free_port)
+start=$(date +%s%N)
+"$FPUSOAKD" --db "$db" --sample-interval 200ms --duration 3s --listen 127.0.0.1:$port --label it-a \
+	>"$tmp/a.log" 2>&1 &
+pid=$!; pids+=($pid)
+for i in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+check "/healthz answers 200 ok while running" sh -c "curl -fs http://127.0.0.1:$port/healthz | grep -qx ok"
+curl -fs "http://127.0.0.1:$port/" >"$tmp/index.html"
+check "/ answers 200 with the run's kernel release" grep -q "$(uname -r)" "$tmp/index.html"
+check "/ shows the latest buddyinfo table (zone Normal)" grep -q "Normal" "$tmp/index.html"
+wait $pid; rc=$?
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ $rc -eq 0 ] && pass "--duration 3s run exits 0" || fail "--duration run exited $rc: $(tail -3 "$tmp/a.log")"
+[ $elapsed_ms -lt 5000 ] && pass "--duration 3s run took ${elapsed_ms} ms" || fail "--duration 3s took ${elapsed_ms} ms"
+n=$(q "SELECT count(*) FROM v_samples")
+# 3 s at 200 ms: a sample at start and one per period: 15 or 16.
+[ "$n" -ge 14 ] && [ "$n" -le 17 ] && pass "sample count $n for 3s at 200ms (15 +/- 1)" || fail "sample count $n, want 15 +/- 1"
+check "run ended 'stopped'" test "$(q "SELECT end_reason FROM v_runs WHERE run_id=1")" = stopped
+check "run label recorded" test "$(q "SELECT label FROM v_runs WHERE run_id=1")" = it-a
+check "kernel release recorded" test "$(q "SELECT kernel_release FROM v_runs")" = "$(uname -r)"
+memtotal=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+check "mem_total_kb = /proc/meminfo MemTotal" test "$(q "SELECT mem_total_kb FROM v_runs")" = "$memtotal"
+check "v_meminfo MemTotal = /proc/meminfo" test "$(q "SELECT DISTINCT value_kb FROM v_meminfo WHERE name='MemTotal'")" = "$memtotal"
+check "page size recorded" test "$(q "SELECT page_size FROM v_runs")" = "$(getconf PAGESIZE)"
+check "cmdline recorded" test "$(q "SELECT cmdline FROM v_runs")" = "$(tr -d '\n' </proc/cmdline)"
+# Zones and order count as /proc/buddyinfo has them.
+want_zones=$(awk '{print $2 $4}' /proc/buddyinfo | tr -d , | sort | tr '\n' ' ')
+got_zones=$(q "SELECT DISTINCT node || zone FROM v_buddyinfo" | sort | tr '\n' ' ')
+check "zones match /proc/buddyinfo ($want_zones)" test "$want_zones" = "$got_zones"
+want_orders=$(awk 'NR==1 {print NF-4}' /proc/buddyinfo)
+check "order count matches /proc/buddyinfo ($want_orders)" test "$(q "SELECT count(DISTINCT page_order) FROM v_buddyinfo")" = "$want_orders"
+# Free pages: the last sample vs a read now, for the largest zone; an idle 24 GB machine moves < 10%.
+now_free=$(awk '$4=="Normal" {s=0; for (i=5;i<=NF;i++) s+=$i*2^(i-5); print s; exit}' /proc/buddyinfo)
+got_free=$(q "SELECT sum(free_blocks << page_order) FROM v_buddyinfo WHERE zone='Normal' AND node=0 AND ts_ms=(SELECT max(ts_ms) FROM v_samples)")
+python3 -c "import sys; a,b=$now_free,$got_free; sys.exit(0 if abs(a-b) <= 0.1*a else 1)" \
+	&& pass "Normal free pages plausible (stored $got_free, now $now_free)" || fail "Normal free pages stored $got_free vs now $now_free"
+vm_now=$(awk '$1=="pgfault" {print $2}' /proc/vmstat)
+vm_got=$(q "SELECT max(value) FROM v_vmstat WHERE name='pgfault'")
+[ -n "$vm_got" ] && [ "$vm_got" -gt 0 ] && [ "$vm_got" -le "$vm_now" ] && pass "pgfault stored ($vm_got <= now $vm_now)" || fail "pgfault stored '$vm_got', now $vm_now"
+check "every compact_* counter present in /proc/vmstat is stored" test \
+	"$(grep -c '^compact_' /proc/vmstat)" = "$(q "SELECT count(DISTINCT name) FROM v_vmstat WHERE name LIKE 'compact\_%' ESCAPE '\\'")"
+
+# SIGTERM: finish, mark stopped, exit 0 within 2 s.
+"$FPUSOAKD" --db "$db" --sample-interval 100ms --listen none >"$tmp/b.log" 2>&1 &
+pid=$!; pids+=($pid)
+sleep 1
+t0=$(date +%s%N); kill -TERM $pid; wait $pid; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ $rc -eq 0 ] && [ $ms -lt 2000 ] && pass "SIGTERM: exit 0 in ${ms} ms" || fail "SIGTERM: exit $rc in ${ms} ms"
+check "SIGTERM run ended 'stopped'" test "$(q "SELECT end_reason FROM v_runs WHERE run_id=2")" = stopped
+
+# SIGKILL: the next start marks the run 'crash' and ends it at its last sample.
+"$FPUSOAKD" --db "$db" --sample-interval 100ms --listen none >"$tmp/c.log" 2>&1 &
+pid=$!; pids+=($pid)
+sleep 1; kill -KILL $pid; wait $pid 2>/dev/null
+"$FPUSOAKD" --db "$db" --sample-interval 100ms --duration 300ms --listen none >"$tmp/d.log" 2>&1
+check "killed run marked 'crash' at next start" test "$(q "SELECT end_reason FROM v_runs WHERE run_id=3")" = crash
+check "crashed run ends at its last sample" test "$(q "SELECT ended_ms = (SELECT max(ts_ms) FROM samples WHERE run_id=3) FROM runs WHERE run_id=3")" = 1
+check "the start says so in its log" grep -q "as 'crash'" "$tmp/d.log"
+
+# Bad input: one clear line, non-zero exit, stored data untouched.
+sum_before=$(md5sum "$db" | cut -d' ' -f1)
+"$FPUSOAKD" --db "$db" --sample-interval soon >"$tmp/e.log" 2>&1; rc=$?
+[ $rc -eq 64 ] && grep -q "sample-interval: 'soon' is not" "$tmp/e.log" && pass "bad flag: exit 64, names the flag" || fail "bad flag: exit $rc: $(cat "$tmp/e.log")"
+printf '[fpusoakd]\nlisten = 127.0.0.1:1\nduration = later\n' >"$tmp/bad.conf"
+"$FPUSOAKD" -c "$tmp/bad.conf" --db "$db" >"$tmp/f.log" 2>&1; rc=$?
+[ $rc -eq 78 ] && grep -q "bad.conf:3: duration" "$tmp/f.log" && pass "bad config: exit 78 with file:line and key" || fail "bad config: exit $rc: $(cat "$tmp/f.log")"
+check "DB untouched by refused starts" test "$sum_before" = "$(md5sum "$db" | cut -d' ' -f1)"
+sqlite3 "$db" "PRAGMA user_version=999"
+"$FPUSOAKD" --db "$db" --listen none --duration 1s >"$tmp/g.log" 2>&1; rc=$?
+[ $rc -ne 0 ] && grep -q "newer" "$tmp/g.log" && pass "DB from a newer fpusoakd refused (exit $rc)" || fail "newer DB: exit $rc: $(cat "$tmp/g.log")"
+head -c 8192 /dev/urandom >"$tmp/noise.db"; sum=$(md5sum <"$tmp/noise.db")
+"$FPUSOAKD" --db "$tmp/noise.db" --listen none --duration 1s >"$tmp/h.log" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ "$sum" = "$(md5sum <"$tmp/noise.db")" ] && pass "garbage DB refused and left as it was (exit $rc)" || fail "garbage DB: exit $rc"
+
+# Fixture tree: 2 NUMA nodes and 14 orders via --proc-root.
+if [ -f tests/fixtures/buddyinfo.numa2-14 ]; then
+	mkdir -p "$tmp/proc"; cp tests/fixtures/buddyinfo.numa2-14 "$tmp/proc/buddyinfo"
+	cp /proc/vmstat /proc/meminfo "$tmp/proc/"
+	db=$tmp/fx.db
+	"$FPUSOAKD" --db "$db" --proc-root "$tmp/proc" --sample-interval 100ms --duration 500ms --listen none >"$tmp/i.log" 2>&1
+	check "--proc-root fixture: 14 orders stored" test "$(q "SELECT count(DISTINCT page_order) FROM v_buddyinfo")" = 14
+	check "--proc-root fixture: 2 nodes stored" test "$(q "SELECT count(DISTINCT node) FROM v_buddyinfo")" = 2
+	# An unreadable source is logged once and the rest goes on.
+	rm "$tmp/proc/vmstat"; db=$tmp/fx2.db
+	"$FPUSOAKD" --db "$db" --proc-root "$tmp/proc" --sample-interval 100ms --duration 600ms --listen none >"$tmp/j.log" 2>&1
+	check "missing source logged once" test "$(grep -c 'cannot read /proc/vmstat' "$tmp/j.log")" = 1
+	check "other sources still stored" test "$(q "SELECT count(*) > 3 FROM v_samples")" = 1
+else
+	skip "fixture buddyinfo.numa2-14 not present"
+fi
+t_done

@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# fpusoakd under a real systemd: unit checks on the host, then (as root) a
+# booted Debian 12 container.  See tests/systemd/run.sh; skips visibly when
+# not root or when systemd-nspawn cannot be installed.
+T_NAME=80_systemd exec bash "$(dirname "$0")/../systemd/run.sh" "$@"

@@ -1,0 +1,96 @@
+/* test_config: flags, the INI file, precedence and every kind of bad value. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "daemon/config.h"
+#include "test.h"
+
+static struct config cfg;
+
+static int load(const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+
+	argv[argc++] = "fpusoakd";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return config_load(&cfg, argc, argv);
+}
+
+static const char *write_conf(const char *text)
+{
+	static char path[] = "/tmp/fpusoak-test-conf-XXXXXX";
+	int fd;
+
+	snprintf(path, sizeof path, "/tmp/fpusoak-test-conf-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+	return path;
+}
+
+int main(void)
+{
+	unsetenv("STATE_DIRECTORY");
+	T_EQ_I(load((const char *[]){ NULL }), 0, "no arguments: defaults");
+	T_EQ_S(cfg.db, "./fpusoakd.db", "default db");
+	T_EQ_S(cfg.listen, "127.0.0.1:8089", "default listen");
+	T_EQ_I(cfg.sample_interval_ms, 1000, "default sample interval");
+	T_EQ_I(cfg.slow_interval_ms, 60000, "default slow interval");
+	T_EQ_I(cfg.duration_ms, 0, "default duration");
+
+	setenv("STATE_DIRECTORY", "/var/lib/fpusoakd:/other", 1);
+	T_EQ_I(load((const char *[]){ NULL }), 0, "STATE_DIRECTORY");
+	T_EQ_S(cfg.db, "/var/lib/fpusoakd/fpusoakd.db", "db under the first STATE_DIRECTORY");
+	unsetenv("STATE_DIRECTORY");
+
+	T_EQ_I(load((const char *[]){ "--sample-interval", "250ms", "--duration", "2h", "--listen", "none",
+				      "--label", "gfp-atomic", NULL }), 0, "flags");
+	T_EQ_I(cfg.sample_interval_ms, 250, "--sample-interval 250ms");
+	T_EQ_I(cfg.duration_ms, 7200000, "--duration 2h");
+	T_EQ_S(cfg.listen, "none", "--listen none");
+	T_EQ_S(cfg.label, "gfp-atomic", "--label");
+	T_EQ_I(load((const char *[]){ "--sample-interval=2s", NULL }), 0, "--flag=value form");
+	T_EQ_I(cfg.sample_interval_ms, 2000, "--sample-interval=2s");
+
+	T_EQ_I(load((const char *[]){ "--sample-interval", "fast", NULL }), 64, "bad duration: exit 64");
+	T_EQ_I(load((const char *[]){ "--sample-interval", "1ms", NULL }), 64, "too short interval: exit 64");
+	T_EQ_I(load((const char *[]){ "--bogus", NULL }), 64, "unknown flag: exit 64");
+	T_EQ_I(load((const char *[]){ "--db", NULL }), 64, "missing value: exit 64");
+	T_EQ_I(load((const char *[]){ "stray", NULL }), 64, "stray argument: exit 64");
+	T_EQ_I(load((const char *[]){ "--log-level", "loud", NULL }), 64, "bad log level: exit 64");
+	T_EQ_I(load((const char *[]){ "--listen", "8089", NULL }), 64, "listen without port: exit 64");
+	T_EQ_I(load((const char *[]){ "--help", NULL }), 1, "--help: print and exit 0");
+	T_EQ_I(load((const char *[]){ "--version", NULL }), 1, "--version: print and exit 0");
+
+	const char *p = write_conf("# comment\n[fpusoakd]\nsample-interval = 500ms\nlabel = from file\n"
+				   "duration = 10s\n");
+	T_EQ_I(load((const char *[]){ "-c", p, "--duration", "20s", NULL }), 0, "config file + flags");
+	T_EQ_I(cfg.sample_interval_ms, 500, "file sets sample-interval");
+	T_EQ_S(cfg.label, "from file", "file sets label");
+	T_EQ_I(cfg.duration_ms, 20000, "flag wins over file");
+	unlink(p);
+
+	p = write_conf("[fpusoakd]\nsample-interval = 1s\nsample-intervall = 2s\n");
+	T_EQ_I(load((const char *[]){ "-c", p, NULL }), 78, "unknown key: exit 78");
+	unlink(p);
+	p = write_conf("[fpusoakd]\n\nduration = soon\n");
+	T_EQ_I(load((const char *[]){ "-c", p, NULL }), 78, "bad value in file: exit 78");
+	unlink(p);
+	p = write_conf("[other]\nduration = 1s\n");
+	T_EQ_I(load((const char *[]){ "-c", p, NULL }), 78, "unknown section: exit 78");
+	unlink(p);
+	p = write_conf("this is not ini\n");
+	T_EQ_I(load((const char *[]){ "-c", p, NULL }), 78, "syntax error: exit 78");
+	unlink(p);
+	T_EQ_I(load((const char *[]){ "-c", "/nonexistent/fpusoakd.conf", NULL }), 78, "missing file: exit 78");
+
+	char out[4096];
+	T_EQ_I(load((const char *[]){ "--sample-interval", "250ms", NULL }), 0, "describe setup");
+	config_describe(&cfg, out, sizeof out);
+	T_CHECK(strstr(out, "sample-interval=250ms\n") != NULL, "describe shows sample-interval=250ms");
+	T_DONE();
+}

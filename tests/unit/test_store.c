@@ -1,0 +1,194 @@
+/*
+ * test_store: the writer.  Migrations, runs, ticks through the views, the
+ * queue under a locked DB, and refusal of newer, corrupt and foreign files.
+ */
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "test.h"
+
+static char dir[] = "/tmp/fpusoak-test-store-XXXXXX";
+
+static int64_t q1(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return -2;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			v = sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(db);
+	return v;
+}
+
+static struct buddyinfo bi;
+static struct kv_set vm, mi;
+
+static void fill(uint64_t base)
+{
+	memset(&bi, 0, sizeof bi);
+	bi.nzones = 2;
+	bi.norders = 11;
+	bi.z[0].node = 0;
+	strcpy(bi.z[0].zone, "DMA32");
+	bi.z[1].node = 0;
+	strcpy(bi.z[1].zone, "Normal");
+	for (int k = 0; k < 11; k++) {
+		bi.z[0].free[k] = base + (uint64_t)k;
+		bi.z[1].free[k] = 100 * base + (uint64_t)k;
+	}
+	vm.n = 3;
+	strcpy(vm.e[0].name, "compact_stall");
+	vm.e[0].value = 7;                       /* constant: stored at the keyframe only */
+	strcpy(vm.e[1].name, "pgalloc_normal");
+	vm.e[1].value = 1000 + base;             /* changes every tick */
+	strcpy(vm.e[2].name, "nr_dirty");        /* not a kept counter */
+	vm.e[2].value = 5;
+	mi.n = 2;
+	strcpy(mi.e[0].name, "MemFree");
+	mi.e[0].value = 5000 + base;
+	strcpy(mi.e[1].name, "Hugepagesize");    /* not kept */
+	mi.e[1].value = 2048;
+}
+
+static int submit(struct store *st, int64_t run, int64_t ts, uint64_t base)
+{
+	struct store_tick *t = store_tick_new(st, run, ts);
+	fill(base);
+	store_tick_buddyinfo(st, t, &bi);
+	store_tick_vmstat(st, t, &vm);
+	store_tick_meminfo(st, t, &mi);
+	store_tick_cost(t, 42);
+	return store_submit(st, t);
+}
+
+int main(void)
+{
+	char path[256], err[512], cmd[512];
+	struct store *st, *st2;
+	int64_t run;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof path, "%s/t.db", dir);
+	st = store_open(path, 1 << 20, err, sizeof err);
+	T_CHECK(st != NULL, "open creates and migrates a new DB (%s)", st ? "ok" : err);
+	if (!st)
+		T_DONE();
+	T_CHECK(q1(path, "PRAGMA user_version") >= 1, "user_version set by migrations");
+	st2 = store_open(path, 1 << 20, err, sizeof err);
+	T_CHECK(st2 == NULL && strstr(err, "another fpusoakd") != NULL, "second writer refused: %s", err);
+	store_close(st2);
+
+	struct store_run r = { .label = "t", .kernel_release = "6.1.0", .hypervisor = "xen", .guest_type = "PV",
+			       .started_ms = 1700000000000, .mem_total_kb = 65536 };
+	T_EQ_I(store_run_begin(st, &r, &run), 0, "run begins");
+	for (int i = 0; i < 5; i++)
+		T_EQ_I(submit(st, run, 1700000000000 + i * 1000, (uint64_t)i), 0, "tick %d written", i);
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_samples"), 5, "5 samples");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_buddyinfo"), 5 * 2 * 11, "v_buddyinfo: 5 ticks x 2 zones x 11 orders");
+	T_EQ_I(q1(path, "SELECT free_blocks FROM v_buddyinfo WHERE zone='Normal' AND page_order=3 AND ts_ms=1700000002000"),
+	       203, "v_buddyinfo value round-trips");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_buddyinfo WHERE page_order >= 11"), 0, "no orders past norders");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_vmstat WHERE name='compact_stall'"), 1, "unchanged counter stored once");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_vmstat WHERE name='pgalloc_normal'"), 5, "changing counter every tick");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_vmstat WHERE name='nr_dirty'"), 0, "uninteresting counter not kept");
+	T_EQ_I(q1(path, "SELECT value_kb FROM v_meminfo WHERE name='MemFree' AND ts_ms=1700000004000"), 5004, "v_meminfo");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE hypervisor='xen' AND guest_type='PV' AND end_reason IS NULL"),
+	       1, "v_runs row");
+	T_CHECK(q1(path, "SELECT count(*) FROM v_samples WHERE ts = '2023-11-14T22:13:20.000Z'") == 1, "ts is ISO 8601 UTC");
+
+	/* A writer holding the lock: ticks queue, nothing is lost, then they land. */
+	sqlite3 *locker;
+	sqlite3_open(path, &locker);
+	T_CHECK(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK, "other process takes an exclusive lock");
+	for (int i = 5; i < 10; i++)
+		T_EQ_I(submit(st, run, 1700000000000 + i * 1000, (uint64_t)i), 1, "tick %d queued while locked", i);
+	T_EQ_I(store_queued(st), 5, "5 ticks queued");
+	sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(locker);
+	T_EQ_I(store_flush(st), 0, "flush after unlock");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_samples"), 10, "all 10 samples present after the lock");
+	T_EQ_I(store_dropped(st), 0, "nothing dropped");
+
+	/* A tiny queue bound drops the oldest, counted. */
+	store_close(st);
+	st = store_open(path, 1 << 10, err, sizeof err);
+	sqlite3_open(path, &locker);
+	sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL);
+	for (int i = 10; i < 20; i++)
+		submit(st, run, 1700000000000 + i * 1000, (uint64_t)i);
+	T_CHECK(store_dropped(st) > 0 && store_queued(st) >= 1, "bounded queue drops oldest (%llu dropped)",
+		(unsigned long long)store_dropped(st));
+	sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(locker);
+	T_EQ_I(store_flush(st), 0, "flush");
+	T_EQ_I(q1(path, "SELECT max(ts_ms) FROM samples"), 1700000019000, "newest tick survived");
+
+	/* Crash marking: a run without an end ends at its last sample. */
+	store_close(st);
+	st = store_open(path, 1 << 20, err, sizeof err);
+	T_EQ_I(store_mark_crashed(st), 1, "one run marked crashed");
+	T_EQ_I(q1(path, "SELECT count(*) FROM runs WHERE end_reason='crash' AND ended_ms=1700000019000"), 1,
+	       "crashed run ends at its last sample");
+	int64_t run2;
+	store_run_begin(st, &r, &run2);
+	T_EQ_I(store_run_end(st, run2, 1700000100000, "stopped"), 0, "run ends");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE end_reason='stopped'"), 1, "stopped run");
+	store_close(st);
+
+	/* A DB from a newer fpusoakd is refused. */
+	snprintf(cmd, sizeof cmd, "sqlite3 %s 'PRAGMA user_version=999'", path);
+	T_EQ_I(system(cmd), 0, "bump user_version with sqlite3");
+	st = store_open(path, 1 << 20, err, sizeof err);
+	T_CHECK(st == NULL && strstr(err, "newer") != NULL, "newer schema refused: %s", err);
+	store_close(st);
+
+	/* A file that is not SQLite is refused and left as it was. */
+	char junk[256];
+	struct stat sb1, sb2;
+	snprintf(junk, sizeof junk, "%s/junk.db", dir);
+	int fd = open(junk, O_CREAT | O_WRONLY, 0644);
+	T_CHECK(write(fd, "this is not a database, it is a text file\n", 42) == 42, "write junk file");
+	close(fd);
+	stat(junk, &sb1);
+	st = store_open(junk, 1 << 20, err, sizeof err);
+	stat(junk, &sb2);
+	T_CHECK(st == NULL, "non-SQLite file refused: %s", err);
+	T_CHECK(sb1.st_size == sb2.st_size && sb1.st_mtime == sb2.st_mtime, "junk file untouched");
+	store_close(st);
+
+	/* A corrupt DB (a page of the samples table overwritten) is refused, never rewritten. */
+	char bad[256];
+	snprintf(bad, sizeof bad, "%s/bad.db", dir);
+	st = store_open(bad, 1 << 20, err, sizeof err);
+	store_run_begin(st, &r, &run);
+	for (int i = 0; i < 400; i++)
+		submit(st, run, 1700000000000 + i * 1000, (uint64_t)i);
+	store_close(st);
+	fd = open(bad, O_WRONLY);
+	char garbage[4096];
+	memset(garbage, 0xA5, sizeof garbage);
+	T_CHECK(pwrite(fd, garbage, sizeof garbage, 4096 * 5) == (ssize_t)sizeof garbage, "corrupt a page");
+	close(fd);
+	stat(bad, &sb1);
+	st = store_open(bad, 1 << 20, err, sizeof err);
+	stat(bad, &sb2);
+	T_CHECK(st == NULL, "corrupt DB refused: %s", err);
+	T_CHECK(sb1.st_size == sb2.st_size && sb1.st_mtime == sb2.st_mtime, "corrupt DB not rewritten");
+	store_close(st);
+
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	T_DONE();
+}

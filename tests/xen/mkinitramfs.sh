@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Build the Xen PV guest's initramfs: static busybox, /init (guest-init.sh),
+# the payload (fpusoakd or the sqlite3 stand-in) with every shared library
+# ldd names plus the dynamic loader, the sqlite3 CLI (the guest folds the DB's
+# WAL and checks it), the few kernel modules the guest loads, and
+# /etc/soak.env, the soak configuration /init reads.
+#
+# Usage: mkinitramfs.sh --out FILE [--payload daemon|standin] [--daemon PATH]
+#          [--seconds N] [--guest-timeout N] [--port N|''] [--args "FLAGS"]
+# Needs tests/xen/cache/env from prepare.sh.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${XEN_CACHE:-$here/cache}
+out= payload=standin daemon= seconds=60 gtimeout= port=8089 args=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=$2; shift 2 ;;
+	--payload) payload=$2; shift 2 ;;
+	--daemon) daemon=$2; shift 2 ;;
+	--seconds) seconds=$2; shift 2 ;;
+	--guest-timeout) gtimeout=$2; shift 2 ;;
+	--port) port=$2; shift 2 ;;
+	--args) args=$2; shift 2 ;;
+	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$out" ] || { echo "mkinitramfs: --out FILE is required" >&2; exit 2; }
+case "$seconds" in '' | *[!0-9]*) echo "mkinitramfs: --seconds wants a number" >&2; exit 2 ;; esac
+# The payload gets its soak plus a margin to stop and write, then is killed.
+gtimeout=${gtimeout:-$((seconds + 60))}
+case "$payload" in
+daemon) [ -x "$daemon" ] || { echo "mkinitramfs: --daemon PATH must be executable" >&2; exit 2; } ;;
+standin) ;;
+*) echo "mkinitramfs: --payload daemon|standin" >&2; exit 2 ;;
+esac
+# shellcheck disable=SC1091
+. "$cache/env"
+
+# Modules the guest loads, the rest of the Xen drivers it uses (hvc console,
+# /sys/hypervisor, xenbus, balloon) being built into Debian's kernel:
+#   xenfs  -> /proc/xen (needs xen-privcmd)
+#   e1000  -> QEMU's default NIC, for serving the report to the host
+want_mods="kernel/drivers/xen/xenfs/xenfs.ko kernel/drivers/net/ethernet/intel/e1000/e1000.ko"
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/fpusoak-initrd.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,lib64,lib/modules/"$KVER"}
+
+# busybox and its applets, at the paths busybox itself names.
+cp /bin/busybox "$root/bin/busybox"
+/bin/busybox --list-full | while read -r a; do
+	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
+done
+
+# copy_bin SRC DEST: the program and every library ldd resolves for it, at the
+# same paths, so the loader finds them without an ld.so.cache.
+copy_bin() {
+	install -D -m 0755 "$1" "$root$2"
+	ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+		while read -r lib; do
+			[ -e "$root$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$root$lib"
+		done
+}
+copy_bin "$(command -v sqlite3)" /usr/bin/sqlite3
+if [ "$payload" = daemon ]; then copy_bin "$daemon" /usr/sbin/fpusoakd; fi
+
+# modules with their dependencies first (modules.dep: "mod: dep1 dep2", where a
+# dep's own deps are listed too, deepest last).
+order=()
+add_mod() {
+	local m=$1 d line
+	for d in "${order[@]:-}"; do [ "$d" = "$m" ] && return 0; done
+	line=$(grep -m1 "^$m:" "$MODDIR/modules.dep") || { echo "mkinitramfs: $m not in modules.dep" >&2; exit 1; }
+	local deps=${line#*:}
+	local rev=()
+	for d in $deps; do rev=("$d" "${rev[@]}"); done
+	for d in "${rev[@]:-}"; do [ -n "$d" ] && add_mod "$d"; done
+	order+=("$m")
+}
+for m in $want_mods; do add_mod "$m"; done
+for m in "${order[@]}"; do install -D -m 0644 "$MODDIR/$m" "$root/lib/modules/$KVER/$m"; done
+
+install -m 0755 "$here/guest-init.sh" "$root/init"
+install -m 0755 "$here/standin.sh" "$root/standin.sh"
+q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+{
+	echo "KVER=$(q "$KVER")"
+	echo "MODULES=$(q "${order[*]}")"
+	echo "PAYLOAD=$(q "$payload")"
+	echo "SOAK_SECONDS=$(q "$seconds")"
+	echo "GUEST_TIMEOUT=$(q "$gtimeout")"
+	echo "LISTEN_PORT=$(q "$port")"
+	echo "FPUSOAKD_ARGS=$(q "$args")"
+} >"$root/etc/soak.env"
+echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
+echo "root:x:0:" >"$root/etc/group"
+echo "xenpv" >"$root/etc/hostname"
+
+mkdir -p "$(dirname "$out")"
+(cd "$root" && find . -print | sort | cpio -o -H newc --quiet -R 0:0) | gzip -6 >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "mkinitramfs: $out ($(du -k "$out" | cut -f1) KiB, payload $payload, modules: ${order[*]})" >&2

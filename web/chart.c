@@ -1,0 +1,230 @@
+/*
+ * chart: turn store series into SVG charts for the pages; see handler.h.
+ *
+ * Each chart asks the store for at most CHART_POINTS buckets (the SQL does
+ * the downsampling), so a page costs the same for a 10-minute and a 30-day
+ * window, and no chart draws more than CHART_POINTS points per series.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web/handler.h"
+#include "web/svg.h"
+
+#define CHART_POINTS 400      /* per series: ~ one per 2 px of a 760 px chart */
+#define CHART_MAX_ZONES 16    /* zones charted per page; more are named in a note */
+#define CHART_MAX_LINES 8     /* series on one line chart */
+
+/* The chart's time axis is the page's window when both ends are known, else the data's extent (0). */
+#define AXIS(a, b) ((a) >= 0 && (b) >= 0 ? (a) : 0)
+
+struct zone_acc {
+	int node;
+	char zone[ZONE_NAME_MAX];
+	int norders;
+	size_t n;
+	int64_t t[CHART_POINTS];
+	double f[BUDDY_MAX_ORDER][CHART_POINTS];
+};
+
+struct buddy_acc {
+	struct zone_acc *z[CHART_MAX_ZONES];
+	int nz;
+	int skipped;               /* rows of zones past CHART_MAX_ZONES */
+};
+
+static int buddy_cb(void *arg, const struct query_buddy_point *p)
+{
+	struct buddy_acc *a = arg;
+	struct zone_acc *z = NULL;
+
+	for (int i = 0; i < a->nz && !z; i++)
+		if (a->z[i]->node == p->node && strcmp(a->z[i]->zone, p->zone ? p->zone : "") == 0)
+			z = a->z[i];
+	if (!z) {
+		if (a->nz == CHART_MAX_ZONES || !p->zone || strlen(p->zone) >= ZONE_NAME_MAX) {
+			a->skipped++;
+			return 0;
+		}
+		if (!(z = calloc(1, sizeof *z)))
+			return -1;
+		a->z[a->nz++] = z;
+		z->node = p->node;
+		memcpy(z->zone, p->zone, strlen(p->zone) + 1);
+	}
+	if (z->n == CHART_POINTS)
+		return -1;   /* cannot happen with max_points = CHART_POINTS; refuse rather than cut */
+	if (p->norders > z->norders)
+		z->norders = p->norders;
+	z->t[z->n] = p->ts_ms;
+	for (int k = 0; k < BUDDY_MAX_ORDER; k++)
+		z->f[k][z->n] = p->free[k];
+	z->n++;
+	return 0;
+}
+
+static void stacked(struct web_req *r, const struct zone_acc *z, int64_t from, int64_t to, int64_t page_size)
+{
+	static const char *const names[BUDDY_MAX_ORDER] = {
+		"order 0", "order 1", "order 2", "order 3", "order 4", "order 5", "order 6", "order 7",
+		"order 8", "order 9", "order 10", "order 11", "order 12", "order 13", "order 14", "order 15",
+	};
+	double *mb = malloc(sizeof(double) * BUDDY_MAX_ORDER * CHART_POINTS);
+	const double *layers[BUDDY_MAX_ORDER];
+	char title[96];
+	struct svg_chart c = { .title = title, .y_label = "free memory, MB", .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from), .y_from_zero = 1,
+		.caption = "Free memory in this zone by the order of the free block it sits in, stacked (order 0 at "
+			   "the bottom). When the upper, high-order bands thin out while the total holds, the free "
+			   "memory is fragmenting: it is there, but not in blocks large enough for big allocations." };
+
+	if (!mb) {
+		r->body.err = 1;
+		return;
+	}
+	snprintf(title, sizeof title, "Free memory by order, node %d zone %s", z->node, z->zone);
+	for (int k = 0; k < z->norders; k++) {
+		for (size_t j = 0; j < z->n; j++)
+			mb[k * CHART_POINTS + j] = z->f[k][j] * (double)(UINT64_C(1) << k) * (double)page_size / 1048576.0;
+		layers[k] = mb + k * CHART_POINTS;
+	}
+	svg_stacked_area(&r->body, &c, z->t, z->n, layers, names, z->norders);
+	free(mb);
+}
+
+/*
+ * Unusable free space index of order k (the kernel's
+ * /sys/kernel/debug/extfrag/unusable_index): the share of free memory in
+ * blocks smaller than 2^k pages.  Computed here from the bucket averages
+ * until analysis/ provides the kernel-exact one.
+ */
+static void heatmap(struct web_req *r, const struct zone_acc *z, int64_t from, int64_t to)
+{
+	static const char *const rows[BUDDY_MAX_ORDER] = {
+		"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
+	};
+	double *cells = malloc(sizeof(double) * BUDDY_MAX_ORDER * CHART_POINTS);
+	char title[96];
+	struct svg_chart c = { .title = title, .y_label = "order", .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
+		.caption = "Unusable free space index per order (0: all free memory is in blocks of at least this "
+			   "order; 1: none is). A dark band growing downwards means allocations of those orders "
+			   "increasingly depend on compaction, and will fail when it cannot keep up." };
+
+	if (!cells) {
+		r->body.err = 1;
+		return;
+	}
+	snprintf(title, sizeof title, "Unusable free space index, node %d zone %s", z->node, z->zone);
+	for (size_t j = 0; j < z->n; j++) {
+		double total = 0, suitable = 0;
+		for (int k = 0; k < z->norders; k++)
+			total += z->f[k][j] * (double)(UINT64_C(1) << k);
+		for (int k = z->norders - 1; k >= 0; k--) {
+			suitable += z->f[k][j] * (double)(UINT64_C(1) << k);
+			cells[j * (size_t)z->norders + (size_t)k] = total > 0 ? (total - suitable) / total : NAN;
+		}
+	}
+	svg_heatmap(&r->body, &c, z->t, z->n, cells, rows, z->norders, 0, 1);
+	free(cells);
+}
+
+int chart_buddy(struct web_req *r, int64_t run_id, int64_t from, int64_t to, int64_t page_size, int which)
+{
+	struct buddy_acc a = { 0 };
+	struct query_range rg = { from, to, CHART_POINTS, 0, 0 };
+	int n, ret = 0;
+
+	n = query_buddy_series(r->q, run_id, &rg, buddy_cb, &a);
+	if (n < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (a.nz == 0)
+		sb_puts(&r->body, "<p class=\"pending\">No buddyinfo samples in this window.</p>\n");
+	if (page_size <= 0) {
+		page_size = 4096;
+		sb_puts(&r->body, "<p class=\"pending\">Page size not recorded; MB assume 4096-byte pages.</p>\n");
+	}
+	for (int i = 0; i < a.nz; i++) {
+		if (which & CHART_STACKED)
+			stacked(r, a.z[i], from, to, page_size);
+		if (which & CHART_HEATMAP)
+			heatmap(r, a.z[i], from, to);
+	}
+	if (a.skipped)
+		sb_printf(&r->body, "<p class=\"pending\">More than %d zones: only the first %d are charted.</p>\n",
+			  CHART_MAX_ZONES, CHART_MAX_ZONES);
+out:
+	for (int i = 0; i < a.nz; i++)
+		free(a.z[i]);
+	return ret;
+}
+
+struct line_acc {
+	size_t n;
+	double scale;
+	int64_t t[CHART_POINTS];
+	double v[CHART_POINTS];
+};
+
+static int point_cb(void *arg, const struct query_point *p)
+{
+	struct line_acc *a = arg;
+
+	if (a->n == CHART_POINTS)
+		return -1;
+	a->t[a->n] = p->ts_ms;
+	a->v[a->n] = p->v * a->scale;
+	a->n++;
+	return 0;
+}
+
+typedef int (*series_fn)(struct query *q, int64_t run_id, const char *name, struct query_range *rg,
+			 query_point_fn fn, void *arg);
+
+/* One line chart of up to CHART_MAX_LINES named series from fn; names absent from the run are left out. */
+static int lines(struct web_req *r, series_fn fn, double scale, int64_t run_id, int64_t from, int64_t to,
+		 const char *const *names, int n, const struct svg_chart *c)
+{
+	struct line_acc *acc = calloc(CHART_MAX_LINES, sizeof *acc);
+	struct svg_series s[CHART_MAX_LINES];
+	int ns = 0, ret = 0;
+
+	if (!acc)
+		return -1;
+	for (int i = 0; i < n && i < CHART_MAX_LINES; i++) {
+		struct query_range rg = { from, to, CHART_POINTS, 0, 0 };
+		acc[ns].scale = scale;
+		if (fn(r->q, run_id, names[i], &rg, point_cb, &acc[ns]) < 0) {
+			ret = -1;
+			goto out;
+		}
+		if (acc[ns].n == 0)
+			continue;
+		s[ns] = (struct svg_series){ names[i], acc[ns].t, acc[ns].v, acc[ns].n };
+		ns++;
+	}
+	svg_line_chart(&r->body, c, s, ns);
+out:
+	free(acc);
+	return ret;
+}
+
+int chart_meminfo(struct web_req *r, int64_t run_id, int64_t from, int64_t to, const char *const *names, int n,
+		  const char *title, const char *caption)
+{
+	struct svg_chart c = { .title = title, .y_label = "MB", .caption = caption, .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
+			       .y_from_zero = 1 };
+
+	return lines(r, query_meminfo_series, 1.0 / 1024, run_id, from, to, names, n, &c);
+}
+
+int chart_vmstat_rates(struct web_req *r, int64_t run_id, int64_t from, int64_t to, const char *const *names,
+		       int n, const char *title, const char *caption)
+{
+	struct svg_chart c = { .title = title, .y_label = "events/s", .caption = caption, .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
+			       .y_from_zero = 1 };
+
+	return lines(r, query_vmstat_rate, 1.0, run_id, from, to, names, n, &c);
+}

@@ -1,0 +1,159 @@
+/* metrics: Prometheus text exposition 0.0.4; see metrics.h. */
+#include "web/metrics.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "web/escape.h"
+
+static void family(struct strbuf *sb, const char *name, const char *type, const char *help)
+{
+	/* help is one of our constants: no backslash or newline to escape. */
+	sb_printf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void label(struct strbuf *sb, const char *key, const char *value, int first)
+{
+	sb_printf(sb, "%s%s=\"", first ? "" : ",", key);
+	escape_prom_label(sb, value, strlen(value));
+	sb_puts(sb, "\"");
+}
+
+/*
+ * /proc/vmstat mixes state (mostly nr_*, in pages) and event counters.
+ * The prefix decides, with the known exceptions of current kernels.
+ */
+static int vmstat_is_counter(const char *name)
+{
+	static const char *const nr_counters[] = {
+		"nr_dirtied", "nr_written", "nr_foll_pin_acquired", "nr_foll_pin_released",
+	};
+	static const char *const other_gauges[] = { "workingset_nodes" };
+
+	if (strncmp(name, "nr_", 3) == 0) {
+		for (size_t i = 0; i < sizeof nr_counters / sizeof nr_counters[0]; i++)
+			if (strcmp(name, nr_counters[i]) == 0)
+				return 1;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof other_gauges / sizeof other_gauges[0]; i++)
+		if (strcmp(name, other_gauges[i]) == 0)
+			return 0;
+	return 1;
+}
+
+static void run_families(struct strbuf *sb, const struct metrics_input *in)
+{
+	family(sb, "fpusoakd_build_info", "gauge", "Build of the running fpusoakd; always 1.");
+	sb_puts(sb, "fpusoakd_build_info{");
+	label(sb, "version", in->version ? in->version : "unknown", 1);
+	sb_puts(sb, "} 1\n");
+	family(sb, "fpusoakd_run_id", "gauge", "Id of the current run in the database (runs.run_id).");
+	sb_printf(sb, "fpusoakd_run_id %" PRId64 "\n", in->run_id);
+	family(sb, "fpusoakd_run_start_time_seconds", "gauge", "Start of the current run, Unix time.");
+	sb_printf(sb, "fpusoakd_run_start_time_seconds %" PRId64 ".%03d\n", in->run_started_ms / 1000,
+		  (int)(in->run_started_ms % 1000));
+	family(sb, "fpusoakd_samples_total", "counter", "Samples (ticks) stored in the current run.");
+	sb_printf(sb, "fpusoakd_samples_total %" PRIu64 "\n", in->samples_total);
+	if (in->sample_ts_ms > 0) {
+		family(sb, "fpusoakd_last_sample_timestamp_seconds", "gauge", "When the last sample was taken, Unix time.");
+		sb_printf(sb, "fpusoakd_last_sample_timestamp_seconds %" PRId64 ".%03d\n", in->sample_ts_ms / 1000,
+			  (int)(in->sample_ts_ms % 1000));
+	}
+	if (in->sample_us >= 0) {
+		family(sb, "fpusoakd_sample_duration_seconds", "gauge",
+		       "Time the last sample took to read and parse its /proc sources.");
+		sb_printf(sb, "fpusoakd_sample_duration_seconds %" PRId64 ".%06d\n", in->sample_us / 1000000,
+			  (int)(in->sample_us % 1000000));
+	}
+}
+
+static void zone_labels(struct strbuf *sb, const struct buddy_zone *z)
+{
+	sb_printf(sb, "node=\"%d\"", z->node);
+	label(sb, "zone", z->zone, 0);
+}
+
+static void buddy_families(struct strbuf *sb, const struct buddyinfo *b)
+{
+	int norders = b->norders < 0 ? 0 : b->norders > BUDDY_MAX_ORDER ? BUDDY_MAX_ORDER : b->norders;
+	int nzones = b->nzones < 0 ? 0 : b->nzones > BUDDY_MAX_ZONES ? BUDDY_MAX_ZONES : b->nzones;
+
+	if (nzones == 0)
+		return;
+	family(sb, "fpusoakd_buddy_free_blocks", "gauge",
+	       "Free blocks of 2^order pages per zone, from /proc/buddyinfo.");
+	for (int i = 0; i < nzones; i++)
+		for (int k = 0; k < norders; k++) {
+			sb_puts(sb, "fpusoakd_buddy_free_blocks{");
+			zone_labels(sb, &b->z[i]);
+			sb_printf(sb, ",order=\"%d\"} %" PRIu64 "\n", k, b->z[i].free[k]);
+		}
+	family(sb, "fpusoakd_buddy_free_pages", "gauge",
+	       "Free pages per zone: the sum over orders of free_blocks << order.");
+	for (int i = 0; i < nzones; i++) {
+		uint64_t pages = 0;
+		for (int k = 0; k < norders; k++)
+			pages += b->z[i].free[k] << k;
+		sb_puts(sb, "fpusoakd_buddy_free_pages{");
+		zone_labels(sb, &b->z[i]);
+		sb_printf(sb, "} %" PRIu64 "\n", pages);
+	}
+}
+
+static int kv_count(const struct kv_set *s)
+{
+	return s->n < 0 ? 0 : s->n > KV_MAX ? KV_MAX : s->n;
+}
+
+/* One family of the entries of s for which pick(name) equals want. */
+static void kv_family(struct strbuf *sb, const struct kv_set *s, const char *fam, const char *type,
+		      const char *help, int (*pick)(const char *), int want, uint64_t mult)
+{
+	int header = 0;
+
+	for (int i = 0; i < kv_count(s); i++) {
+		char name[KV_NAME_MAX];
+
+		/* The struct promises NUL termination; do not trust it blindly. */
+		memcpy(name, s->e[i].name, KV_NAME_MAX);
+		name[KV_NAME_MAX - 1] = '\0';
+		if (pick(name) != want)
+			continue;
+		if (!header) {
+			family(sb, fam, type, help);
+			header = 1;
+		}
+		sb_printf(sb, "%s{", fam);
+		label(sb, "name", name, 1);
+		sb_printf(sb, "} %" PRIu64 "\n", s->e[i].value * mult);
+	}
+}
+
+static int is_hugepages(const char *name)
+{
+	return strncmp(name, "HugePages_", 10) == 0;
+}
+
+int metrics_build(struct strbuf *sb, const struct metrics_input *in)
+{
+	run_families(sb, in);
+	if (in->buddy)
+		buddy_families(sb, in->buddy);
+	if (in->vmstat) {
+		kv_family(sb, in->vmstat, "fpusoakd_vmstat_events_total", "counter",
+			  "Event counters from /proc/vmstat (compact_stall, allocstall_*, pgmigrate_*, ...).",
+			  vmstat_is_counter, 1, 1);
+		kv_family(sb, in->vmstat, "fpusoakd_vmstat_current", "gauge",
+			  "State values from /proc/vmstat (nr_*), in the kernel's unit, mostly pages.",
+			  vmstat_is_counter, 0, 1);
+	}
+	if (in->meminfo) {
+		kv_family(sb, in->meminfo, "fpusoakd_meminfo_bytes", "gauge",
+			  "Fields of /proc/meminfo given in kB, converted to bytes.", is_hugepages, 0, 1024);
+		kv_family(sb, in->meminfo, "fpusoakd_meminfo_hugepages", "gauge",
+			  "HugePages_* fields of /proc/meminfo (counts of huge pages).", is_hugepages, 1, 1);
+	}
+	/* Later families (churn, headroom, indices, alloc failures, probes) go here; see metrics.h. */
+	return sb->err ? -1 : 0;
+}

@@ -1,0 +1,201 @@
+/* page: shared HTML scaffolding for the report pages; see handler.h. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web/escape.h"
+#include "web/fmt.h"
+#include "web/handler.h"
+
+/*
+ * One small inline style sheet: pages must work offline, saved as one file,
+ * under a CSP that allows nothing external.  Markup is kept XML-well-formed
+ * (tests parse every page) so an escaping slip shows up as a parse error.
+ */
+static const char css[] =
+	"body{font-family:sans-serif;margin:1em 2em;color:#222;max-width:1100px}"
+	"nav a{margin-right:1em}"
+	"table{border-collapse:collapse;margin:.5em 0}"
+	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+	"th{background:#f0f0f0}"
+	"code,pre{font-size:90%}pre{white-space:pre-wrap;word-break:break-all;margin:0}"
+	".status{background:#eef;padding:4px 8px;border-left:4px solid #88c}"
+	".pending{color:#666;font-style:italic}"
+	"figure.chart{margin:1em 0}figcaption{max-width:760px;font-size:90%;color:#333}"
+	"form.win input{margin-right:.5em}";
+
+void page_text(struct web_req *r, const char *s)
+{
+	if (!s)
+		sb_puts(&r->body, "\xe2\x80\x93");   /* en dash */
+	else
+		escape_html(&r->body, s, strlen(s));
+}
+
+void page_begin(struct web_req *r, const char *title)
+{
+	r->status = 200;
+	r->ctype = "text/html; charset=utf-8";
+	sb_printf(&r->body, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
+		  "<meta name=\"viewport\" content=\"width=device-width\"/>"
+		  "<link rel=\"icon\" href=\"data:,\"/><title>");
+	page_text(r, title);
+	sb_printf(&r->body, " \xe2\x80\x94 fpusoakd</title><style>%s</style></head>\n<body>\n"
+		  "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>"
+		  "<a href=\"/metrics\">metrics</a><a href=\"/api/v1/status\">api</a></nav>\n<h1>", css);
+	page_text(r, title);
+	sb_puts(&r->body, "</h1>\n");
+}
+
+void page_end(struct web_req *r)
+{
+	sb_puts(&r->body, "<hr/><p><small>fpusoakd ");
+	page_text(r, web_version(r->ws));
+	sb_puts(&r->body, "; times are UTC.</small></p>\n</body></html>\n");
+}
+
+const char *page_run_state(const struct query_run *run, int newest)
+{
+	if (run->end_reason)
+		return run->end_reason;
+	return newest ? "running" : "unfinished";
+}
+
+int64_t page_run_duration(const struct query_run *run)
+{
+	int64_t end = run->ended_ms >= 0 ? run->ended_ms
+		      : run->last_sample_ms >= 0 ? run->last_sample_ms : run->last_seen_ms;
+
+	return end >= 0 && run->started_ms >= 0 && end >= run->started_ms ? end - run->started_ms : -1;
+}
+
+static void row_text(struct web_req *r, const char *key, const char *val, int pre)
+{
+	sb_printf(&r->body, "<tr><th>%s</th><td>%s", key, pre && val ? "<pre>" : "");
+	page_text(r, val);
+	sb_printf(&r->body, "%s</td></tr>\n", pre && val ? "</pre>" : "");
+}
+
+static void row_num(struct web_req *r, const char *key, int64_t v, const char *unit)
+{
+	if (v < 0)
+		sb_printf(&r->body, "<tr><th>%s</th><td>\xe2\x80\x93</td></tr>\n", key);
+	else
+		sb_printf(&r->body, "<tr><th>%s</th><td>%" PRId64 "%s</td></tr>\n", key, v, unit);
+}
+
+static void row_time(struct web_req *r, const char *key, int64_t ms)
+{
+	char t[FMT_TIME_LEN];
+
+	row_text(r, key, ms >= 0 ? fmt_time_human(ms, t, sizeof t) : NULL, 0);
+}
+
+void page_env_table(struct web_req *r, const struct query_run *run, int full)
+{
+	char d[32];
+	int64_t dur = page_run_duration(run);
+
+	sb_puts(&r->body, "<table class=\"env\">\n");
+	sb_printf(&r->body, "<tr><th>run</th><td>%" PRId64 "</td></tr>\n", run->run_id);
+	row_text(r, "label", run->label, 0);
+	row_text(r, "host", run->hostname, 0);
+	row_text(r, "kernel", run->kernel_release, 0);
+	row_text(r, "kernel version", run->kernel_version, 0);
+	row_text(r, "hypervisor", run->hypervisor, 0);
+	row_text(r, "guest type", run->guest_type, 0);
+	row_text(r, "CPU", run->cpu_model, 0);
+	row_text(r, "FPU features", run->fpu_features, 0);
+	row_num(r, "XSAVE area", run->xstate_bytes, " bytes");
+	row_num(r, "MemTotal", run->mem_total_kb, " kB");
+	row_num(r, "page size", run->page_size, " bytes");
+	row_time(r, "started", run->started_ms);
+	row_time(r, "ended", run->ended_ms);
+	row_text(r, "end reason", run->end_reason, 0);
+	row_text(r, "duration", dur >= 0 ? fmt_duration(dur, d, sizeof d) : NULL, 0);
+	row_num(r, "samples", run->nsamples, "");
+	row_time(r, "last sample", run->last_sample_ms);
+	if (full) {
+		row_text(r, "kernel command line", run->cmdline, 1);
+		row_text(r, "XSAVE features", run->xstate_detail, 1);
+		row_text(r, "fpusoakd version", run->version, 0);
+		row_num(r, "pid", run->pid, "");
+		row_text(r, "boot id", run->boot_id, 0);
+		row_text(r, "configuration", run->config, 1);
+	}
+	sb_puts(&r->body, "</table>\n");
+}
+
+int page_buddy_table(struct web_req *r, int64_t run_id, int64_t page_size)
+{
+	struct buddyinfo *b = calloc(1, sizeof *b);   /* ~8 KB: keep it off the request thread's stack */
+	char t[FMT_TIME_LEN], n[32];
+	int64_t ts = 0;
+	int got;
+
+	if (!b)
+		return -1;
+	got = query_buddy_latest(r->q, run_id, b, &ts);
+	if (got < 0) {
+		free(b);
+		return -1;
+	}
+	if (got == 0) {
+		sb_puts(&r->body, "<p class=\"pending\">No buddyinfo sample yet.</p>\n");
+		free(b);
+		return 0;
+	}
+	sb_printf(&r->body, "<table class=\"buddy\"><caption>free blocks per order at %s</caption>\n<tr><th>node</th>"
+		  "<th>zone</th>", fmt_time_human(ts, t, sizeof t));
+	for (int k = 0; k < b->norders; k++)
+		sb_printf(&r->body, "<th class=\"n\">%d</th>", k);
+	sb_puts(&r->body, "<th class=\"n\">free MB</th></tr>\n");
+	for (int i = 0; i < b->nzones; i++) {
+		double pages = 0;
+		sb_printf(&r->body, "<tr><td>%d</td><td>", b->z[i].node);
+		page_text(r, b->z[i].zone);
+		sb_puts(&r->body, "</td>");
+		for (int k = 0; k < b->norders; k++) {
+			sb_printf(&r->body, "<td class=\"n\">%" PRIu64 "</td>", b->z[i].free[k]);
+			pages += (double)b->z[i].free[k] * (double)(UINT64_C(1) << k);
+		}
+		sb_printf(&r->body, "<td class=\"n\">%s</td></tr>\n",
+			  fmt_num(page_size > 0 ? floor(pages * (double)page_size / 1048576.0 * 10 + 0.5) / 10 : NAN,
+				  n, sizeof n));
+	}
+	sb_puts(&r->body, "</table>\n");
+	free(b);
+	return 0;
+}
+
+int page_run_info_cb(void *arg, const struct query_run *run)
+{
+	struct page_run_info *ri = arg;
+
+	ri->found = 1;
+	ri->run_id = run->run_id;
+	ri->started_ms = run->started_ms;
+	ri->first_sample_ms = run->first_sample_ms;
+	ri->last_sample_ms = run->last_sample_ms;
+	ri->page_size = run->page_size;
+	ri->nsamples = run->nsamples;
+	return 0;
+}
+
+int page_window(struct web_req *r, const struct page_run_info *ri, int64_t default_span_ms, int64_t *from, int64_t *to)
+{
+	const struct url_params *p = &r->url->p;
+
+	*to = p->has_to ? p->to_ms : ri->last_sample_ms;
+	if (p->has_from)
+		*from = p->from_ms;
+	else if (default_span_ms > 0 && *to >= 0)
+		*from = *to - default_span_ms > ri->first_sample_ms ? *to - default_span_ms : ri->first_sample_ms;
+	else
+		*from = ri->first_sample_ms;
+	if (*from >= 0 && *to >= 0 && *from > *to)
+		return web_error(r, 400, "from is after to");
+	return 0;
+}

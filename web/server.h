@@ -1,0 +1,95 @@
+/*
+ * server: fpusoakd's HTTP side — libmicrohttpd setup, limits, routing, and
+ * the little state the daemon's loop shares with the request threads.
+ *
+ * libmicrohttpd runs an internal pool of epoll threads (MHD 0.9.75 has no
+ * PostProcessor use here: GET and HEAD only, anything else is 405).  Each
+ * request thread borrows one read-only store handle (store/query.h) from a
+ * pool as large as the thread pool, so no SQLite connection is ever used
+ * by two threads at once and a page never blocks the sampler (WAL).
+ * Limits: total and per-IP connections, an idle timeout (libmicrohttpd's
+ * default is none), 32 KiB of memory per connection, request-target
+ * URL_MAX (414), query caps (400, web/url.h), response bodies of at most
+ * WEB_BODY_MAX.  Every error is a short HTML page, or {"error": "..."}
+ * under /api/, with the right 4xx/5xx.
+ *
+ * Routes (public contract):
+ *   /                            current run: status, environment, latest buddyinfo, charts
+ *   /runs                        every run
+ *   /runs/{id}                   one run's report; ?from=&to= window
+ *   /healthz                     200 "ok\n" while the loop is healthy, else 503
+ *   /metrics                     Prometheus text 0.0.4, the buffer last published
+ *   /api/v1/status               JSON
+ *   /api/v1/runs                 JSON, CSV (.csv or ?format=csv)
+ *   /api/v1/runs/{id}            JSON
+ *   /api/v1/runs/{id}/buddyinfo  JSON, CSV; from, to, max_points
+ *   /api/v1/runs/{id}/meminfo    JSON, CSV; name (required), from, to, max_points
+ *   /api/v1/runs/{id}/vmstat     JSON, CSV; name (required), from, to, max_points (rates per second)
+ *
+ * Daemon integration contract:
+ *   1. Open the store (writer) and store the first sample; then call
+ *      web_open() with the effective listen address and the DB path.  With
+ *      listen "none" it returns a server that serves nothing (every web_*
+ *      call stays valid).  A listening socket passed by systemd
+ *      (LISTEN_FDS, fd 3) is used instead of binding, and LISTEN_* are
+ *      removed from the environment: call web_open() before creating other
+ *      threads that read the environment.
+ *   2. From the loop, after each sample: build the exposition with
+ *      metrics_build() (web/metrics.h) and call web_publish_metrics();
+ *      call web_set_health(ws, 1) (or 0 when the loop is degraded, e.g. the
+ *      DB is failing); call web_set_status() when the one-line status
+ *      changes (the same text as sd_notify STATUS= is fine).
+ *      If health_max_age_ms is set, /healthz turns 503 when web_set_health
+ *      has not been called for that long: a stuck loop cannot report itself.
+ *   3. At exit (after the last sample is stored): web_close().  It stops
+ *      the threads, waiting for requests in progress.
+ *   All web_set_* / web_publish_* calls are thread-safe and cheap (a mutex
+ *   and a copy); none touches the DB or blocks on a request.
+ */
+#ifndef FPUSOAK_SERVER_H
+#define FPUSOAK_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define WEB_MAX_THREADS 64
+#define WEB_BODY_MAX (16u << 20)   /* largest response body; bigger is a 400 asking for a smaller window */
+#define WEB_STATUS_MAX 512         /* status line bytes */
+
+struct web_server;
+
+struct web_config {
+	const char *listen;            /* "127.0.0.1:8089", "[::1]:8089", "0.0.0.0:8089", "[::]:8089" (dual stack), or "none"; port 0 = any */
+	const char *db_path;           /* the daemon's database; opened read-only */
+	const char *version;           /* shown in pages, /api/v1/status; NULL = "unknown" */
+	unsigned threads;              /* request threads (and DB handles); 0 = 2 */
+	unsigned conn_limit;           /* open connections in total; 0 = 256 */
+	unsigned per_ip_limit;         /* open connections per client address; 0 = 64 */
+	unsigned idle_timeout_s;       /* close a connection idle this long; 0 = 15 */
+	unsigned health_max_age_ms;    /* /healthz is 503 if web_set_health is older; 0 = no age check */
+	int no_socket_activation;      /* ignore LISTEN_FDS even if set */
+};
+
+/* Start serving per cfg; NULL with a message in err (bad listen, bind failure, DB not readable). */
+struct web_server *web_open(const struct web_config *cfg, char *err, size_t errlen);
+
+/* Stop the threads (waiting for requests in progress) and free everything; NULL-safe. */
+void web_close(struct web_server *ws);
+
+/* The bound TCP port (useful with port 0), or 0 when not listening. */
+unsigned web_port(const struct web_server *ws);
+
+/* Loop health for /healthz: ok != 0 is healthy; stamps the time of the call. NULL-safe. */
+void web_set_health(struct web_server *ws, int ok);
+
+/* The one-line status shown on / and in /api/v1/status; 0, or -1 if longer than WEB_STATUS_MAX-1 bytes (kept unchanged). NULL-safe. */
+int web_set_status(struct web_server *ws, const char *line);
+
+/* Replace the /metrics body with a copy of buf[0..len); 0 or -1 (out of memory; the old body stays). NULL-safe. */
+int web_publish_metrics(struct web_server *ws, const char *buf, size_t len);
+
+/* Parse a listen address ("ADDR:PORT", "[V6]:PORT") into *ss; 0, 1 for "none", -1 if malformed. Pure. */
+int web_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *sslen);
+
+#endif

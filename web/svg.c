@@ -1,0 +1,394 @@
+/* svg: inline SVG charts; see svg.h. */
+#include "web/svg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "web/escape.h"
+#include "web/fmt.h"
+
+#define DEF_W 760
+#define DEF_H 280
+#define MARGIN_L 64
+#define MARGIN_R 16
+#define MARGIN_B 44
+#define LEGEND_ROW 16
+#define LEGEND_ENTRY_W 110
+#define FONT "font-family=\"sans-serif\" font-size=\"11\""
+
+/* Distinct, colour-blind-friendlier palette (Okabe-Ito + Tableau extras), one per series. */
+static const char *const palette[SVG_MAX_SERIES] = {
+	"#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#f0e442", "#000000",
+	"#8c564b", "#7f7f7f", "#bcbd22", "#17becf", "#9467bd", "#aec7e8", "#ff9896", "#98df8a",
+};
+
+struct frame {
+	double px0, px1, py0, py1;   /* plot area: x px0..px1, y py1 (bottom) .. py0 (top) */
+	int64_t t0, t1;
+	double y0, y1;
+	int w, h;
+};
+
+static double fx(const struct frame *f, int64_t t)
+{
+	return f->px0 + (double)(t - f->t0) * (f->px1 - f->px0) / (double)(f->t1 - f->t0);
+}
+
+static double fy(const struct frame *f, double v)
+{
+	return f->py1 - (v - f->y0) * (f->py1 - f->py0) / (f->y1 - f->y0);
+}
+
+static int text(struct strbuf *sb, const char *s)
+{
+	return s ? escape_html(sb, s, strlen(s)) : 0;
+}
+
+/* Round the y domain out to "nice" ticks (1, 2, 5 x 10^k); *step out. */
+static void nice_y(double *lo, double *hi, double *step)
+{
+	double raw, mag, norm, s;
+
+	if (!(*hi > *lo)) {
+		double pad = fabs(*hi) > 0 ? fabs(*hi) * 0.1 : 1;
+		*lo -= *lo == 0 ? 0 : pad;
+		*hi += pad;
+	}
+	raw = (*hi - *lo) / 5;
+	mag = pow(10, floor(log10(raw)));
+	norm = raw / mag;
+	s = norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10;
+	*step = s * mag;
+	*lo = floor(*lo / *step) * *step;
+	*hi = ceil(*hi / *step) * *step;
+	if (*hi <= *lo)
+		*hi = *lo + *step;
+}
+
+static int64_t time_step(int64_t span)
+{
+	static const int64_t steps[] = {
+		1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000,
+		3600000, 7200000, 10800000, 21600000, 43200000, 86400000, 172800000, 604800000,
+		INT64_C(2592000000),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof steps / sizeof steps[0] - 1; i++)
+		if (span / steps[i] <= 7)
+			break;
+	return steps[i];
+}
+
+static void tick_label(int64_t t, int64_t step, int64_t span, char *out, size_t outlen)
+{
+	time_t s = (time_t)(t / 1000);
+	struct tm tm;
+
+	if (!gmtime_r(&s, &tm)) {
+		snprintf(out, outlen, "?");
+		return;
+	}
+	if (step < 60000)
+		strftime(out, outlen, "%H:%M:%S", &tm);
+	else if (step >= 86400000)
+		strftime(out, outlen, "%m-%d", &tm);
+	else if (span >= 86400000)
+		strftime(out, outlen, "%m-%d %H:%M", &tm);
+	else
+		strftime(out, outlen, "%H:%M", &tm);
+}
+
+/* How many legend rows n entries need in the plot width. */
+static int legend_rows(int n, double plot_w)
+{
+	int per = (int)(plot_w / LEGEND_ENTRY_W);
+
+	if (per < 1)
+		per = 1;
+	return n ? (n + per - 1) / per : 0;
+}
+
+/* Opening <figure>, <svg>, the frame, axes, grid and tick labels. */
+static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, int nlegend, int empty, int yticks)
+{
+	double ystep;
+	int64_t span, step;
+	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], lab[32];
+
+	f->w = c->width > 0 ? c->width : DEF_W;
+	f->h = c->height > 0 ? c->height : DEF_H;
+	f->px0 = MARGIN_L;
+	f->px1 = f->w - MARGIN_R;
+	f->py0 = 10 + legend_rows(nlegend, f->px1 - f->px0) * LEGEND_ROW + 6;
+	f->py1 = f->h - MARGIN_B;
+	if (f->t1 <= f->t0)
+		f->t1 = f->t0 + 1000;
+	nice_y(&f->y0, &f->y1, &ystep);
+
+	sb_puts(sb, "<figure class=\"chart\">\n");
+	sb_printf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		  "role=\"img\">\n<title>", f->w, f->h, f->w, f->h);
+	text(sb, c->title);
+	sb_puts(sb, "</title>\n");
+	sb_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
+		  "stroke=\"#999\"/>\n", f->px0, f->py0, f->px1 - f->px0, f->py1 - f->py0);
+	if (empty) {
+		sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" " FONT " fill=\"#666\">"
+			  "no data in this window</text>\n", (f->px0 + f->px1) / 2, (f->py0 + f->py1) / 2);
+	} else {
+		/* y grid and labels */
+		for (double v = f->y0; yticks && v <= f->y1 + ystep / 2; v += ystep) {
+			double y = fy(f, v);
+			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
+				  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" " FONT ">%s</text>\n",
+				  f->px0, y, f->px1, y, f->px0 - 4, y + 4, fmt_si(v, lab, sizeof lab));
+		}
+		/* x grid and labels on round UTC instants */
+		span = f->t1 - f->t0;
+		step = time_step(span);
+		for (int64_t t = (f->t0 + step - 1) / step * step; t <= f->t1; t += step) {
+			double x = fx(f, t);
+			tick_label(t, step, span, lab, sizeof lab);
+			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
+				  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" " FONT ">%s</text>\n",
+				  x, f->py0, x, f->py1 + 4, x, f->py1 + 16, lab);
+		}
+	}
+	sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" " FONT " fill=\"#444\">time (UTC), %s to %s"
+		  "</text>\n", (f->px0 + f->px1) / 2, f->h - 8, fmt_time_human(f->t0, a, sizeof a),
+		  fmt_time_human(f->t1, b, sizeof b));
+	sb_printf(sb, "<text x=\"12\" y=\"%.1f\" text-anchor=\"middle\" " FONT " fill=\"#444\" "
+		  "transform=\"rotate(-90 12 %.1f)\">", (f->py0 + f->py1) / 2, (f->py0 + f->py1) / 2);
+	text(sb, c->y_label);
+	return sb_puts(sb, "</text>\n");
+}
+
+static int legend(struct strbuf *sb, const struct frame *f, const char *const *names, int n)
+{
+	int per = (int)((f->px1 - f->px0) / LEGEND_ENTRY_W);
+
+	if (per < 1)
+		per = 1;
+	for (int i = 0; i < n; i++) {
+		double x = f->px0 + (i % per) * LEGEND_ENTRY_W, y = 10 + (i / per) * LEGEND_ROW;
+		sb_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\" " FONT ">", x, y, palette[i % SVG_MAX_SERIES], x + 14, y + 9);
+		text(sb, names[i]);
+		sb_puts(sb, "</text>\n");
+	}
+	return sb->err ? -1 : 0;
+}
+
+static int end(struct strbuf *sb, const struct svg_chart *c)
+{
+	sb_puts(sb, "</svg>\n<figcaption><strong>");
+	text(sb, c->title);
+	sb_puts(sb, ".</strong> ");
+	text(sb, c->caption);
+	return sb_puts(sb, "</figcaption>\n</figure>\n");
+}
+
+/* Set the time extent from the chart or the data; 0 if there is any point. */
+static void time_extent(const struct svg_chart *c, struct frame *f, int64_t lo, int64_t hi)
+{
+	if (c->t0_ms || c->t1_ms) {
+		f->t0 = c->t0_ms;
+		f->t1 = c->t1_ms;
+	} else {
+		f->t0 = lo;
+		f->t1 = hi;
+	}
+}
+
+int svg_line_chart(struct strbuf *sb, const struct svg_chart *c, const struct svg_series *s, int ns)
+{
+	struct frame f = { 0 };
+	const char *names[SVG_MAX_SERIES];
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	double vlo = INFINITY, vhi = -INFINITY;
+	int any = 0;
+
+	if (ns < 0 || ns > SVG_MAX_SERIES)
+		return -1;
+	for (int i = 0; i < ns; i++) {
+		if (s[i].n > SVG_MAX_POINTS)
+			return -1;
+		names[i] = s[i].name;
+		for (size_t j = 0; j < s[i].n; j++) {
+			if (s[i].t_ms[j] < lo)
+				lo = s[i].t_ms[j];
+			if (s[i].t_ms[j] > hi)
+				hi = s[i].t_ms[j];
+			if (isfinite(s[i].v[j])) {
+				any = 1;
+				vlo = fmin(vlo, s[i].v[j]);
+				vhi = fmax(vhi, s[i].v[j]);
+			}
+		}
+	}
+	time_extent(c, &f, lo, hi);
+	if (!any) {
+		vlo = 0;
+		vhi = 1;
+	}
+	if (c->y_from_zero) {
+		vlo = fmin(vlo, 0);
+		vhi = fmax(vhi, 0);
+	}
+	f.y0 = vlo;
+	f.y1 = vhi;
+	if (begin(sb, c, &f, ns, !any, 1) < 0)
+		return -1;
+	for (int i = 0; i < ns && any; i++) {
+		int pen = 0;
+		sb_printf(sb, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" d=\"", palette[i]);
+		for (size_t j = 0; j < s[i].n; j++) {
+			if (!isfinite(s[i].v[j]) || s[i].t_ms[j] < f.t0 || s[i].t_ms[j] > f.t1) {
+				pen = 0;
+				continue;
+			}
+			sb_printf(sb, "%c%.1f,%.1f", pen ? 'L' : 'M', fx(&f, s[i].t_ms[j]), fy(&f, s[i].v[j]));
+			pen = 1;
+		}
+		sb_puts(sb, "\"><title>");
+		text(sb, s[i].name);
+		sb_puts(sb, "</title></path>\n");
+	}
+	if (legend(sb, &f, names, ns) < 0)
+		return -1;
+	return end(sb, c);
+}
+
+int svg_stacked_area(struct strbuf *sb, const struct svg_chart *c, const int64_t *t_ms, size_t n,
+		     const double *const *layers, const char *const *names, int nlayers)
+{
+	struct frame f = { 0 };
+	double top = 0, lo[SVG_MAX_POINTS], hi[SVG_MAX_POINTS];
+	int any = n > 0 && nlayers > 0;
+
+	if (n > SVG_MAX_POINTS || nlayers < 0 || nlayers > SVG_MAX_SERIES)
+		return -1;
+	for (size_t j = 0; j < n; j++) {
+		double sum = 0;
+		for (int i = 0; i < nlayers; i++)
+			sum += isfinite(layers[i][j]) && layers[i][j] > 0 ? layers[i][j] : 0;
+		top = fmax(top, sum);
+	}
+	time_extent(c, &f, n ? t_ms[0] : 0, n ? t_ms[n - 1] : 0);
+	f.y0 = 0;
+	f.y1 = top;
+	if (begin(sb, c, &f, nlayers, !any, 1) < 0)
+		return -1;
+	for (size_t j = 0; j < n; j++)
+		hi[j] = 0;
+	for (int i = 0; i < nlayers && any; i++) {
+		for (size_t j = 0; j < n; j++) {
+			double v = layers[i][j];
+			lo[j] = hi[j];
+			hi[j] = lo[j] + (isfinite(v) && v > 0 ? v : 0);
+		}
+		sb_printf(sb, "<path fill=\"%s\" fill-opacity=\"0.85\" stroke=\"none\" d=\"", palette[i]);
+		for (size_t j = 0; j < n; j++)
+			sb_printf(sb, "%c%.1f,%.1f", j ? 'L' : 'M', fx(&f, t_ms[j]), fy(&f, hi[j]));
+		for (size_t j = n; j-- > 0;)
+			sb_printf(sb, "L%.1f,%.1f", fx(&f, t_ms[j]), fy(&f, lo[j]));
+		sb_puts(sb, "Z\"><title>");
+		text(sb, names[i]);
+		sb_puts(sb, "</title></path>\n");
+	}
+	if (legend(sb, &f, names, nlayers) < 0)
+		return -1;
+	return end(sb, c);
+}
+
+/* Colour of x in [0,1] on a light-yellow to dark-purple ramp (like magma reversed), in 32 steps. */
+static void ramp(double x, char out[8])
+{
+	static const unsigned char stops[5][3] = {
+		{ 0xfc, 0xfd, 0xbf }, { 0xfe, 0x9f, 0x6d }, { 0xde, 0x49, 0x68 }, { 0x8c, 0x29, 0x81 }, { 0x3b, 0x0f, 0x70 },
+	};
+	double q, u;
+	int i, rgb[3];
+
+	if (!(x >= 0))
+		x = 0;
+	if (x > 1)
+		x = 1;
+	q = floor(x * 31 + 0.5) / 31 * 4;   /* quantized: equal neighbours merge into one rect */
+	i = q >= 4 ? 3 : (int)q;
+	u = q - i;
+	for (int k = 0; k < 3; k++)
+		rgb[k] = (int)(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * u + 0.5);
+	snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+static void cell_colour(double v, double vmin, double vmax, char out[8])
+{
+	if (!isfinite(v))
+		snprintf(out, 8, "#d9d9d9");
+	else
+		ramp(vmax > vmin ? (v - vmin) / (vmax - vmin) : 0, out);
+}
+
+int svg_heatmap(struct strbuf *sb, const struct svg_chart *c, const int64_t *t_ms, size_t n,
+		const double *cells, const char *const *row_names, int nrows, double vmin, double vmax)
+{
+	struct frame f = { 0 };
+	int any = n > 0 && nrows > 0;
+	double rowh;
+	char lab[32];
+
+	if (n > SVG_MAX_POINTS || nrows < 0 || nrows > SVG_MAX_SERIES)
+		return -1;
+	time_extent(c, &f, n ? t_ms[0] : 0, n ? t_ms[n - 1] : 0);
+	if (!(c->t0_ms || c->t1_ms) && n > 1)   /* room for the last column */
+		f.t1 += (t_ms[n - 1] - t_ms[0]) / (int64_t)(n - 1);
+	f.y0 = 0;
+	f.y1 = 1;
+	/* One legend row holds the colour scale; the y axis is the row names, not numbers. */
+	if (begin(sb, c, &f, 1, !any, 0) < 0)
+		return -1;
+	rowh = (f.py1 - f.py0) / (nrows ? nrows : 1);
+	for (int r = 0; r < nrows && any; r++) {
+		double y = f.py1 - (r + 1) * rowh;
+		size_t j = 0;
+		sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" " FONT ">", f.px0 - 4, y + rowh / 2 + 4);
+		text(sb, row_names[r]);
+		sb_puts(sb, "</text>\n");
+		while (j < n) {
+			char col[8], c2[8];
+			size_t k = j + 1;
+			double x0, x1;
+
+			cell_colour(cells[j * (size_t)nrows + (size_t)r], vmin, vmax, col);
+			while (k < n && (cell_colour(cells[k * (size_t)nrows + (size_t)r], vmin, vmax, c2), strcmp(col, c2) == 0))
+				k++;
+			x0 = fx(&f, t_ms[j]);
+			x1 = k < n ? fx(&f, t_ms[k]) : f.px1;
+			if (x0 < f.px0)
+				x0 = f.px0;
+			if (x1 > f.px1)
+				x1 = f.px1;
+			if (x1 > x0)
+				sb_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+					  x0, y, x1 - x0 + 0.3, rowh, col);
+			j = k;
+		}
+	}
+	/* Colour scale: 8 swatches from vmin to vmax. */
+	for (int i = 0; i < 8 && any; i++) {
+		char col[8];
+		ramp(i / 7.0, col);
+		sb_printf(sb, "<rect x=\"%.1f\" y=\"10\" width=\"20\" height=\"10\" fill=\"%s\"/>\n", f.px0 + 40 + i * 20, col);
+	}
+	if (any) {
+		sb_printf(sb, "<text x=\"%.1f\" y=\"19\" text-anchor=\"end\" " FONT ">%s</text>\n", f.px0 + 36,
+			  fmt_si(vmin, lab, sizeof lab));
+		sb_printf(sb, "<text x=\"%.1f\" y=\"19\" " FONT ">%s</text>\n", f.px0 + 40 + 8 * 20 + 4,
+			  fmt_si(vmax, lab, sizeof lab));
+	}
+	return end(sb, c);
+}
