@@ -335,20 +335,39 @@ static int parse_suppressed(struct span s, struct kmsg_event *ev)
 /* "[MSG: ]Killed process PID (COMM) total-vm:..." ; at = offset of "Killed process ". */
 static int parse_oom_kill(struct span m, size_t at, struct kmsg_event *ev)
 {
+	static const char *const tails[] = { ") total-vm:", ") vsz:" };   /* 3.x+, 2.6.3x */
 	struct span s = { m.p + at, m.n - at };
 	uint64_t pid;
-	ssize_t close;
+	ssize_t close = -1;
 
 	if (at > 0 && copy_text(ev->constraint, KMSG_CONSTRAINT_MAX, (struct span){ m.p, at - 2 }) < 0)
 		return -1;
 	if (eat(&s, "Killed process ") < 0 || eat_u64(&s, &pid) < 0 || pid > INT32_MAX || eat(&s, " (") < 0)
 		return -1;
-	close = rfind(s.p, s.n, ")");
+	/* COMM may hold ") total-vm:" itself, so take the last one; old kernels end at the ')'. */
+	for (size_t i = 0; i < sizeof tails / sizeof tails[0] && close < 0; i++)
+		close = rfind(s.p, s.n, tails[i]);
+	if (close < 0 && s.n > 0 && s.p[s.n - 1] == ')')
+		close = (ssize_t)s.n - 1;
 	if (close < 0 || set_comm(ev, (struct span){ s.p, (size_t)close }) < 0)
 		return -1;
-	if ((size_t)close + 1 < s.n && s.p[close + 1] != ' ')
-		return -1;
 	ev->pid = (int64_t)pid;
+	return 0;
+}
+
+/* The kill line's prefix is the OOM killer's "message" argument: "Out of memory", "Memory cgroup out of memory"... */
+static int oom_prefix(const char *p, size_t n)
+{
+	static const char want[] = "out of memory";
+
+	for (size_t i = 0; i + sizeof want - 1 <= n; i++) {
+		size_t k = 0;
+
+		while (k < sizeof want - 1 && (p[i + k] | 0x20) == want[k])
+			k++;
+		if (k == sizeof want - 1)
+			return 1;
+	}
 	return 0;
 }
 
@@ -448,38 +467,57 @@ static void reset(struct kmsg_event *ev)
 	ev->order = -1;
 }
 
+/* Escaped kernel text is printable ASCII; anything else did not come from /dev/kmsg. */
+static int all_printable(struct span m)
+{
+	for (size_t i = 0; i < m.n; i++)
+		if (!is_print((unsigned char)m.p[i]))
+			return 0;
+	return 1;
+}
+
 int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev)
 {
 	struct span m = { msg, len };
-	ssize_t at;
+	ssize_t at = -1;
+	size_t kill_at = 0;
+	enum kmsg_kind kind;
 	int rc;
 
 	reset(ev);
 	if (!msg)
 		return KMSG_LINE_OTHER;
-	if ((at = rfind(msg, len, ": page allocation failure")) >= 0) {
-		ev->kind = KMSG_ALLOC_FAIL;
-		rc = parse_alloc_fail(m, (size_t)at, ev);
-	} else if (starts(m, "warn_alloc: ") || starts(m, "warn_alloc_failed: ")) {
-		ev->kind = KMSG_ALLOC_SUPPRESSED;
-		rc = parse_suppressed(m, ev);
-	} else if (starts(m, "oom-kill:")) {
-		ev->kind = KMSG_OOM_CONSTRAINT;
-		rc = parse_oom_constraint(m, ev);
-	} else if (starts(m, "Killed process ") || (at = find(msg, len, ": Killed process ")) >= 0) {
-		ev->kind = KMSG_OOM_KILL;
-		rc = parse_oom_kill(m, starts(m, "Killed process ") ? 0 : (size_t)at + 2, ev);
-	} else if ((at = rfind(msg, len, " invoked oom-killer: ")) >= 0) {
-		ev->kind = KMSG_OOM_INVOKED;
-		rc = parse_oom_invoked(m, (size_t)at, ev);
-	} else {
+	if ((at = rfind(msg, len, ": page allocation failure")) >= 0)
+		kind = KMSG_ALLOC_FAIL;
+	else if (starts(m, "warn_alloc: ") || starts(m, "warn_alloc_failed: "))
+		kind = KMSG_ALLOC_SUPPRESSED;
+	else if (starts(m, "oom-kill:"))
+		kind = KMSG_OOM_CONSTRAINT;
+	else if (starts(m, "Killed process ") ||
+		 ((at = find(msg, len, ": Killed process ")) >= 0 && oom_prefix(msg, (size_t)at))) {
+		kind = KMSG_OOM_KILL;
+		kill_at = starts(m, "Killed process ") ? 0 : (size_t)at + 2;
+	} else if ((at = rfind(msg, len, " invoked oom-killer: ")) >= 0)
+		kind = KMSG_OOM_INVOKED;
+	else
 		return KMSG_LINE_OTHER;
-	}
-	if (rc < 0) {
-		enum kmsg_kind k = ev->kind;
 
+	ev->kind = kind;
+	if (!all_printable(m))
+		rc = -1;
+	else if (kind == KMSG_ALLOC_FAIL)
+		rc = parse_alloc_fail(m, (size_t)at, ev);
+	else if (kind == KMSG_ALLOC_SUPPRESSED)
+		rc = parse_suppressed(m, ev);
+	else if (kind == KMSG_OOM_CONSTRAINT)
+		rc = parse_oom_constraint(m, ev);
+	else if (kind == KMSG_OOM_KILL)
+		rc = parse_oom_kill(m, kill_at, ev);
+	else
+		rc = parse_oom_invoked(m, (size_t)at, ev);
+	if (rc < 0) {
 		reset(ev);
-		ev->kind = k;
+		ev->kind = kind;
 		return KMSG_LINE_MALFORMED;
 	}
 	return KMSG_LINE_EVENT;

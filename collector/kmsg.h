@@ -25,8 +25,11 @@
  *                    the function was warn_alloc_failed).
  *   OOM_KILL         "[MSG: ]Killed process PID (COMM) total-vm:..."  MSG is
  *                    "Out of memory", "Memory cgroup out of memory", ... (5.0+;
- *                    before, the line had no prefix); kept in .constraint.
- *                    COMM runs to the last ')' (nothing after it has one).
+ *                    before, the line had no prefix); kept in .constraint.  A
+ *                    prefix without "out of memory" in it (e.g. a systemd unit's
+ *                    "Killed process ... with signal") is not ours: OTHER.
+ *                    COMM runs to the last ") total-vm:" (2.6: ") vsz:"; older:
+ *                    the ')' ending the line).
  *                    "Kill process N (C) score S or sacrifice child" (pre-5.0)
  *                    is the choice, not the kill: it is NONE, so kills are not
  *                    counted twice.
@@ -110,7 +113,7 @@ int kmsg_dict_next(const struct kmsg_record *r, size_t *pos, const char **key, s
 /* Decode "\xNN" escapes of in[0..len) into out[0..cap); decoded length, or -1 on a bad escape or if it does not fit. */
 ssize_t kmsg_unescape(const char *in, size_t len, char *out, size_t cap);
 
-/* Classify and parse one escaped message line msg[0..len) (no '\n'); returns enum kmsg_line_result, ev always reset. */
+/* Classify and parse one escaped message line msg[0..len) (printable ASCII, no '\n'); returns enum kmsg_line_result, ev always reset. */
 int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev);
 
 /* Short lower-case name of a kind ("alloc_fail", ...), for logs and the store. */

@@ -337,7 +337,8 @@ static int line(struct pti *st, struct cur *c)
 	struct pagetypeinfo *p = st->out;
 	uint64_t v;
 
-	if (skip_ws(c), c->p == c->end)
+	skip_ws(c);
+	if (c->p == c->end)
 		return 0;   /* blank lines separate tables */
 	if (accept(c, "Page block order:"))
 		return page_block_order(st, c);

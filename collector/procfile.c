@@ -90,7 +90,7 @@ ssize_t procfile_read(const char *root, const char *rel, char *buf, size_t cap)
 	int fd, saved;
 
 	if (procfile_path(root, rel, path, sizeof path) < 0) {
-		errno = ENAMETOOLONG;
+		errno = rel ? ENAMETOOLONG : EINVAL;
 		return -1;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);

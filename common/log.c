@@ -27,16 +27,25 @@ void log_set_level(enum log_level threshold)
 	logcfg.threshold = threshold;
 }
 
-int log_level_parse(const char *s, enum log_level *out)
-{
-	static const struct { const char *name; enum log_level l; } names[] = {
+static const struct { const char *name; enum log_level l; } LEVEL_NAMES[] = {
 		{ "err", LOG_LVL_ERR }, { "error", LOG_LVL_ERR }, { "warn", LOG_LVL_WARN },
 		{ "warning", LOG_LVL_WARN }, { "notice", LOG_LVL_NOTICE }, { "info", LOG_LVL_INFO },
 		{ "debug", LOG_LVL_DEBUG },
-	};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (s && strcmp(s, names[i].name) == 0) {
-			*out = names[i].l;
+};
+
+const char *log_level_name(enum log_level l)
+{
+	for (size_t i = 0; i < sizeof LEVEL_NAMES / sizeof LEVEL_NAMES[0]; i++)
+		if (LEVEL_NAMES[i].l == l)
+			return LEVEL_NAMES[i].name;
+	return "info";
+}
+
+int log_level_parse(const char *s, enum log_level *out)
+{
+	for (size_t i = 0; i < sizeof LEVEL_NAMES / sizeof LEVEL_NAMES[0]; i++)
+		if (s && strcmp(s, LEVEL_NAMES[i].name) == 0) {
+			*out = LEVEL_NAMES[i].l;
 			return 0;
 		}
 	return -1;

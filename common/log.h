@@ -17,6 +17,8 @@ enum log_level { LOG_LVL_ERR = 3, LOG_LVL_WARN = 4, LOG_LVL_NOTICE = 5, LOG_LVL_
 void log_init(enum log_level threshold);
 /* Change the threshold (SIGHUP). */
 void log_set_level(enum log_level threshold);
+/* The name log_level_parse accepts for l ("info"). */
+const char *log_level_name(enum log_level l);
 /* Parse "err|warn|notice|info|debug" into *out; 0 or -1. */
 int log_level_parse(const char *s, enum log_level *out);
 

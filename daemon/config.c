@@ -299,7 +299,7 @@ char *config_describe(const struct config *cfg, char *out, size_t outlen)
 			break;
 		case T_LEVEL:
 			memcpy(&lv, p, sizeof lv);
-			snprintf(val, sizeof val, "%d", lv);
+			snprintf(val, sizeof val, "%s", log_level_name((enum log_level)lv));
 			break;
 		}
 		used += (size_t)snprintf(out + used, outlen - used, "%s=%s\n", OPTS[i].name, val);

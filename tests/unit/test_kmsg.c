@@ -72,6 +72,9 @@ static const struct line_case cases[] = {
 	{ "NUL byte in comm", "a\\x00b: page allocation failure: order:1, mode:0x1", BAD, KMSG_ALLOC_FAIL, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
 	{ "comm of 65 bytes", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: page allocation failure: order:1, mode:0x1",
 	  BAD, KMSG_ALLOC_FAIL, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
+	{ "raw byte in flags (not escaped text)", "bash invoked oom-killer: gfp_mask=0x14200ca(GFP_HIGHUSER_\xffOVABLE), nodemask=(null),  order=0, oom_score_adj=0",
+	  BAD, KMSG_OOM_INVOKED, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
+	{ "raw newline in line", "x: page allocation failure: order:1, mode:0x1\nfoo", BAD, KMSG_ALLOC_FAIL, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
 	{ "comm of 64 bytes", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: page allocation failure: order:1, mode:0x1",
 	  OK, KMSG_ALLOC_FAIL, C("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), -1, 1, 1, 1, "", "", "", 0, 0, 0 },
 	/* --- ratelimit --- */
@@ -98,6 +101,12 @@ static const struct line_case cases[] = {
 	{ "kill bad pid", "Out of memory: Killed process abc (x) total-vm:1kB", BAD, KMSG_OOM_KILL, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
 	{ "kill no paren", "Killed process 12 x", BAD, KMSG_OOM_KILL, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
 	{ "kill junk after paren", "Killed process 12 (x)junk", BAD, KMSG_OOM_KILL, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
+	{ "kill, unknown tail", "Out of memory: Killed process 12 (x) with signal 9", BAD, KMSG_OOM_KILL, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
+	{ "2.6.3x kill (vsz)", "Killed process 3 (httpd) vsz:123kB, anon-rss:4kB, file-rss:0kB", OK, KMSG_OOM_KILL, C("httpd"), 3, -1, 0, 0, "", "", "", 0, 0, 0 },
+	{ "2.6 kill, nothing after", "Killed process 4 (a (b))", OK, KMSG_OOM_KILL, C("a (b)"), 4, -1, 0, 0, "", "", "", 0, 0, 0 },
+	{ "comm holding ') total-vm:'", "Out of memory: Killed process 8 (x) total-vm:) total-vm:1kB, anon-rss:0kB", OK, KMSG_OOM_KILL, C("x) total-vm:"), 8, -1, 0, 0, "", "", "Out of memory", 0, 0, 0 },
+	{ "systemd kill line is not ours", "session-3.scope: Killed process 1234 (bash) with signal SIGKILL.", OTHER, KMSG_NONE, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
+	{ "memcg prefix case-insensitive", "Memory cgroup out of memory: Killed process 5 (x) total-vm:1kB", OK, KMSG_OOM_KILL, C("x"), 5, -1, 0, 0, "", "", "Memory cgroup out of memory", 0, 0, 0 },
 	{ "kill unclosed", "Out of memory: Killed process 12 (abc", BAD, KMSG_OOM_KILL, NULL, 0, -1, -1, 0, 0, "", "", "", 0, 0, 0 },
 	/* --- oom-kill summary --- */
 	{ "constraint memcg", "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/x,task_memcg=/x,task=stress-ng,pid=321,uid=0",

@@ -1,0 +1,143 @@
+/* worker: one FPU-using process's life; see worker.h. */
+#define _GNU_SOURCE
+#include "churn/worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static void on_term(int sig)
+{
+	(void)sig;
+	_exit(WORKER_EXIT_RETIRED);
+}
+
+int worker_install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_term;
+	sigfillset(&sa.sa_mask);
+	return sigaction(SIGTERM, &sa, NULL);
+}
+
+const char *worker_exit_name(int code)
+{
+	switch (code) {
+	case WORKER_EXIT_OK:
+		return "ok";
+	case WORKER_EXIT_RETIRED:
+		return "retired";
+	case WORKER_EXIT_ORPHAN:
+		return "orphan";
+	case WORKER_EXIT_CGROUP:
+		return "cgroup";
+	case WORKER_EXIT_OOMADJ:
+		return "oom_score_adj";
+	case WORKER_EXIT_FPU:
+		return "fpu";
+	case WORKER_EXIT_MEMORY:
+		return "memory";
+	default:
+		return "exit";
+	}
+}
+
+static int set_oom_adj(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, "1000", 4) == 4;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Close every inherited fd but 0-2 and keep: the spawner's socket and signalfd are not ours. */
+static void close_inherited(int keep)
+{
+	if (keep < 3) {
+		syscall(SYS_close_range, 3u, ~0u, 0u);
+		return;
+	}
+	if (keep > 3)
+		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
+	syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t_ns)
+{
+	struct timespec ts = { t_ns / 1000000000, t_ns % 1000000000 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* One write per page: the kernel allocates (and charges) each page on its first write. */
+static int touch_memory(uint64_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char *m;
+
+	if (bytes == 0)
+		return 0;
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	for (uint64_t off = 0; off < bytes; off += (uint64_t)page)
+		m[off] = (char)(off >> 12 | 1);
+	return 0;
+}
+
+void worker_run(const struct worker_args *a)
+{
+	sigset_t none;
+	int64_t now, end, next, tick = (a->tick_ms > 0 ? a->tick_ms : 10) * 1000000;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != a->parent)
+		_exit(WORKER_EXIT_ORPHAN);
+	if (a->procs_fd >= 0 && write(a->procs_fd, "0", 1) != 1)
+		_exit(WORKER_EXIT_CGROUP);
+	if (set_oom_adj() < 0)
+		_exit(WORKER_EXIT_OOMADJ);
+	prctl(PR_SET_DUMPABLE, 0);
+	close_inherited(a->ready_fd);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	if (fpu_touch(a->kind) < 0)
+		_exit(WORKER_EXIT_FPU);
+	if (a->lifetime_ms == 0)
+		_exit(WORKER_EXIT_OK);
+	now = mono_ns();
+	end = a->lifetime_ms > 0 ? now + a->lifetime_ms * 1000000 : INT64_MAX;
+	if (touch_memory(a->memory) < 0)
+		_exit(WORKER_EXIT_MEMORY);
+	if (a->ready_fd >= 0 && write(a->ready_fd, "r", 1) != 1)
+		_exit(WORKER_EXIT_OK);
+	for (next = now + tick;; next += tick) {
+		fpu_work(a->kind, a->work_iters);
+		if (next >= end) {
+			sleep_until(end);
+			_exit(WORKER_EXIT_OK);
+		}
+		sleep_until(next);
+	}
+}

@@ -1,0 +1,55 @@
+/*
+ * worker: the life of one math-using process, from fork to _exit.
+ *
+ * Order matters: arm PR_SET_PDEATHSIG and re-check getppid() (the parent
+ * may have died between fork and prctl), join the workers' memory cgroup
+ * before anything is allocated (so every page is charged there), set
+ * oom_score_adj 1000 (workers are the OOM killer's first choice, never the
+ * daemon), touch the FPU as the first real act, touch --worker-memory,
+ * then live: a few microseconds of FPU work every tick (10 ms), so the
+ * state is live at every context switch, until the lifetime ends.
+ *
+ * Workers are not dumpable: a SIGSEGV from a failed AMX allocation must
+ * not turn into a core dump per worker.  Nothing here allocates through
+ * libc or logs; failures are exit codes the spawner counts.
+ */
+#ifndef FPUSOAK_WORKER_H
+#define FPUSOAK_WORKER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "churn/fpu.h"
+
+/* Exit codes: 0 and RETIRED are normal; the rest say which setup step failed. */
+enum worker_exit {
+	WORKER_EXIT_OK = 0,        /* lived its lifetime */
+	WORKER_EXIT_RETIRED = 10,  /* SIGTERM from the spawner (probe, stop) or the service manager */
+	WORKER_EXIT_ORPHAN = 11,   /* the parent died before PDEATHSIG was armed */
+	WORKER_EXIT_CGROUP = 12,   /* could not join the workers' cgroup */
+	WORKER_EXIT_OOMADJ = 13,   /* could not set oom_score_adj */
+	WORKER_EXIT_FPU = 14,      /* FPU kind refused (AMX permission) */
+	WORKER_EXIT_MEMORY = 15,   /* mmap of --worker-memory failed */
+};
+
+struct worker_args {
+	enum fpu_kind kind;        /* concrete, supported */
+	uint64_t memory;           /* bytes to touch */
+	int64_t lifetime_ms;       /* 0: exit right after the FPU touch; < 0: until SIGTERM (probe) */
+	int64_t tick_ms;           /* duty-cycle period */
+	unsigned work_iters;       /* FPU operations per tick */
+	pid_t parent;              /* the spawner, for the PDEATHSIG race check */
+	int procs_fd;              /* cgroup.procs to write "0" into; -1 if born in the cgroup (clone3) */
+	int ready_fd;              /* gets one byte after the memory touch; -1 for none */
+};
+
+/* Install, in the spawner, what workers inherit: SIGTERM → _exit(WORKER_EXIT_RETIRED). 0 or -1. */
+int worker_install_handlers(void);
+
+/* The child side after fork: never returns. */
+void worker_run(const struct worker_args *a) __attribute__((noreturn));
+
+/* Short text for an exit code ("retired", "cgroup", ...); "exit" for unknown codes. */
+const char *worker_exit_name(int code);
+
+#endif

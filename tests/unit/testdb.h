@@ -1,0 +1,224 @@
+/*
+ * testdb.h: a database with known content for test_query and test_web.
+ *
+ * The schema is the embedded migrations (the same SQL the daemon applies);
+ * rows come from the formulas below, so a test can compute every expected
+ * figure by hand, independently of store/query.c.  Run 1 holds hostile
+ * strings (markup, quotes, invalid UTF-8, a spreadsheet formula) where the
+ * kernel or a user could put them.
+ *
+ *   run 1: finished ("stopped"), T1 = 2024-06-01T12:00:00Z, 600 ticks exactly
+ *          1000 ms apart; zones (0,DMA) (0,DMA32) (0,Normal) (1,Mo"v<b>)
+ *   run 2: running (no end), T2 = T1 + 1 h, 300 ticks 1000 ms + jitter
+ *          ((i*7) % 10 ms) apart; zones (0,DMA) (0,DMA32) (0,Normal)
+ *   run 3: label "=cmd|' /C calc'!A0", no ticks, crashed
+ *   buddy o_k at tick i of zone z:  testdb_free(run, i, z, k)
+ *   meminfo MemFree = 4000000 - 100 i, MemAvailable = 6000000 - 50 i (kB)
+ *   vmstat compact_stall: 100 at tick 0, +3 at every tick with i % 10 == 0 (stored on change)
+ *          pgfault: 1000 i (a row every tick); compact_fail: 7, rows at ticks 0, 60, 120, ...
+ */
+#ifndef FPUSOAK_TESTDB_H
+#define FPUSOAK_TESTDB_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/migrations.h"
+
+#define TDB_T1 INT64_C(1717243200000)
+#define TDB_T2 (TDB_T1 + 3600000)
+#define TDB_N1 600
+#define TDB_N2 300
+#define TDB_NORDERS 11
+
+static const char tdb_label1[] = "<script>alert(1)</script> \"q\" 'a' & \xff\xfe end";
+/* What a valid-UTF-8 rendering of tdb_label1 holds: each invalid byte as U+FFFD. */
+static const char tdb_label1_utf8[] = "<script>alert(1)</script> \"q\" 'a' & \xef\xbf\xbd\xef\xbf\xbd end";
+static const char tdb_label3[] = "=cmd|' /C calc'!A0";
+static const char tdb_cmdline1[] = "root=/dev/xvda1 eagerfpu=on \"><img src=x onerror=alert(1)>";
+static const char tdb_zone4[] = "Mo\"v<b>";
+
+static inline int64_t testdb_ts(int run, int i)
+{
+	return run == 1 ? TDB_T1 + (int64_t)i * 1000 : TDB_T2 + (int64_t)i * 1000 + (i * 7) % 10;
+}
+
+static inline int64_t testdb_free(int run, int i, int zone, int k)
+{
+	return (run == 1 ? 1000 : 3000) + (37 * i + 11 * zone * k + 5 * k) % 5000 - 40 * k;
+}
+
+static inline int64_t testdb_stall(int i)
+{
+	return 100 + 3 * (i / 10);
+}
+
+static inline int testdb_exec(sqlite3 *db, const char *sql)
+{
+	char *e = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK) {
+		fprintf(stderr, "testdb: %s: %s\n", sql, e ? e : "?");
+		sqlite3_free(e);
+		return -1;
+	}
+	return 0;
+}
+
+static inline int testdb_tick(sqlite3 *db, sqlite3_stmt *const *st, int run, int i, int nzones)
+{
+	int64_t ts = testdb_ts(run, i);
+
+	sqlite3_bind_int64(st[0], 1, run);
+	sqlite3_bind_int64(st[0], 2, ts);
+	sqlite3_bind_int64(st[0], 3, 500 + i % 100);
+	if (sqlite3_step(st[0]) != SQLITE_DONE)
+		return -1;
+	sqlite3_reset(st[0]);
+	for (int z = 1; z <= nzones; z++) {
+		sqlite3_bind_int64(st[1], 1, run);
+		sqlite3_bind_int64(st[1], 2, ts);
+		sqlite3_bind_int64(st[1], 3, z);
+		sqlite3_bind_int64(st[1], 4, TDB_NORDERS);
+		for (int k = 0; k < TDB_NORDERS; k++)
+			sqlite3_bind_int64(st[1], 5 + k, testdb_free(run, i, z, k));
+		if (sqlite3_step(st[1]) != SQLITE_DONE)
+			return -1;
+		sqlite3_reset(st[1]);
+	}
+	/* meminfo: names 1 MemFree, 2 MemAvailable; vmstat: 3 compact_stall, 4 pgfault, 5 compact_fail */
+	for (int m = 1; m <= 2; m++) {
+		sqlite3_bind_int64(st[2], 1, run);
+		sqlite3_bind_int64(st[2], 2, ts);
+		sqlite3_bind_int64(st[2], 3, m);
+		sqlite3_bind_int64(st[2], 4, m == 1 ? 4000000 - 100 * i : 6000000 - 50 * i);
+		if (sqlite3_step(st[2]) != SQLITE_DONE)
+			return -1;
+		sqlite3_reset(st[2]);
+	}
+	for (int v = 3; v <= 5; v++) {
+		int64_t val;
+		if (v == 3 && !(i == 0 || i % 10 == 0))
+			continue;
+		if (v == 5 && i % 60 != 0)
+			continue;
+		val = v == 3 ? testdb_stall(i) : v == 4 ? 1000 * (int64_t)i : 7;
+		sqlite3_bind_int64(st[3], 1, run);
+		sqlite3_bind_int64(st[3], 2, ts);
+		sqlite3_bind_int64(st[3], 3, v);
+		sqlite3_bind_int64(st[3], 4, val);
+		if (sqlite3_step(st[3]) != SQLITE_DONE)
+			return -1;
+		sqlite3_reset(st[3]);
+	}
+	(void)db;
+	return 0;
+}
+
+/* Create dir/test.db with the known content; 0 or -1. path gets the DB path. */
+static inline int testdb_create(const char *dir, char *path, size_t pathlen)
+{
+	static const char *const ins[4] = {
+		"INSERT INTO samples (run_id, ts_ms, sample_us) VALUES (?1, ?2, ?3)",
+		"INSERT INTO buddy (run_id, ts_ms, zone_id, norders, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+		"INSERT INTO meminfo (run_id, ts_ms, name_id, value_kb) VALUES (?1, ?2, ?3, ?4)",
+		"INSERT INTO vmstat (run_id, ts_ms, name_id, value) VALUES (?1, ?2, ?3, ?4)",
+	};
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st[4] = { 0 }, *run = NULL;
+	char sql[128];
+	int ok = -1;
+
+	snprintf(path, pathlen, "%s/test.db", dir);
+	unlink(path);
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		goto out;
+	if (testdb_exec(db, "PRAGMA journal_mode=WAL") < 0)
+		goto out;
+	for (int i = 0; i < store_nmigrations; i++) {
+		if (testdb_exec(db, store_migrations[i].sql) < 0)
+			goto out;
+		snprintf(sql, sizeof sql, "PRAGMA user_version=%d", store_migrations[i].version);
+		if (testdb_exec(db, sql) < 0)
+			goto out;
+	}
+	if (testdb_exec(db, "BEGIN") < 0 ||
+	    testdb_exec(db, "INSERT INTO zones (zone_id, node, name) VALUES (1, 0, 'DMA'), (2, 0, 'DMA32'), "
+			    "(3, 0, 'Normal'), (4, 1, 'Mo\"v<b>')") < 0 ||
+	    testdb_exec(db, "INSERT INTO names (name_id, source, name) VALUES (1, 'meminfo', 'MemFree'), "
+			    "(2, 'meminfo', 'MemAvailable'), (3, 'vmstat', 'compact_stall'), (4, 'vmstat', 'pgfault'), "
+			    "(5, 'vmstat', 'compact_fail')") < 0)
+		goto out;
+	if (sqlite3_prepare_v2(db, "INSERT INTO runs (run_id, label, started_ms, ended_ms, end_reason, last_seen_ms, "
+			       "pid, version, hostname, kernel_release, kernel_version, cmdline, hypervisor, guest_type, "
+			       "cpu_model, fpu_features, xstate_bytes, xstate_detail, mem_total_kb, page_size, config) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 4242, 'v-test', 'host<1>', ?7, '#1 SMP', ?8, ?9, ?10, "
+			       "'Test CPU @ 3GHz', 'x87 sse2 avx avx2', 832, 'avx=256', 8000000, 4096, "
+			       "'sample_interval=1s\nlabel=<x>')", -1, &run, NULL) != SQLITE_OK)
+		goto out;
+	for (int r = 1; r <= 3; r++) {
+		sqlite3_bind_int64(run, 1, r);
+		sqlite3_bind_text(run, 2, r == 1 ? tdb_label1 : r == 2 ? "current" : tdb_label3, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(run, 3, r == 1 ? TDB_T1 : r == 2 ? TDB_T2 : TDB_T1 - 86400000);
+		if (r == 1) {
+			sqlite3_bind_int64(run, 4, testdb_ts(1, TDB_N1 - 1) + 500);
+			sqlite3_bind_text(run, 5, "stopped", -1, SQLITE_STATIC);
+		} else if (r == 3) {
+			sqlite3_bind_int64(run, 4, TDB_T1 - 86400000 + 5000);
+			sqlite3_bind_text(run, 5, "crash", -1, SQLITE_STATIC);
+		}
+		sqlite3_bind_int64(run, 6, r == 1 ? testdb_ts(1, TDB_N1 - 1) : testdb_ts(2, TDB_N2 - 1));
+		sqlite3_bind_text(run, 7, r == 1 ? "6.1.0-old" : "6.6.0-new", -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 8, r == 1 ? tdb_cmdline1 : "root=/dev/xvda1", -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 9, "xen", -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 10, "PV", -1, SQLITE_STATIC);
+		if (sqlite3_step(run) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(run);
+		sqlite3_clear_bindings(run);
+	}
+	for (int i = 0; i < 4; i++)
+		if (sqlite3_prepare_v2(db, ins[i], -1, &st[i], NULL) != SQLITE_OK)
+			goto out;
+	for (int i = 0; i < TDB_N1; i++)
+		if (testdb_tick(db, st, 1, i, 4) < 0)
+			goto out;
+	for (int i = 0; i < TDB_N2; i++)
+		if (testdb_tick(db, st, 2, i, 3) < 0)
+			goto out;
+	if (testdb_exec(db, "COMMIT") < 0)
+		goto out;
+	ok = 0;
+out:
+	if (ok < 0 && db)
+		fprintf(stderr, "testdb: %s\n", sqlite3_errmsg(db));
+	for (int i = 0; i < 4; i++)
+		sqlite3_finalize(st[i]);
+	sqlite3_finalize(run);
+	sqlite3_close(db);
+	return ok;
+}
+
+/* One integer from the sqlite3 CLI (an implementation independent of store/query.c); -1 on failure. */
+static inline long long testdb_cli(const char *db, const char *sql)
+{
+	char cmd[1024], line[64];
+	long long v = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof cmd, "sqlite3 -batch -noheader '%s' \"%s\"", db, sql);
+	if (!(p = popen(cmd, "r")))
+		return -1;
+	if (fgets(line, sizeof line, p))
+		v = strtoll(line, NULL, 10);   /* test code reading our own tool's output */
+	pclose(p);
+	return v;
+}
+
+#endif

@@ -1,0 +1,687 @@
+/* server: libmicrohttpd setup, limits, routing and shared state; see server.h. */
+#include "web/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <microhttpd.h>
+#include <systemd/sd-daemon.h>
+
+#include "common/log.h"
+#include "common/num.h"
+#include "web/escape.h"
+#include "web/handler.h"
+
+#define CONN_MEMORY (32u * 1024)   /* per connection: request line, headers, our response headers */
+
+/* A published /metrics body, shared by the responses still sending it. */
+struct snap {
+	atomic_int refs;
+	size_t len;
+	char data[];
+};
+
+struct web_server {
+	struct MHD_Daemon *d;
+	char *db_path;
+	char *version;
+	unsigned threads;
+	unsigned health_max_age_ms;
+	unsigned port;
+	pthread_mutex_t lock;      /* guards everything below */
+	int healthy;
+	struct timespec health_at; /* CLOCK_MONOTONIC of the last web_set_health */
+	char status[WEB_STATUS_MAX];
+	struct snap *metrics;
+	struct query *pool[WEB_MAX_THREADS];
+	int busy[WEB_MAX_THREADS];
+	char mhd_err[256];         /* libmicrohttpd's last message, for web_open's error */
+};
+
+/* Per request, from the URI log callback (which sees the raw target) to completion. */
+struct req_ctx {
+	int answered;
+	size_t uri_len;
+	char uri[URL_MAX + 1];     /* valid when uri_len <= URL_MAX */
+};
+
+#define R_DB      1u   /* needs a store handle */
+#define R_CSV     2u   /* also answers CSV: ".csv" suffix or format=csv */
+#define R_API     4u   /* JSON API: errors as JSON */
+#define R_HTML    8u   /* an HTML page */
+#define R_METRICS 16u  /* /metrics: served from the published snapshot */
+
+static int serve_healthz(struct web_req *r);
+
+/* The routing table: "#" is a run id segment.  A new report section or API series is one line here. */
+static const struct route {
+	const char *pattern;
+	web_handler fn;
+	unsigned flags;
+} routes[] = {
+	{ "/", page_index, R_DB | R_HTML },
+	{ "/runs", page_runs, R_DB | R_HTML },
+	{ "/runs/#", page_run, R_DB | R_HTML },
+	{ "/healthz", serve_healthz, 0 },
+	{ "/metrics", NULL, R_METRICS },
+	{ "/api/v1/status", api_status, R_DB | R_API },
+	{ "/api/v1/runs", api_runs, R_DB | R_API | R_CSV },
+	{ "/api/v1/runs/#", api_run, R_DB | R_API },
+	{ "/api/v1/runs/#/buddyinfo", api_buddyinfo, R_DB | R_API | R_CSV },
+	{ "/api/v1/runs/#/meminfo", api_meminfo, R_DB | R_API | R_CSV },
+	{ "/api/v1/runs/#/vmstat", api_vmstat, R_DB | R_API | R_CSV },
+};
+
+/* ---------------------------------------------------------------- shared state */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void web_set_health(struct web_server *ws, int ok)
+{
+	if (!ws)
+		return;
+	pthread_mutex_lock(&ws->lock);
+	ws->healthy = ok != 0;
+	clock_gettime(CLOCK_MONOTONIC, &ws->health_at);
+	pthread_mutex_unlock(&ws->lock);
+}
+
+int web_healthy(struct web_server *ws)
+{
+	int ok;
+	int64_t at;
+
+	pthread_mutex_lock(&ws->lock);
+	ok = ws->healthy;
+	at = (int64_t)ws->health_at.tv_sec * 1000 + ws->health_at.tv_nsec / 1000000;
+	pthread_mutex_unlock(&ws->lock);
+	if (ok && ws->health_max_age_ms && mono_ms() - at > (int64_t)ws->health_max_age_ms)
+		ok = 0;
+	return ok;
+}
+
+int web_set_status(struct web_server *ws, const char *line)
+{
+	size_t n;
+
+	if (!ws)
+		return 0;
+	n = strlen(line);
+	if (n >= WEB_STATUS_MAX)
+		return -1;
+	pthread_mutex_lock(&ws->lock);
+	memcpy(ws->status, line, n + 1);
+	pthread_mutex_unlock(&ws->lock);
+	return 0;
+}
+
+void web_status_copy(struct web_server *ws, char *out, size_t outlen)
+{
+	pthread_mutex_lock(&ws->lock);
+	snprintf(out, outlen, "%s", ws->status);
+	pthread_mutex_unlock(&ws->lock);
+}
+
+const char *web_version(const struct web_server *ws)
+{
+	return ws->version;
+}
+
+static void snap_put(struct snap *s)
+{
+	if (s && atomic_fetch_sub(&s->refs, 1) == 1)
+		free(s);
+}
+
+static void snap_free_cb(void *cls)
+{
+	snap_put(cls);
+}
+
+int web_publish_metrics(struct web_server *ws, const char *buf, size_t len)
+{
+	struct snap *s, *old;
+
+	if (!ws)
+		return 0;
+	if (!(s = malloc(sizeof *s + len + 1)))
+		return -1;
+	atomic_init(&s->refs, 1);   /* the server's reference */
+	s->len = len;
+	memcpy(s->data, buf, len);
+	s->data[len] = '\0';
+	pthread_mutex_lock(&ws->lock);
+	old = ws->metrics;
+	ws->metrics = s;
+	pthread_mutex_unlock(&ws->lock);
+	snap_put(old);   /* freed now, or when the last scrape sending it completes */
+	return 0;
+}
+
+unsigned web_port(const struct web_server *ws)
+{
+	return ws ? ws->port : 0;
+}
+
+/* ---------------------------------------------------------------- store handles */
+
+/* Borrow an idle store handle, opening it on first use; NULL if none (503). */
+static struct query *pool_get(struct web_server *ws, int *slot)
+{
+	char err[256];
+	int i;
+
+	pthread_mutex_lock(&ws->lock);
+	for (i = 0; i < (int)ws->threads && ws->busy[i]; i++)
+		;
+	if (i < (int)ws->threads)
+		ws->busy[i] = 1;
+	pthread_mutex_unlock(&ws->lock);
+	if (i == (int)ws->threads)
+		return NULL;
+	*slot = i;
+	if (!ws->pool[i] && !(ws->pool[i] = query_open(ws->db_path, err, sizeof err))) {
+		log_warnx("http: %s", err);
+		pthread_mutex_lock(&ws->lock);
+		ws->busy[i] = 0;
+		pthread_mutex_unlock(&ws->lock);
+		return NULL;
+	}
+	return ws->pool[i];
+}
+
+static void pool_put(struct web_server *ws, int slot)
+{
+	pthread_mutex_lock(&ws->lock);
+	ws->busy[slot] = 0;
+	pthread_mutex_unlock(&ws->lock);
+}
+
+/* ---------------------------------------------------------------- responses */
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 414: return "URI Too Long";
+	case 500: return "Internal Server Error";
+	case 503: return "Service Unavailable";
+	default: return "Error";
+	}
+}
+
+int web_error(struct web_req *r, int status, const char *msg)
+{
+	sb_reset(&r->body);
+	r->status = status;
+	r->filename[0] = '\0';
+	if (r->api) {
+		r->ctype = "application/json";
+		sb_puts(&r->body, "{\"error\":");
+		escape_json(&r->body, msg, strlen(msg));
+		sb_puts(&r->body, "}\n");
+	} else {
+		r->ctype = "text/html; charset=utf-8";
+		sb_printf(&r->body, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
+			  "<title>%d %s</title></head><body><h1>%d %s</h1><p>", status, reason(status), status,
+			  reason(status));
+		escape_html(&r->body, msg, strlen(msg));
+		sb_puts(&r->body, "</p><p><a href=\"/\">fpusoakd</a></p></body></html>\n");
+	}
+	return -1;
+}
+
+static int serve_healthz(struct web_req *r)
+{
+	int ok = web_healthy(r->ws);
+
+	r->status = ok ? 200 : 503;
+	r->ctype = "text/plain; charset=utf-8";
+	return sb_puts(&r->body, ok ? "ok\n" : "unhealthy\n");
+}
+
+static void common_headers(struct MHD_Response *resp, const char *ctype)
+{
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	/* Defence in depth behind escaping: no script runs on our pages, nothing loads from elsewhere. */
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+				"form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+}
+
+/* Queue r's body as the response; MHD frees the body. */
+static enum MHD_Result queue(struct MHD_Connection *conn, struct web_req *r)
+{
+	static const char oom[] = "out of memory\n";
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	size_t len;
+	char *body = sb_detach(&r->body, &len);
+
+	if (!body) {
+		resp = MHD_create_response_from_buffer(sizeof oom - 1, (void *)oom, MHD_RESPMEM_PERSISTENT);
+		r->status = 500;
+		r->ctype = "text/plain; charset=utf-8";
+	} else {
+		resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+		if (!resp)
+			free(body);
+	}
+	if (!resp)
+		return MHD_NO;
+	common_headers(resp, r->ctype ? r->ctype : "text/plain; charset=utf-8");
+	if (r->status == 405)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (r->filename[0]) {
+		char cd[96];
+		snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", r->filename);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION, cd);
+	}
+	ret = MHD_queue_response(conn, (unsigned)r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result queue_metrics(struct web_server *ws, struct MHD_Connection *conn, struct web_req *r)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	struct snap *s;
+
+	pthread_mutex_lock(&ws->lock);
+	if ((s = ws->metrics))
+		atomic_fetch_add(&s->refs, 1);
+	pthread_mutex_unlock(&ws->lock);
+	if (!s) {
+		web_error(r, 503, "no sample published yet");
+		return queue(conn, r);
+	}
+	/* Zero-copy: the response holds a reference until it has been sent. */
+	resp = MHD_create_response_from_buffer_with_free_callback_cls(s->len, s->data, snap_free_cb, s);
+	if (!resp) {
+		snap_put(s);
+		return MHD_NO;
+	}
+	common_headers(resp, "text/plain; version=0.0.4; charset=utf-8");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- routing */
+
+/* Match path against pattern: 1 (with *id for "#"), 0 no match, -1 the id segment is not a positive integer. */
+static int match(const char *pat, const char *path, int64_t *id)
+{
+	int bad = 0;
+
+	while (*pat && *path) {
+		if (*pat == '#') {
+			size_t n = strcspn(path, "/");
+			if (n == 0)
+				return 0;
+			if (num_parse_i64(path, n, id) < 0 || *id < 1)
+				bad = 1;
+			pat++;
+			path += n;
+		} else if (*pat++ != *path++) {
+			return 0;
+		}
+	}
+	if (*pat || *path)
+		return 0;
+	return bad ? -1 : 1;
+}
+
+/* Find the route of path; NULL if none; *bad_id when it matched but with a malformed id. */
+static const struct route *find_route(const char *path, int64_t *id, int *bad_id)
+{
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		int m = match(routes[i].pattern, path, id);
+		if (m != 0) {
+			*bad_id = m < 0;
+			return &routes[i];
+		}
+	}
+	return NULL;
+}
+
+/* Resolve route and output format from the path and ?format=; 0 or -1 after web_error. */
+static int route(struct web_req *r, struct url *u, const struct route **out)
+{
+	const struct route *rt;
+	int bad_id = 0, suffix = 0;
+	enum url_format f = u->p.format;
+
+	rt = find_route(u->path, &r->id, &bad_id);
+	if (!rt && u->path_len > 4 && strcmp(u->path + u->path_len - 4, ".csv") == 0) {
+		u->path[u->path_len - 4] = '\0';   /* "/api/v1/runs/3/buddyinfo.csv" */
+		rt = find_route(u->path, &r->id, &bad_id);
+		u->path[u->path_len - 4] = '.';
+		if (rt && !(rt->flags & R_CSV))
+			rt = NULL;
+		suffix = 1;
+	}
+	if (!rt)
+		return web_error(r, 404, "no such page");
+	r->api = (rt->flags & R_API) != 0;
+	if (bad_id)
+		return web_error(r, 400, "a run id must be a positive integer");
+	if (suffix) {
+		if (f != URL_FMT_NONE && f != URL_FMT_CSV)
+			return web_error(r, 400, "the .csv suffix conflicts with format=");
+		f = URL_FMT_CSV;
+	}
+	if (rt->flags & R_HTML) {
+		if (f != URL_FMT_NONE && f != URL_FMT_HTML)
+			return web_error(r, 400, "this page is HTML only; the data is under /api/v1/");
+		f = URL_FMT_HTML;
+	} else if (rt->flags & R_API) {
+		if (f == URL_FMT_HTML || (f == URL_FMT_CSV && !(rt->flags & R_CSV)))
+			return web_error(r, 400, "format not available here");
+		if (f == URL_FMT_NONE)
+			f = URL_FMT_JSON;
+	} else if (f != URL_FMT_NONE) {
+		return web_error(r, 400, "format not available here");
+	}
+	r->fmt = f;
+	*out = rt;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- libmicrohttpd callbacks */
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct req_ctx *rc = malloc(sizeof *rc);
+
+	(void)cls;
+	(void)conn;
+	if (!rc)
+		return NULL;   /* the access handler answers 503 */
+	rc->answered = 0;
+	rc->uri_len = strlen(uri);
+	if (rc->uri_len <= URL_MAX)
+		memcpy(rc->uri, uri, rc->uri_len + 1);
+	else
+		rc->uri[0] = '\0';
+	return rc;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	free(*req_cls);
+	*req_cls = NULL;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_size, void **req_cls)
+{
+	struct web_server *ws = cls;
+	struct req_ctx *rc = *req_cls;
+	struct web_req r = { .ws = ws };
+	const struct route *rt = NULL;
+	struct url u;
+	const char *why;
+	enum MHD_Result ret;
+	int slot = -1, st;
+
+	(void)url;
+	(void)version;
+	(void)upload_data;
+	if (rc && rc->answered) {
+		*upload_size = 0;   /* a body we already refused: discard it */
+		return MHD_YES;
+	}
+	sb_init(&r.body, WEB_BODY_MAX);
+	if (!rc) {
+		web_error(&r, 503, "out of memory");
+		return queue(conn, &r);
+	}
+	rc->answered = 1;
+	r.api = rc->uri_len >= 5 && strncmp(rc->uri, "/api/", 5) == 0;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+		web_error(&r, 405, "only GET and HEAD are supported");
+		return queue(conn, &r);
+	}
+	st = rc->uri_len > URL_MAX ? URL_TOO_LONG : url_parse(rc->uri, rc->uri_len, &u, &why);
+	if (st != URL_OK) {
+		web_error(&r, st == URL_TOO_LONG ? 414 : 400, st == URL_TOO_LONG ? "request-target too long" : why);
+		return queue(conn, &r);
+	}
+	r.url = &u;
+	if (route(&r, &u, &rt) < 0)
+		return queue(conn, &r);
+	if (rt->flags & R_METRICS)
+		return queue_metrics(ws, conn, &r);
+	if (rt->flags & R_DB) {
+		if (!(r.q = pool_get(ws, &slot))) {
+			web_error(&r, 503, "database unavailable");
+			return queue(conn, &r);
+		}
+	}
+	if (rt->fn(&r) < 0 || r.body.err) {
+		if (r.body.err)
+			web_error(&r, 400, "response too large; narrow from/to or lower max_points");
+		else if (r.status == 0 || r.status == 200) {
+			log_warnx("http: %s: %s", u.path, r.q ? query_errmsg(r.q) : "handler failed");
+			web_error(&r, 500, "internal error; see the daemon's log");
+		}
+	}
+	if (slot >= 0)
+		pool_put(ws, slot);
+	ret = queue(conn, &r);
+	sb_free(&r.body);
+	return ret;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct web_server *ws = cls;
+	char msg[256];
+	size_t n;
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = '\0';
+	pthread_mutex_lock(&ws->lock);
+	memcpy(ws->mhd_err, msg, n + 1);
+	pthread_mutex_unlock(&ws->lock);
+	/* Per-connection complaints are a client's doing: debug level, so clients cannot flood the log. */
+	log_debug("http: %s", msg);
+}
+
+/* ---------------------------------------------------------------- open / close */
+
+int web_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *sslen)
+{
+	char host[64];
+	const char *colon;
+	uint64_t port;
+	size_t hl;
+
+	if (!s)
+		return -1;
+	if (strcmp(s, "none") == 0)
+		return 1;
+	memset(ss, 0, sizeof *ss);
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+		if (!close || close[1] != ':' || (hl = (size_t)(close - s - 1)) == 0 || hl >= sizeof host)
+			return -1;
+		memcpy(host, s + 1, hl);
+		host[hl] = '\0';
+		colon = close + 1;
+		if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
+			return -1;
+		a6->sin6_family = AF_INET6;
+		*sslen = sizeof *a6;
+	} else {
+		struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+		if (!(colon = strrchr(s, ':')) || (hl = (size_t)(colon - s)) == 0 || hl >= sizeof host)
+			return -1;
+		memcpy(host, s, hl);
+		host[hl] = '\0';
+		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
+			return -1;
+		a4->sin_family = AF_INET;
+		*sslen = sizeof *a4;
+	}
+	if (num_parse_u64(colon + 1, strlen(colon + 1), &port) < 0 || port > 65535)
+		return -1;
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+	return 0;
+}
+
+/* Whether a6 is the unspecified address "::" (then we listen dual-stack). */
+static int is_any6(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 &&
+	       IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/* The systemd-passed listening socket, or -1.  Consumes LISTEN_* so a child or a reopen cannot take it twice. */
+static int systemd_socket(char *err, size_t errlen, int *bad)
+{
+	int n = sd_listen_fds(1);
+
+	*bad = 0;
+	if (n <= 0)
+		return -1;
+	if (n > 1)
+		log_warnx("http: systemd passed %d sockets; using the first", n);
+	if (sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0) {
+		snprintf(err, errlen, "fd %d from systemd is not a listening stream socket", SD_LISTEN_FDS_START);
+		*bad = 1;
+		return -1;
+	}
+	return SD_LISTEN_FDS_START;
+}
+
+struct web_server *web_open(const struct web_config *cfg, char *err, size_t errlen)
+{
+	struct web_server *ws = calloc(1, sizeof *ws);
+	struct sockaddr_storage ss;
+	socklen_t sslen = 0;
+	struct MHD_OptionItem addr[2];
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	int r, fd = -1, bad;
+
+	if (!ws) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&ws->lock, NULL);
+	ws->healthy = 1;   /* web_open comes after the first stored sample: the loop is healthy */
+	clock_gettime(CLOCK_MONOTONIC, &ws->health_at);
+	ws->health_max_age_ms = cfg->health_max_age_ms;
+	ws->threads = cfg->threads ? cfg->threads : 2;
+	if (ws->threads > WEB_MAX_THREADS) {
+		snprintf(err, errlen, "at most %d HTTP threads", WEB_MAX_THREADS);
+		goto fail;
+	}
+	if (!(ws->version = strdup(cfg->version ? cfg->version : "unknown")))
+		goto oom;
+	r = web_listen_parse(cfg->listen, &ss, &sslen);
+	if (r < 0) {
+		snprintf(err, errlen, "bad listen address \"%s\": want ADDR:PORT, [ADDR6]:PORT or none",
+			 cfg->listen ? cfg->listen : "");
+		goto fail;
+	}
+	if (r == 1)
+		return ws;   /* "none": an inert server */
+	if (!cfg->db_path) {
+		snprintf(err, errlen, "no database path");
+		goto fail;
+	}
+	if (!(ws->db_path = strdup(cfg->db_path)))
+		goto oom;
+	/* Open one handle now: a DB we cannot read is a startup error, not a 503 later. */
+	if (!(ws->pool[0] = query_open(ws->db_path, err, errlen)))
+		goto fail;
+	if (!cfg->no_socket_activation) {
+		fd = systemd_socket(err, errlen, &bad);
+		if (bad)
+			goto fail;
+	}
+	if (fd >= 0) {
+		addr[0] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, fd, NULL };
+	} else {
+		addr[0] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, &ss };
+		if (is_any6(&ss))
+			flags |= MHD_USE_DUAL_STACK;
+		else if (ss.ss_family == AF_INET6)
+			flags |= MHD_USE_IPv6;
+	}
+	addr[1] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	ws->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, ws,
+				 MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, ws,
+				 MHD_OPTION_THREAD_POOL_SIZE, ws->threads,
+				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				 MHD_OPTION_CONNECTION_LIMIT, cfg->conn_limit ? cfg->conn_limit : 256u,
+				 MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip_limit ? cfg->per_ip_limit : 64u,
+				 MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout_s ? cfg->idle_timeout_s : 15u,
+				 MHD_OPTION_URI_LOG_CALLBACK, on_uri, ws,
+				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, ws,
+				 MHD_OPTION_ARRAY, addr,
+				 MHD_OPTION_END);
+	if (!ws->d) {
+		snprintf(err, errlen, "http: cannot listen on %s: %s", fd >= 0 ? "the systemd socket" : cfg->listen,
+			 ws->mhd_err[0] ? ws->mhd_err : "libmicrohttpd failed to start");
+		goto fail;
+	}
+	info = MHD_get_daemon_info(ws->d, MHD_DAEMON_INFO_BIND_PORT);
+	ws->port = info ? info->port : 0;
+	return ws;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	web_close(ws);
+	return NULL;
+}
+
+void web_close(struct web_server *ws)
+{
+	if (!ws)
+		return;
+	if (ws->d)
+		MHD_stop_daemon(ws->d);   /* joins the threads; every response is destroyed */
+	for (unsigned i = 0; i < WEB_MAX_THREADS; i++)
+		query_close(ws->pool[i]);
+	snap_put(ws->metrics);
+	pthread_mutex_destroy(&ws->lock);
+	free(ws->db_path);
+	free(ws->version);
+	free(ws);
+}
