@@ -109,3 +109,25 @@ clean:
 	rm -rf build
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+
+# The booted-systemd and Xen PV suites on their own (make test runs them too).
+test-systemd: deps all
+	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) tests/run.sh tests/integration/80_systemd.sh
+test-xen: deps all
+	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) tests/run.sh tests/integration/90_xen.sh
+
+# fuzz: every tests/fuzz/fuzz_*.c under libFuzzer+ASan+UBSan for FUZZ_SECONDS each.
+# Corpora start from tests/fixtures/ and grow in build/fuzz/corpus/ (never in the tree).
+FUZZ_SECONDS ?= 60
+FUZZSRC = $(wildcard tests/fuzz/fuzz_*.c)
+fuzz: deps
+	@$(MAKE) --no-print-directory CC=clang BUILD=build/fuzz OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+		WARN="-Wall -Wno-unused-parameter" build/fuzz/libfpusoak.a
+	@mkdir -p build/fuzz/bin build/fuzz/corpus
+	@for f in $(FUZZSRC); do n=$$(basename $$f .c); \
+		clang -g -O1 -fsanitize=fuzzer,address,undefined -I. $$f build/fuzz/libfpusoak.a $(LDLIBS) -o build/fuzz/bin/$$n || exit 1; \
+		mkdir -p build/fuzz/corpus/$$n; \
+		echo "== $$n ($(FUZZ_SECONDS)s)"; \
+		build/fuzz/bin/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/corpus/$$n tests/fixtures/ 2>&1 \
+			| grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done' || exit 1; \
+	done

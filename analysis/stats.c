@@ -100,13 +100,19 @@ int stats_quantile_sorted(const double *sorted, size_t n, double p, double *out)
 	return STATS_OK;
 }
 
+/* 1 if [p, p+n) and [q, q+m) share no element; inputs are const, scratch is written. */
+static int disjoint(const double *p, size_t n, const double *q, size_t m)
+{
+	return (uintptr_t)(p + n) <= (uintptr_t)q || (uintptr_t)(q + m) <= (uintptr_t)p;
+}
+
 /* Copy x into scratch and sort it, after checking sizes and finiteness. */
 static int sorted_copy(const double *x, size_t n, double *scratch)
 {
 	if (!x || !scratch || n == 0 || n > STATS_MAX_N)
 		return n == 0 ? STATS_ETOOFEW : STATS_EARG;
-	if ((uintptr_t)scratch < (uintptr_t)(x + n) && (uintptr_t)x < (uintptr_t)(scratch + n))
-		return STATS_EARG;  /* overlapping: x is const */
+	if (!disjoint(x, n, scratch, n))
+		return STATS_EARG;
 	if (!all_finite(x, n))
 		return STATS_ENONFINITE;
 	memcpy(scratch, x, n * sizeof *x);
@@ -237,9 +243,10 @@ static int pair_prepare(const double *a, size_t n1, const double *b, size_t n2, 
 		return STATS_EARG;
 	if (n1 == 0 || n2 == 0)
 		return STATS_ETOOFEW;
-	if (n1 > STATS_MAX_N || n2 > STATS_MAX_N)
+	if (n1 > STATS_MAX_N || n2 > STATS_MAX_N || !disjoint(scratch, n1 + n2, a, n1) ||
+	    !disjoint(scratch, n1 + n2, b, n2))
 		return STATS_EARG;
-	/* Check the inputs before sorted_copy so a NaN is reported as such, not as overlap. */
+	/* Check the inputs before sorted_copy so a NaN is reported as such. */
 	if (!all_finite(a, n1) || !all_finite(b, n2))
 		return STATS_ENONFINITE;
 	if ((rc = sorted_copy(a, n1, scratch)) != STATS_OK ||
@@ -538,6 +545,9 @@ static int boot_args(const double *a, size_t n1, const double *b, size_t n2, uin
 		return STATS_ETOOFEW;
 	if (n1 > STATS_MAX_N || n2 > STATS_MAX_N || reps < STATS_BOOT_MIN_REPS || reps > STATS_BOOT_MAX_REPS)
 		return STATS_EARG;
+	if (!disjoint(scratch, STATS_BOOT_SCRATCH(n1, n2, reps), a, n1) ||
+	    !disjoint(scratch, STATS_BOOT_SCRATCH(n1, n2, reps), b, n2))
+		return STATS_EARG;
 	if (!all_finite(a, n1) || !all_finite(b, n2))
 		return STATS_ENONFINITE;
 	return STATS_OK;
@@ -685,7 +695,6 @@ static int fit_usable(const struct trend_fit *f)
 int stats_slope_diff(const struct trend_fit *fa, const struct trend_fit *fb, struct stats_slope_diff *out)
 {
 	double s, ra, rb, wa, wb;
-	int rc;
 
 	if (!out)
 		return STATS_EARG;
@@ -704,7 +713,7 @@ int stats_slope_diff(const struct trend_fit *fa, const struct trend_fit *fb, str
 		out->se = s * sqrt(wa + wb);
 		out->df = (wa + wb) * (wa + wb) / (wa * wa / fa->df + wb * wb / fb->df);
 	}
-	if ((rc = trend_t_quantile(0.975, out->df, &out->t_crit)) != TREND_OK)
+	if (trend_t_quantile(0.975, out->df, &out->t_crit) != TREND_OK)
 		return STATS_ERANGE;
 	out->lo = out->diff - out->t_crit * out->se;
 	out->hi = out->diff + out->t_crit * out->se;

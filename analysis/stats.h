@@ -27,8 +27,9 @@
  *    (Moses; Hollander & Wolfe 4.3).  Exact k is the largest with
  *    P(U <= k-1) <= 0.025, so coverage >= 95%; approximate k is the
  *    nearest integer to N/2 - 1.96 * sd(U) (tie-corrected).  Assumes the
- *    two distributions differ only by a shift.  Differences are selected
- *    in O((n1+n2) log) time per order statistic, never materialized.
+ *    two distributions differ only by a shift.  The n1*n2 differences are
+ *    never materialized: each order statistic is a randomized selection
+ *    costing O((n1+n2) log(n1 n2)) expected time (Monahan 1984).
  *  - stats_boot_median_diff: percentile bootstrap of median(B) - median(A),
  *    xoshiro256** seeded through splitmix64, reproducible from the seed.
  *    Too narrow for small samples (n < ~10): prefer the HL interval there.
@@ -40,7 +41,7 @@
  *
  * Quantiles are type 7 (R's default, numpy's "linear").  Nothing here
  * allocates: functions that must sort take a caller scratch array whose
- * length the prototype states.  No I/O, no globals, thread-safe.  NaN and
+ * length the prototype states; it must not overlap the inputs (STATS_EARG).  No I/O, no globals, thread-safe.  NaN and
  * +-Inf inputs are rejected (STATS_ENONFINITE); reported results are never
  * NaN, and are +-INFINITY only where a bound is documented as unbounded.
  */

@@ -801,9 +801,10 @@ struct cgroup *cgroup_open(const struct cgroup_cfg *cfg, char *err, size_t errle
 {
 	struct cgroup_self self;
 	struct cgroup_mounts mnt;
+	struct cgroup_cfg named;
 	struct cgroup *cg;
 
-	if (!valid_name(cfg->name)) {
+	if (cfg->name && !valid_name(cfg->name)) {
 		snprintf(err, errlen, "invalid cgroup name");
 		return NULL;
 	}
@@ -818,9 +819,12 @@ struct cgroup *cgroup_open(const struct cgroup_cfg *cfg, char *err, size_t errle
 	cg->ver = pick(cfg, &self, &mnt, err, errlen);
 	if (cg->ver == CGROUP_NONE)
 		goto fail;
-	if ((cg->ver == CGROUP_V2 ? open_v2 : open_v1)(cg, cfg, &self, &mnt, err, errlen) < 0)
+	named = *cfg;
+	if (!named.name)
+		named.name = cg->ver == CGROUP_V2 ? "workers" : "fpusoakd-workers";
+	if ((cg->ver == CGROUP_V2 ? open_v2 : open_v1)(cg, &named, &self, &mnt, err, errlen) < 0)
 		goto fail;
-	if (apply(cg, cfg, err, errlen) < 0)
+	if (apply(cg, &named, err, errlen) < 0)
 		goto fail;
 	return cg;
 fail:
@@ -922,6 +926,26 @@ int cgroup_child_fd(const struct cgroup *cg)
 int cgroup_clone_fd(const struct cgroup *cg)
 {
 	return cg && cg->ver == CGROUP_V2 ? cg->clone_fd : -1;
+}
+
+int cgroup_fds(const struct cgroup *cg, int *out, int max)
+{
+	int n = 0;
+
+	if (!cg)
+		return 0;
+	const int fds[4] = { cg->child_fd, cg->clone_fd, cg->pids_procs_fd, cg->oom_fd };
+	for (int i = 0; i < 4 && n < max; i++)
+		if (fds[i] >= 0)
+			out[n++] = fds[i];
+	return n;
+}
+
+int cgroup_reset_peak(const struct cgroup *cg)
+{
+	if (!cg || cg->ver != CGROUP_V1)
+		return -1;
+	return wfile(cg->dir, "memory.max_usage_in_bytes", "0");
 }
 
 int cgroup_enter_pids(const struct cgroup *cg)

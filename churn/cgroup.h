@@ -77,7 +77,8 @@ int cgroup_has_word(const char *buf, size_t len, const char *w);
 
 struct cgroup_cfg {
 	enum cgroup_ver ver;     /* CGROUP_AUTO picks v2 if it has the memory controller, else v1 */
-	const char *name;        /* group to create under the caller's own cgroup: one path component */
+	const char *name;        /* group to create under the caller's own cgroup: one path component;
+				    NULL: "workers" in v2, "fpusoakd-workers" in v1 (a shared hierarchy) */
 	int leaf_self;           /* v2: move the caller into <own>/daemon first (required under systemd) */
 	int enter;               /* move the caller into the new group (test sandboxes) */
 	uint64_t memory_max;     /* bytes; 0 = no limit */
@@ -106,6 +107,12 @@ int cgroup_child_fd(const struct cgroup *cg);
 
 /* v2: O_PATH fd of the group for clone3(CLONE_INTO_CGROUP); -1 in v1. */
 int cgroup_clone_fd(const struct cgroup *cg);
+
+/* The fds the handle holds (a forked spawner must keep them open); returns how many were stored. */
+int cgroup_fds(const struct cgroup *cg, int *out, int max);
+
+/* Reset the peak-usage counter where the kernel allows it (v1 max_usage_in_bytes); 0 or -1. */
+int cgroup_reset_peak(const struct cgroup *cg);
 
 /* v1: move the calling process into the pids group (so its forks obey pids.max); no-op in v2; 0 or -1. */
 int cgroup_enter_pids(const struct cgroup *cg);

@@ -68,7 +68,7 @@ struct churn_cfg {
 	unsigned worker_work_iters;   /* FPU operations per tick (1000: a few µs) */
 
 	enum cgroup_ver cgroup;       /* CGROUP_AUTO; CGROUP_NONE = run unconfined (capped) */
-	const char *cgroup_name;      /* NULL: "workers" (v2), "fpusoakd-workers" (v1) */
+	const char *cgroup_name;      /* NULL: "workers" (v2), "fpusoakd-workers" (v1); used only by churn_open */
 	int cgroup_leaf_self;         /* v2: move this process into <own>/daemon first (the daemon: 1) */
 	uint64_t cgroup_memory_max;   /* --cgroup-memory-max bytes, 0 = none */
 	uint64_t cgroup_pids_max;     /* --cgroup-pids-max, 0 = none (v1: +1 is added for the spawner) */

@@ -38,6 +38,9 @@ struct spawner_cfg {
 	int pop_cap, probe_cap;     /* caps in force */
 };
 
+/* Bytes on the wire for a record of this type (header + its union member). */
+size_t spawner_rec_size(uint32_t type);
+
 /* Run the spawner in the freshly forked child: never returns (exit code 0 after a clean stop). */
 void spawner_main(const struct spawner_cfg *cfg) __attribute__((noreturn));
 

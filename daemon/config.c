@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "churn/churn.h"
 #include "common/num.h"
 
-enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN };
+enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE };
 
 struct opt {
 	const char *name;
@@ -20,23 +21,38 @@ struct opt {
 	const char *def;     /* default, as a user would write it; NULL = computed */
 	const char *help;
 	const char *form;    /* the expected form, for error messages */
+	int64_t max;         /* T_INT: inclusive upper bound (lower bound is 0) */
 };
 
 #define O(field) offsetof(struct config, field), sizeof(((struct config *)0)->field)
 
 static const struct opt OPTS[] = {
-	{ "db", T_STR, O(db), NULL, "SQLite database (default $STATE_DIRECTORY/fpusoakd.db, else ./fpusoakd.db)", "a path" },
-	{ "listen", T_LISTEN, O(listen), "127.0.0.1:8089", "HTTP report address, or 'none'", "ADDR:PORT, [V6ADDR]:PORT or none" },
-	{ "label", T_STR, O(label), "", "free text recorded with the run (e.g. the kernel under test)", "text" },
-	{ "sample-interval", T_DUR, O(sample_interval_ms), "1s", "buddyinfo/vmstat/meminfo sampling period", "a duration ≥ 10ms like 250ms, 1s, 5m" },
-	{ "slow-interval", T_DUR, O(slow_interval_ms), "60s", "pagetypeinfo/slabinfo sampling period", "a duration ≥ 1s like 60s, 5m" },
-	{ "duration", T_DUR, O(duration_ms), "0", "stop after this long (0 = until stopped)", "a duration like 30s, 2h, 1d, or 0" },
-	{ "retain-raw", T_DUR, O(retain_raw_ms), "14d", "keep raw samples this long (rollups stay; 0 = forever)", "a duration like 14d, 36h, or 0" },
-	{ "queue-max", T_SIZE, O(queue_max), "16M", "memory for samples held while the DB is locked or full", "a size like 4M, 64M" },
-	{ "proc-root", T_STR, O(proc_root), "/proc", "where to read proc files (tests feed fixture trees)", "a directory" },
-	{ "sys-root", T_STR, O(sys_root), "/sys", "where to read sysfs files", "a directory" },
-	{ "kmsg", T_STR, O(kmsg_path), "/dev/kmsg", "kernel log to watch for allocation failures and OOM kills, or 'none'", "a path or none" },
-	{ "log-level", T_LEVEL, O(log_level), "info", "err, warn, notice, info or debug", "err|warn|notice|info|debug" },
+	{ "db", T_STR, O(db), NULL, "SQLite database (default $STATE_DIRECTORY/fpusoakd.db, else ./fpusoakd.db)", "a path", 0 },
+	{ "listen", T_LISTEN, O(listen), "127.0.0.1:8089", "HTTP report address, or 'none'", "ADDR:PORT, [V6ADDR]:PORT or none", 0 },
+	{ "label", T_STR, O(label), "", "free text recorded with the run (e.g. the kernel under test)", "text", 0 },
+	{ "sample-interval", T_DUR, O(sample_interval_ms), "1s", "buddyinfo/vmstat/meminfo sampling period", "a duration ≥ 10ms like 250ms, 1s, 5m", 0 },
+	{ "slow-interval", T_DUR, O(slow_interval_ms), "60s", "pagetypeinfo/slabinfo sampling period", "a duration ≥ 1s like 60s, 5m", 0 },
+	{ "duration", T_DUR, O(duration_ms), "0", "stop after this long (0 = until stopped)", "a duration like 30s, 2h, 1d, or 0", 0 },
+	{ "retain-raw", T_DUR, O(retain_raw_ms), "14d", "keep raw samples this long (rollups stay; 0 = forever)", "a duration like 14d, 36h, or 0", 0 },
+	{ "queue-max", T_SIZE, O(queue_max), "16M", "memory for samples held while the DB is locked or full", "a size like 4M, 64M", 0 },
+	{ "workers", T_INT, O(workers), "32", "target population of FPU-using workers (0 = sampling only)", "a whole number 0..16384", CHURN_MAX_WORKERS },
+	{ "spawn-rate", T_RATE, O(spawn_rate_milli), "50", "worker spawns per second, or 'max'", "a number like 50, 2.5, or max", 0 },
+	{ "lifetime", T_DUR, O(lifetime_ms), "30s", "mean worker lifetime (0 = exit right after touching the FPU)", "a duration like 30s, 5m, or 0", 0 },
+	{ "lifetime-dist", T_DIST, O(lifetime_dist), "exp", "lifetime distribution: exp, fixed or uniform", "exp|fixed|uniform", 0 },
+	{ "seed", T_U64, O(seed), "0", "random seed for lifetimes (0 = pick one; it is recorded in the run)", "a whole number", 0 },
+	{ "fpu", T_FPU, O(fpu), "auto", "FPU kind workers use: auto, x87, sse, avx, avx512, amx", "auto|x87|sse|avx|avx512|amx", 0 },
+	{ "worker-memory", T_SIZE, O(worker_memory), "256K", "memory each worker touches", "a size like 256K, 1M", 0 },
+	{ "cgroup-memory-max", T_SIZE, O(cgroup_memory_max), "512M", "memory limit of the workers' cgroup (0 = none)", "a size like 64M, 2G, or 0", 0 },
+	{ "cgroup-pids-max", T_INT, O(cgroup_pids_max), "4096", "pids limit of the workers' cgroup (0 = none)", "a whole number", 4194304 },
+	{ "probe-interval", T_DUR, O(probe_interval_ms), "10m", "capacity probe period (0 = off; SIGUSR1 starts one)", "a duration like 10m, 1h, or 0", 0 },
+	{ "probe-limit", T_INT, O(probe_limit), "2048", "most workers a capacity probe starts", "a whole number 1..16384", CHURN_MAX_PROBE },
+	{ "probe-scope", T_SCOPE, O(probe_scope), "cgroup", "capacity probe inside the workers' limits (cgroup) or the whole guest (guest)", "cgroup|guest", 0 },
+	{ "switch-probe-interval", T_DUR, O(switch_probe_interval_ms), "1h", "FPU-cost (context switch) probe period (0 = off)", "a duration like 1h, or 0", 0 },
+	{ "switch-threads", T_INT, O(switch_threads), "64", "threads of the FPU-cost probe", "a whole number 1..4096", 4096 },
+	{ "proc-root", T_STR, O(proc_root), "/proc", "where to read proc files (tests feed fixture trees)", "a directory", 0 },
+	{ "sys-root", T_STR, O(sys_root), "/sys", "where to read sysfs files", "a directory", 0 },
+	{ "kmsg", T_STR, O(kmsg_path), "/dev/kmsg", "kernel log to watch for allocation failures and OOM kills, or 'none'", "a path or none", 0 },
+	{ "log-level", T_LEVEL, O(log_level), "info", "err, warn, notice, info or debug", "err|warn|notice|info|debug", 0 },
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 
@@ -78,13 +94,56 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		memcpy(p, &sz, sizeof sz);
 		return 0;
 	case T_LEVEL:
-		if (log_level_parse(val, &lv) < 0) {
-			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
-			return -1;
-		}
+		if (log_level_parse(val, &lv) < 0)
+			goto bad;
 		memcpy(p, &lv, sizeof lv);
 		return 0;
+	case T_INT:
+		if (num_parse_i64(val, strlen(val), &d) < 0 || d < 0 || d > o->max)
+			goto bad;
+		memcpy(p, &d, sizeof d);
+		return 0;
+	case T_U64:
+		if (num_parse_u64(val, strlen(val), &sz) < 0)
+			goto bad;
+		memcpy(p, &sz, sizeof sz);
+		return 0;
+	case T_RATE:
+		if (churn_rate_parse(val, &sz) < 0)
+			goto bad;
+		memcpy(p, &sz, sizeof sz);
+		return 0;
+	case T_DIST: {
+		enum churn_dist dist;
+		int v;
+		if (churn_dist_parse(val, &dist) < 0)
+			goto bad;
+		v = (int)dist;
+		memcpy(p, &v, sizeof v);
+		return 0;
 	}
+	case T_FPU: {
+		enum fpu_kind k;
+		int v;
+		if (fpu_kind_parse(val, &k) < 0)
+			goto bad;
+		v = (int)k;
+		memcpy(p, &v, sizeof v);
+		return 0;
+	}
+	case T_SCOPE: {
+		enum churn_probe_scope sc;
+		int v;
+		if (churn_scope_parse(val, &sc) < 0)
+			goto bad;
+		v = (int)sc;
+		memcpy(p, &v, sizeof v);
+		return 0;
+	}
+	}
+	return -1;
+bad:
+	snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
 	return -1;
 }
 
@@ -97,6 +156,14 @@ static int validate(const struct config *cfg, char *err, size_t errlen)
 	}
 	if (cfg->slow_interval_ms < 1000) {
 		snprintf(err, errlen, "slow-interval: must be at least 1s (pagetypeinfo takes zone->lock)");
+		return -1;
+	}
+	if (cfg->probe_limit < 1) {
+		snprintf(err, errlen, "probe-limit: must be at least 1");
+		return -1;
+	}
+	if (cfg->switch_threads < 1) {
+		snprintf(err, errlen, "switch-threads: must be at least 1");
 		return -1;
 	}
 	if (cfg->queue_max < 65536) {
@@ -173,7 +240,9 @@ void config_usage(void)
 		char flag[64];
 		snprintf(flag, sizeof flag, "--%s %s", OPTS[i].name,
 			 OPTS[i].type == T_DUR ? "DUR" : OPTS[i].type == T_SIZE ? "SIZE" :
-			 OPTS[i].type == T_LEVEL ? "LEVEL" : OPTS[i].type == T_LISTEN ? "ADDR:PORT" : "TEXT");
+			 OPTS[i].type == T_LEVEL ? "LEVEL" : OPTS[i].type == T_LISTEN ? "ADDR:PORT" :
+			 OPTS[i].type == T_INT || OPTS[i].type == T_U64 ? "N" : OPTS[i].type == T_RATE ? "R" :
+			 OPTS[i].type == T_STR ? "TEXT" : "WORD");
 		printf("      %-24s %s%s%s%s\n", flag, OPTS[i].help, OPTS[i].def && *OPTS[i].def ? " [" : "",
 		       OPTS[i].def && *OPTS[i].def ? OPTS[i].def : "", OPTS[i].def && *OPTS[i].def ? "]" : "");
 	}
@@ -300,6 +369,30 @@ char *config_describe(const struct config *cfg, char *out, size_t outlen)
 		case T_LEVEL:
 			memcpy(&lv, p, sizeof lv);
 			snprintf(val, sizeof val, "%s", log_level_name((enum log_level)lv));
+			break;
+		case T_INT:
+			memcpy(&d, p, sizeof d);
+			snprintf(val, sizeof val, "%lld", (long long)d);
+			break;
+		case T_U64:
+			memcpy(&sz, p, sizeof sz);
+			snprintf(val, sizeof val, "%llu", (unsigned long long)sz);
+			break;
+		case T_RATE:
+			memcpy(&sz, p, sizeof sz);
+			churn_rate_format(sz, val, sizeof val);
+			break;
+		case T_DIST:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", churn_dist_name(lv));
+			break;
+		case T_FPU:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", lv == FPU_AUTO ? "auto" : fpu_kind_name((enum fpu_kind)lv));
+			break;
+		case T_SCOPE:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", lv == CHURN_SCOPE_GUEST ? "guest" : "cgroup");
 			break;
 		}
 		used += (size_t)snprintf(out + used, outlen - used, "%s=%s\n", OPTS[i].name, val);

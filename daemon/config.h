@@ -31,6 +31,21 @@ struct config {
 	int64_t duration_ms;
 	int64_t retain_raw_ms;       /* 0: keep raw samples forever */
 	uint64_t queue_max;          /* bytes of ticks held while the DB is unwritable */
+	/* churn (see churn/churn.h) */
+	int64_t workers;
+	uint64_t spawn_rate_milli;   /* CHURN_RATE_MAX for "max" */
+	int64_t lifetime_ms;
+	int lifetime_dist;           /* enum churn_dist */
+	uint64_t seed;               /* 0: chosen at start, recorded in the run */
+	int fpu;                     /* enum fpu_kind, FPU_AUTO = -1 */
+	uint64_t worker_memory;
+	uint64_t cgroup_memory_max;
+	int64_t cgroup_pids_max;
+	int64_t probe_interval_ms;
+	int64_t probe_limit;
+	int probe_scope;             /* enum churn_probe_scope */
+	int64_t switch_probe_interval_ms;
+	int64_t switch_threads;
 	enum log_level log_level;
 };
 

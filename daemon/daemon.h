@@ -17,6 +17,7 @@ struct store;
 struct sampler;
 struct web_server;
 struct kwatch;
+struct churnlink;
 
 struct daemon {
 	struct config cfg;
@@ -26,6 +27,7 @@ struct daemon {
 	struct sampler *sampler;
 	struct web_server *web;
 	struct kwatch *kwatch;
+	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */
 	int64_t run_id;
 	int64_t run_started_ms;

@@ -30,7 +30,17 @@ struct kwatch {
 	int npending;
 	uint64_t records, unparsed, dropped, alloc_failures, oom_kills;
 	uint64_t by_order[16];
+	void (*on_oom)(void *arg, int64_t pid);
+	void *on_oom_arg;
 };
+
+void kwatch_on_oom_kill(struct kwatch *kw, void (*fn)(void *arg, int64_t pid), void *arg)
+{
+	if (!kw)
+		return;
+	kw->on_oom = fn;
+	kw->on_oom_arg = arg;
+}
 
 struct kwatch *kwatch_open(const char *path, const char *proc_root, struct store *st)
 {
@@ -42,9 +52,13 @@ struct kwatch *kwatch_open(const char *path, const char *proc_root, struct store
 		free(kw);
 		return NULL;
 	}
-	if (kmsgdev_boot_id(proc_root, kw->boot_id, sizeof kw->boot_id) < 0)
+	/* Sequence numbers restart with each boot: without a boot id, never resume by number. */
+	if (kmsgdev_boot_id(proc_root, kw->boot_id, sizeof kw->boot_id) < 0) {
 		snprintf(kw->boot_id, sizeof kw->boot_id, "unknown");
-	have = store_kmsg_cursor(st, kw->boot_id, &seq);
+		have = 1;
+	} else {
+		have = store_kmsg_cursor(st, kw->boot_id, &seq);
+	}
 	kw->dev = kmsgdev_open(path, have == 0 ? KMSGDEV_AFTER_SEQ : KMSGDEV_FROM_END, seq);
 	if (!kw->dev) {
 		log_warn("cannot read the kernel log (%s); allocation failures and OOM kills will not be"
@@ -81,6 +95,8 @@ static void keep(struct kwatch *kw, const struct kmsg_record *rec, const struct 
 		kw->by_order[ev->order < 0 ? 0 : ev->order > 15 ? 15 : ev->order]++;
 	} else if (ev->kind == KMSG_OOM_KILL) {
 		kw->oom_kills++;
+		if (kw->on_oom && ev->pid > 0)
+			kw->on_oom(kw->on_oom_arg, ev->pid);
 	}
 	if (kw->npending >= KW_MAX_PENDING) {
 		if (kw->dropped++ == 0)

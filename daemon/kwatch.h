@@ -26,6 +26,9 @@ void kwatch_close(struct kwatch *kw);
 /* The fd to poll for input, -1 for NULL. */
 int kwatch_fd(const struct kwatch *kw);
 
+/* Call fn(arg, pid) for every OOM kill seen from now on (to tie kills to our workers). */
+void kwatch_on_oom_kill(struct kwatch *kw, void (*fn)(void *arg, int64_t pid), void *arg);
+
 /* Read every record available now; returns how many events were kept. */
 int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "daemon/churnlink.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
@@ -97,6 +98,11 @@ int loop_tick(struct daemon *d)
 	}
 	kwatch_drain(d->kwatch, now, mono * 1000);
 	kwatch_attach(d->kwatch, d->store, t);
+	if (d->churn) {
+		churnlink_attach(d->churn, t);
+		store_tick_counter(d->store, t, "worker_oom_kills_kmsg", churnlink_worker_oom_kills(d->churn));
+		churnlink_schedule(d->churn, mono, 0);
+	}
 	rc = store_submit(d->store, t);
 	if (rc == 0)
 		store_rollup(d->store, d->run_id, now);
@@ -109,14 +115,14 @@ int loop_tick(struct daemon *d)
 
 static void status(struct daemon *d)
 {
-	char line[256];
+	char line[512], churn[256];
 	int64_t up = (daemon_mono_ms() - d->start_mono_ms) / 1000;
 	int ok = healthy(d);
 
-	snprintf(line, sizeof line, "run %lld, up %lldh%02lldm%02llds, %lld samples%s%s",
+	snprintf(line, sizeof line, "run %lld, up %lldh%02lldm%02llds, %lld samples%s%s; %s",
 		 (long long)d->run_id, (long long)(up / 3600), (long long)(up / 60 % 60), (long long)(up % 60),
 		 (long long)d->ticks, store_queued(d->store) ? ", DB not writable: samples queued" : "",
-		 ok ? "" : ", sampler stalled");
+		 ok ? "" : ", sampler stalled", churnlink_status(d->churn, churn, sizeof churn));
 	notify_status("%s", line);
 	if (d->web) {
 		web_set_health(d->web, ok);
@@ -159,6 +165,13 @@ static void on_signal(struct daemon *d)
 			log_notice("SIGHUP: configuration reloaded (log level, intervals; other changes need a restart)");
 			break;
 		}
+		case SIGUSR1:
+			log_notice("SIGUSR1: capacity probe requested");
+			if (d->churn)
+				churnlink_schedule(d->churn, daemon_mono_ms(), 1);
+			else
+				log_warnx("SIGUSR1: no churn engine running (--workers 0 and no probes?)");
+			break;
 		default:
 			break;
 		}
@@ -186,6 +199,7 @@ int loop_run(struct daemon *d)
 
 	if (add_fd(d->epfd, d->sigfd) < 0 || add_fd(d->epfd, d->tick_tfd) < 0 || add_fd(d->epfd, d->status_tfd) < 0 ||
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
+	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
 	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, STATUS_MS) < 0) {
 		log_warn("event loop setup");
 		return 1;
@@ -225,6 +239,12 @@ int loop_run(struct daemon *d)
 				struct timespec ts;
 				clock_gettime(CLOCK_MONOTONIC, &ts);
 				kwatch_drain(d->kwatch, daemon_wall_ms(), (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+			} else if (d->churn && ev[i].data.fd == churnlink_fd(d->churn)) {
+				if (churnlink_drain(d->churn) < 0) {
+					epoll_ctl(d->epfd, EPOLL_CTL_DEL, churnlink_fd(d->churn), NULL);
+					churnlink_close(d->churn);
+					d->churn = NULL;
+				}
 			} else if (ev[i].data.fd == d->status_tfd) {
 				drain_timer(d->status_tfd);
 				status(d);

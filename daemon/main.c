@@ -15,6 +15,7 @@
 
 #include "collector/envinfo.h"
 #include "common/log.h"
+#include "daemon/churnlink.h"
 #include "daemon/daemon.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
@@ -83,6 +84,32 @@ static int setup_fds(struct daemon *d)
 	return d->sigfd < 0 || d->epfd < 0 || d->tick_tfd < 0 || d->status_tfd < 0 ? -1 : 0;
 }
 
+/*
+ * The soak pushes the guest to OOM on purpose: the one process that must
+ * survive it is ours.  -1000 exempts us from the OOM killer when permitted
+ * (CAP_SYS_RESOURCE); systemd's OOMScoreAdjust= does the same for the unit.
+ */
+static void protect_from_oom(void)
+{
+	FILE *f = fopen("/proc/self/oom_score_adj", "w");
+	int bad;
+
+	if (!f) {
+		log_info("cannot set oom_score_adj to -1000 (%s); the OOM killer may pick fpusoakd", strerror(errno));
+		return;
+	}
+	bad = fputs("-1000", f) < 0;
+	bad |= fclose(f) != 0;       /* the write happens at fclose: EACCES shows up here */
+	if (bad)
+		log_info("cannot set oom_score_adj to -1000 (%s); the OOM killer may pick fpusoakd", strerror(errno));
+}
+
+static void oom_hook(void *arg, int64_t pid)
+{
+	struct daemon *d = arg;
+	churnlink_oom_pid(d->churn, pid);
+}
+
 static void close_fd(int fd)
 {
 	if (fd >= 0)
@@ -108,9 +135,22 @@ int main(int argc, char **argv)
 	}
 	log_init(d->cfg.log_level);
 	notify_init();
+	protect_from_oom();
 	if (setup_fds(d) < 0) {
 		log_warn("cannot set up signals and timers");
 		goto out;
+	}
+	/*
+	 * The spawner forks now, while this process is single-threaded and small:
+	 * no SQLite, no HTTP threads yet.  Workers are forked from it, never from us.
+	 */
+	{
+		int off;
+		d->churn = churnlink_open(&d->cfg, &off, err, sizeof err);
+		if (!d->churn && !off) {
+			log_errx("churn: %s", err);
+			goto out;
+		}
 	}
 	d->store = store_open(d->cfg.db, d->cfg.queue_max, err, sizeof err);
 	if (!d->store) {
@@ -119,6 +159,7 @@ int main(int argc, char **argv)
 	}
 	if (begin_run(d, &env) < 0)
 		goto out;
+	churnlink_run_started(d->churn, d->store, d->run_id);
 	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
 	if (!d->sampler) {
 		log_errx("out of memory");
@@ -128,6 +169,7 @@ int main(int argc, char **argv)
 
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, d->cfg.proc_root, d->store);
+	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
 
 	/* READY=1 promises: DB open, first sample stored, HTTP listening. */
 	loop_tick(d);
@@ -146,11 +188,15 @@ int main(int argc, char **argv)
 
 	code = loop_run(d);
 	notify_stopping();
+	/* Workers go first: their exits are accounted before the run is closed. */
+	churnlink_close(d->churn);
+	d->churn = NULL;
 	store_rollup(d->store, d->run_id, INT64_MAX);     /* the last, partial minute and hour */
 	store_run_end(d->store, d->run_id, daemon_wall_ms(), code == 0 ? "stopped" : "error");
 	log_info("run %lld ended: %lld samples", (long long)d->run_id, (long long)d->ticks);
 out:
 	web_close(d->web);
+	churnlink_close(d->churn);
 	kwatch_close(d->kwatch);
 	sampler_close(d->sampler);
 	store_close(d->store);

@@ -14,7 +14,7 @@
 #define RUN_COLS \
 	"r.run_id, r.label, r.end_reason, r.version, r.boot_id, r.hostname, r.kernel_release, " \
 	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
-	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.last_seen_ms, r.pid, " \
+	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
 	"(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.run_id), " \
 	"(SELECT MIN(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
@@ -248,14 +248,13 @@ static void run_from_row(sqlite3_stmt *st, struct query_run *r)
 	r->config = col_text(st, 14);
 	r->started_ms = col_i64(st, 15);
 	r->ended_ms = col_i64(st, 16);
-	r->last_seen_ms = col_i64(st, 17);
-	r->pid = col_i64(st, 18);
-	r->xstate_bytes = col_i64(st, 19);
-	r->mem_total_kb = col_i64(st, 20);
-	r->page_size = col_i64(st, 21);
-	r->nsamples = col_i64(st, 22);
-	r->first_sample_ms = col_i64(st, 23);
-	r->last_sample_ms = col_i64(st, 24);
+	r->pid = col_i64(st, 17);
+	r->xstate_bytes = col_i64(st, 18);
+	r->mem_total_kb = col_i64(st, 19);
+	r->page_size = col_i64(st, 20);
+	r->nsamples = col_i64(st, 21);
+	r->first_sample_ms = col_i64(st, 22);
+	r->last_sample_ms = col_i64(st, 23);
 }
 
 /* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */

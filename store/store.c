@@ -31,7 +31,7 @@ static const char *const MEMINFO_KEEP[] = {
 
 enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_MEMINFO, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC,
+	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_CHURN, S_PROBE,
 	S_COUNT
 };
 
@@ -59,6 +59,12 @@ static const char *const STMT_SQL[S_COUNT] = {
 		   " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_SLAB] = "INSERT OR REPLACE INTO slab(run_id, ts_ms, name_id, active_objs, num_objs, objsize, objperslab,"
 		   " pagesperslab) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_CHURN] = "INSERT OR REPLACE INTO churn(run_id, ts_ms, population, spawned, spawn_failed_eagain,"
+		    " spawn_failed_enomem, spawn_failed_other, exited, killed_sigkill, killed_sigsegv, killed_sigill,"
+		    " killed_other, oom_killed, exited_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+		    " ?13, ?14)",
+	[S_PROBE] = "INSERT OR REPLACE INTO probes(run_id, ts_ms, kind, result, stop_reason, duration_ms, detail,"
+		    " buddyinfo_before) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_ATOMIC] = "INSERT OR REPLACE INTO atomic_risk(run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask,"
 		     " margin0, kernel_margin0, legacy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 };
@@ -128,8 +134,19 @@ struct tick_atomic {
 	int64_t margin0, kmargin0;
 };
 
+struct tick_probe {
+	int64_t ts_ms, duration_ms;
+	double result;
+	char kind[16], stop_reason[64];
+	char *detail, *buddy;
+};
+
 struct store_tick {
 	struct store_tick *next;
+	int have_churn;
+	struct store_churn churn;
+	int nprobes;
+	struct tick_probe *probes;
 	int64_t run_id, ts_ms;
 	uint32_t sample_us;
 	int nbuddy, nkv, nevents, nptfree, nslab, natomic;
@@ -171,6 +188,11 @@ static void tick_free(struct store_tick *t)
 	for (int i = 0; i < t->nevents; i++)
 		free(t->events[i].raw);
 	free(t->events);
+	for (int i = 0; i < t->nprobes; i++) {
+		free(t->probes[i].detail);
+		free(t->probes[i].buddy);
+	}
+	free(t->probes);
 	free(t->ptfree);
 	free(t->slab);
 	free(t->atomic);
@@ -647,6 +669,7 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 		"DELETE FROM pagetype_free WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM slab WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM slow_samples WHERE run_id = ?1 AND ts_ms < ?2",
+		"DELETE FROM churn WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM samples WHERE run_id = ?1 AND ts_ms < ?2",
 	};
 	/* Keyed (run_id, name_id, ts_ms): one range delete per name. */
@@ -860,6 +883,59 @@ int store_tick_event(struct store_tick *t, int64_t ts_ms, const char *boot_id, u
 	snprintf(e->boot_id, sizeof e->boot_id, "%s", boot_id);
 	e->ev = *ev;
 	return 0;
+}
+
+int store_tick_churn(struct store_tick *t, const struct store_churn *c)
+{
+	t->churn = *c;
+	t->have_churn = 1;
+	return 0;
+}
+
+int store_tick_probe(struct store_tick *t, const struct store_probe *p)
+{
+	struct tick_probe *r = tick_grow(t, (void **)&t->probes, &t->nprobes, sizeof *r);
+
+	if (!r)
+		return -1;
+	r->ts_ms = p->ts_ms;
+	r->duration_ms = p->duration_ms;
+	r->result = p->result;
+	snprintf(r->kind, sizeof r->kind, "%s", p->kind);
+	snprintf(r->stop_reason, sizeof r->stop_reason, "%s", p->stop_reason ? p->stop_reason : "");
+	r->detail = strdup(p->detail ? p->detail : "");
+	r->buddy = p->buddyinfo_before ? strdup(p->buddyinfo_before) : NULL;
+	if (!r->detail || (p->buddyinfo_before && !r->buddy)) {
+		free(r->detail);
+		free(r->buddy);
+		t->nprobes--;
+		return -1;
+	}
+	t->bytes += strlen(r->detail) + (r->buddy ? strlen(r->buddy) : 0);
+	return 0;
+}
+
+int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
+		     int64_t pop_cap, uint64_t seed, const char *note)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO churn_info(run_id, fpu_kind, amx_ok, cgroup, pop_cap,"
+				       " seed, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_text(s, 2, fpu_kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(s, 3, amx_ok);
+	sqlite3_bind_text(s, 4, cgroup, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 5, pop_cap);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)seed);
+	sqlite3_bind_text(s, 7, note, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		log_warnx("database: recording churn info: %s", sqlite3_errmsg(st->db));
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 void store_tick_cursor(struct store_tick *t, const char *boot_id, uint64_t last_seq)
@@ -1080,6 +1156,34 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->perslab);
 		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->pages);
 		if ((rc = step_reset(st, S_SLAB)) != SQLITE_OK)
+			return rc;
+	}
+	if (t->have_churn) {
+		sqlite3_stmt *s = st->stmt[S_CHURN];
+		const struct store_churn *c = &t->churn;
+		const uint64_t v[] = { c->population, c->spawned, c->spawn_failed_eagain, c->spawn_failed_enomem,
+				       c->spawn_failed_other, c->exited, c->killed_sigkill, c->killed_sigsegv,
+				       c->killed_sigill, c->killed_other, c->oom_killed, c->exited_error };
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+			sqlite3_bind_int64(s, 3 + (int)k, (sqlite3_int64)v[k]);
+		if ((rc = step_reset(st, S_CHURN)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nprobes; i++) {
+		const struct tick_probe *r = &t->probes[i];
+		sqlite3_stmt *s = st->stmt[S_PROBE];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, r->ts_ms);
+		sqlite3_bind_text(s, 3, r->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_double(s, 4, r->result);
+		sqlite3_bind_text(s, 5, r->stop_reason, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 6, r->duration_ms);
+		sqlite3_bind_text(s, 7, r->detail, -1, SQLITE_STATIC);
+		if (r->buddy)
+			sqlite3_bind_text(s, 8, r->buddy, -1, SQLITE_STATIC);
+		if ((rc = step_reset(st, S_PROBE)) != SQLITE_OK)
 			return rc;
 	}
 	for (int i = 0; i < t->natomic; i++) {

@@ -87,6 +87,31 @@ int store_tick_atomic(struct store *st, struct store_tick *t, int node, const ch
 /* Last kernel-log sequence number stored for boot_id: 0 and *seq set, 1 if none, -1 on error. */
 int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq);
 
+/* Churn accounting for the interval ending at the tick (counts) and the population at it. */
+struct store_churn {
+	uint64_t population, spawned, spawn_failed_eagain, spawn_failed_enomem, spawn_failed_other;
+	uint64_t exited, killed_sigkill, killed_sigsegv, killed_sigill, killed_other, oom_killed, exited_error;
+};
+
+/* A finished probe (v_probes). */
+struct store_probe {
+	int64_t ts_ms;                 /* when it started */
+	const char *kind;              /* capacity|switch */
+	double result;
+	const char *stop_reason, *detail, *buddyinfo_before;
+	int64_t duration_ms;
+};
+
+/* Attach the interval's churn row; 0 or -1. */
+int store_tick_churn(struct store_tick *t, const struct store_churn *c);
+
+/* Attach a finished probe (strings are copied); 0 or -1. */
+int store_tick_probe(struct store_tick *t, const struct store_probe *p);
+
+/* Record what the spawner resolved for run_id (written at once, not queued); 0 or -1. */
+int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
+		     int64_t pop_cap, uint64_t seed, const char *note);
+
 /* Record what the tick's reads cost, in microseconds. */
 void store_tick_cost(struct store_tick *t, uint32_t sample_us);
 

@@ -40,57 +40,35 @@ bad:
 	return 1;
 }
 
-static int put_cp(struct strbuf *sb, unsigned cp)
-{
-	char b[4];
-	size_t n;
-
-	if (cp < 0x80) {
-		b[0] = (char)cp; n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | cp >> 6); b[1] = (char)(0x80 | (cp & 0x3F)); n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | cp >> 12); b[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-		b[2] = (char)(0x80 | (cp & 0x3F)); n = 3;
-	} else {
-		b[0] = (char)(0xF0 | cp >> 18); b[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-		b[2] = (char)(0x80 | (cp >> 6 & 0x3F)); b[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
-	}
-	return sb_append(sb, b, n);
-}
-
 /*
- * Walk s as UTF-8, calling one(sb, cp) per character.  Runs of characters
- * that need no escaping are copied in one append: escaping a long cmdline
- * costs one pass and a few memcpys.
+ * Walk s as UTF-8; one(cp, tmp) returns NULL to copy the character as it
+ * is, or the text to write instead (tmp is scratch for numeric forms).
+ * Runs of characters that need nothing are copied in one append: escaping
+ * a long cmdline costs one pass and a few memcpys.  Invalid bytes and NUL
+ * always become U+FFFD.
  */
-typedef int (*esc_one_fn)(struct strbuf *sb, unsigned cp);   /* 1: emitted, 0: copy as is, -1: error */
+typedef const char *(*esc_one_fn)(unsigned cp, char tmp[16]);
+
+#define REPLACEMENT_UTF8 "\xef\xbf\xbd"
 
 static int escape_walk(struct strbuf *sb, const char *s, size_t len, esc_one_fn one)
 {
 	size_t i = 0, run = 0;
+	char tmp[16];
 
 	if (!s)
 		return sb->err ? -1 : 0;
 	while (i < len) {
 		unsigned cp;
 		size_t n = escape_utf8_next(s + i, len - i, &cp);
-		int r = cp == 0 ? -2 : one(sb, cp);   /* NUL is never copied; probed first */
+		const char *rep = cp == 0 || (cp == REPLACEMENT && n == 1) ? REPLACEMENT_UTF8 : one(cp, tmp);
 
-		if (r == 0 && cp != REPLACEMENT) {
-			i += n;
-			continue;
-		}
-		if (sb_append(sb, s + run, i - run) < 0)
-			return -1;
-		if (r == 0 || r == -2) {   /* invalid byte kept by one(), or NUL */
-			if (put_cp(sb, REPLACEMENT) < 0)
+		if (rep) {
+			if (sb_append(sb, s + run, i - run) < 0 || sb_puts(sb, rep) < 0)
 				return -1;
-		} else if (r < 0) {
-			return -1;
+			run = i + n;
 		}
 		i += n;
-		run = i;
 	}
 	return sb_append(sb, s + run, i - run);
 }
@@ -100,23 +78,19 @@ static int is_bad_control(unsigned cp)
 	return (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F;
 }
 
-static int html_one(struct strbuf *sb, unsigned cp)
+static const char *html_one(unsigned cp, char tmp[16])
 {
-	const char *e;
-
+	(void)tmp;
 	switch (cp) {
-	case '&': e = "&amp;"; break;
-	case '<': e = "&lt;"; break;
-	case '>': e = "&gt;"; break;
-	case '"': e = "&quot;"; break;
-	case '\'': e = "&#39;"; break;
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
 	default:
 		/* Not XML characters: a page must stay well-formed whatever COMM holds. */
-		if (is_bad_control(cp) || cp == 0xFFFE || cp == 0xFFFF)
-			return put_cp(sb, REPLACEMENT) < 0 ? -1 : 1;
-		return 0;
+		return is_bad_control(cp) || cp == 0xFFFE || cp == 0xFFFF ? REPLACEMENT_UTF8 : NULL;
 	}
-	return sb_puts(sb, e) < 0 ? -1 : 1;
 }
 
 int escape_html(struct strbuf *sb, const char *s, size_t len)
@@ -124,21 +98,23 @@ int escape_html(struct strbuf *sb, const char *s, size_t len)
 	return escape_walk(sb, s, len, html_one);
 }
 
-static int json_one(struct strbuf *sb, unsigned cp)
+static const char *json_one(unsigned cp, char tmp[16])
 {
 	switch (cp) {
-	case '"': return sb_puts(sb, "\\\"") < 0 ? -1 : 1;
-	case '\\': return sb_puts(sb, "\\\\") < 0 ? -1 : 1;
-	case '\b': return sb_puts(sb, "\\b") < 0 ? -1 : 1;
-	case '\f': return sb_puts(sb, "\\f") < 0 ? -1 : 1;
-	case '\n': return sb_puts(sb, "\\n") < 0 ? -1 : 1;
-	case '\r': return sb_puts(sb, "\\r") < 0 ? -1 : 1;
-	case '\t': return sb_puts(sb, "\\t") < 0 ? -1 : 1;
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\b': return "\\b";
+	case '\f': return "\\f";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
 	default:
 		/* U+2028/9 are line ends to JavaScript: keep the literal safe to embed. */
-		if (cp < 0x20 || cp == 0x2028 || cp == 0x2029)
-			return sb_printf(sb, "\\u%04x", cp) < 0 ? -1 : 1;
-		return 0;
+		if (cp < 0x20 || cp == 0x2028 || cp == 0x2029) {
+			snprintf(tmp, 16, "\\u%04x", cp);
+			return tmp;
+		}
+		return NULL;
 	}
 }
 
@@ -149,13 +125,12 @@ int escape_json(struct strbuf *sb, const char *s, size_t len)
 	return sb_append(sb, "\"", 1);
 }
 
-static int csv_one(struct strbuf *sb, unsigned cp)
+static const char *csv_one(unsigned cp, char tmp[16])
 {
+	(void)tmp;
 	if (cp == '"')
-		return sb_puts(sb, "\"\"") < 0 ? -1 : 1;
-	if (is_bad_control(cp))
-		return put_cp(sb, REPLACEMENT) < 0 ? -1 : 1;
-	return 0;
+		return "\"\"";
+	return is_bad_control(cp) ? REPLACEMENT_UTF8 : NULL;
 }
 
 int escape_csv(struct strbuf *sb, const char *s, size_t len)
@@ -176,13 +151,14 @@ int escape_csv(struct strbuf *sb, const char *s, size_t len)
 	return sb_append(sb, "\"", 1);
 }
 
-static int prom_one(struct strbuf *sb, unsigned cp)
+static const char *prom_one(unsigned cp, char tmp[16])
 {
+	(void)tmp;
 	switch (cp) {
-	case '\\': return sb_puts(sb, "\\\\") < 0 ? -1 : 1;
-	case '"': return sb_puts(sb, "\\\"") < 0 ? -1 : 1;
-	case '\n': return sb_puts(sb, "\\n") < 0 ? -1 : 1;
-	default: return 0;
+	case '\\': return "\\\\";
+	case '"': return "\\\"";
+	case '\n': return "\\n";
+	default: return NULL;
 	}
 }
 
@@ -191,11 +167,11 @@ int escape_prom_label(struct strbuf *sb, const char *s, size_t len)
 	return escape_walk(sb, s, len, prom_one);
 }
 
-static int utf8_one(struct strbuf *sb, unsigned cp)
+static const char *utf8_one(unsigned cp, char tmp[16])
 {
-	(void)sb;
 	(void)cp;
-	return 0;
+	(void)tmp;
+	return NULL;
 }
 
 int escape_utf8(struct strbuf *sb, const char *s, size_t len)

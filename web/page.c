@@ -65,8 +65,7 @@ const char *page_run_state(const struct query_run *run, int newest)
 
 int64_t page_run_duration(const struct query_run *run)
 {
-	int64_t end = run->ended_ms >= 0 ? run->ended_ms
-		      : run->last_sample_ms >= 0 ? run->last_sample_ms : run->last_seen_ms;
+	int64_t end = run->ended_ms >= 0 ? run->ended_ms : run->last_sample_ms;
 
 	return end >= 0 && run->started_ms >= 0 && end >= run->started_ms ? end - run->started_ms : -1;
 }

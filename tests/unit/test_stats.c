@@ -327,6 +327,8 @@ static void test_pair_published(void)
 	T_EQ_I(stats_mann_whitney(nan1, 2, b, 4, scratch, &mw), STATS_ENONFINITE, "MW rejects NaN");
 	T_EQ_I(stats_mann_whitney(a, 0, b, 4, scratch, &mw), STATS_ETOOFEW, "MW empty sample");
 	T_EQ_I(stats_mann_whitney(a, 3, b, 4, NULL, &mw), STATS_EARG, "MW NULL scratch");
+	double ab[7] = {1.1, 2.2, 3.3, 4.4, 5.5, 6.6, 7.7};
+	T_EQ_I(stats_mann_whitney(ab + 3, 4, ab, 3, ab + 1, &mw), STATS_EARG, "MW scratch overlapping an input");
 	struct stats_hl hl;
 	double big_a[] = {-1.5e308, 0}, big_b[] = {1.5e308, 1};
 	T_EQ_I(stats_hodges_lehmann(big_a, 2, big_b, 2, scratch, &hl), STATS_ERANGE, "HL differences overflow -> ERANGE");
@@ -600,6 +602,16 @@ static void test_verdict(void)
 	T_EQ_S(buf, "capacity: 256 vs 228 (-10.9%), -28 [-35,0]: no significant difference",
 	       "CI touching 0 is not significant (p=0.002 never decides)");
 	T_EQ_I(stats_verdict(&c, buf, 40), STATS_ENOSPACE, "caller buffer too small");
+	struct stats_cmp q = { .label = "q", .a = 10, .b = 12, .est = 2, .lo = 1, .hi = 3, .p = 0.0004 };
+	stats_verdict(&q, buf, sizeof buf);
+	T_EQ_S(buf, "q: 10 vs 12 (+20.0%), 2 [1, 3], p<0.001: significant", "p below 0.001 prints as p<0.001");
+	q.p = 0.0012;
+	q.p_name = "MW";
+	stats_verdict(&q, buf, sizeof buf);
+	T_EQ_S(buf, "q: 10 vs 12 (+20.0%), 2 [1, 3], MW p=0.0012: significant", "p two significant digits");
+	q.a = 0;
+	stats_verdict(&q, buf, sizeof buf);
+	T_EQ_S(buf, "q: 0 vs 12, 2 [1, 3], MW p=0.0012: significant", "no percentage from a zero baseline");
 	c.label = "a label so long that not even the shortest form of the line fits in 72 cols";
 	T_EQ_I(stats_verdict(&c, buf, sizeof buf), STATS_EARG, "label over 72 columns");
 	c.label = "a label of fifty characters, which leaves no room.";

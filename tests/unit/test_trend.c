@@ -338,7 +338,7 @@ static void test_t_roundtrip(void)
 
 	for (size_t i = 0; i < sizeof dfs / sizeof dfs[0]; i++)
 		for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++) {
-			double t, p;
+			double t = NAN, p = NAN;
 			if (trend_t_quantile(ps[j], dfs[i], &t) || trend_t_cdf(t, dfs[i], &p) ||
 			    fabs(p - ps[j]) > 1e-10 * fmin(ps[j], 1 - ps[j]) + 1e-15) {
 				printf("      roundtrip df=%g p=%g -> t=%g -> %.17g\n", dfs[i], ps[j], t, p);

@@ -9,9 +9,9 @@
  *
  *   run 1: finished ("stopped"), T1 = 2024-06-01T12:00:00Z, 600 ticks exactly
  *          1000 ms apart; zones (0,DMA) (0,DMA32) (0,Normal) (1,Mo"v<b>)
- *   run 2: running (no end), T2 = T1 + 1 h, 300 ticks 1000 ms + jitter
- *          ((i*7) % 10 ms) apart; zones (0,DMA) (0,DMA32) (0,Normal)
- *   run 3: label "=cmd|' /C calc'!A0", no ticks, crashed
+ *   run 2: label "=cmd|' /C calc'!A0", no ticks, crashed
+ *   run 3: the current run: running (no end), T2 = T1 + 1 h, 300 ticks at
+ *          T2 + 1000 i + (7 i) % 10 ms (jitter); zones (0,DMA) (0,DMA32) (0,Normal)
  *   buddy o_k at tick i of zone z:  testdb_free(run, i, z, k)
  *   meminfo MemFree = 4000000 - 100 i, MemAvailable = 6000000 - 50 i (kB)
  *   vmstat compact_stall: 100 at tick 0, +3 at every tick with i % 10 == 0 (stored on change)
@@ -155,29 +155,28 @@ static inline int testdb_create(const char *dir, char *path, size_t pathlen)
 			    "(2, 'meminfo', 'MemAvailable'), (3, 'vmstat', 'compact_stall'), (4, 'vmstat', 'pgfault'), "
 			    "(5, 'vmstat', 'compact_fail')") < 0)
 		goto out;
-	if (sqlite3_prepare_v2(db, "INSERT INTO runs (run_id, label, started_ms, ended_ms, end_reason, last_seen_ms, "
+	if (sqlite3_prepare_v2(db, "INSERT INTO runs (run_id, label, started_ms, ended_ms, end_reason, "
 			       "pid, version, hostname, kernel_release, kernel_version, cmdline, hypervisor, guest_type, "
 			       "cpu_model, fpu_features, xstate_bytes, xstate_detail, mem_total_kb, page_size, config) "
-			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 4242, 'v-test', 'host<1>', ?7, '#1 SMP', ?8, ?9, ?10, "
+			       "VALUES (?1, ?2, ?3, ?4, ?5, 4242, 'v-test', 'host<1>', ?6, '#1 SMP', ?7, ?8, ?9, "
 			       "'Test CPU @ 3GHz', 'x87 sse2 avx avx2', 832, 'avx=256', 8000000, 4096, "
 			       "'sample_interval=1s\nlabel=<x>')", -1, &run, NULL) != SQLITE_OK)
 		goto out;
 	for (int r = 1; r <= 3; r++) {
 		sqlite3_bind_int64(run, 1, r);
-		sqlite3_bind_text(run, 2, r == 1 ? tdb_label1 : r == 2 ? "current" : tdb_label3, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(run, 3, r == 1 ? TDB_T1 : r == 2 ? TDB_T2 : TDB_T1 - 86400000);
+		sqlite3_bind_text(run, 2, r == 1 ? tdb_label1 : r == 3 ? "current" : tdb_label3, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(run, 3, r == 1 ? TDB_T1 : r == 3 ? TDB_T2 : TDB_T1 - 86400000);
 		if (r == 1) {
 			sqlite3_bind_int64(run, 4, testdb_ts(1, TDB_N1 - 1) + 500);
 			sqlite3_bind_text(run, 5, "stopped", -1, SQLITE_STATIC);
-		} else if (r == 3) {
+		} else if (r == 2) {
 			sqlite3_bind_int64(run, 4, TDB_T1 - 86400000 + 5000);
 			sqlite3_bind_text(run, 5, "crash", -1, SQLITE_STATIC);
 		}
-		sqlite3_bind_int64(run, 6, r == 1 ? testdb_ts(1, TDB_N1 - 1) : testdb_ts(2, TDB_N2 - 1));
-		sqlite3_bind_text(run, 7, r == 1 ? "6.1.0-old" : "6.6.0-new", -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 8, r == 1 ? tdb_cmdline1 : "root=/dev/xvda1", -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 9, "xen", -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 10, "PV", -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 6, r == 1 ? "6.1.0-old" : "6.6.0-new", -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 7, r == 1 ? tdb_cmdline1 : "root=/dev/xvda1", -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 8, "xen", -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 9, "PV", -1, SQLITE_STATIC);
 		if (sqlite3_step(run) != SQLITE_DONE)
 			goto out;
 		sqlite3_reset(run);
@@ -190,7 +189,7 @@ static inline int testdb_create(const char *dir, char *path, size_t pathlen)
 		if (testdb_tick(db, st, 1, i, 4) < 0)
 			goto out;
 	for (int i = 0; i < TDB_N2; i++)
-		if (testdb_tick(db, st, 2, i, 3) < 0)
+		if (testdb_tick(db, st, 3, i, 3) < 0)
 			goto out;
 	if (testdb_exec(db, "COMMIT") < 0)
 		goto out;

@@ -12,7 +12,7 @@
 # Everything the host needs leaves on the console between marker lines:
 #   ===FPUSOAK-<WHAT> ...===   one-line facts (timings, exit status)
 #   ===FPUSOAK-FILE-BEGIN name=== ... ===FPUSOAK-FILE-END name===
-#   ===FPUSOAK-DB-BEGIN=== gzip+base64 ===FPUSOAK-DB-END=== then the gzip's
+#   ===FPUSOAK-DB-BEGIN ...=== gzip+base64 ===FPUSOAK-DB-END=== then the gzip's
 #   sha256, so the host knows the copy it decoded is the one that was sent.
 # The guest always ends by powering off (or rebooting, which QEMU's -no-reboot
 # also turns into an exit): the host never has to kill a healthy run.
@@ -53,6 +53,15 @@ mark "GUEST-UP uptime=$(uptime_s) epoch=$(date +%s)"
 for m in $MODULES; do
 	insmod "/lib/modules/$KVER/$m" || echo "init: insmod $m failed"
 done
+# The payload disk (programs and libraries, see mkinitramfs.sh): virtio
+# probes asynchronously, so give /dev/vda a few seconds to appear.
+i=0
+while [ ! -b /dev/vda ] && [ "$i" -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+if mount -t ext2 -o ro /dev/vda /payload; then
+	mark "PAYLOAD-DISK mounted"
+else
+	mark "PAYLOAD-DISK missing"
+fi
 # xenfs gives /proc/xen (capabilities says control_d in dom0); optional.
 mount -t xenfs xenfs /proc/xen 2>/dev/null || echo "init: no xenfs"
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepare the Xen PV test bed from Debian packages only:
-#  - qemu-system-x86, busybox-static and cpio installed (apt-get, when root);
+#  - qemu-system-x86, busybox-static, cpio, sqlite3 and e2fsprogs installed
+#    (apt-get, when root);
 #  - Xen 4.17 and Debian's kernel downloaded with `apt-get download` (nothing is
 #    installed from them), extracted under tests/xen/cache/, reused when present;
 #  - modules.dep generated for the extracted kernel (busybox depmod), so
@@ -28,6 +29,8 @@ command -v qemu-system-x86_64 >/dev/null || need_pkgs+=(qemu-system-x86)
 dpkg -s busybox-static >/dev/null 2>&1 || need_pkgs+=(busybox-static)
 command -v cpio >/dev/null || need_pkgs+=(cpio)
 command -v sqlite3 >/dev/null || need_pkgs+=(sqlite3)
+# mke2fs -d builds the payload disk from a folder without mounting anything.
+PATH=$PATH:/sbin:/usr/sbin command -v mke2fs >/dev/null || need_pkgs+=(e2fsprogs)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
 	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
 		cannot "missing ${need_pkgs[*]}; as root run: apt-get install ${need_pkgs[*]}"
@@ -98,6 +101,7 @@ kver=$(ls "$cache/linux/lib/modules")
 	echo "LINUX_VERSION='$kpkg $(dpkg-deb -f "$kdeb" Version)'"
 } >"$cache/env.tmp"
 mv "$cache/env.tmp" "$cache/env"
+rm -f "$cache"/debs/*.deb    # extracted; 70 MB not worth keeping
 # shellcheck disable=SC1091
 . "$cache/env"
 say "ready: xen $XEN_VERSION, linux $LINUX_VERSION ($cache)"

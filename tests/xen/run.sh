@@ -80,8 +80,8 @@ if [ -z "${XEN_NO_REPORT:-}" ] && command -v curl >/dev/null; then
 	done
 fi
 
-initrd=$out/initrd.gz
-if ! bash "$here/mkinitramfs.sh" --out "$initrd" --payload "$payload" --daemon "$FPUSOAKD" \
+initrd=$out/initrd.gz disk=$out/payload.img
+if ! bash "$here/mkinitramfs.sh" --out "$initrd" --disk "$disk" --payload "$payload" --daemon "$FPUSOAKD" \
 	--seconds "$soak" --port "${port:+8089}" --args "$args" 2>"$out/mkinitramfs.log"; then
 	fail "mkinitramfs.sh failed: $(tail -1 "$out/mkinitramfs.log")"
 	t_done
@@ -90,7 +90,8 @@ fi
 # ------------------------------------------------------------ boot
 # -cpu max offers the widest FPU TCG emulates (AVX2); its SMAP emulation
 # crashes Xen's PV dom0 at its first bounce frame, so SMAP is left out (Xen
-# hides SMAP from PV guests anyway).  restrict=on: the guest reaches nothing,
+# hides SMAP from PV guests anyway).  The programs and libraries come on a
+# read-only virtio disk (page cache, not pinned ramfs).  restrict=on: the guest reaches nothing,
 # only the forwarded loopback port reaches it.
 console=$out/console.log
 rm -f "$console" "$out/fpusoakd-xen.db" "$out/report.html"
@@ -102,6 +103,7 @@ fi
 tboot=$(date +%s%3N)
 timeout -k 5 "$hardcap" qemu-system-x86_64 -m 512 -smp 2 -cpu max,-smap -accel tcg \
 	-display none -no-reboot -monitor none -serial "file:$console" "${net[@]}" \
+	-drive "file=$disk,format=raw,if=virtio,readonly=on" \
 	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=160M,max:160M" \
 	-initrd "$KERNEL console=hvc0 panic=1,$initrd" </dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!

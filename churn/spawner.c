@@ -1,0 +1,993 @@
+/* spawner: fork, reap, count and probe, in one single-threaded process; see spawner.h. */
+#define _GNU_SOURCE
+#include "churn/spawner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "churn/probe.h"
+#include "churn/worker.h"
+#include "collector/procfile.h"
+#include "common/log.h"
+
+#define SPAWN_BATCH 64              /* forks per loop turn: stay responsive to the socket */
+#define OUTBOX_MAX 32               /* undeliverable must-arrive records held for retry */
+#define RETIRE_NS 3000000000LL      /* SIGTERM, then SIGKILL after this */
+#define RELEASE_NS 5000000000LL
+#define STOP_GIVEUP_NS 3000000000LL /* after SIGKILL: exit anyway (PDEATHSIG finishes the job) */
+
+enum role { ROLE_FREE = 0, ROLE_CHURN, ROLE_PROBE, ROLE_SWITCH };
+
+struct slot {
+	pid_t pid;
+	int32_t role;
+	int64_t born_ms;
+};
+
+/* Open addressing, linear probing, backward-shift deletion: no tombstones, no allocation per spawn. */
+struct table {
+	struct slot *s;
+	size_t mask, n;
+};
+
+struct spawner {
+	const struct spawner_cfg *cfg;
+	struct cgroup *cg;
+	int sock, sigfd;
+	pid_t self;
+	enum fpu_kind kind;
+	int clone_fd, procs_fd;
+	struct churn_ctl ctl;
+	struct churn_params want;    /* as the daemon asked, before caps */
+	struct churn_counters c;
+	struct table tab;
+	uint64_t probe_alive;
+	int state;                   /* enum churn_state */
+	int stopping, stop_killed;
+	int64_t stop_deadline;
+	int64_t next_status;
+	uint32_t seq;
+	int deaths_sent;             /* this status period */
+	uint64_t deaths_dropped, probes_done;
+	int have_oom;
+	uint64_t oom_base, oom_last;
+
+	/* capacity probe */
+	struct probe_cap cap;
+	int cap_pending, cap_killed;
+	int ready_rd, ready_wr;
+	int64_t phase_deadline, t_retire, t_released, start_real_ms;
+	uint64_t cap_oom, saved_mem_max;
+	int lifted;
+
+	/* switch probe */
+	int sw_pending;
+	pid_t sw_pid;
+	int sw_rd, sw_have;
+	struct probe_switch_result sw;
+	int64_t sw_start, sw_start_real;
+
+	struct {
+		struct churn_rec *rec[OUTBOX_MAX];
+		size_t len[OUTBOX_MAX];
+		int n;
+	} out;
+	uint64_t out_dropped;
+};
+
+/* ---- time --------------------------------------------------------------------------------- */
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t real_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- pid table ---------------------------------------------------------------------------- */
+
+static size_t slot_of(const struct table *t, pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & t->mask;
+}
+
+static struct slot *tab_find(struct table *t, pid_t pid)
+{
+	for (size_t i = slot_of(t, pid);; i = (i + 1) & t->mask) {
+		if (t->s[i].role == ROLE_FREE)
+			return NULL;
+		if (t->s[i].pid == pid)
+			return &t->s[i];
+	}
+}
+
+static int tab_insert(struct table *t, pid_t pid, int role, int64_t born_ms)
+{
+	size_t i;
+
+	if (t->n + 1 > (t->mask + 1) / 2)
+		return -1;
+	for (i = slot_of(t, pid); t->s[i].role != ROLE_FREE; i = (i + 1) & t->mask)
+		;
+	t->s[i] = (struct slot){ pid, role, born_ms };
+	t->n++;
+	return 0;
+}
+
+static void tab_remove(struct table *t, struct slot *victim)
+{
+	size_t i = (size_t)(victim - t->s), j = i;
+
+	for (;;) {
+		j = (j + 1) & t->mask;
+		if (t->s[j].role == ROLE_FREE)
+			break;
+		size_t k = slot_of(t, t->s[j].pid);
+		/* Move j back into the hole at i unless its home slot k lies cyclically in (i, j]. */
+		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (!stays) {
+			t->s[i] = t->s[j];
+			i = j;
+		}
+	}
+	t->s[i] = (struct slot){ 0, ROLE_FREE, 0 };
+	t->n--;
+}
+
+/* Signal every child of one role (our own children: PIDs cannot be recycled before we reap). */
+static void signal_role(struct spawner *s, int role, int sig)
+{
+	for (size_t i = 0; i <= s->tab.mask; i++)
+		if (s->tab.s[i].role == role)
+			kill(s->tab.s[i].pid, sig);
+}
+
+/* ---- records ------------------------------------------------------------------------------ */
+
+size_t spawner_rec_size(uint32_t type)
+{
+	size_t h = offsetof(struct churn_rec, u);
+
+	switch (type) {
+	case CHURN_REC_HELLO:
+		return h + sizeof(struct churn_hello);
+	case CHURN_REC_STATUS:
+		return h + sizeof(struct churn_status);
+	case CHURN_REC_DEATH:
+		return h + sizeof(struct churn_death);
+	case CHURN_REC_PROBE_START:
+		return h + sizeof(struct churn_probe_start);
+	case CHURN_REC_PROBE_DONE:
+		return h + sizeof(struct churn_probe_done);
+	case CHURN_REC_NOTE:
+		return h + sizeof(struct churn_note);
+	default:
+		return h;
+	}
+}
+
+static int try_send(struct spawner *s, const struct churn_rec *r, size_t len)
+{
+	ssize_t n = send(s->sock, r, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Send; must-arrive records that do not fit now wait in the outbox (in order). */
+static void emit(struct spawner *s, const struct churn_rec *r, int must)
+{
+	size_t len = spawner_rec_size(r->type);
+
+	if (s->out.n == 0 && try_send(s, r, len) == 0)
+		return;
+	if (!must || s->out.n == OUTBOX_MAX || !(s->out.rec[s->out.n] = malloc(len))) {
+		s->out_dropped++;
+		return;
+	}
+	memcpy(s->out.rec[s->out.n], r, len);
+	s->out.len[s->out.n++] = len;
+}
+
+static void flush_outbox(struct spawner *s)
+{
+	int i = 0;
+
+	while (i < s->out.n && try_send(s, s->out.rec[i], s->out.len[i]) == 0)
+		free(s->out.rec[i++]);
+	memmove(s->out.rec, s->out.rec + i, sizeof s->out.rec[0] * (size_t)(s->out.n - i));
+	memmove(s->out.len, s->out.len + i, sizeof s->out.len[0] * (size_t)(s->out.n - i));
+	s->out.n -= i;
+}
+
+static void note(struct spawner *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void note(struct spawner *s, int level, const char *fmt, ...)
+{
+	static struct churn_rec r;
+	va_list ap;
+
+	memset(&r, 0, sizeof r);
+	r.type = CHURN_REC_NOTE;
+	r.u.note.level = level;
+	va_start(ap, fmt);
+	vsnprintf(r.u.note.text, sizeof r.u.note.text, fmt, ap);
+	va_end(ap);
+	emit(s, &r, 1);
+}
+
+/* Read the group's OOM counter; attribute the increase to the probe while one fills, else to churn. */
+static void oom_poll(struct spawner *s)
+{
+	uint64_t v, d;
+
+	if (!s->have_oom || cgroup_oom_kills(s->cg, &v) < 0 || v < s->oom_last)
+		return;
+	d = v - s->oom_last;
+	s->oom_last = v;
+	if (s->cap.phase == PROBE_FILLING || s->cap.phase == PROBE_SETTLING || s->cap.phase == PROBE_RELEASING)
+		s->cap_oom += d;
+	else
+		s->c.oom_killed += d;
+}
+
+static void send_status(struct spawner *s, int64_t now, int must)
+{
+	static struct churn_rec r;
+
+	oom_poll(s);
+	memset(&r, 0, sizeof r);
+	r.type = CHURN_REC_STATUS;
+	r.u.status.mono_ms = now / 1000000;
+	r.u.status.real_ms = real_ms();
+	r.u.status.seq = ++s->seq;
+	r.u.status.state = s->state;
+	r.u.status.params = s->ctl.p;
+	r.u.status.c = s->c;
+	r.u.status.probe_alive = s->probe_alive;
+	r.u.status.deaths_dropped = s->deaths_dropped;
+	r.u.status.probes_done = s->probes_done;
+	r.u.status.memcg_oom_total = s->oom_last - s->oom_base;
+	emit(s, &r, must);
+	s->deaths_sent = 0;
+	s->next_status = now + s->cfg->cc.status_ms * 1000000;
+}
+
+/* ---- spawning ----------------------------------------------------------------------------- */
+
+static pid_t spawn(struct spawner *s, int role, int64_t lifetime_ms, int64_t now)
+{
+	struct worker_args wa = {
+		.kind = s->kind,
+		.memory = s->cfg->cc.worker_memory,
+		.lifetime_ms = lifetime_ms,
+		.tick_ms = s->cfg->cc.worker_tick_ms,
+		.work_iters = s->cfg->cc.worker_work_iters,
+		.parent = s->self,
+		.procs_fd = s->clone_fd >= 0 ? -1 : s->procs_fd,
+		.ready_fd = role == ROLE_PROBE ? s->ready_wr : -1,
+	};
+	pid_t pid;
+
+	if (s->clone_fd >= 0) {
+		/* Born in the group: no migration, and pids.max is checked by the fork itself. */
+		struct clone_args ca = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (uint64_t)s->clone_fd };
+		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+		if (pid < 0 && (errno == ENOSYS || errno == E2BIG || errno == EINVAL)) {
+			note(s, LOG_LVL_NOTICE, "clone3(CLONE_INTO_CGROUP) unavailable (%s): workers move themselves",
+			     strerror(errno));
+			s->clone_fd = -1;
+			wa.procs_fd = s->procs_fd;
+			pid = fork();
+		}
+	} else
+		pid = fork();
+	if (pid == 0)
+		worker_run(&wa);
+	if (pid < 0)
+		return -1;
+	if (tab_insert(&s->tab, pid, role, now / 1000000) < 0) {
+		/* Cannot happen: caps keep the table at most half full.  Do not lose the child. */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		errno = ENOSPC;
+		return -1;
+	}
+	return pid;
+}
+
+static void spawn_churn(struct spawner *s, int64_t now)
+{
+	int due = churn_ctl_due(&s->ctl, now, s->c.population);
+
+	if (due > SPAWN_BATCH)
+		due = SPAWN_BATCH;
+	for (int i = 0; i < due; i++) {
+		int64_t life = churn_ctl_lifetime_ms(&s->ctl);
+		pid_t pid = spawn(s, ROLE_CHURN, life, now);
+		churn_ctl_spent(&s->ctl, 1);
+		if (pid < 0) {
+			churn_count_spawn_failed(&s->c, errno);
+			churn_ctl_failed(&s->ctl, now);
+			return;
+		}
+		churn_count_spawned(&s->c);
+	}
+}
+
+static void apply_params(struct spawner *s, int64_t now)
+{
+	struct churn_params p = s->want;
+
+	if (p.workers > s->cfg->pop_cap)
+		p.workers = s->cfg->pop_cap;
+	churn_ctl_set(&s->ctl, &p, now);
+}
+
+/* ---- capacity probe ----------------------------------------------------------------------- */
+
+static void cap_start(struct spawner *s, int64_t now)
+{
+	int limit = s->cfg->cc.probe_limit;
+	int fds[2];
+
+	if (s->cfg->cc.probe_scope == CHURN_SCOPE_CGROUP && limit > s->cfg->probe_cap)
+		limit = s->cfg->probe_cap;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		note(s, LOG_LVL_WARN, "capacity probe: pipe: %s", strerror(errno));
+		return;
+	}
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	s->ready_rd = fds[0];
+	s->ready_wr = fds[1];
+	s->cap_pending = 0;
+	s->cap_killed = 0;
+	s->cap_oom = 0;
+	s->lifted = 0;
+	s->state = CHURN_PROBING;
+	s->start_real_ms = real_ms();
+	probe_cap_begin(&s->cap, limit, now);
+	s->phase_deadline = now + RETIRE_NS;
+	/* Churn workers leave politely (exit 10 = retired); nothing of theirs may be counted as the probe's. */
+	signal_role(s, ROLE_CHURN, SIGTERM);
+}
+
+static void cap_probe_start_record(struct spawner *s, int64_t now)
+{
+	static struct churn_rec r;
+	ssize_t n;
+
+	memset(&r, 0, sizeof r);
+	r.type = CHURN_REC_PROBE_START;
+	r.u.probe_start.kind = CHURN_PROBE_CAPACITY;
+	r.u.probe_start.mono_ms = now / 1000000;
+	r.u.probe_start.real_ms = real_ms();
+	/* buddyinfo right before the first probe worker, read here so the timing is exact. */
+	n = procfile_read(NULL, "proc/buddyinfo", r.u.probe_start.buddyinfo, sizeof r.u.probe_start.buddyinfo);
+	if (n < 0) {
+		r.u.probe_start.buddyinfo_err = errno;
+		r.u.probe_start.buddyinfo[0] = 0;
+	} else
+		r.u.probe_start.buddyinfo_len = (uint32_t)n;
+	emit(s, &r, 1);
+}
+
+static void cap_release(struct spawner *s, int64_t now)
+{
+	s->phase_deadline = now + RELEASE_NS;
+	s->cap_killed = 0;
+	signal_role(s, ROLE_PROBE, SIGTERM);
+}
+
+static void cap_act(struct spawner *s, int64_t now, enum probe_act act);
+
+static void cap_spawn_next(struct spawner *s, int64_t now)
+{
+	pid_t pid = spawn(s, ROLE_PROBE, -1, now);
+	int err = pid < 0 ? errno : 0;
+
+	if (pid > 0)
+		s->probe_alive++;
+	cap_act(s, now, probe_cap_spawned(&s->cap, now, err, s->cfg->cc.probe_step_timeout_ms * 1000000));
+}
+
+static void cap_act(struct spawner *s, int64_t now, enum probe_act act)
+{
+	if (act == PROBE_ACT_SPAWN)
+		cap_spawn_next(s, now);
+	else if (act == PROBE_ACT_RELEASE)
+		cap_release(s, now);
+}
+
+static void cap_retired(struct spawner *s, int64_t now)
+{
+	uint64_t oom = 0;
+
+	oom_poll(s);   /* kills so far belong to churn */
+	s->t_retire = now;
+	if (s->cfg->cc.probe_scope == CHURN_SCOPE_GUEST && s->cg && cgroup_memory_max(s->cg)) {
+		s->saved_mem_max = cgroup_memory_max(s->cg);
+		if (cgroup_set_memory_max(s->cg, 0) == 0)
+			s->lifted = 1;
+		else
+			note(s, LOG_LVL_WARN, "guest-scope probe: cannot lift the memory limit: %s", strerror(errno));
+	}
+	cgroup_reset_peak(s->cg);
+	cap_probe_start_record(s, now);
+	if (s->have_oom)
+		cgroup_oom_kills(s->cg, &oom);
+	cap_act(s, now, probe_cap_retired(&s->cap, now, oom));
+}
+
+static void cap_finish(struct spawner *s, int64_t now)
+{
+	static struct churn_rec r;
+	struct churn_probe_done *d = &r.u.probe_done;
+	uint64_t cur = 0, peak = 0;
+	int64_t end = s->cap.t_stop ? s->cap.t_stop : now;
+
+	oom_poll(s);
+	cgroup_memory_usage(s->cg, &cur, &peak);
+	if (s->lifted && cgroup_set_memory_max(s->cg, s->saved_mem_max) < 0)
+		note(s, LOG_LVL_WARN, "guest-scope probe: cannot restore the memory limit: %s", strerror(errno));
+	probe_cap_released(&s->cap, now);
+	close(s->ready_rd);
+	close(s->ready_wr);
+	s->ready_rd = s->ready_wr = -1;
+	memset(&r, 0, sizeof r);
+	r.type = CHURN_REC_PROBE_DONE;
+	d->kind = CHURN_PROBE_CAPACITY;
+	d->scope = s->cfg->cc.probe_scope;
+	d->start_mono_ms = s->cap.t_begin / 1000000;
+	d->start_real_ms = s->start_real_ms;
+	d->duration_ms = (end - s->cap.t_fill) / 1000000;
+	d->count = s->cap.count;
+	d->result = (double)s->cap.count;
+	d->oom_kills = (int64_t)s->cap_oom;
+	d->retire_ms = (s->t_retire - s->cap.t_begin) / 1000000;
+	d->release_ms = (now - end) / 1000000;
+	d->mem_peak = peak;
+	snprintf(d->stop_reason, sizeof d->stop_reason, "%s", s->cap.stop_reason);
+	snprintf(d->detail, sizeof d->detail,
+		 "scope=%s limit=%d spawned=%lld ready=%lld oom_kills=%llu worker_memory=%llu fpu=%s "
+		 "mem_limit=%llu mem_peak=%llu retire_ms=%lld release_ms=%lld",
+		 d->scope == CHURN_SCOPE_GUEST ? "guest" : "cgroup", s->cap.limit, (long long)s->cap.spawned,
+		 (long long)s->cap.ready, (unsigned long long)s->cap_oom,
+		 (unsigned long long)s->cfg->cc.worker_memory, fpu_kind_name(s->kind),
+		 (unsigned long long)cgroup_memory_max(s->cg), (unsigned long long)peak, (long long)d->retire_ms,
+		 (long long)d->release_ms);
+	emit(s, &r, 1);
+	s->probes_done++;
+	if (s->stopping)
+		return;
+	s->state = CHURN_RUNNING;
+	apply_params(s, now);
+}
+
+/* Deadlines and phase ends of the capacity probe. */
+static void cap_progress(struct spawner *s, int64_t now)
+{
+	switch (s->cap.phase) {
+	case PROBE_RETIRING:
+		if (s->c.population == 0)
+			cap_retired(s, now);
+		else if (now >= s->phase_deadline && !s->cap_killed) {
+			signal_role(s, ROLE_CHURN, SIGKILL);
+			s->cap_killed = 1;
+		}
+		break;
+	case PROBE_FILLING:
+	case PROBE_SETTLING:
+		cap_act(s, now, probe_cap_tick(&s->cap, now));
+		break;
+	case PROBE_RELEASING:
+		if (s->probe_alive == 0)
+			cap_finish(s, now);
+		else if (now >= s->phase_deadline && !s->cap_killed) {
+			signal_role(s, ROLE_PROBE, SIGKILL);
+			s->cap_killed = 1;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void reap(struct spawner *s, int64_t now);
+
+/* Ready bytes: one per probe worker that has touched its memory.  Deaths are reaped first. */
+static void cap_ready(struct spawner *s, int64_t now)
+{
+	char buf[64];
+	ssize_t n;
+
+	while ((n = read(s->ready_rd, buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			uint64_t oom = 0;
+			reap(s, now);
+			if (s->have_oom)
+				cgroup_oom_kills(s->cg, &oom);
+			cap_act(s, now, probe_cap_ready(&s->cap, now, oom));
+		}
+}
+
+/* ---- switch probe ------------------------------------------------------------------------- */
+
+static void sw_start(struct spawner *s, int64_t now)
+{
+	int fds[2];
+	pid_t pid;
+
+	s->sw_pending = 0;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		note(s, LOG_LVL_WARN, "switch probe: pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		int fd;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != s->self)
+			_exit(1);
+		/* Its threads must not eat the workers' pids.max (v1: we sit in that group). */
+		cgroup_leave_pids(s->cg);
+		fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, "1000", 4) < 0)
+				_exit(1);
+			close(fd);
+		}
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(fds[0]);
+		probe_switch_child(s->kind, s->cfg->cc.switch_threads, s->cfg->cc.switch_ms, fds[1]);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		note(s, LOG_LVL_WARN, "switch probe: fork: %s", strerror(errno));
+		return;
+	}
+	tab_insert(&s->tab, pid, ROLE_SWITCH, now / 1000000);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	s->sw_pid = pid;
+	s->sw_rd = fds[0];
+	s->sw_have = 0;
+	s->sw_start = now;
+	s->sw_start_real = real_ms();
+}
+
+static void sw_read(struct spawner *s)
+{
+	if (s->sw_rd >= 0 && !s->sw_have && read(s->sw_rd, &s->sw, sizeof s->sw) == (ssize_t)sizeof s->sw)
+		s->sw_have = 1;
+}
+
+static void sw_done(struct spawner *s, int64_t now, int code, int status)
+{
+	static struct churn_rec r;
+	struct churn_probe_done *d = &r.u.probe_done;
+	char sig[24];
+
+	sw_read(s);
+	close(s->sw_rd);
+	s->sw_rd = -1;
+	s->sw_pid = 0;
+	memset(&r, 0, sizeof r);
+	r.type = CHURN_REC_PROBE_DONE;
+	d->kind = CHURN_PROBE_SWITCH;
+	d->start_mono_ms = s->sw_start / 1000000;
+	d->start_real_ms = s->sw_start_real;
+	d->duration_ms = (now - s->sw_start) / 1000000;
+	if (s->sw_have)
+		probe_switch_report(&s->sw, d);
+	else if (code == CLD_EXITED)
+		snprintf(d->stop_reason, sizeof d->stop_reason, "failed:exit:%d", status);
+	else
+		snprintf(d->stop_reason, sizeof d->stop_reason, "failed:%s", probe_signame(status, sig, sizeof sig));
+	emit(s, &r, 1);
+	s->probes_done++;
+}
+
+/* ---- reaping ------------------------------------------------------------------------------ */
+
+static void death_record(struct spawner *s, int64_t now, pid_t pid, int code, int sig, int64_t born_ms)
+{
+	static struct churn_rec r;
+
+	if (s->deaths_sent >= s->cfg->cc.death_records_max) {
+		s->deaths_dropped++;
+		return;
+	}
+	memset(&r, 0, sizeof r);
+	r.type = CHURN_REC_DEATH;
+	r.u.death.mono_ms = now / 1000000;
+	r.u.death.real_ms = real_ms();
+	r.u.death.age_ms = now / 1000000 - born_ms;
+	r.u.death.pid = pid;
+	r.u.death.signal = sig;
+	r.u.death.core = code == CLD_DUMPED;
+	emit(s, &r, 0);
+	s->deaths_sent++;
+}
+
+static void reap(struct spawner *s, int64_t now)
+{
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+			return;
+		struct slot *sl = tab_find(&s->tab, si.si_pid);
+		if (!sl)
+			continue;
+		int role = sl->role;
+		int64_t born = sl->born_ms;
+		tab_remove(&s->tab, sl);
+		switch (role) {
+		case ROLE_CHURN:
+			churn_count_death(&s->c, si.si_code, si.si_status);
+			if (si.si_code != CLD_EXITED)
+				death_record(s, now, si.si_pid, si.si_code, si.si_status, born);
+			break;
+		case ROLE_PROBE:
+			s->probe_alive--;
+			cap_act(s, now, probe_cap_death(&s->cap, now, si.si_code, si.si_status));
+			break;
+		case ROLE_SWITCH:
+			sw_done(s, now, si.si_code, si.si_status);
+			break;
+		}
+	}
+}
+
+/* ---- commands and stop -------------------------------------------------------------------- */
+
+static void begin_stop(struct spawner *s, int64_t now)
+{
+	if (s->stopping)
+		return;
+	s->stopping = 1;
+	s->state = CHURN_STOPPING;
+	if (s->cap.phase != PROBE_IDLE)
+		probe_cap_abort(&s->cap, now, "stopped");
+	s->stop_deadline = now + RETIRE_NS;
+	signal_role(s, ROLE_CHURN, SIGTERM);
+	signal_role(s, ROLE_PROBE, SIGTERM);
+	signal_role(s, ROLE_SWITCH, SIGKILL);
+}
+
+/* 1 once every child is gone (or we give up: PDEATHSIG kills what is left when we exit). */
+static int stop_progress(struct spawner *s, int64_t now)
+{
+	if (s->cap.phase == PROBE_RELEASING && s->probe_alive == 0)
+		cap_finish(s, now);
+	if (s->tab.n == 0)
+		return 1;
+	if (now >= s->stop_deadline) {
+		if (s->stop_killed)
+			return 1;
+		signal_role(s, ROLE_CHURN, SIGKILL);
+		signal_role(s, ROLE_PROBE, SIGKILL);
+		s->stop_killed = 1;
+		s->stop_deadline = now + STOP_GIVEUP_NS;
+	}
+	return 0;
+}
+
+static void command(struct spawner *s, const struct spawner_cmd *cmd, int64_t now)
+{
+	switch (cmd->type) {
+	case SPAWNER_CMD_SET:
+		s->want = cmd->params;
+		apply_params(s, now);
+		break;
+	case SPAWNER_CMD_PROBE:
+		if (cmd->probe_kind == CHURN_PROBE_CAPACITY)
+			s->cap_pending = 1;
+		else if (cmd->probe_kind == CHURN_PROBE_SWITCH)
+			s->sw_pending = 1;
+		break;
+	case SPAWNER_CMD_STATUS:
+		send_status(s, now, 0);
+		break;
+	case SPAWNER_CMD_STOP:
+		begin_stop(s, now);
+		break;
+	}
+}
+
+static void read_commands(struct spawner *s, int64_t now)
+{
+	struct spawner_cmd cmd;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(s->sock, &cmd, sizeof cmd, MSG_DONTWAIT);
+		if (n == (ssize_t)sizeof cmd)
+			command(s, &cmd, now);
+		else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			/* The daemon is gone or closed its end: stop (PDEATHSIG covers a crash). */
+			begin_stop(s, now);
+			return;
+		} else if (n < 0)
+			return;
+	}
+}
+
+static void read_signals(struct spawner *s, int64_t now)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+		if (si.ssi_signo == SIGTERM)
+			begin_stop(s, now);
+}
+
+/* ---- loop --------------------------------------------------------------------------------- */
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static void wait_events(struct spawner *s, int64_t now)
+{
+	struct pollfd pf[4];
+	int n = 0, isock, isig, iready = -1, isw = -1;
+	int64_t t = s->next_status;
+	struct timespec ts;
+
+	if (s->stopping)
+		t = min64(t, s->stop_deadline);
+	else if (s->state == CHURN_RUNNING && !s->cap_pending && !s->sw_pending)
+		t = min64(t, churn_ctl_next_ns(&s->ctl, now, s->c.population));
+	else if (s->state == CHURN_RUNNING)
+		t = now;
+	if (s->cap.phase == PROBE_RETIRING || s->cap.phase == PROBE_RELEASING)
+		t = min64(t, s->phase_deadline);
+	if ((s->cap.phase == PROBE_FILLING && s->cap.waiting) || s->cap.phase == PROBE_SETTLING)
+		t = min64(t, s->cap.deadline);
+	if (t < now)
+		t = now;
+	t -= now;
+	ts.tv_sec = t / 1000000000;
+	ts.tv_nsec = t % 1000000000;
+
+	pf[isock = n++] = (struct pollfd){ s->sock, (short)(POLLIN | (s->out.n ? POLLOUT : 0)), 0 };
+	pf[isig = n++] = (struct pollfd){ s->sigfd, POLLIN, 0 };
+	if (s->ready_rd >= 0)
+		pf[iready = n++] = (struct pollfd){ s->ready_rd, POLLIN, 0 };
+	if (s->sw_rd >= 0)
+		pf[isw = n++] = (struct pollfd){ s->sw_rd, POLLIN, 0 };
+	if (ppoll(pf, (nfds_t)n, &ts, NULL) <= 0)
+		return;
+	now = mono_ns();
+	if (pf[isig].revents)
+		read_signals(s, now);
+	if (pf[isock].revents & (POLLIN | POLLHUP | POLLERR))
+		read_commands(s, now);
+	if (iready >= 0 && pf[iready].revents)
+		cap_ready(s, now);
+	if (isw >= 0 && pf[isw].revents)
+		sw_read(s);
+}
+
+static void start_pending(struct spawner *s, int64_t now)
+{
+	/* One probe at a time: the two would disturb each other's numbers. */
+	if (s->cap.phase != PROBE_IDLE || s->sw_pid)
+		return;
+	if (s->cap_pending)
+		cap_start(s, now);
+	else if (s->sw_pending)
+		sw_start(s, now);
+}
+
+static void run(struct spawner *s)
+{
+	for (;;) {
+		int64_t now = mono_ns();
+		reap(s, now);
+		if (s->stopping) {
+			if (stop_progress(s, now))
+				return;
+		} else {
+			start_pending(s, now);
+			cap_progress(s, now);
+			if (s->state == CHURN_RUNNING)
+				spawn_churn(s, now);
+		}
+		if (now >= s->next_status)
+			send_status(s, now, 0);
+		flush_outbox(s);
+		wait_events(s, mono_ns());
+	}
+}
+
+/* ---- setup -------------------------------------------------------------------------------- */
+
+/* Close every inherited fd except 0-2 and the ones we need (the daemon's DB, sockets, kmsg...). */
+static void close_others(const int *keep, int nkeep)
+{
+	int last = 2;
+
+	for (;;) {
+		int next = -1;
+		for (int i = 0; i < nkeep; i++)
+			if (keep[i] > last && (next < 0 || keep[i] < next))
+				next = keep[i];
+		if (next < 0) {
+			syscall(SYS_close_range, (unsigned)last + 1, ~0u, 0u);
+			return;
+		}
+		if (next > last + 1)
+			syscall(SYS_close_range, (unsigned)last + 1, (unsigned)next - 1, 0u);
+		last = next;
+	}
+}
+
+/*
+ * Signal dispositions are inherited by workers: reset whatever the daemon
+ * installed, ignore what a `systemctl kill` or a terminal sends to the
+ * whole group (the daemon handles those and tells us), keep SIGTERM for
+ * the worker's retire handler and read it (and SIGCHLD) from a signalfd.
+ */
+static int setup_signals(struct spawner *s)
+{
+	sigset_t set;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
+	if (worker_install_handlers() < 0)
+		return -1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_SETMASK, &set, NULL) < 0)
+		return -1;
+	s->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return s->sigfd < 0 ? -1 : 0;
+}
+
+static int protect_self(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, "-1000", 5) == 5;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void hello(struct spawner *s, int protected_, int amx_ok, const char *amx_why)
+{
+	static struct churn_rec r;
+	struct churn_hello *h = &r.u.hello;
+
+	memset(&r, 0, sizeof r);
+	r.type = CHURN_REC_HELLO;
+	h->spawner_pid = s->self;
+	h->fpu_kind = s->kind;
+	h->amx_ok = amx_ok;
+	h->cgroup_ver = cgroup_version(s->cg);
+	h->pop_cap = s->cfg->pop_cap;
+	h->clone_into_cgroup = s->clone_fd >= 0;
+	h->protected_ = protected_;
+	h->seed = s->cfg->cc.seed;
+	snprintf(h->fpu_note, sizeof h->fpu_note, "%s%s%s%s", fpu_kind_name(s->kind),
+		 s->cfg->cc.fpu == FPU_AUTO ? " (auto)" : "", amx_ok ? "; amx usable" : "; amx unavailable: ",
+		 amx_ok ? "" : amx_why);
+	emit(s, &r, 1);
+}
+
+static void finish(struct spawner *s)
+{
+	static struct churn_rec bye;
+	struct pollfd pf = { s->sock, POLLOUT, 0 };
+
+	send_status(s, mono_ns(), 1);
+	memset(&bye, 0, sizeof bye);
+	bye.type = CHURN_REC_BYE;
+	emit(s, &bye, 1);
+	/* Give the daemon up to a second to take the last records. */
+	for (int i = 0; i < 20 && s->out.n; i++) {
+		poll(&pf, 1, 50);
+		flush_outbox(s);
+	}
+}
+
+void spawner_main(const struct spawner_cfg *cfg)
+{
+	static struct spawner sp;
+	struct spawner *s = &sp;
+	int keep[8], nkeep = 0, protected_, amx_ok;
+	char why[160] = "";
+	size_t slots = 64;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cfg->daemon)
+		_exit(1);
+	memset(s, 0, sizeof *s);
+	s->cfg = cfg;
+	s->cg = cfg->cg;
+	s->sock = cfg->sock;
+	s->self = getpid();
+	s->ready_rd = s->ready_wr = s->sw_rd = -1;
+	s->clone_fd = cgroup_clone_fd(s->cg);
+	s->procs_fd = cgroup_child_fd(s->cg);
+	keep[nkeep++] = s->sock;
+	nkeep += cgroup_fds(s->cg, keep + nkeep, 6);
+	close_others(keep, nkeep);
+	if (setup_signals(s) < 0) {
+		note(s, LOG_LVL_ERR, "spawner: cannot set up signals: %s", strerror(errno));
+		_exit(1);
+	}
+	protected_ = protect_self() == 0;
+	if (!protected_)
+		note(s, LOG_LVL_WARN, "spawner: cannot set oom_score_adj -1000 (%s): the OOM killer may pick it",
+		     strerror(errno));
+	if (cgroup_enter_pids(s->cg) < 0)
+		note(s, LOG_LVL_WARN, "spawner: cannot join the pids group (%s): pids.max will not stop forks",
+		     strerror(errno));
+
+	s->kind = fpu_resolve(cfg->cc.fpu);
+	if (!fpu_supported(s->kind, why, sizeof why)) {
+		note(s, LOG_LVL_ERR, "--fpu %s is not usable here: %s", fpu_kind_name(s->kind), why);
+		finish(s);
+		_exit(1);
+	}
+	amx_ok = fpu_supported(FPU_AMX, why, sizeof why);
+
+	while (slots < 2 * ((size_t)cfg->pop_cap + (size_t)cfg->probe_cap + 16))
+		slots *= 2;
+	s->tab.s = calloc(slots, sizeof *s->tab.s);
+	s->tab.mask = slots - 1;
+	if (!s->tab.s) {
+		note(s, LOG_LVL_ERR, "spawner: out of memory");
+		finish(s);
+		_exit(1);
+	}
+	s->have_oom = s->cg && cgroup_oom_kills(s->cg, &s->oom_base) == 0;
+	s->oom_last = s->oom_base;
+	s->want = cfg->cc.params;
+	s->state = CHURN_RUNNING;
+	churn_ctl_init(&s->ctl, &s->want, cfg->cc.seed, mono_ns());
+	apply_params(s, mono_ns());
+	hello(s, protected_, amx_ok, why);
+	send_status(s, mono_ns(), 0);
+	run(s);
+	finish(s);
+	_exit(0);
+}

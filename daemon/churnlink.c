@@ -1,0 +1,296 @@
+/* churnlink: spawner records → store rows; see churnlink.h. */
+#include "daemon/churnlink.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "churn/churn.h"
+#include "common/log.h"
+#include "store/store.h"
+
+/* Recently dead workers remembered for tying kernel-log OOM lines to them. */
+#define DEATH_RING 256
+#define PROBE_QUEUE 8
+
+struct churnlink {
+	struct churn *ch;
+	int64_t probe_interval_ms, switch_interval_ms;
+	int64_t next_capacity_ms, next_switch_ms;   /* monotonic; 0 = not scheduled */
+	struct churn_status last;                   /* latest STATUS */
+	int have_status;
+	struct churn_counters attached;             /* cumulative counters already turned into rows */
+	struct churn_probe_start start;             /* last PROBE_START (buddyinfo before a capacity probe) */
+	struct churn_probe_done done[PROBE_QUEUE];  /* finished probes waiting for a tick */
+	int ndone;
+	double last_capacity, last_switch;
+	int32_t deaths[DEATH_RING];
+	int ndeaths;
+	uint64_t worker_oom_kills;
+	char probe_running;
+};
+
+struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen)
+{
+	struct churn_cfg cc;
+	struct churnlink *cl;
+
+	*off = 0;
+	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0) {
+		*off = 1;
+		snprintf(err, errlen, "churn off (--workers 0, no probes)");
+		return NULL;
+	}
+	cl = calloc(1, sizeof *cl);
+	if (!cl) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	churn_cfg_defaults(&cc);
+	cc.params.workers = (int32_t)cfg->workers;
+	cc.params.rate_milli = cfg->spawn_rate_milli;
+	cc.params.lifetime_ms = cfg->lifetime_ms;
+	cc.params.dist = cfg->lifetime_dist;
+	/* A seed of 0 means "pick one"; the chosen one is recorded in the run so the soak replays. */
+	cc.seed = cfg->seed ? cfg->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	cc.fpu = (enum fpu_kind)cfg->fpu;
+	cc.worker_memory = cfg->worker_memory;
+	cc.cgroup_leaf_self = 1;
+	cc.cgroup_memory_max = cfg->cgroup_memory_max;
+	cc.cgroup_pids_max = (uint64_t)cfg->cgroup_pids_max;
+	cc.probe_limit = (int)cfg->probe_limit;
+	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
+	cc.switch_threads = (int)cfg->switch_threads;
+	cl->ch = churn_open(&cc, err, errlen);
+	if (!cl->ch) {
+		free(cl);
+		return NULL;
+	}
+	cl->probe_interval_ms = cfg->probe_interval_ms;
+	cl->switch_interval_ms = cfg->switch_probe_interval_ms;
+	cl->last_capacity = cl->last_switch = NAN;
+	return cl;
+}
+
+void churnlink_close(struct churnlink *cl)
+{
+	struct churn_status fin;
+
+	if (!cl)
+		return;
+	if (churn_close(cl->ch, &fin) == 0 && churn_counters_check(&fin.c) != 0)
+		log_warnx("churn: final accounting does not balance (spawned %llu)", (unsigned long long)fin.c.spawned);
+	free(cl);
+}
+
+int churnlink_fd(const struct churnlink *cl)
+{
+	return cl ? churn_fd(cl->ch) : -1;
+}
+
+static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *pd)
+{
+	char line[256];
+
+	cl->probe_running = 0;
+	if (pd->kind == CHURN_PROBE_CAPACITY)
+		cl->last_capacity = pd->result;
+	else
+		cl->last_switch = pd->result;
+	if (pd->kind == CHURN_PROBE_CAPACITY)
+		snprintf(line, sizeof line, "capacity probe: %lld workers, stopped by %s, %lld ms",
+			 (long long)pd->count, pd->stop_reason, (long long)pd->duration_ms);
+	else
+		snprintf(line, sizeof line, "FPU-cost probe: %.3f us system per yield (%s)", pd->sys_us_per_yield,
+			 pd->stop_reason);
+	log_info("%s", line);
+	if (cl->ndone < PROBE_QUEUE)
+		cl->done[cl->ndone++] = *pd;
+	else
+		log_warnx("churn: probe result dropped (the database has been unwritable for a long time)");
+}
+
+int churnlink_drain(struct churnlink *cl)
+{
+	static struct churn_rec rec;   /* 8 KiB (a raw buddyinfo); the loop thread is the only caller */
+	int rc;
+
+	if (!cl)
+		return 0;
+	while ((rc = churn_read(cl->ch, &rec)) == 1) {
+		switch (rec.type) {
+		case CHURN_REC_STATUS:
+			cl->last = rec.u.status;
+			cl->have_status = 1;
+			break;
+		case CHURN_REC_DEATH:
+			cl->deaths[cl->ndeaths++ % DEATH_RING] = rec.u.death.pid;
+			break;
+		case CHURN_REC_PROBE_START:
+			cl->start = rec.u.probe_start;
+			cl->probe_running = 1;
+			break;
+		case CHURN_REC_PROBE_DONE:
+			on_probe_done(cl, &rec.u.probe_done);
+			break;
+		case CHURN_REC_NOTE:
+			if (rec.u.note.level <= LOG_LVL_WARN)
+				log_warnx("churn: %s", rec.u.note.text);
+			else
+				log_info("churn: %s", rec.u.note.text);
+			break;
+		case CHURN_REC_BYE:
+			log_notice("churn: the spawner is exiting");
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		log_warnx("churn: the spawner is gone; sampling goes on without churn");
+		return -1;
+	}
+	return 0;
+}
+
+void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_id)
+{
+	const struct churn_hello *h;
+
+	if (!cl)
+		return;
+	h = churn_hello_info(cl->ch);
+	store_churn_info(st, run_id, fpu_kind_name((enum fpu_kind)h->fpu_kind), h->amx_ok,
+			 h->cgroup_ver == CGROUP_V2 ? "v2" : h->cgroup_ver == CGROUP_V1 ? "v1" : "none", h->pop_cap,
+			 h->seed, h->fpu_note[0] ? h->fpu_note : churn_nocgroup_reason(cl->ch));
+	log_info("churn: %s; cgroup %s; seed %llu", h->fpu_note,
+		 h->cgroup_ver == CGROUP_V2 ? "v2" : h->cgroup_ver == CGROUP_V1 ? "v1" : "none (population capped)",
+		 (unsigned long long)h->seed);
+}
+
+void churnlink_attach(struct churnlink *cl, struct store_tick *t)
+{
+	const struct churn_counters *c, *a;
+	struct store_churn row;
+
+	if (!cl)
+		return;
+	for (int i = 0; i < cl->ndone; i++) {
+		const struct churn_probe_done *pd = &cl->done[i];
+		char bi[CHURN_BUDDYINFO_MAX + 1];
+		int cap = pd->kind == CHURN_PROBE_CAPACITY && cl->start.kind == CHURN_PROBE_CAPACITY &&
+			  cl->start.buddyinfo_err == 0;
+		struct store_probe p = {
+			.ts_ms = pd->start_real_ms,
+			.kind = churn_probe_kind_name(pd->kind),
+			.result = pd->result,
+			.stop_reason = pd->stop_reason,
+			.detail = pd->detail,
+			.duration_ms = pd->duration_ms,
+		};
+		if (cap) {
+			memcpy(bi, cl->start.buddyinfo, cl->start.buddyinfo_len);
+			bi[cl->start.buddyinfo_len] = 0;
+			p.buddyinfo_before = bi;
+		}
+		store_tick_probe(t, &p);
+	}
+	cl->ndone = 0;
+	if (!cl->have_status)
+		return;
+	c = &cl->last.c;
+	a = &cl->attached;
+	row = (struct store_churn){
+		.population = c->population,
+		.spawned = c->spawned - a->spawned,
+		.spawn_failed_eagain = c->spawn_failed_eagain - a->spawn_failed_eagain,
+		.spawn_failed_enomem = c->spawn_failed_enomem - a->spawn_failed_enomem,
+		.spawn_failed_other = c->spawn_failed_other - a->spawn_failed_other,
+		.exited = c->exited - a->exited,
+		.killed_sigkill = c->killed_sigkill - a->killed_sigkill,
+		.killed_sigsegv = c->killed_sigsegv - a->killed_sigsegv,
+		.killed_sigill = c->killed_sigill - a->killed_sigill,
+		.killed_other = c->killed_other - a->killed_other,
+		.oom_killed = c->oom_killed - a->oom_killed,
+		.exited_error = c->exited_error - a->exited_error,
+	};
+	store_tick_churn(t, &row);
+	cl->attached = *c;
+}
+
+void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacity)
+{
+	if (!cl)
+		return;
+	/* The FPU-cost probe runs at run start and then every interval; capacity after the first interval. */
+	if (!cl->next_switch_ms && cl->switch_interval_ms)
+		cl->next_switch_ms = mono_ms;
+	if (!cl->next_capacity_ms && cl->probe_interval_ms)
+		cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
+	if (force_capacity || (cl->next_capacity_ms && mono_ms >= cl->next_capacity_ms)) {
+		if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
+			log_warn("churn: capacity probe request");
+		if (cl->probe_interval_ms)
+			cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
+	}
+	if (cl->next_switch_ms && mono_ms >= cl->next_switch_ms) {
+		if (churn_probe_request(cl->ch, CHURN_PROBE_SWITCH) < 0)
+			log_warn("churn: FPU-cost probe request");
+		cl->next_switch_ms = mono_ms + cl->switch_interval_ms;
+	}
+}
+
+void churnlink_oom_pid(struct churnlink *cl, int64_t pid)
+{
+	int n;
+
+	if (!cl)
+		return;
+	n = cl->ndeaths < DEATH_RING ? cl->ndeaths : DEATH_RING;
+	for (int i = 0; i < n; i++)
+		if (cl->deaths[i] == pid) {
+			cl->worker_oom_kills++;
+			return;
+		}
+}
+
+const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len)
+{
+	static const struct churn_probe_done none;
+	struct churn_probe_done last = none;
+
+	if (!cl || !cl->have_status) {
+		snprintf(buf, len, cl ? "churn starting" : "no churn");
+		return buf;
+	}
+	if (!isnan(cl->last_capacity)) {
+		last.kind = CHURN_PROBE_CAPACITY;
+		last.result = cl->last_capacity;
+		last.count = (int64_t)cl->last_capacity;
+	}
+	return churn_status_line(&cl->last, isnan(cl->last_capacity) ? NULL : &last, buf, len);
+}
+
+const struct churn_counters *churnlink_counters(const struct churnlink *cl)
+{
+	return cl && cl->have_status ? &cl->last.c : NULL;
+}
+
+double churnlink_last_capacity(const struct churnlink *cl)
+{
+	return cl ? cl->last_capacity : NAN;
+}
+
+double churnlink_last_switch(const struct churnlink *cl)
+{
+	return cl ? cl->last_switch : NAN;
+}
+
+uint64_t churnlink_worker_oom_kills(const struct churnlink *cl)
+{
+	return cl ? cl->worker_oom_kills : 0;
+}

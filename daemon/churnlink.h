@@ -1,0 +1,59 @@
+/*
+ * churnlink: the daemon's side of the churn engine.
+ *
+ * The spawner (churn/) is forked before any thread exists and reports in
+ * records over a socket; this module drains them from the event loop, turns
+ * its cumulative counters into per-tick rows (v_churn), stores finished
+ * probes (v_probes), schedules capacity and FPU-cost probes, ties kernel-log
+ * OOM kills to our workers by PID, and keeps the status line.
+ */
+#ifndef FPUSOAK_CHURNLINK_H
+#define FPUSOAK_CHURNLINK_H
+
+#include <stdint.h>
+
+#include "daemon/config.h"
+
+struct churnlink;
+struct store;
+struct store_tick;
+
+/* Fork the spawner (call before any thread exists); NULL with err set when churn is off (--workers 0 and
+ * no probes) or could not start.  *off is set to 1 when churn was simply not asked for. */
+struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen);
+
+/* Stop every worker, reap the spawner, remove the cgroup; accepts NULL. */
+void churnlink_close(struct churnlink *cl);
+
+/* The fd to poll, -1 for NULL. */
+int churnlink_fd(const struct churnlink *cl);
+
+/* Drain records; -1 when the spawner is gone (churn stops, the daemon goes on). */
+int churnlink_drain(struct churnlink *cl);
+
+/* Record what the spawner resolved, once the run exists. */
+void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_id);
+
+/* Attach this interval's churn row and any finished probe to t. */
+void churnlink_attach(struct churnlink *cl, struct store_tick *t);
+
+/* Start probes that are due (by the monotonic clock); SIGUSR1 asks for a capacity probe now. */
+void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacity);
+
+/* A kernel-log OOM kill of pid: counted as one of ours if a worker with that PID just died. */
+void churnlink_oom_pid(struct churnlink *cl, int64_t pid);
+
+/* One status line (population, spawn rate, failures, last probe) into buf; returns buf. */
+const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len);
+
+/* Cumulative counters for /metrics; NULL when churn is off. */
+const struct churn_counters *churnlink_counters(const struct churnlink *cl);
+
+/* Last capacity and FPU-cost results (NaN if none yet). */
+double churnlink_last_capacity(const struct churnlink *cl);
+double churnlink_last_switch(const struct churnlink *cl);
+
+/* OOM kills in the kernel log that hit our workers. */
+uint64_t churnlink_worker_oom_kills(const struct churnlink *cl);
+
+#endif

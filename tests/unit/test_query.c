@@ -1,0 +1,307 @@
+/*
+ * test_query: the read side of the store against a DB of known content
+ * (testdb.h).  Expected values come from the formulas that filled the DB
+ * (hand-computable) and from the sqlite3 CLI, never from query.c itself.
+ */
+#include <math.h>
+
+#include "test.h"
+#include "testdb.h"
+#include "store/query.h"
+
+struct runs_seen {
+	int n;
+	int64_t ids[8];
+	int64_t samples[8];
+	int label1_ok;
+	int ended_null;
+};
+
+static int runs_cb(void *arg, const struct query_run *r)
+{
+	struct runs_seen *s = arg;
+
+	if (s->n < 8) {
+		s->ids[s->n] = r->run_id;
+		s->samples[s->n] = r->nsamples;
+	}
+	s->n++;
+	if (r->run_id == 1)
+		s->label1_ok = r->label && strcmp(r->label, tdb_label1) == 0 && r->page_size == 4096 &&
+			       r->first_sample_ms == TDB_T1 && r->last_sample_ms == testdb_ts(1, TDB_N1 - 1) &&
+			       r->end_reason && strcmp(r->end_reason, "stopped") == 0;
+	if (r->run_id == 3)
+		s->ended_null = r->ended_ms == -1 && r->end_reason == NULL;
+	return 0;
+}
+
+static int stop_cb(void *arg, const struct query_run *r)
+{
+	(void)arg;
+	(void)r;
+	return 1;
+}
+
+#define MAXP 4096
+struct bseries {
+	int n;
+	int64_t ts[MAXP];
+	int node[MAXP];
+	char zone[MAXP][16];
+	double f[MAXP][BUDDY_MAX_ORDER];
+	int norders[MAXP];
+};
+
+static int buddy_cb(void *arg, const struct query_buddy_point *p)
+{
+	struct bseries *s = arg;
+
+	if (s->n == MAXP)
+		return -1;
+	s->ts[s->n] = p->ts_ms;
+	s->node[s->n] = p->node;
+	snprintf(s->zone[s->n], sizeof s->zone[0], "%s", p->zone);
+	s->norders[s->n] = p->norders;
+	memcpy(s->f[s->n], p->free, sizeof p->free);
+	s->n++;
+	return 0;
+}
+
+struct pseries {
+	int n;
+	int64_t ts[MAXP];
+	double v[MAXP];
+};
+
+static int point_cb(void *arg, const struct query_point *p)
+{
+	struct pseries *s = arg;
+
+	if (s->n == MAXP)
+		return -1;
+	s->ts[s->n] = p->ts_ms;
+	s->v[s->n] = p->v;
+	s->n++;
+	return 0;
+}
+
+/* Tick index of run 1 at ts (exact 1000 ms spacing). */
+static int tick1(int64_t ts)
+{
+	return (int)((ts - TDB_T1) / 1000);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/test_query.XXXXXX", db[256], err[256], cmd[512];
+	static struct bseries bs;
+	static struct pseries ps;
+	struct runs_seen rs = { 0 };
+	struct buddyinfo bi;
+	struct query *q;
+	struct query_range rg;
+	int64_t id, ts;
+	int n, ok;
+
+	if (!mkdtemp(dir) || testdb_create(dir, db, sizeof db) < 0) {
+		T_CHECK(0, "create the test database");
+		T_DONE();
+	}
+
+	/* open */
+	q = query_open("/nonexistent/dir/x.db", err, sizeof err);
+	T_CHECK(q == NULL && strstr(err, "/nonexistent/dir/x.db"), "open of a missing file fails and names it (%s)", err);
+	snprintf(cmd, sizeof cmd, "sqlite3 %s/other.db 'CREATE TABLE t(x)'", dir);
+	T_CHECK(system(cmd) == 0, "make a non-fpusoakd database");
+	snprintf(cmd, sizeof cmd, "%s/other.db", dir);
+	q = query_open(cmd, err, sizeof err);
+	T_CHECK(q == NULL && strstr(err, "not an fpusoakd database"), "a DB without runs is refused (%s)", err);
+	query_close(NULL);
+	q = query_open(db, err, sizeof err);
+	T_CHECK(q != NULL, "open the test DB read-only (%s)", q ? "" : err);
+	if (!q)
+		T_DONE();
+
+	T_EQ_I(query_has_table(q, "buddy"), 1, "has_table buddy");
+	T_EQ_I(query_has_table(q, "v_buddyinfo"), 1, "has_table finds views");
+	T_EQ_I(query_has_table(q, "no_such_table"), 0, "has_table of a missing table");
+	T_EQ_I(query_schema_version(q), testdb_cli(db, "PRAGMA user_version"), "schema version = PRAGMA user_version (CLI)");
+	T_EQ_I(query_has_name(q, "vmstat", "compact_stall"), 1, "has_name vmstat compact_stall");
+	T_EQ_I(query_has_name(q, "meminfo", "compact_stall"), 0, "has_name is per source");
+
+	/* runs */
+	T_EQ_I(query_latest_run(q, &id), 1, "latest run found");
+	T_EQ_I(id, 3, "latest run is the highest id");
+	n = query_runs(q, runs_cb, &rs);
+	T_EQ_I(n, 3, "three runs listed");
+	T_CHECK(rs.ids[0] == 3 && rs.ids[1] == 2 && rs.ids[2] == 1, "runs newest first");
+	T_EQ_I(rs.samples[2], testdb_cli(db, "SELECT COUNT(*) FROM samples WHERE run_id=1"), "run 1 sample count = CLI");
+	T_EQ_I(rs.samples[0], TDB_N2, "run 3 sample count");
+	T_EQ_I(rs.samples[1], 0, "run 2 has no samples");
+	T_CHECK(rs.label1_ok, "run 1: hostile label bytes, page size, sample span and end reason as stored");
+	T_CHECK(rs.ended_null, "run 3: NULL ended_ms is -1 and NULL end_reason is NULL");
+	T_EQ_I(query_run(q, 3, runs_cb, &rs), 1, "query_run finds run 3");
+	T_EQ_I(query_run(q, 999, runs_cb, &rs), 0, "query_run of a missing run is 0");
+	T_EQ_I(query_runs(q, stop_cb, NULL), -1, "a callback can stop a listing (-1)");
+	T_EQ_I(query_latest_run(q, &id), 1, "the handle works after a stopped listing");
+
+	/* latest buddyinfo */
+	T_EQ_I(query_buddy_latest(q, 1, &bi, &ts), 1, "latest buddyinfo of run 1");
+	T_EQ_I(ts, testdb_ts(1, TDB_N1 - 1), "its time is the last tick");
+	T_EQ_I(bi.nzones, 4, "four zones");
+	T_EQ_I(bi.norders, TDB_NORDERS, "eleven orders");
+	T_CHECK(strcmp(bi.z[3].zone, tdb_zone4) == 0 && bi.z[3].node == 1, "zone 4 name and node as stored");
+	ok = 1;
+	for (int z = 0; z < 4; z++)
+		for (int k = 0; k < TDB_NORDERS; k++)
+			ok &= (int64_t)bi.z[z].free[k] == testdb_free(1, TDB_N1 - 1, z + 1, k);
+	T_CHECK(ok, "every free count of the latest snapshot equals the formula");
+	T_EQ_I(query_buddy_latest(q, 2, &bi, &ts), 0, "no buddyinfo for a run without ticks");
+
+	/* buddy series at full resolution: one bucket per tick */
+	memset(&bs, 0, sizeof bs);
+	rg = (struct query_range){ -1, -1, 10000, 0, 0 };
+	n = query_buddy_series(q, 1, &rg, buddy_cb, &bs);
+	T_EQ_I(n, TDB_N1 * 4, "full resolution: ticks x zones rows");
+	T_EQ_I(rg.bucket_ms, 1000, "bucket = sample interval");
+	T_EQ_I(rg.interval_ms, 1000, "interval estimated as 1000 ms");
+	T_EQ_I(rg.from_ms, TDB_T1, "from resolved to the first tick");
+	T_EQ_I(rg.to_ms, testdb_ts(1, TDB_N1 - 1), "to resolved to the last tick");
+	ok = n == TDB_N1 * 4;
+	for (int j = 0; j < n && ok; j++) {
+		int i = tick1(bs.ts[j]), z = j % 4 + 1;
+		for (int k = 0; k < TDB_NORDERS; k++)
+			ok &= bs.f[j][k] == (double)testdb_free(1, i, z, k);
+		ok &= bs.norders[j] == TDB_NORDERS && bs.f[j][TDB_NORDERS] == 0;
+	}
+	T_CHECK(ok, "every point equals the formula, zones in kernel order, 0 past norders");
+	T_CHECK(strcmp(bs.zone[3], tdb_zone4) == 0 && bs.node[3] == 1, "zone names and nodes carried");
+
+	/* buddy series downsampled: averages by hand */
+	memset(&bs, 0, sizeof bs);
+	rg = (struct query_range){ -1, -1, 10, 0, 0 };
+	n = query_buddy_series(q, 1, &rg, buddy_cb, &bs);
+	/* span 599001 ms / 10 points: bucket ceil(59900.1) = 59901 ms */
+	T_EQ_I(rg.bucket_ms, 59901, "bucket width = ceil(span / max_points)");
+	T_EQ_I(n, 10 * 4, "ten buckets per zone");
+	ok = n == 40;
+	for (int j = 0; j < n && ok; j++) {
+		int b = j / 4, z = j % 4 + 1;
+		/* ticks i with floor(i*1000 / 59901) == b */
+		for (int k = 0; k < TDB_NORDERS; k++) {
+			double sum = 0;
+			int cnt = 0;
+			for (int i = 0; i < TDB_N1; i++)
+				if ((int64_t)i * 1000 / 59901 == b) {
+					sum += (double)testdb_free(1, i, z, k);
+					cnt++;
+				}
+			ok &= cnt > 0 && fabs(bs.f[j][k] - sum / cnt) < 1e-9;
+		}
+		ok &= bs.ts[j] == TDB_T1 + ((int64_t)b * 59901 + 999) / 1000 * 1000;
+	}
+	T_CHECK(ok, "bucket averages and bucket start times equal a hand computation");
+
+	/* windows */
+	memset(&bs, 0, sizeof bs);
+	rg = (struct query_range){ TDB_T1 + 100000, TDB_T1 + 199999, 10000, 0, 0 };
+	n = query_buddy_series(q, 1, &rg, buddy_cb, &bs);
+	T_EQ_I(n, 100 * 4, "a 100-second window holds 100 ticks per zone");
+	T_EQ_I(bs.ts[0], TDB_T1 + 100000, "window starts at its first tick");
+	rg = (struct query_range){ TDB_T1 - 10000000, TDB_T1 - 5000000, 100, 0, 0 };
+	T_EQ_I(query_buddy_series(q, 1, &rg, buddy_cb, &bs), 0, "a window before the run has no rows");
+	T_EQ_I(rg.bucket_ms, 0, "and no bucket");
+	rg = (struct query_range){ TDB_T1 + 5000, TDB_T1, 100, 0, 0 };
+	T_EQ_I(query_buddy_series(q, 1, &rg, buddy_cb, &bs), 0, "from > to has no rows");
+	rg = (struct query_range){ -1, -1, 0, 0, 0 };
+	T_EQ_I(query_buddy_series(q, 1, &rg, buddy_cb, &bs), -1, "max_points 0 is an error");
+
+	/* meminfo */
+	memset(&ps, 0, sizeof ps);
+	rg = (struct query_range){ -1, -1, 10000, 0, 0 };
+	n = query_meminfo_series(q, 1, "MemFree", &rg, point_cb, &ps);
+	T_EQ_I(n, TDB_N1, "MemFree: one point per tick");
+	ok = n == TDB_N1;
+	for (int j = 0; j < n && ok; j++)
+		ok &= ps.v[j] == 4000000.0 - 100.0 * tick1(ps.ts[j]);
+	T_CHECK(ok, "MemFree values equal the formula");
+	memset(&ps, 0, sizeof ps);
+	rg = (struct query_range){ TDB_T1, TDB_T1 + 99999, 2, 0, 0 };
+	n = query_meminfo_series(q, 1, "MemAvailable", &rg, point_cb, &ps);
+	/* ticks 0..99, span 99001 ms, bucket 49501: ticks 0..49 and 50..99 */
+	T_EQ_I(n, 2, "MemAvailable in two buckets");
+	T_CHECK(n == 2 && ps.v[0] == 6000000.0 - 50.0 * 24.5 && ps.v[1] == 6000000.0 - 50.0 * 74.5,
+		"bucket means 6000000 - 50 x 24.5 and 6000000 - 50 x 74.5 (got %.1f %.1f)", ps.v[0], ps.v[1]);
+	rg = (struct query_range){ -1, -1, 100, 0, 0 };
+	T_EQ_I(query_meminfo_series(q, 1, "NoSuchField", &rg, point_cb, &ps), 0, "an unknown meminfo name has no rows");
+
+	/* vmstat rates, full resolution: compact_stall +3 at every 10th tick, 1 s apart */
+	memset(&ps, 0, sizeof ps);
+	rg = (struct query_range){ -1, -1, 10000, 0, 0 };
+	n = query_vmstat_rate(q, 1, "compact_stall", &rg, point_cb, &ps);
+	T_EQ_I(n, TDB_N1 - 1, "a rate per tick after the first (the baseline)");
+	ok = n == TDB_N1 - 1;
+	for (int j = 0; j < n && ok; j++) {
+		int i = tick1(ps.ts[j]);
+		ok &= ps.v[j] == (i % 10 == 0 ? 3.0 : 0.0);
+	}
+	T_CHECK(ok, "rate is 3/s at ticks i %% 10 == 0, else 0");
+	/* downsampled: the rates integrate to the counter's increase over the window */
+	memset(&ps, 0, sizeof ps);
+	rg = (struct query_range){ -1, -1, 10, 0, 0 };
+	n = query_vmstat_rate(q, 1, "compact_stall", &rg, point_cb, &ps);
+	{
+		double integral = 0;
+		int64_t prev = TDB_T1;
+		for (int j = 0; j < n; j++) {
+			integral += ps.v[j] * (double)(ps.ts[j] - prev) / 1000.0;
+			prev = ps.ts[j];
+		}
+		T_EQ_I(n, 10, "ten rate points");
+		T_CHECK(fabs(integral - (double)(testdb_stall(TDB_N1 - 1) - testdb_stall(0))) < 1e-6,
+			"sum of rate x dt = counter increase %lld (got %.6f)",
+			(long long)(testdb_stall(TDB_N1 - 1) - testdb_stall(0)), integral);
+	}
+	/* a window starting mid-run takes its baseline from the tick before it */
+	memset(&ps, 0, sizeof ps);
+	rg = (struct query_range){ TDB_T1 + 10000, TDB_T1 + 19999, 10000, 0, 0 };
+	n = query_vmstat_rate(q, 1, "compact_stall", &rg, point_cb, &ps);
+	T_CHECK(n == 10 && ps.v[0] == 3.0 && ps.v[1] == 0.0, "mid-run window: tick 10's change is counted (n=%d v0=%g)",
+		n, n ? ps.v[0] : -1.0);
+	/* jittered run 3: pgfault +1000 per tick; rate = 1000 / dt exactly */
+	memset(&ps, 0, sizeof ps);
+	rg = (struct query_range){ -1, -1, 10000, 0, 0 };
+	n = query_vmstat_rate(q, 3, "pgfault", &rg, point_cb, &ps);
+	/* first 101 ticks: (ts(100) - ts(0)) / 100 = (100000 + 700 % 10 - 0) / 100 = 1000 */
+	T_EQ_I(rg.interval_ms, 1000, "jittered interval estimate: mean gap of the first 100");
+	ok = n > 0;
+	{
+		double integral = 0;
+		int64_t prev = TDB_T2;
+		for (int j = 0; j < n; j++) {
+			integral += ps.v[j] * (double)(ps.ts[j] - prev) / 1000.0;
+			prev = ps.ts[j];
+		}
+		T_CHECK(fabs(integral - 1000.0 * (TDB_N2 - 1)) < 1e-6, "jittered run: rates integrate to the increase "
+			"(%.3f)", integral);
+		for (int j = 0; j < n; j++)
+			ok &= ps.v[j] > 900 && ps.v[j] < 1100;
+		T_CHECK(ok, "jittered ticks never show as 0 or 2x rates (%d points)", n);
+	}
+	/* a counter stored once a minute (keyframes only): constant, rate 0 */
+	memset(&ps, 0, sizeof ps);
+	rg = (struct query_range){ -1, -1, 50, 0, 0 };
+	n = query_vmstat_rate(q, 1, "compact_fail", &rg, point_cb, &ps);
+	ok = n > 0;
+	for (int j = 0; j < n; j++)
+		ok &= ps.v[j] == 0;
+	T_CHECK(ok, "a counter that did not move has rate 0 (%d points)", n);
+	rg = (struct query_range){ -1, -1, 50, 0, 0 };
+	T_EQ_I(query_vmstat_rate(q, 2, "compact_stall", &rg, point_cb, &ps), 0, "no rates for a run without ticks");
+
+	query_close(q);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		T_CHECK(0, "remove %s", dir);
+	T_DONE();
+}
