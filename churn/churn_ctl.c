@@ -12,7 +12,6 @@
 #include "common/num.h"
 
 #define TOKEN 1000000000000ULL      /* one spawn, in 1e-12 units: rate_milli x ns */
-#define REFILL_CAP_NS 1000000000LL  /* refill at most 1 s at a time: keeps rate_milli x ns < 2^64 */
 
 /* ---- rng ------------------------------------------------------------------------------------ */
 
@@ -64,20 +63,27 @@ static uint64_t burst(const struct churn_params *p)
 	return b < TOKEN ? TOKEN : b;
 }
 
-static void refill(struct churn_ctl *c, int64_t now_ns)
+/* Tokens at now_ns: what the bucket holds after dt of refill, capped at the burst.  Comparing dt with
+ * the time the bucket needs to fill, instead of multiplying first, keeps rate x dt from overflowing. */
+static uint64_t tokens_at(const struct churn_ctl *c, int64_t now_ns)
 {
+	uint64_t b = burst(&c->p), room;
 	int64_t dt = now_ns - c->last_ns;
 
-	if (dt <= 0 || c->p.rate_milli == CHURN_RATE_MAX) {
-		if (dt > 0)
-			c->last_ns = now_ns;
+	if (dt <= 0 || c->tokens >= b)
+		return c->tokens < b ? c->tokens : b;
+	room = b - c->tokens;
+	if ((uint64_t)dt >= (room + c->p.rate_milli - 1) / c->p.rate_milli)
+		return b;
+	return c->tokens + c->p.rate_milli * (uint64_t)dt;
+}
+
+static void refill(struct churn_ctl *c, int64_t now_ns)
+{
+	if (now_ns <= c->last_ns)
 		return;
-	}
-	if (dt > REFILL_CAP_NS)
-		dt = REFILL_CAP_NS;
-	c->tokens += c->p.rate_milli * (uint64_t)dt;
-	if (c->tokens > burst(&c->p))
-		c->tokens = burst(&c->p);
+	if (c->p.rate_milli != CHURN_RATE_MAX && c->p.rate_milli != 0)
+		c->tokens = tokens_at(c, now_ns);
 	c->last_ns = now_ns;
 }
 
@@ -150,11 +156,7 @@ int64_t churn_ctl_next_ns(const struct churn_ctl *c, int64_t now_ns, uint64_t al
 	if (c->p.rate_milli == CHURN_RATE_MAX || c->p.rate_milli == 0)
 		return c->p.rate_milli == 0 ? INT64_MAX : t;
 	/* Tokens as of now (what refill would give), then the wait for a whole one. */
-	have = c->tokens;
-	if (now_ns > c->last_ns) {
-		int64_t dt = now_ns - c->last_ns > REFILL_CAP_NS ? REFILL_CAP_NS : now_ns - c->last_ns;
-		have += c->p.rate_milli * (uint64_t)dt;
-	}
+	have = tokens_at(c, now_ns);
 	if (have >= TOKEN)
 		return t;
 	need = TOKEN - have;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/trend.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
 #include "daemon/kwatch.h"
@@ -113,16 +114,38 @@ int loop_tick(struct daemon *d)
 	return rc;
 }
 
+/*
+ * Headroom trend for the status line: free blocks able to hold the
+ * task_struct slab's order in Normal, over the last hour of minute rollups.
+ */
+static const char *headroom_trend(struct daemon *d, char *buf, size_t len)
+{
+	static double x[60], y[60];
+	int order = sampler_task_order(d->sampler) >= 0 ? sampler_task_order(d->sampler) : 3;
+	int n = store_headroom_minutes(d->store, d->run_id, 0, "Normal", order, daemon_wall_ms() - 3600000, x, y, 60);
+	struct trend_fit f;
+
+	if (n < 3 || trend_fit(x, y, (size_t)n, &f) != 0) {
+		snprintf(buf, len, "headroom trend: after 3 minutes");
+		return buf;
+	}
+	snprintf(buf, len, "order-%d headroom %.0f, %+.0f/h [%+.0f, %+.0f]%s", order, f.y_last,
+		 trend_per_hour(f.slope), trend_per_hour(f.ci_lo), trend_per_hour(f.ci_hi),
+		 f.zero_valid ? ", falling" : "");
+	return buf;
+}
+
 static void status(struct daemon *d)
 {
-	char line[512], churn[256];
+	char line[768], churn[256], trend[160];
 	int64_t up = (daemon_mono_ms() - d->start_mono_ms) / 1000;
 	int ok = healthy(d);
 
-	snprintf(line, sizeof line, "run %lld, up %lldh%02lldm%02llds, %lld samples%s%s; %s",
+	snprintf(line, sizeof line, "run %lld, up %lldh%02lldm%02llds, %lld samples%s%s; %s; %s",
 		 (long long)d->run_id, (long long)(up / 3600), (long long)(up / 60 % 60), (long long)(up % 60),
 		 (long long)d->ticks, store_queued(d->store) ? ", DB not writable: samples queued" : "",
-		 ok ? "" : ", sampler stalled", churnlink_status(d->churn, churn, sizeof churn));
+		 ok ? "" : ", sampler stalled", churnlink_status(d->churn, churn, sizeof churn),
+		 headroom_trend(d, trend, sizeof trend));
 	notify_status("%s", line);
 	if (d->web) {
 		web_set_health(d->web, ok);

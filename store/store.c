@@ -660,6 +660,31 @@ int store_rollup(struct store *st, int64_t run_id, int64_t now_ms)
 	return budget == 0;
 }
 
+int store_headroom_minutes(struct store *st, int64_t run_id, int node, const char *zone, int order,
+			   int64_t since_ms, double *x, double *y, int max)
+{
+	sqlite3_stmt *s;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT r.bucket_ms, CAST(r.head_sum AS REAL) / r.n FROM buddy_rollup r"
+				       " JOIN zones z USING (zone_id) WHERE r.run_id = ?1 AND r.tier = 60000"
+				       " AND z.node = ?2 AND z.name = ?3 AND r.page_order = ?4 AND r.bucket_ms >= ?5"
+				       " ORDER BY r.bucket_ms", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int(s, 2, node);
+	sqlite3_bind_text(s, 3, zone, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 4, order);
+	sqlite3_bind_int64(s, 5, since_ms);
+	while (n < max && sqlite3_step(s) == SQLITE_ROW) {
+		x[n] = (double)sqlite3_column_int64(s, 0);
+		y[n] = sqlite3_column_double(s, 1);
+		n++;
+	}
+	sqlite3_finalize(s);
+	return n;
+}
+
 int64_t store_retain(struct store *st, int64_t cutoff_ms)
 {
 	/* Tables whose key starts (run_id, ts_ms): one range delete each. */

@@ -132,6 +132,11 @@ int store_rollup(struct store *st, int64_t run_id, int64_t now_ms);
 /* Delete raw rows older than cutoff_ms, a bounded slice per call; rows deleted, or -1. Rollups stay. */
 int64_t store_retain(struct store *st, int64_t cutoff_ms);
 
+/* Minute-mean headroom (free blocks >= order) of one zone since since_ms, from the rollups:
+ * fills x (bucket ms) and y, at most max points; returns how many, or -1. */
+int store_headroom_minutes(struct store *st, int64_t run_id, int node, const char *zone, int order,
+			   int64_t since_ms, double *x, double *y, int max);
+
 /* Number of ticks stored for a run (for status lines); -1 on error. */
 int64_t store_sample_count(struct store *st, int64_t run_id);
 

@@ -375,13 +375,18 @@ static int route(struct web_req *r, struct url *u, const struct route **out)
 	enum url_format f = u->p.format;
 
 	rt = find_route(u->path, &r->id, &bad_id);
-	if (!rt && u->path_len > 4 && strcmp(u->path + u->path_len - 4, ".csv") == 0) {
-		u->path[u->path_len - 4] = '\0';   /* "/api/v1/runs/3/buddyinfo.csv" */
-		rt = find_route(u->path, &r->id, &bad_id);
+	if ((!rt || bad_id) && u->path_len > 4 && strcmp(u->path + u->path_len - 4, ".csv") == 0) {
+		/* "/api/v1/runs/3/buddyinfo.csv"; "/runs/1.csv" is not a page with CSV: 404 */
+		const struct route *csv;
+		int csv_bad = 0;
+		u->path[u->path_len - 4] = '\0';
+		csv = find_route(u->path, &r->id, &csv_bad);
 		u->path[u->path_len - 4] = '.';
-		if (rt && !(rt->flags & R_CSV))
-			rt = NULL;
-		suffix = 1;
+		if (csv) {
+			rt = csv->flags & R_CSV ? csv : NULL;
+			bad_id = csv_bad;
+			suffix = 1;
+		}
 	}
 	if (!rt)
 		return web_error(r, 404, "no such page");

@@ -124,7 +124,9 @@ static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, 
 	f->px1 = f->w - MARGIN_R;
 	f->py0 = 10 + legend_rows(nlegend, f->px1 - f->px0) * LEGEND_ROW + 6;
 	f->py1 = f->h - MARGIN_B;
-	if (f->t1 <= f->t0)
+	if (f->t0 < 0 || f->t0 > INT64_MAX / 2)
+		f->t0 = 0;
+	if (f->t1 <= f->t0 || f->t1 > INT64_MAX / 2)
 		f->t1 = f->t0 + 1000;
 	nice_y(&f->y0, &f->y1, &ystep);
 
@@ -229,6 +231,8 @@ int svg_line_chart(struct strbuf *sb, const struct svg_chart *c, const struct sv
 			}
 		}
 	}
+	if (lo > hi)
+		lo = hi = 0;   /* no point at all */
 	time_extent(c, &f, lo, hi);
 	if (!any) {
 		vlo = 0;

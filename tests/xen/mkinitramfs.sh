@@ -52,9 +52,12 @@ esac
 # /sys/hypervisor, xenbus, balloon) being built into Debian's kernel:
 #   xenfs  -> /proc/xen (needs xen-privcmd)
 #   e1000  -> QEMU's default NIC, for serving the report to the host
-#   virtio_pci, virtio_blk, ext4 (which mounts ext2) -> the payload disk
+#   virtio_pci, virtio_blk, ext4 (which mounts ext2) -> the payload disk;
+#   ext4 asks the crypto API for "crc32c" at mount, a soft dependency that
+#   modules.dep does not list, hence crc32c_generic.
 want_mods="kernel/drivers/xen/xenfs/xenfs.ko kernel/drivers/net/ethernet/intel/e1000/e1000.ko
-	kernel/drivers/virtio/virtio_pci.ko kernel/drivers/block/virtio_blk.ko kernel/fs/ext4/ext4.ko"
+	kernel/drivers/virtio/virtio_pci.ko kernel/drivers/block/virtio_blk.ko
+	kernel/crypto/crc32c_generic.ko kernel/fs/ext4/ext4.ko"
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/fpusoak-initrd.XXXXXX")
 proot=$(mktemp -d "${TMPDIR:-/tmp}/fpusoak-disk.XXXXXX")
@@ -120,7 +123,7 @@ mkdir -p "$(dirname "$out")" "$(dirname "$disk")"
 # ext2: no journal to replay, mounted read-only; a quarter spare for inodes.
 kb=$(du -sk "$proot" | cut -f1)
 rm -f "$disk.tmp"
-mke2fs -q -F -t ext2 -L fpusoak -d "$proot" "$disk.tmp" "$((kb + kb / 4 + 1024))k"
+mke2fs -q -F -t ext2 -L fpusoak -d "$proot" "$disk.tmp" "$((kb + kb / 4 + 1024))k" >/dev/null
 mv "$disk.tmp" "$disk"
 (cd "$root" && find . -print | sort | cpio -o -H newc --quiet -R 0:0) | gzip -6 >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -65,6 +65,10 @@ if [ "$payload" = daemon ]; then
 		if grep -q -- '--probe-interval' <<<"$help"; then
 			args="$args --probe-interval $((soak * 2 / 3))s --probe-scope guest --probe-limit 4000"
 		fi
+		# The FPU-cost probe is another test's subject; keep this soak to one probe.
+		if grep -q -- '--switch-probe-interval' <<<"$help"; then
+			args="$args --switch-probe-interval 0"
+		fi
 	fi
 else
 	skip "fpusoakd not built ($FPUSOAKD): running the sqlite3 stand-in payload, daemon checks not run"
@@ -162,6 +166,7 @@ for f in meminfo buddyinfo zoneinfo pagetypeinfo slabinfo vmstat buddyinfo.boot 
 done
 check "guest /proc/buddyinfo came out over the console" grep -q '^Node 0, zone' "$out/proc/buddyinfo"
 
+check "payload disk mounted in the guest" grep -q '^===FPUSOAK-PAYLOAD-DISK mounted===$' "$console"
 exitline=$(marker PAYLOAD-EXIT)
 prc=$(kv rc "$exitline")
 check "payload exited 0 inside the guest (rc=${prc:-none}; 124/143 = killed by the guest timeout)" test "${prc:-x}" = 0

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The daemon's churn end to end, on real processes, always inside a memory-
+# and pids-limited cgroup, bounded in time, killing only PIDs it started.
+. "$(dirname "$0")/../lib.sh"
+FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
+if [ "$(id -u)" != 0 ]; then skip "needs root for cgroups"; t_done; fi
+tmp=$(mktemp -d /tmp/fpusoak-churn-XXXXXX); pid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+q() { sqlite3 -batch -noheader "$db" "$1"; }
+wait_for() { for i in $(seq ${3:-100}); do [ "$(q "$1" 2>/dev/null)" = "$2" ] && return 0; sleep 0.1; done; return 1; }
+spawner_of() { pgrep -P "$1" | head -1; }
+# Zombies count as dead: PID 1 in some sandboxes never reaps what it inherits.
+alive() { [ -r /proc/$1/status ] && ! grep -q "^State:.*Z" /proc/$1/status 2>/dev/null; }
+SAFE="--cgroup-memory-max 64M --cgroup-pids-max 300 --listen none --kmsg none --switch-probe-interval 0"
+
+# A: population, invariant, provoked deaths, clean stop.
+db=$tmp/a.db
+"$FPUSOAKD" --db "$db" $SAFE --sample-interval 200ms --workers 24 --spawn-rate 200 --lifetime 2s \
+	--probe-interval 0 >"$tmp/a.log" 2>&1 & pid=$!
+wait_for "SELECT max(population) FROM v_churn" 24 && pass "population reaches the target 24" || fail "population $(q "SELECT max(population) FROM v_churn")"
+sp=$(spawner_of $pid)
+victims=($(pgrep -P "$sp" | head -2))
+if [ ${#victims[@]} -eq 2 ]; then
+	kill -KILL "${victims[0]}"; kill -SEGV "${victims[1]}"
+	wait_for "SELECT sum(killed_sigkill) >= 1 AND sum(killed_sigsegv) >= 1 FROM v_churn" 1 \
+		&& pass "worker killed by the test with SIGKILL and SIGSEGV counted as such" \
+		|| fail "provoked deaths: $(q "SELECT sum(killed_sigkill), sum(killed_sigsegv) FROM v_churn")"
+else
+	fail "no workers found under spawner $sp"
+fi
+sleep 3
+kids=$(pgrep -P "$sp" | tr '\n' ' ')
+# Invariant at every stored row: spawned so far = exited + killed so far + alive now.
+bad=$(q "SELECT count(*) FROM (SELECT ts_ms, population,
+	sum(spawned) OVER w AS s, sum(exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other) OVER w AS e
+	FROM v_churn WINDOW w AS (ORDER BY ts_ms)) WHERE s != e + population")
+rows=$(q "SELECT count(*) FROM v_churn")
+[ "$bad" = 0 ] && [ "$rows" -gt 10 ] && pass "spawned = exited + killed + alive on all $rows rows" || fail "invariant broken on $bad of $rows rows"
+check "no spawn failures without a cause" test "$(q "SELECT sum(spawn_failed_eagain + spawn_failed_enomem + spawn_failed_other) FROM v_churn")" = 0
+check "FPU kind recorded (auto resolved)" test -n "$(q "SELECT fpu_kind FROM v_runs WHERE fpu_kind IN ('x87','sse','avx','avx512','amx')")"
+kill -TERM $pid; wait $pid; rc=$?; pid=
+[ $rc = 0 ] && pass "SIGTERM with churn: exit 0" || fail "SIGTERM with churn: exit $rc"
+sleep 0.5
+left=0; for k in $sp $kids; do alive "$k" && left=$((left + 1)); done
+[ $left = 0 ] && pass "after SIGTERM no spawner or worker survives" || fail "$left processes survive SIGTERM"
+
+# B: SIGKILL of the daemon: PDEATHSIG takes the spawner and every worker with it.
+db=$tmp/b.db
+"$FPUSOAKD" --db "$db" $SAFE --sample-interval 200ms --workers 16 --spawn-rate 200 --lifetime 30s \
+	--probe-interval 0 >"$tmp/b.log" 2>&1 & pid=$!
+wait_for "SELECT max(population) FROM v_churn" 16 || fail "B: population never reached 16"
+sp=$(spawner_of $pid); kids=$(pgrep -P "$sp" | tr '\n' ' ')
+kill -KILL $pid; wait $pid 2>/dev/null; pid=
+sleep 1
+left=0; for k in $sp $kids; do alive "$k" && left=$((left + 1)); done
+[ $left = 0 ] && [ -n "$kids" ] && pass "after SIGKILL of the daemon no spawner or worker survives ($(echo $kids | wc -w) workers)" \
+	|| fail "$left processes survive SIGKILL of the daemon"
+
+# C: a pids limit below the target provokes EAGAIN, counted as such.
+db=$tmp/c.db
+"$FPUSOAKD" --db "$db" --cgroup-memory-max 64M --cgroup-pids-max 8 --listen none --kmsg none --switch-probe-interval 0 \
+	--sample-interval 200ms --workers 16 --spawn-rate 100 --lifetime 30s --probe-interval 0 --duration 3s >"$tmp/c.log" 2>&1
+check "pids limit 8 with 16 workers: spawn failures counted as EAGAIN" test "$(q "SELECT sum(spawn_failed_eagain) > 0 FROM v_churn")" = 1
+check "pids limit holds the population at 8 or under" test "$(q "SELECT max(population) <= 8 FROM v_churn")" = 1
+
+# D: a capacity probe (SIGUSR1) in a 48 MB cgroup: positive count, a stop reason, churn resumes.
+db=$tmp/d.db
+"$FPUSOAKD" --db "$db" --cgroup-memory-max 48M --cgroup-pids-max 2000 --listen none --kmsg none --switch-probe-interval 0 \
+	--sample-interval 200ms --workers 4 --spawn-rate 50 --lifetime 1s --probe-interval 0 --probe-limit 1500 \
+	--worker-memory 256K >"$tmp/d.log" 2>&1 & pid=$!
+wait_for "SELECT max(population) FROM v_churn" 4 || fail "D: churn did not start"
+kill -USR1 $pid
+if wait_for "SELECT count(*) FROM v_probes WHERE kind='capacity'" 1 600; then
+	r=$(q "SELECT result || '|' || stop_reason || '|' || duration_ms FROM v_probes WHERE kind='capacity'")
+	n=${r%%|*}
+	python3 -c "import sys; sys.exit(0 if float('$n') > 0 else 1)" && pass "capacity probe in 48 MB: $r" || fail "capacity probe result: $r"
+	check "probe stop reason recorded" test -n "$(q "SELECT stop_reason FROM v_probes WHERE kind='capacity' AND stop_reason != ''")"
+	check "buddyinfo before the probe recorded" test "$(q "SELECT buddyinfo_before LIKE 'Node 0, zone%' FROM v_probes WHERE kind='capacity'")" = 1
+	t=$(q "SELECT ts_ms + duration_ms FROM v_probes WHERE kind='capacity'")
+	wait_for "SELECT count(*) > 0 FROM v_churn WHERE ts_ms > $t + 1000 AND population > 0" 1 \
+		&& pass "churn resumes after the probe" || fail "churn did not resume"
+	alive $pid && pass "daemon survived the probe" || fail "daemon died during the probe"
+else
+	fail "no capacity probe result within 60 s: $(tail -5 "$tmp/d.log")"
+fi
+kill -TERM $pid; wait $pid; pid=
+t_done
