@@ -335,7 +335,15 @@ int churn_close(struct churn *ch, struct churn_status *final)
 	}
 	if (final)
 		*final = ch->last;
-	/* Whatever the spawner left behind (it should be nothing) dies with the group. */
+	/* The spawner reaps every worker before BYE: anything still in the group outlived it. */
+	if (ch->cg) {
+		pid_t left[1024];
+		size_t n = 0;
+		if (cgroup_procs(ch->cg, left, 1024, &n) < 0 || n > 0) {
+			log_warnx("churn: %zu process(es) outlived the spawner in %s; killing them", n, cgroup_dir(ch->cg));
+			rc = -1;
+		}
+	}
 	cgroup_close(ch->cg);
 	if (ch->sock >= 0)
 		close(ch->sock);

@@ -195,8 +195,8 @@ int churn_probe_request(struct churn *ch, enum churn_probe_kind kind);
 int churn_status_request(struct churn *ch);
 
 /* Stop: retire every worker, wait for the spawner (<= 10 s, then SIGKILL), reap it, empty and remove
- * the cgroup.  *final (may be NULL) gets the last STATUS.  0 if the spawner stopped cleanly, -1 if it
- * had to be killed or had died; accepts NULL. */
+ * the cgroup.  *final (may be NULL) gets the last STATUS.  0 if the spawner stopped cleanly and left
+ * nothing in the group; -1 if it had to be killed, had died, or processes outlived it; accepts NULL. */
 int churn_close(struct churn *ch, struct churn_status *final);
 
 /* What the spawner said at start. */

@@ -42,7 +42,7 @@ void kwatch_on_oom_kill(struct kwatch *kw, void (*fn)(void *arg, int64_t pid), v
 	kw->on_oom_arg = arg;
 }
 
-struct kwatch *kwatch_open(const char *path, const char *proc_root, struct store *st)
+struct kwatch *kwatch_open(const char *path, const char *boot_id, struct store *st)
 {
 	struct kwatch *kw = calloc(1, sizeof *kw);
 	uint64_t seq = 0;
@@ -53,10 +53,11 @@ struct kwatch *kwatch_open(const char *path, const char *proc_root, struct store
 		return NULL;
 	}
 	/* Sequence numbers restart with each boot: without a boot id, never resume by number. */
-	if (kmsgdev_boot_id(proc_root, kw->boot_id, sizeof kw->boot_id) < 0) {
+	if (!boot_id || !kmsgdev_boot_id_valid(boot_id, strlen(boot_id))) {
 		snprintf(kw->boot_id, sizeof kw->boot_id, "unknown");
 		have = 1;
 	} else {
+		snprintf(kw->boot_id, sizeof kw->boot_id, "%s", boot_id);
 		have = store_kmsg_cursor(st, kw->boot_id, &seq);
 	}
 	kw->dev = kmsgdev_open(path, have == 0 ? KMSGDEV_AFTER_SEQ : KMSGDEV_FROM_END, seq);

@@ -17,8 +17,9 @@ struct kwatch;
 struct store;
 struct store_tick;
 
-/* Open path (NULL = /dev/kmsg), resuming from the store's cursor; NULL (reason logged once) if unreadable. */
-struct kwatch *kwatch_open(const char *path, const char *proc_root, struct store *st);
+/* Open path (NULL = /dev/kmsg), resuming from the store's cursor for boot_id (the run's, from envinfo);
+ * NULL (reason logged once) if unreadable. */
+struct kwatch *kwatch_open(const char *path, const char *boot_id, struct store *st);
 
 /* Close; accepts NULL. */
 void kwatch_close(struct kwatch *kw);

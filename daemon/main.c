@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 	d->start_mono_ms = daemon_mono_ms();
 
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
-		d->kwatch = kwatch_open(d->cfg.kmsg_path, d->cfg.proc_root, d->store);
+		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
 
 	/* READY=1 promises: DB open, first sample stored, HTTP listening. */

@@ -214,6 +214,17 @@ wait_until() {
 	done
 }
 
+# MainPID, only when it names a real process (never 0 or 1: `kill 0` would
+# signal our own process group).
+main_pid() { local p; p=$(prop MainPID); [ "${p:-0}" -gt 1 ] 2>/dev/null && echo "$p"; }
+# What each process of the unit is doing and which signals it blocks.
+describe_unit_pids() {
+	local p
+	for p in $(unit_pids); do
+		note "pid $p: $(ct 5 sh -c "tr '\\0' ' ' </proc/$p/cmdline; grep -E '^(State|SigBlk):' /proc/$p/status | tr '\\n\\t' '  '")"
+	done
+}
+
 is_running() { [ "$(prop ActiveState)/$(prop SubState)" = active/running ]; }
 main_pid_is_new() { local p; p=$(prop MainPID); [ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ] && is_running; }
 
@@ -465,7 +476,7 @@ check_cgroup_layout() {
 
 check_sigkill() {
 	local old new r oldpids left
-	old=$(prop MainPID)
+	old=$(main_pid) || { fail "SIGKILL test: no MainPID"; return 1; }
 	oldpids=$(unit_pids)
 	ct 5 kill -KILL "$old"
 	if wait_until 30 main_pid_is_new "$old"; then
@@ -473,6 +484,7 @@ check_sigkill() {
 		pass "SIGKILL of MainPID $old: systemd restarted it (MainPID $new, NRestarts $(prop NRestarts))"
 	else
 		fail "SIGKILL of MainPID $old: not restarted within 30 s ($(prop ActiveState)/$(prop SubState))"
+		describe_unit_pids
 		return 1
 	fi
 	# Every process of the old instance went with it (KillMode=control-group).
@@ -498,7 +510,7 @@ check_sigkill() {
 
 check_sigstop() {
 	local old new
-	old=$(prop MainPID)
+	old=$(main_pid) || { fail "SIGSTOP test: no MainPID"; return 1; }
 	ct 5 kill -STOP "$old"
 	# 6 s without a ping, SIGABRT (+SIGCONT), RestartSec=2s.
 	if wait_until 30 main_pid_is_new "$old"; then
@@ -506,6 +518,7 @@ check_sigstop() {
 		pass "SIGSTOP of MainPID $old: watchdog fired, restarted as $new"
 	else
 		fail "SIGSTOP of MainPID $old: no restart within 30 s ($(prop ActiveState)/$(prop SubState))"
+		describe_unit_pids
 		ct 5 kill -CONT "$old"
 		return 1
 	fi
@@ -526,7 +539,7 @@ check_sigstop() {
 
 check_reload() {
 	local old
-	old=$(prop MainPID)
+	old=$(main_pid)
 	if ct 30 systemctl reload fpusoakd && sleep 1 && [ "$(prop MainPID)" = "$old" ] && is_running; then
 		pass "systemctl reload (SIGHUP): same MainPID $old, still running"
 	else
@@ -537,10 +550,20 @@ check_reload() {
 check_stop() {
 	local before after
 	before=$(unit_pids | wc -l)
+	local s e
+	s=$(date +%s.%N)
 	if ct 60 systemctl stop fpusoakd; then
-		pass "systemctl stop fpusoakd returned"
+		e=$(elapsed "$s")
+		# The daemon promises to exit within 2 s; anything near TimeoutStopSec means
+		# some process ignored SIGTERM and was SIGKILLed.
+		if awk -v e="$e" 'BEGIN { exit !(e < 10) }'; then
+			pass "systemctl stop fpusoakd returned in ${e}s"
+		else
+			fail "systemctl stop fpusoakd took ${e}s (something ignored SIGTERM)"
+		fi
 	else
 		fail "systemctl stop fpusoakd failed"
+		describe_unit_pids
 	fi
 	[ "$(prop ExecMainCode)/$(prop ExecMainStatus)" = 1/0 ] &&
 		pass "SIGTERM: main process exited with status 0" ||

@@ -3,7 +3,7 @@
  * systemd harness without fpusoakd (run.sh --standin installs it as
  * /usr/local/sbin/fpusoakd).  It speaks the same protocol through
  * daemon/notify.c: READY=1, STATUS= every second, WATCHDOG=1 at half of
- * WatchdogSec, STOPPING=1 and exit 0 on SIGTERM.  It forks one "worker" that
+ * WatchdogSec, a log line on SIGHUP, STOPPING=1 and exit 0 on SIGTERM.  It forks one "worker" that
  * only sleeps, so the harness can check that stopping the unit leaves no
  * process behind.  Logs go through common/log.c (journald priorities).
  */
@@ -39,9 +39,12 @@ int main(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	worker = fork();
 	if (worker == 0) {
+		/* fork keeps the blocked mask: a worker that blocks SIGTERM stalls every stop by TimeoutStopSec. */
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		for (;;)
 			pause();
 	}
@@ -68,8 +71,11 @@ int main(void)
 			notify_watchdog();
 			next_ping = now + period;
 		}
-		if (poll(&pfd, 1, 100) > 0 && read(pfd.fd, &si, sizeof si) == sizeof si)
-			break;
+		if (poll(&pfd, 1, 100) > 0 && read(pfd.fd, &si, sizeof si) == sizeof si) {
+			if (si.ssi_signo != SIGHUP)
+				break;
+			log_info("standin reload on SIGHUP");
+		}
 	}
 	notify_stopping();
 	log_info("standin stopping on signal %u", si.ssi_signo);

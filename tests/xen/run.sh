@@ -222,21 +222,23 @@ if [ -f "$db" ]; then
 		skip "churn accounting: no v_churn view in this daemon yet"
 	else
 		cols=" $(sq "SELECT name FROM pragma_table_info('v_churn')" | tr '\n' ' ') "
-		need="spawned exited killed population"
+		need="population spawned exited killed_sigkill killed_sigsegv killed_sigill killed_other"
 		miss=; for c in $need; do case "$cols" in *" $c "*) ;; *) miss="$miss $c" ;; esac; done
 		if [ -n "$miss" ]; then
 			skip "churn accounting: v_churn lacks$miss (has:$cols)"
 		else
-			# Totals over the run against the population at its last row:
-			# every worker spawned has exited, been killed, or is still alive.
-			acc=$(sq "SELECT (SELECT sum(spawned) FROM v_churn WHERE run_id = $run) || ' ' ||
-				(SELECT sum(exited) + sum(killed) FROM v_churn WHERE run_id = $run) || ' ' ||
-				(SELECT population FROM v_churn WHERE run_id = $run ORDER BY ts_ms DESC LIMIT 1)")
-			read -r sp gone pop <<<"$acc"
-			if [ "${sp:-0}" -gt 0 ] 2>/dev/null && [ "$sp" -eq $((gone + pop)) ]; then
-				pass "churn accounting: spawned $sp = exited+killed $gone + population $pop"
+			# v_churn rows are per-interval counts: over the run, every worker
+			# spawned has exited, been killed, or is alive at the last row.
+			# (oom_killed is a subset of the kills, exited_error of the exits.)
+			acc=$(sq "SELECT sum(spawned), sum(exited),
+				sum(killed_sigkill + killed_sigsegv + killed_sigill + killed_other),
+				(SELECT population FROM v_churn WHERE run_id = $run ORDER BY ts_ms DESC LIMIT 1)
+				FROM v_churn WHERE run_id = $run" | tr '|' ' ')
+			read -r sp ex ki pop <<<"$acc"
+			if [ "${sp:-0}" -gt 0 ] 2>/dev/null && [ "$sp" -eq $((ex + ki + pop)) ]; then
+				pass "churn accounting: spawned $sp = exited $ex + killed $ki + population $pop"
 			else
-				fail "churn accounting: spawned '$sp' != exited+killed '$gone' + population '$pop'"
+				fail "churn accounting: spawned '$sp' != exited '$ex' + killed '$ki' + population '$pop'"
 			fi
 		fi
 	fi
@@ -246,13 +248,16 @@ if [ -f "$db" ]; then
 	elif ! has v_probes; then
 		skip "capacity probe: no v_probes view in this daemon yet"
 	else
-		pr=$(sq "SELECT count || '|' || coalesce(stop_reason, '') FROM v_probes
-			WHERE run_id = $run AND scope = 'guest' ORDER BY rowid DESC LIMIT 1")
+		# detail is "scope=guest limit=... ready=... mem_peak=..." (key=value).
+		pr=$(sq "SELECT CAST(result AS INTEGER) || '|' || coalesce(stop_reason, '') FROM v_probes
+			WHERE run_id = $run AND kind = 'capacity' AND ' ' || detail || ' ' LIKE '% scope=guest %'
+			ORDER BY ts_ms DESC LIMIT 1")
 		cap=${pr%%|*} why=${pr#*|}
 		if [ "${cap:-0}" -gt 0 ] 2>/dev/null && [ -n "$why" ]; then
-			pass "guest-scope capacity probe: $cap processes, stopped by '$why'"
+			pass "guest-scope capacity probe: $cap workers held, stopped by '$why'"
 		else
-			fail "guest-scope capacity probe gave no positive count and stop reason (got '$pr')"
+			fail "no guest-scope capacity probe with a positive count and a stop reason (got '$pr')"
+			cap=
 		fi
 	fi
 fi

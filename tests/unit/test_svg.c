@@ -1,0 +1,158 @@
+/*
+ * test_svg: charts are well-formed XML (python3 minidom), escape their
+ * texts, place points where hand geometry says, respect the caps.
+ */
+#include <math.h>
+
+#include "test.h"
+#include "web/svg.h"
+
+static char g_dir[] = "/tmp/test_svg.XXXXXX";
+
+/* Parse sb as XML with python3; 0 when well-formed. */
+static int xml_ok(const struct strbuf *sb)
+{
+	char path[128], cmd[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/c.svg", g_dir);
+	if (!(f = fopen(path, "wb")))
+		return -1;
+	fwrite(sb->buf, 1, sb->len, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parseString(sys.stdin.read())' < %s",
+		 path);
+	return system(cmd);
+}
+
+static int count(const struct strbuf *sb, const char *s)
+{
+	int n = 0;
+
+	for (const char *p = sb->buf; p && (p = strstr(p, s)); p += strlen(s))
+		n++;
+	return n;
+}
+
+int main(void)
+{
+	const int64_t t0 = INT64_C(1717243200000);   /* 2024-06-01T12:00:00Z */
+	int64_t t[2000];
+	double v[2000], w[2000], cells[2000 * 3];
+	struct strbuf sb;
+	const char *names[3] = { "<b>evil</b> & \"co\"", "two", "three" };
+	struct svg_chart c = { .title = "Title <x> & 'y'", .y_label = "MB", .caption = "Look at \"this\" <now>.",
+			       .t0_ms = t0, .t1_ms = t0 + 3 * 3600000, .y_from_zero = 1 };
+	struct svg_series s[2];
+
+	if (!mkdtemp(g_dir)) {
+		T_CHECK(0, "mkdtemp");
+		T_DONE();
+	}
+	for (int i = 0; i < 2000; i++) {
+		t[i] = t0 + (int64_t)i * 3600000 * 3 / 1999;
+		v[i] = i == 1000 ? NAN : 50 + 40 * sin(i / 100.0);
+		w[i] = i;
+	}
+
+	/* line chart */
+	sb_init(&sb, 1 << 22);
+	s[0] = (struct svg_series){ names[0], t, v, 2000 };
+	s[1] = (struct svg_series){ names[1], t, w, 2000 };
+	T_EQ_I(svg_line_chart(&sb, &c, s, 2), 0, "line chart of 2 x 2000 points");
+	T_EQ_I(xml_ok(&sb), 0, "line chart is well-formed XML");
+	T_CHECK(strstr(sb.buf, "<title>Title &lt;x&gt; &amp; &#39;y&#39;</title>") != NULL, "title escaped");
+	T_CHECK(strstr(sb.buf, "&lt;b&gt;evil&lt;/b&gt; &amp; &quot;co&quot;") && !strstr(sb.buf, "<b>"), "series name escaped");
+	T_CHECK(strstr(sb.buf, "<figcaption><strong>Title &lt;x&gt; &amp; &#39;y&#39;.</strong> Look at &quot;this&quot; "
+			       "&lt;now&gt;.</figcaption>"), "caption escaped");
+	/* 3 h window: a tick every 30 min, 12:00 ... 15:00 */
+	T_CHECK(strstr(sb.buf, ">12:00</text>") && strstr(sb.buf, ">12:30</text>") && strstr(sb.buf, ">15:00</text>") &&
+		!strstr(sb.buf, ">12:15</text>"), "time ticks every 30 minutes, UTC");
+	T_CHECK(strstr(sb.buf, "time (UTC), 2024-06-01 12:00:00 to 2024-06-01 15:00:00"), "time axis title");
+	T_EQ_I(count(&sb, "<path fill=\"none\""), 2, "one path per series");
+	{
+		const char *p = strstr(sb.buf, "<path fill=\"none\""), *e = strstr(p, "\">");
+		int m = 0;
+		for (const char *q = p; q < e; q++)
+			m += *q == 'M';
+		T_EQ_I(m, 2, "a NaN breaks the first line into two segments");
+	}
+	/* y ticks for 0..1999: nice step 500 -> 0, 500, ..., 2000 */
+	T_CHECK(strstr(sb.buf, ">1.5k</text>") && strstr(sb.buf, ">2k</text>") && strstr(sb.buf, ">0</text>"),
+		"y ticks 0 .. 2k with SI labels");
+	sb_reset(&sb);
+
+	/* geometry: values 0 and 10 at the window's ends; y 0..10 (step 2); one legend row.
+	   plot x 64..744 (760-16), y from 10+16+6 = 32 (top) to 280-44 = 236 (bottom) */
+	{
+		int64_t tt[2] = { t0, t0 + 3600000 };
+		double vv[2] = { 0, 10 };
+		struct svg_chart g = { .title = "g", .y_label = "u", .caption = "c", .y_from_zero = 1 };
+		s[0] = (struct svg_series){ "a", tt, vv, 2 };
+		T_EQ_I(svg_line_chart(&sb, &g, s, 1), 0, "two-point chart");
+		T_CHECK(strstr(sb.buf, "d=\"M64.0,236.0L744.0,32.0\"") != NULL, "points at the plot corners (hand geometry)");
+		T_CHECK(strstr(sb.buf, ">10</text>") && strstr(sb.buf, ">8</text>") && !strstr(sb.buf, ">12</text>"),
+			"y ticks 0..10 in steps of 2");
+		T_EQ_I(xml_ok(&sb), 0, "well-formed");
+		sb_reset(&sb);
+	}
+
+	/* empty and over-cap */
+	s[0] = (struct svg_series){ "none", t, v, 0 };
+	T_EQ_I(svg_line_chart(&sb, &c, s, 1), 0, "empty series");
+	T_CHECK(strstr(sb.buf, "no data in this window") != NULL, "says no data");
+	T_EQ_I(xml_ok(&sb), 0, "empty chart well-formed");
+	sb_reset(&sb);
+	{
+		struct svg_chart e = { .title = "e" };
+		T_EQ_I(svg_line_chart(&sb, &e, s, 0), 0, "no series at all, no window");
+		T_EQ_I(xml_ok(&sb), 0, "still well-formed");
+		sb_reset(&sb);
+	}
+	s[0] = (struct svg_series){ "big", t, v, SVG_MAX_POINTS + 1 };
+	T_EQ_I(svg_line_chart(&sb, &c, s, 1), -1, "more than SVG_MAX_POINTS points is refused");
+	sb_reset(&sb);
+	T_EQ_I(svg_line_chart(&sb, &c, s, SVG_MAX_SERIES + 1), -1, "more than SVG_MAX_SERIES series is refused");
+	sb_reset(&sb);
+
+	/* stacked area */
+	{
+		const double *layers[3] = { w, w, w };
+		T_EQ_I(svg_stacked_area(&sb, &c, t, 2000, layers, names, 3), 0, "stacked area 3 x 2000");
+		T_EQ_I(xml_ok(&sb), 0, "stacked area well-formed");
+		T_EQ_I(count(&sb, "fill-opacity=\"0.85\""), 3, "one area per layer");
+		/* total reaches 3 x 1999 = 5997 -> axis to 6k */
+		T_CHECK(strstr(sb.buf, ">6k</text>") != NULL, "y axis covers the stacked total (6k)");
+		sb_reset(&sb);
+	}
+
+	/* heatmap: row 0 all 0, row 1 all 1, row 2 NaN */
+	for (int i = 0; i < 200; i++) {
+		cells[i * 3] = 0;
+		cells[i * 3 + 1] = 1;
+		cells[i * 3 + 2] = NAN;
+	}
+	T_EQ_I(svg_heatmap(&sb, &c, t, 200, cells, names, 3, 0, 1), 0, "heatmap 200 x 3");
+	T_EQ_I(xml_ok(&sb), 0, "heatmap well-formed");
+	/* equal neighbours merge: one rect per row (+ 8 scale swatches) */
+	T_EQ_I(count(&sb, "<rect x=") - 1 /* frame */ - 8, 3, "equal cells merge into one rect per row");
+	T_CHECK(strstr(sb.buf, "fill=\"#fcfdbf\"/>") && strstr(sb.buf, "fill=\"#3b0f70\"/>") &&
+		strstr(sb.buf, "fill=\"#d9d9d9\"/>"), "0, 1 and NaN colours: ramp ends and grey");
+	T_CHECK(strstr(sb.buf, "&lt;b&gt;evil") != NULL, "row names escaped");
+	sb_reset(&sb);
+
+	/* a tiny cap: the chart fails instead of emitting half an SVG */
+	sb_free(&sb);
+	sb_init(&sb, 200);
+	s[0] = (struct svg_series){ "a", t, w, 100 };
+	T_EQ_I(svg_line_chart(&sb, &c, s, 1), -1, "a chart bigger than the buffer's cap is an error");
+	T_CHECK(sb.err, "with the buffer's error flag set");
+	sb_free(&sb);
+	{
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+		if (system(cmd) != 0)
+			T_CHECK(0, "cleanup");
+	}
+	T_DONE();
+}
