@@ -192,8 +192,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const struct churn_hello *h = churn_hello_info(ch);
-	printf("sandbox=%s\nworkers_group=%s\npids_group=%s\n", cgroup_dir(sb), cgroup_dir(churn_cgroup(ch)),
-	       cgroup_pids_dir(churn_cgroup(ch)));
+	printf("pid=%d\nsandbox=%s\nsandbox_pids=%s\nworkers_group=%s\npids_group=%s\n", (int)getpid(), cgroup_dir(sb),
+	       cgroup_pids_dir(sb), cgroup_dir(churn_cgroup(ch)), cgroup_pids_dir(churn_cgroup(ch)));
 	printf("spawner=%d fpu=%s cgroup=v%d clone_into=%d protected=%d seed=%llu note=\"%s\"\n", h->spawner_pid,
 	       fpu_kind_name((enum fpu_kind)h->fpu_kind), h->cgroup_ver, h->clone_into_cgroup, h->protected_,
 	       (unsigned long long)h->seed, h->fpu_note);

@@ -363,6 +363,8 @@ unit_pids() { ct 10 sh -c 'find /sys/fs/cgroup/system.slice/fpusoakd.service -na
 check_start() {
 	local s
 	ct 10 systemctl daemon-reload
+	# Enabled, the unit stays loaded after a stop, so its exit status can be read.
+	run_ok "systemctl enable fpusoakd" 30 systemctl enable fpusoakd.service
 	if ct 90 systemctl start fpusoakd.service >"$work/out" 2>&1 && is_running; then
 		pass "systemctl start fpusoakd: active (running)"
 	else
