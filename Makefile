@@ -34,7 +34,7 @@ UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
 INTEG    = $(sort $(wildcard tests/integration/*.sh))
 SCHEMA   = $(sort $(wildcard schema/*.sql))
 
-.PHONY: all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen
+.PHONY: test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen
 all: $(BUILD)/fpusoakd
 
 # deps: check pkg-config; install missing -dev packages with apt-get when root.
@@ -48,6 +48,19 @@ deps:
 		echo "deps: running apt-get update && $$cmd"; \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
 	else echo "deps: as root, run: $$cmd"; exit 1; fi
+
+# test-deps: tools the test suite calls (command:package).  Suites that need heavier
+# machinery (qemu for Xen, debootstrap/nspawn for systemd, chromium) install it themselves
+# and skip visibly when they cannot.
+TESTTOOLS = promtool:prometheus clang:clang valgrind:valgrind python3:python3 curl:curl sqlite3:sqlite3
+test-deps:
+	@missing=""; for tp in $(TESTTOOLS); do command -v $${tp%%:*} >/dev/null || missing="$$missing $${tp#*:}"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	cmd="apt-get install -y --no-install-recommends$$missing"; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "test-deps: running apt-get update && $$cmd"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
+	else echo "test-deps: missing$$missing; tests that need them will skip (as root: $$cmd)"; fi
 
 $(BUILD)/gen/schema.c: $(SCHEMA) tools/embed.sh
 	@mkdir -p $(@D)
@@ -79,7 +92,7 @@ integration: deps all $(UNITBIN)
 
 # test: unit tests, the sanitizer build of the unit tests, integration tests
 # against this machine's kernel; one closing "N passed, N failed" line.
-test: deps all $(UNITBIN)
+test: deps test-deps all $(UNITBIN)
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" asan-units >/dev/null
 	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) ASAN_OPTIONS=detect_leaks=1 \

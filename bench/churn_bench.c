@@ -28,13 +28,14 @@
 #include "churn/cgroup.h"
 #include "churn/churn.h"
 #include "common/log.h"
+#include "collector/procfile.h"
 #include "common/num.h"
 
 struct opts {
 	struct churn_cfg cc;
 	int64_t seconds_ms;
 	uint64_t sb_mem, sb_pids;
-	int probes, do_switch, hold, verbose;
+	int probes, do_switch, hold, verbose, stat;
 	int64_t probe_gap_ms;
 };
 
@@ -52,7 +53,7 @@ static void usage(void)
 			"  [--dist exp|fixed|uniform] [--seed N] [--fpu KIND] [--memory SIZE] [--sandbox-memory SIZE]\n"
 			"  [--sandbox-pids N] [--cg-memory SIZE] [--cg-pids N] [--probes N] [--probe-limit N]\n"
 			"  [--probe-gap DUR] [--scope cgroup|guest] [--switch] [--switch-threads N] [--switch-ms DUR]\n"
-			"  [--hold] [-v]\n");
+			"  [--hold] [--stat] [-v]\n");
 	exit(64);
 }
 
@@ -101,6 +102,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->do_switch = 1, used = 0;
 		else if (!strcmp(a, "-v"))
 			o->verbose = 1, used = 0;
+		else if (!strcmp(a, "--stat"))
+			o->stat = 1, used = 0;
 		else if (!v)
 			usage();
 		else if (!strcmp(a, "--seconds"))
@@ -154,6 +157,36 @@ static void parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "churn_bench: the sandbox needs a memory limit <= 1G and a PID limit <= 4096\n");
 		exit(64);
 	}
+}
+
+/* One value from a cgroup file ("memory.usage_in_bytes") or a memory.stat key; -1 if absent. */
+static long long cg_value(const char *dir, const char *file, const char *key)
+{
+	char path[1200], buf[8192];
+	ssize_t n;
+	uint64_t v;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	n = procfile_read(NULL, path, buf, sizeof buf);
+	if (n <= 0)
+		return -1;
+	if (!key) {
+		size_t l = strcspn(buf, "\n");
+		return num_parse_u64(buf, l, &v) == 0 ? (long long)v : -1;
+	}
+	return cgroup_parse_key(buf, (size_t)n, key, &v) == 0 ? (long long)v : -1;
+}
+
+/* --stat: where the sandbox's memory is, in KiB (v1 names; -1 where the kernel has no such file). */
+static void print_stat(const struct cgroup *sb, const struct cgroup *wg)
+{
+	const char *s = cgroup_dir(sb), *w = cgroup_dir(wg);
+
+	printf("stat sandbox_kb=%lld sandbox_kmem_kb=%lld sandbox_cache_kb=%lld sandbox_rss_kb=%lld "
+	       "workers_kb=%lld workers_kmem_kb=%lld\n",
+	       cg_value(s, "memory.usage_in_bytes", NULL) / 1024, cg_value(s, "memory.kmem.usage_in_bytes", NULL) / 1024,
+	       cg_value(s, "memory.stat", "total_cache") / 1024, cg_value(s, "memory.stat", "total_rss") / 1024,
+	       cg_value(w, "memory.usage_in_bytes", NULL) / 1024, cg_value(w, "memory.kmem.usage_in_bytes", NULL) / 1024);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -211,6 +244,8 @@ int main(int argc, char **argv)
 		if (now >= deadline && (probes_done >= o.probes || now >= deadline + 600000))
 			break;
 		if (o.probes && probes_asked == probes_done && probes_asked < o.probes && now >= next_probe) {
+			if (o.stat)
+				print_stat(sb, churn_cgroup(ch));
 			churn_probe_request(ch, CHURN_PROBE_CAPACITY);
 			probes_asked++;
 		}

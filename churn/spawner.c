@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -156,6 +157,25 @@ static void tab_remove(struct table *t, struct slot *victim)
 	}
 	t->s[i] = (struct slot){ 0, ROLE_FREE, 0 };
 	t->n--;
+}
+
+/*
+ * The table lives outside every worker: MADV_DONTFORK keeps fork from
+ * copying its page tables and COW-marking its pages for each child.  It is
+ * touched in full now, so the spawner's memory (charged to the same cgroup
+ * as the kernel side of every worker) does not creep up as new PIDs hash
+ * into fresh pages; that creep made back-to-back capacity probes drift.
+ */
+static struct slot *table_alloc(size_t slots)
+{
+	size_t len = slots * sizeof(struct slot);
+	struct slot *t = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (t == MAP_FAILED)
+		return NULL;
+	madvise(t, len, MADV_DONTFORK);
+	memset(t, 0, len);
+	return t;
 }
 
 /* Signal every child of one role (our own children: PIDs cannot be recycled before we reap). */
@@ -751,6 +771,12 @@ static void read_signals(struct spawner *s, int64_t now)
 
 /* ---- loop --------------------------------------------------------------------------------- */
 
+/* One probe at a time: the two would disturb each other's numbers. */
+static int can_start_probe(const struct spawner *s)
+{
+	return s->cap.phase == PROBE_IDLE && !s->sw_pid;
+}
+
 static int64_t min64(int64_t a, int64_t b)
 {
 	return a < b ? a : b;
@@ -765,10 +791,10 @@ static void wait_events(struct spawner *s, int64_t now)
 
 	if (s->stopping)
 		t = min64(t, s->stop_deadline);
-	else if (s->state == CHURN_RUNNING && !s->cap_pending && !s->sw_pending)
-		t = min64(t, churn_ctl_next_ns(&s->ctl, now, s->c.population));
-	else if (s->state == CHURN_RUNNING)
+	else if (s->state == CHURN_RUNNING && (s->cap_pending || s->sw_pending) && can_start_probe(s))
 		t = now;
+	else if (s->state == CHURN_RUNNING)
+		t = min64(t, churn_ctl_next_ns(&s->ctl, now, s->c.population));
 	if (s->cap.phase == PROBE_RETIRING || s->cap.phase == PROBE_RELEASING)
 		t = min64(t, s->phase_deadline);
 	if ((s->cap.phase == PROBE_FILLING && s->cap.waiting) || s->cap.phase == PROBE_SETTLING)
@@ -800,8 +826,7 @@ static void wait_events(struct spawner *s, int64_t now)
 
 static void start_pending(struct spawner *s, int64_t now)
 {
-	/* One probe at a time: the two would disturb each other's numbers. */
-	if (s->cap.phase != PROBE_IDLE || s->sw_pid)
+	if (!can_start_probe(s))
 		return;
 	if (s->cap_pending)
 		cap_start(s, now);
@@ -972,7 +997,7 @@ void spawner_main(const struct spawner_cfg *cfg)
 
 	while (slots < 2 * ((size_t)cfg->pop_cap + (size_t)cfg->probe_cap + 16))
 		slots *= 2;
-	s->tab.s = calloc(slots, sizeof *s->tab.s);
+	s->tab.s = table_alloc(slots);
 	s->tab.mask = slots - 1;
 	if (!s->tab.s) {
 		note(s, LOG_LVL_ERR, "spawner: out of memory");

@@ -44,6 +44,9 @@ struct daemon {
 /* Create the fds, run until stopped, return the process exit code. */
 int loop_run(struct daemon *d);
 
+/* Rebuild the /metrics snapshot from the latest sample and hand it to the web server. */
+void loop_publish(struct daemon *d);
+
 /* Take one sample (fast sources, slow ones when due, kernel-log events) and submit it; 0 if written, 1 if queued, -1. */
 int loop_tick(struct daemon *d);
 

@@ -57,7 +57,7 @@ static int healthy(const struct daemon *d)
 	return d->ticks > 0 && daemon_mono_ms() - d->last_tick_mono_ms <= slack;
 }
 
-static void publish(struct daemon *d)
+void loop_publish(struct daemon *d)
 {
 	struct metrics_input in = {
 		.version = FPUSOAK_VERSION,
@@ -110,7 +110,7 @@ int loop_tick(struct daemon *d)
 	d->last_tick_wall_ms = now;
 	d->last_tick_mono_ms = daemon_mono_ms();
 	d->ticks++;
-	publish(d);
+	loop_publish(d);
 	return rc;
 }
 

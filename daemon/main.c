@@ -174,7 +174,9 @@ int main(int argc, char **argv)
 	/* READY=1 promises: DB open, first sample stored, HTTP listening. */
 	loop_tick(d);
 	if (strcmp(d->cfg.listen, "none") != 0) {
-		struct web_config wc = { .listen = d->cfg.listen, .db_path = d->cfg.db };
+		/* /healthz turns 503 when the loop has not reported health for 3 status periods. */
+		struct web_config wc = { .listen = d->cfg.listen, .db_path = d->cfg.db, .version = FPUSOAK_VERSION,
+					 .health_max_age_ms = 15000 };
 		d->web = web_open(&wc, err, sizeof err);
 		if (!d->web) {
 			log_errx("http: %s", err);
@@ -182,6 +184,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		web_set_health(d->web, 1);
+		loop_publish(d);
 		log_info("report on http://%s/", d->cfg.listen);
 	}
 	notify_ready();

@@ -1,4 +1,4 @@
-/* notify: sd_notify(3) wrapper and socket activation; see notify.h. */
+/* notify: sd_notify(3) wrapper; see notify.h. */
 #include "daemon/notify.h"
 
 #include <errno.h>
@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <systemd/sd-daemon.h>
 
 #include "common/log.h"
@@ -108,30 +107,4 @@ uint64_t notify_watchdog_interval_ms(void)
 	if (ncfg.watchdog_usec == 0)
 		return 0;
 	return ms ? ms : 1;
-}
-
-int notify_listen_fd(int *fd)
-{
-	/* Unset LISTEN_* so no child believes the socket is its own. */
-	int n = sd_listen_fds(1);
-
-	*fd = -1;
-	if (n == 0)
-		return 0;
-	if (n < 0) {
-		errno = -n;
-		log_warn("sd_listen_fds");
-		return -1;
-	}
-	if (n != 1) {
-		log_warnx("socket activation passed %d sockets, expected one", n);
-		return -1;
-	}
-	if (sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0) {
-		log_warnx("socket activation passed fd %d that is not a listening stream socket",
-			  SD_LISTEN_FDS_START);
-		return -1;
-	}
-	*fd = SD_LISTEN_FDS_START;
-	return 0;
 }

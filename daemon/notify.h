@@ -1,6 +1,5 @@
 /*
- * notify: the service manager side of fpusoakd (sd_notify(3) and socket
- * activation), so the rest of the daemon never includes sd-daemon.h.
+ * notify: the sd_notify(3) side of fpusoakd.
  *
  * systemd learns three things from us: we are ready (READY=1 once the DB is
  * open, the first sample is stored and HTTP listens: Type=notify makes
@@ -33,8 +32,6 @@ int notify_stopping(void);
 int notify_watchdog(void);
 /* Ping period in ms: half of $WATCHDOG_USEC (at least 1), 0 when the watchdog is off. */
 uint64_t notify_watchdog_interval_ms(void);
-/* Socket activation: *fd = the one listening stream socket systemd passed, or -1 if none; 0, or -1 if what was passed is unusable. */
-int notify_listen_fd(int *fd);
 
 /* Longest STATUS= text sent, in bytes, excluding "STATUS=". */
 #define NOTIFY_STATUS_MAX 256

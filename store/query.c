@@ -20,6 +20,26 @@
 	"(SELECT MIN(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
 	"(SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id) "
 
+/* Weighted means of free blocks per order over rollup rows (n ticks each). */
+#define ROLLUP_MEANS \
+	"SUM(CASE r.page_order WHEN 0 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 0 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 1 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 1 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 2 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 2 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 3 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 3 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 4 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 4 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 5 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 5 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 6 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 6 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 7 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 7 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 8 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 8 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 9 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 9 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 10 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 10 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 11 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 11 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 12 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 12 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 13 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 13 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 14 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 14 THEN r.n END), " \
+	"SUM(CASE r.page_order WHEN 15 THEN r.free_sum END) * 1.0 / SUM(CASE r.page_order WHEN 15 THEN r.n END)" \
+	""
+
 #define ORDER_COLS \
 	"b.o0, b.o1, b.o2, b.o3, b.o4, b.o5, b.o6, b.o7, b.o8, b.o9, b.o10, b.o11, b.o12, b.o13, b.o14, b.o15"
 #define ORDER_AVGS \
@@ -44,6 +64,11 @@ enum stmt_id {
 	S_VMSTAT_BEFORE,
 	S_VMSTAT_FIRST,
 	S_VMSTAT_BUCKETS,
+	S_ROLLUP_FIRST,
+	S_ROLLUP_LAST,
+	S_BUDDY_ROLLUP,
+	S_FAILURES,
+	S_FAILURES_COUNT,
 	S_COUNT
 };
 
@@ -80,6 +105,24 @@ static const char *const stmt_sql[S_COUNT] = {
 			    "AND ts_ms <= ?3 ORDER BY ts_ms DESC LIMIT 1",
 	[S_VMSTAT_FIRST] = "SELECT ts_ms, value FROM vmstat WHERE run_id = ?1 AND name_id = ?2 "
 			   "AND ts_ms BETWEEN ?3 AND ?4 ORDER BY ts_ms LIMIT 1",
+	/* The rollup extent, on one zone's order-0 rows so it is an index seek. */
+	[S_ROLLUP_FIRST] = "SELECT bucket_ms FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000 AND zone_id = "
+			   "(SELECT zone_id FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000 LIMIT 1) AND "
+			   "page_order = 0 AND bucket_ms BETWEEN ?2 AND ?3 ORDER BY bucket_ms LIMIT 1",
+	[S_ROLLUP_LAST] = "SELECT bucket_ms FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000 AND zone_id = "
+			  "(SELECT zone_id FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000 LIMIT 1) AND "
+			  "page_order = 0 AND bucket_ms BETWEEN ?2 AND ?3 ORDER BY bucket_ms DESC LIMIT 1",
+	[S_BUDDY_ROLLUP] = "SELECT (r.bucket_ms - ?2) / ?4 AS bk, MIN(r.bucket_ms), z.node, z.name, "
+			   "MAX(r.page_order) + 1, " ROLLUP_MEANS " FROM buddy_rollup r "
+			   "JOIN zones z ON z.zone_id = r.zone_id "
+			   "WHERE r.run_id = ?1 AND r.tier = ?5 AND r.bucket_ms BETWEEN ?2 AND ?3 "
+			   "GROUP BY bk, r.zone_id ORDER BY bk, z.node, r.zone_id",
+	[S_FAILURES] = "SELECT ts_ms, comm, pid, page_order, gfp_flags, "
+		       "CASE WHEN gfp_mask IS NULL THEN NULL ELSE printf('0x%x', gfp_mask) END FROM kmsg_events "
+		       "WHERE run_id = ?1 AND kind = 'alloc_fail' AND ts_ms BETWEEN ?2 AND ?3 "
+		       "ORDER BY ts_ms DESC LIMIT ?4",
+	[S_FAILURES_COUNT] = "SELECT COUNT(*) FROM kmsg_events WHERE run_id = ?1 AND kind = 'alloc_fail' "
+			     "AND ts_ms BETWEEN ?2 AND ?3",
 	/* SQLite takes a bare column from the row that holds MAX(): the bucket's last value. */
 	[S_VMSTAT_BUCKETS] = "SELECT (ts_ms - ?3) / ?5 AS bk, MAX(ts_ms), value FROM vmstat "
 			     "WHERE run_id = ?1 AND name_id = ?2 AND ts_ms BETWEEN ?3 AND ?4 "
@@ -88,6 +131,7 @@ static const char *const stmt_sql[S_COUNT] = {
 
 struct query {
 	sqlite3 *db;
+	int has_rollup;            /* schema 003: buddy_rollup exists */
 	sqlite3_stmt *st[S_COUNT];
 	char err[256];
 };
@@ -157,6 +201,10 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 	r = query_has_table(q, "runs");
 	if (r <= 0) {
 		snprintf(err, errlen, "%s: %s", db_path, r < 0 ? q->err : "not an fpusoakd database (no runs table)");
+		goto fail;
+	}
+	if ((q->has_rollup = query_has_table(q, "buddy_rollup")) < 0) {
+		snprintf(err, errlen, "%s: %s", db_path, q->err);
 		goto fail;
 	}
 	return q;
@@ -318,52 +366,76 @@ static int one_i64(struct query *q, sqlite3_stmt *st, int64_t *v)
 	return found;
 }
 
+/* One bound of the run's data in [lo, hi] from a statement taking (run, lo, hi): 1 with *v, 0, -1. */
+static int bound(struct query *q, enum stmt_id id, int64_t run_id, int64_t lo, int64_t hi, int64_t *v)
+{
+	sqlite3_stmt *st = stmt(q, id);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	return one_i64(q, st, v);
+}
+
 /*
- * Resolve rg against the samples of the run: from/to become the first and
- * last sample inside the bounds, bucket_ms the bucket width.  1 when the
- * window holds samples, 0 when it holds none, -1 on error.
+ * Resolve rg against the run's data: from/to become the first and last
+ * sample inside the bounds (raw ticks, or minute rollups where retention
+ * deleted the raw rows), bucket_ms the bucket width.  *raw_first is the
+ * first raw tick in the window, *rollup_first the first minute rollup (-1
+ * if none).  1 when the window holds data,
+ * 0 when it holds none, -1 on error.
  */
-static int resolve_range(struct query *q, int64_t run_id, struct query_range *rg)
+static int resolve_range(struct query *q, int64_t run_id, struct query_range *rg, int64_t *raw_first,
+			 int64_t *rollup_first)
 {
 	int64_t lo = rg->from_ms < 0 ? 0 : rg->from_ms;
 	int64_t hi = rg->to_ms < 0 ? INT64_MAX : rg->to_ms;
-	int64_t first, last, n, span, bucket;
+	int64_t first = -1, last = -1, rfirst, rlast, n, span, bucket;
 	sqlite3_stmt *st;
 	int r;
 
 	rg->bucket_ms = 0;
 	rg->interval_ms = 0;
+	*raw_first = -1;
+	*rollup_first = -1;
 	if (rg->max_points < 1) {
 		snprintf(q->err, sizeof q->err, "max_points must be >= 1");
 		return -1;
 	}
 	if (lo > hi)
 		return 0;
-	if (!(st = stmt(q, S_FIRST_SAMPLE)))
+	if ((r = bound(q, S_FIRST_SAMPLE, run_id, lo, hi, &first)) < 0 ||
+	    (r && bound(q, S_LAST_SAMPLE, run_id, lo, hi, &last) < 0))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
-	if ((r = one_i64(q, st, &first)) <= 0)
-		return r;
-	if (!(st = stmt(q, S_LAST_SAMPLE)))
-		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
-	if ((r = one_i64(q, st, &last)) <= 0)
-		return r < 0 ? -1 : 0;
-	if (!(st = stmt(q, S_INTERVAL)))
-		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, first);
-	sqlite3_bind_int64(st, 3, last);
-	r = sqlite3_step(st);
-	if (step_err(q, st, r) < 0)
-		return -1;
-	n = sqlite3_column_int64(st, 0);
-	rg->interval_ms = n >= 2 ? (sqlite3_column_int64(st, 2) - sqlite3_column_int64(st, 1) + n - 2) / (n - 1) : 0;
-	done(st);
+	*raw_first = first;
+	if (q->has_rollup) {
+		if ((r = bound(q, S_ROLLUP_FIRST, run_id, lo, hi, &rfirst)) < 0 ||
+		    (r && bound(q, S_ROLLUP_LAST, run_id, lo, hi, &rlast) < 0))
+			return -1;
+		if (r)
+			*rollup_first = rfirst;
+		if (r && (first < 0 || rfirst < first))
+			first = rfirst;
+		if (r && rlast > last)
+			last = rlast;
+	}
+	if (first < 0)
+		return 0;
+	if (*raw_first >= 0) {
+		if (!(st = stmt(q, S_INTERVAL)))
+			return -1;
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, *raw_first);
+		sqlite3_bind_int64(st, 3, last);
+		r = sqlite3_step(st);
+		if (step_err(q, st, r) < 0)
+			return -1;
+		n = sqlite3_column_int64(st, 0);
+		rg->interval_ms = n >= 2 ? (sqlite3_column_int64(st, 2) - sqlite3_column_int64(st, 1) + n - 2) / (n - 1) : 0;
+		done(st);
+	}
 	span = last - first + 1;
 	bucket = span / rg->max_points + (span % rg->max_points != 0);
 	/* A bucket narrower than the sample interval would only add empty buckets. */
@@ -419,19 +491,43 @@ int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, i
 	return out->nzones > 0;
 }
 
+/*
+ * The tier a buddy series reads: raw rows while the buckets are finer than a
+ * minute and raw rows cover the window; else minute rollups; hour rollups
+ * once buckets are an hour or wider.  The newest partial minute (hour) is
+ * not rolled up yet, so a rollup-tier chart ends up to a bucket early.  A 30-day chart then reads ~720 rows
+ * per zone and order instead of 2.6 million ticks.
+ */
+static int64_t buddy_tier(const struct query_range *rg, int64_t raw_first, int64_t rollup_first)
+{
+	if (rollup_first < 0)
+		return 0;   /* no rollup in the window (none yet, or a schema without them) */
+	if (rg->bucket_ms >= 3600000)
+		return 3600000;
+	if (rg->bucket_ms >= 60000 || raw_first < 0 || raw_first > rg->from_ms + 60000)
+		return 60000;
+	return 0;
+}
+
 int query_buddy_series(struct query *q, int64_t run_id, struct query_range *rg, query_buddy_fn fn, void *arg)
 {
 	sqlite3_stmt *st;
+	int64_t raw_first, rollup_first, tier;
 	int rc, n = 0, r;
 
-	if ((r = resolve_range(q, run_id, rg)) <= 0)
+	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
 		return r;
-	if (!(st = stmt(q, S_BUDDY_SERIES)))
+	tier = buddy_tier(rg, raw_first, rollup_first);
+	if (rg->bucket_ms < tier)
+		rg->bucket_ms = tier;
+	if (!(st = stmt(q, tier ? S_BUDDY_ROLLUP : S_BUDDY_SERIES)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int64(st, 2, rg->from_ms);
 	sqlite3_bind_int64(st, 3, rg->to_ms);
 	sqlite3_bind_int64(st, 4, rg->bucket_ms);
+	if (tier)
+		sqlite3_bind_int64(st, 5, tier);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_buddy_point p;
 
@@ -483,10 +579,10 @@ int query_meminfo_series(struct query *q, int64_t run_id, const char *name, stru
 			 query_point_fn fn, void *arg)
 {
 	sqlite3_stmt *st;
-	int64_t nid;
+	int64_t nid, raw_first, rollup_first;
 	int rc, n = 0, r;
 
-	if ((r = name_id(q, "meminfo", name, &nid)) <= 0 || (r = resolve_range(q, run_id, rg)) <= 0)
+	if ((r = name_id(q, "meminfo", name, &nid)) <= 0 || (r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
 		return r;
 	if (!(st = stmt(q, S_MEMINFO_SERIES)))
 		return -1;
@@ -580,10 +676,10 @@ int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct 
 		      query_point_fn fn, void *arg)
 {
 	sqlite3_stmt *ss = NULL, *vs = NULL;
-	int64_t nid, bt, bv, vbk = -1, vval = 0, cur;
+	int64_t nid, bt, bv, vbk = -1, vval = 0, cur, raw_first, rollup_first;
 	int r, rc, vrc, n = 0;
 
-	if ((r = name_id(q, "vmstat", name, &nid)) <= 0 || (r = resolve_range(q, run_id, rg)) <= 0)
+	if ((r = name_id(q, "vmstat", name, &nid)) <= 0 || (r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
 		return r;
 	if ((r = vm_baseline(q, run_id, nid, rg, &bt, &bv)) <= 0)
 		return r;
@@ -647,4 +743,46 @@ fail:
 	done(ss);
 	done(vs);
 	return -1;
+}
+
+int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
+			 int64_t *total, query_alloc_failure_fn fn, void *arg)
+{
+	int64_t lo = from_ms < 0 ? 0 : from_ms, hi = to_ms < 0 ? INT64_MAX : to_ms;
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	*total = 0;
+	if (!(st = stmt(q, S_FAILURES_COUNT)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	if (one_i64(q, st, total) < 0 || !(st = stmt(q, S_FAILURES)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	sqlite3_bind_int64(st, 4, limit < 0 ? 0 : limit > QUERY_MAX_ROWS ? QUERY_MAX_ROWS : limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_alloc_failure f;
+
+		f.ts_ms = sqlite3_column_int64(st, 0);
+		f.comm = (const char *)sqlite3_column_blob(st, 1);   /* a BLOB: bytes, not text */
+		f.comm_len = (size_t)sqlite3_column_bytes(st, 1);
+		f.pid = col_i64(st, 2);
+		f.order = col_i64(st, 3);
+		f.gfp_flags = col_text(st, 4);
+		f.gfp_mask = sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5);
+		n++;
+		if (fn(arg, &f) != 0) {
+			snprintf(q->err, sizeof q->err, "stopped by caller");
+			done(st);
+			return -1;
+		}
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
 }

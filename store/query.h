@@ -71,6 +71,17 @@ struct query_point {
 	double v;
 };
 
+/* One allocation failure the kernel logged (warn_alloc), from v_alloc_failures. */
+struct query_alloc_failure {
+	int64_t ts_ms;
+	const char *comm;         /* raw bytes as the kernel printed them: any bytes a local user chose */
+	size_t comm_len;
+	int64_t pid, order;       /* -1 when unknown */
+	const char *gfp_flags;    /* "GFP_KERNEL|__GFP_COMP" or NULL */
+	const char *gfp_mask;     /* "0x140cca" */
+};
+
+typedef int (*query_alloc_failure_fn)(void *arg, const struct query_alloc_failure *f);
 typedef int (*query_run_fn)(void *arg, const struct query_run *r);
 typedef int (*query_buddy_fn)(void *arg, const struct query_buddy_point *p);
 typedef int (*query_point_fn)(void *arg, const struct query_point *p);
@@ -112,6 +123,10 @@ int query_meminfo_series(struct query *q, int64_t run_id, const char *name, stru
 /* A vmstat counter of a run as a rate per second per bucket in rg (empty bucket: rate 0); rows or -1. */
 int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct query_range *rg,
 		      query_point_fn fn, void *arg);
+
+/* Allocation failures of a run in [from, to] (-1 = open), newest first, at most limit; *total gets the count in the window; rows or -1. */
+int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
+			 int64_t *total, query_alloc_failure_fn fn, void *arg);
 
 /* Whether source ("vmstat" or "meminfo") has a field called name: 1, 0, or -1. */
 int query_has_name(struct query *q, const char *source, const char *name);

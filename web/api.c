@@ -493,3 +493,98 @@ int api_vmstat(struct web_req *r)
 {
 	return scalar(r, "vmstat", query_vmstat_rate, "per_second", "rate_per_s");
 }
+
+/* ---- allocation failures ---- */
+
+struct fail_out {
+	struct strbuf *b;
+	int csv;
+	int n;
+};
+
+static void json_str_or_null(struct strbuf *b, const char *s, size_t len)
+{
+	if (s)
+		escape_json(b, s, len);
+	else
+		sb_puts(b, "null");
+}
+
+static int fail_cb(void *arg, const struct query_alloc_failure *f)
+{
+	struct fail_out *o = arg;
+	char t[FMT_TIME_LEN];
+
+	fmt_time_iso(f->ts_ms, t, sizeof t);
+	if (o->csv) {
+		sb_printf(o->b, "%" PRId64 ",%s,", f->ts_ms, t);
+		if (f->comm)
+			escape_csv(o->b, f->comm, f->comm_len);
+		sb_puts(o->b, ",");
+		if (f->pid >= 0)
+			sb_printf(o->b, "%" PRId64, f->pid);
+		sb_puts(o->b, ",");
+		if (f->order >= 0)
+			sb_printf(o->b, "%" PRId64, f->order);
+		sb_puts(o->b, ",");
+		if (f->gfp_flags)
+			escape_csv(o->b, f->gfp_flags, strlen(f->gfp_flags));
+		sb_printf(o->b, ",%s\r\n", f->gfp_mask ? f->gfp_mask : "");
+	} else {
+		sb_printf(o->b, "%s{\"ts_ms\":%" PRId64 ",\"ts\":\"%s\",\"comm\":", o->n ? "," : "", f->ts_ms, t);
+		json_str_or_null(o->b, f->comm, f->comm_len);
+		sb_puts(o->b, ",\"pid\":");
+		f->pid >= 0 ? sb_printf(o->b, "%" PRId64, f->pid) : sb_puts(o->b, "null");
+		sb_puts(o->b, ",\"order\":");
+		f->order >= 0 ? sb_printf(o->b, "%" PRId64, f->order) : sb_puts(o->b, "null");
+		sb_puts(o->b, ",\"gfp_flags\":");
+		json_str_or_null(o->b, f->gfp_flags, f->gfp_flags ? strlen(f->gfp_flags) : 0);
+		sb_puts(o->b, ",\"gfp_mask\":");
+		json_str_or_null(o->b, f->gfp_mask, f->gfp_mask ? strlen(f->gfp_mask) : 0);
+		sb_puts(o->b, "}");
+	}
+	o->n++;
+	return o->b->err ? -1 : 0;
+}
+
+int api_failures(struct web_req *r)
+{
+	const struct url_params *p = &r->url->p;
+	struct query_range rg;
+	struct fail_out o = { &r->body, r->fmt == URL_FMT_CSV, 0 };
+	struct strbuf rows;
+	int64_t total;
+	int limit, has;
+
+	if (series_range(r, &rg) < 0)
+		return -1;
+	limit = p->has_max_points ? (int)p->max_points : API_DEFAULT_POINTS;
+	if ((has = query_has_table(r->q, "kmsg_events")) < 0)
+		return -1;
+	if (!has)
+		return web_error(r, 404, "this database has no kernel-log events");
+	r->status = 200;
+	if (o.csv) {
+		r->ctype = csv_type;
+		snprintf(r->filename, sizeof r->filename, "run-%" PRId64 "-failures.csv", r->id);
+		sb_puts(&r->body, "ts_ms,ts,comm,pid,page_order,gfp_flags,gfp_mask\r\n");
+		return query_alloc_failures(r->q, r->id, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit,
+					    &total, fail_cb, &o) < 0 ? -1 : 0;
+	}
+	r->ctype = json_type;
+	sb_init(&rows, WEB_BODY_MAX);
+	o.b = &rows;
+	if (query_alloc_failures(r->q, r->id, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit, &total,
+				 fail_cb, &o) < 0) {
+		r->body.err |= rows.err;
+		sb_free(&rows);
+		return -1;
+	}
+	sb_printf(&r->body, "{\"run_id\":%" PRId64 ",\"total\":%" PRId64 ",\"max_points\":%d,\"failures\":[", r->id, total,
+		  limit);
+	if (rows.len)
+		sb_append(&r->body, rows.buf, rows.len);
+	sb_puts(&r->body, "]}");
+	sb_free(&rows);
+	return 0;
+}

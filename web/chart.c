@@ -74,7 +74,8 @@ static void stacked(struct web_req *r, const struct zone_acc *z, int64_t from, i
 	double *mb = malloc(sizeof(double) * BUDDY_MAX_ORDER * CHART_POINTS);
 	const double *layers[BUDDY_MAX_ORDER];
 	char title[96];
-	struct svg_chart c = { .title = title, .y_label = "free memory, MB", .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from), .y_from_zero = 1,
+	struct svg_chart c = { .title = title, .y_label = "free memory, MB", .y_from_zero = 1,
+		.t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
 		.caption = "Free memory in this zone by the order of the free block it sits in, stacked (order 0 at "
 			   "the bottom). When the upper, high-order bands thin out while the total holds, the free "
 			   "memory is fragmenting: it is there, but not in blocks large enough for big allocations." };
@@ -214,8 +215,8 @@ out:
 int chart_meminfo(struct web_req *r, int64_t run_id, int64_t from, int64_t to, const char *const *names, int n,
 		  const char *title, const char *caption)
 {
-	struct svg_chart c = { .title = title, .y_label = "MB", .caption = caption, .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
-			       .y_from_zero = 1 };
+	struct svg_chart c = { .title = title, .y_label = "MB", .caption = caption, .y_from_zero = 1,
+			       .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from) };
 
 	return lines(r, query_meminfo_series, 1.0 / 1024, run_id, from, to, names, n, &c);
 }
@@ -223,8 +224,8 @@ int chart_meminfo(struct web_req *r, int64_t run_id, int64_t from, int64_t to, c
 int chart_vmstat_rates(struct web_req *r, int64_t run_id, int64_t from, int64_t to, const char *const *names,
 		       int n, const char *title, const char *caption)
 {
-	struct svg_chart c = { .title = title, .y_label = "events/s", .caption = caption, .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
-			       .y_from_zero = 1 };
+	struct svg_chart c = { .title = title, .y_label = "events/s", .caption = caption, .y_from_zero = 1,
+			       .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from) };
 
 	return lines(r, query_vmstat_rate, 1.0, run_id, from, to, names, n, &c);
 }

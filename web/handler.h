@@ -58,6 +58,7 @@ int api_run(struct web_req *r);
 int api_buddyinfo(struct web_req *r);
 int api_meminfo(struct web_req *r);
 int api_vmstat(struct web_req *r);
+int api_failures(struct web_req *r);
 
 
 

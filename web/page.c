@@ -187,13 +187,14 @@ int page_window(struct web_req *r, const struct page_run_info *ri, int64_t defau
 {
 	const struct url_params *p = &r->url->p;
 
+	/* The run's start, not its first raw tick: retention may have left only rollups of the early part. */
 	*to = p->has_to ? p->to_ms : ri->last_sample_ms;
 	if (p->has_from)
 		*from = p->from_ms;
 	else if (default_span_ms > 0 && *to >= 0)
-		*from = *to - default_span_ms > ri->first_sample_ms ? *to - default_span_ms : ri->first_sample_ms;
+		*from = *to - default_span_ms > ri->started_ms ? *to - default_span_ms : ri->started_ms;
 	else
-		*from = ri->first_sample_ms;
+		*from = ri->last_sample_ms >= 0 ? ri->started_ms : -1;
 	if (*from >= 0 && *to >= 0 && *from > *to)
 		return web_error(r, 400, "from is after to");
 	return 0;

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "web/escape.h"
 #include "web/fmt.h"
 #include "web/handler.h"
 
@@ -59,6 +60,53 @@ static int sec_counters(struct run_page *p)
 	return 0;
 }
 
+#define FAILURES_SHOWN 200   /* newest failures listed; the count says how many there were */
+
+static int failure_row(void *arg, const struct query_alloc_failure *f)
+{
+	struct web_req *r = arg;
+	char t[FMT_TIME_LEN];
+
+	sb_printf(&r->body, "<tr><td>%s</td><td>", fmt_time_human(f->ts_ms, t, sizeof t));
+	if (f->comm)
+		escape_html(&r->body, f->comm, f->comm_len);   /* COMM: any bytes a local user chose */
+	sb_puts(&r->body, "</td><td class=\"n\">");
+	if (f->pid >= 0)
+		sb_printf(&r->body, "%" PRId64, f->pid);
+	sb_puts(&r->body, "</td><td class=\"n\">");
+	if (f->order >= 0)
+		sb_printf(&r->body, "%" PRId64, f->order);
+	sb_puts(&r->body, "</td><td>");
+	page_text(r, f->gfp_flags);
+	sb_puts(&r->body, "</td><td><code>");
+	page_text(r, f->gfp_mask);
+	sb_puts(&r->body, "</code></td></tr>\n");
+	return r->body.err ? -1 : 0;
+}
+
+static int sec_failures(struct run_page *p)
+{
+	struct web_req *r = p->r;
+	int64_t total;
+	int has = query_has_table(r->q, "kmsg_events");
+
+	if (has <= 0) {
+		if (has == 0)
+			sb_puts(&r->body, "<p class=\"pending\">Not collected yet: this database has no kernel-log events.</p>\n");
+		return has;
+	}
+	sb_puts(&r->body, "<table class=\"failures\">\n<tr><th>time</th><th>comm</th><th>pid</th><th>order</th>"
+		"<th>GFP flags</th><th>GFP mask</th></tr>\n");
+	if (query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, FAILURES_SHOWN, &total, failure_row, r) < 0)
+		return -1;
+	sb_puts(&r->body, "</table>\n");
+	sb_printf(&r->body, "<p>%" PRId64 " allocation failure%s in this window%s. Each is a <code>warn_alloc</code> "
+		  "line: an allocation of 2^order pages the kernel could not satisfy; failures at low orders with "
+		  "plenty of free memory are the fragmentation signature.</p>\n", total, total == 1 ? "" : "s",
+		  total > FAILURES_SHOWN ? "; the newest 200 are listed" : "");
+	return 0;
+}
+
 static const struct section {
 	const char *title;
 	const char *needs;          /* table or view it reads when not built yet, NULL when built */
@@ -70,7 +118,7 @@ static const struct section {
 	{ "3. Unusable free space index", NULL, NULL, sec_unusable },
 	{ "4. Churn", "v_churn", "worker population, spawns, spawn failures, deaths and OOM kills", NULL },
 	{ "5. Probes", "v_probes", "capacity-probe and FPU-cost probe results", NULL },
-	{ "6. Allocation failures", "v_alloc_failures", "allocation failures from the kernel log", NULL },
+	{ "6. Allocation failures", NULL, NULL, sec_failures },
 	{ "7. Compaction, reclaim and memory", NULL, NULL, sec_counters },
 	{ "8. pagetypeinfo and slabinfo", "v_slabinfo", "pagetypeinfo and slabinfo snapshots", NULL },
 	{ "9. Atomic-allocation risk", "v_atomic_risk", "the atomic-allocation risk per zone and order", NULL },
@@ -118,7 +166,7 @@ static void selector(struct run_page *p)
 		  id, p->from >= 0 ? fmt_time_input(p->from, a, sizeof a) : "",
 		  p->to >= 0 ? fmt_time_input(p->to, b, sizeof b) : "");
 	for (size_t i = 0; i < sizeof presets / sizeof presets[0] && last >= 0; i++)
-		if (last - presets[i].ms > p->ri.first_sample_ms)
+		if (last - presets[i].ms > p->ri.started_ms)
 			link(r, id, last - presets[i].ms, last, presets[i].text);
 	link(r, id, -1, -1, "whole run");
 	sb_printf(&r->body, "| data: <a href=\"/api/v1/runs/%" PRId64 "\">JSON</a> "

@@ -79,6 +79,7 @@ static const struct route {
 	{ "/api/v1/runs/#/buddyinfo", api_buddyinfo, R_DB | R_API | R_CSV },
 	{ "/api/v1/runs/#/meminfo", api_meminfo, R_DB | R_API | R_CSV },
 	{ "/api/v1/runs/#/vmstat", api_vmstat, R_DB | R_API | R_CSV },
+	{ "/api/v1/runs/#/failures", api_failures, R_DB | R_API | R_CSV },
 };
 
 /* ---------------------------------------------------------------- shared state */

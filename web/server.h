@@ -25,6 +25,7 @@
  *   /api/v1/runs/{id}/buddyinfo  JSON, CSV; from, to, max_points
  *   /api/v1/runs/{id}/meminfo    JSON, CSV; name (required), from, to, max_points
  *   /api/v1/runs/{id}/vmstat     JSON, CSV; name (required), from, to, max_points (rates per second)
+ *   /api/v1/runs/{id}/failures   JSON, CSV; from, to, max_points (= most rows, newest first); total counts all
  *
  * Daemon integration contract:
  *   1. Open the store (writer) and store the first sample; then call
@@ -55,7 +56,7 @@
 
 #define WEB_MAX_THREADS 64
 #define WEB_BODY_MAX (16u << 20)   /* largest response body; bigger is a 400 asking for a smaller window */
-#define WEB_STATUS_MAX 512         /* status line bytes */
+#define WEB_STATUS_MAX 1024        /* status line bytes */
 
 struct web_server;
 

@@ -15,8 +15,9 @@ SAFE="--cgroup-memory-max 64M --cgroup-pids-max 300 --listen none --kmsg none --
 
 # A: population, invariant, provoked deaths, clean stop.
 db=$tmp/a.db
-"$FPUSOAKD" --db "$db" $SAFE --sample-interval 200ms --workers 24 --spawn-rate 200 --lifetime 2s \
-	--probe-interval 0 >"$tmp/a.log" 2>&1 & pid=$!
+# Fixed 5 s lifetimes: the two victims picked right after start cannot exit before the test kills them.
+"$FPUSOAKD" --db "$db" $SAFE --sample-interval 200ms --workers 24 --spawn-rate 200 --lifetime 5s \
+	--lifetime-dist fixed --probe-interval 0 >"$tmp/a.log" 2>&1 & pid=$!
 wait_for "SELECT max(population) FROM v_churn" 24 && pass "population reaches the target 24" || fail "population $(q "SELECT max(population) FROM v_churn")"
 sp=$(spawner_of $pid)
 victims=($(pgrep -P "$sp" | head -2))
@@ -28,7 +29,8 @@ if [ ${#victims[@]} -eq 2 ]; then
 else
 	fail "no workers found under spawner $sp"
 fi
-sleep 3
+wait_for "SELECT sum(exited) > 24 FROM v_churn" 1 120 && pass "workers exit at the end of their lifetime and are replaced" \
+	|| fail "no natural exits: $(q "SELECT sum(exited) FROM v_churn")"
 kids=$(pgrep -P "$sp" | tr '\n' ' ')
 # Invariant at every stored row: spawned so far = exited + killed so far + alive now.
 bad=$(q "SELECT count(*) FROM (SELECT ts_ms, population,

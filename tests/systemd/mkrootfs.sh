@@ -53,7 +53,7 @@ mirror=${mirror:-http://deb.debian.org/debian}
 mkdir -p "$cache"
 tmp=$(mktemp -d "$cache/.build.XXXXXX")
 trap 'rm -rf --one-file-system "$tmp"' EXIT
-log "debootstrap $suite from $mirror into $tmp (several minutes, once)"
+log "debootstrap $suite from $mirror into $tmp (about a minute, once)"
 start=$(date +%s)
 debootstrap --variant=minbase --include="$pkgs" "$suite" "$tmp/root" "$mirror" >"$tmp/debootstrap.log" 2>&1 || {
 	tail -n 30 "$tmp/debootstrap.log" >&2

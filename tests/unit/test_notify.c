@@ -6,8 +6,6 @@
  * the watchdog period from WATCHDOG_USEC by hand (half of it, in ms).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,60 +62,12 @@ static void set_watchdog(const char *usec, long pid)
 	setenv("WATCHDOG_PID", p, 1);
 }
 
-static void test_listen_fd(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	char pid[32];
-	int fd = 42, s;
-
-	unsetenv("LISTEN_FDS");
-	unsetenv("LISTEN_PID");
-	T_EQ_I(notify_listen_fd(&fd), 0, "listen fd: not socket-activated is not an error");
-	T_EQ_I(fd, -1, "listen fd: none passed");
-
-	/* What systemd does for fpusoakd.socket: a listening TCP socket at fd 3. */
-	s = socket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0 || bind(s, (struct sockaddr *)&sin, sizeof sin) < 0 || listen(s, 4) < 0) {
-		T_SKIP("listen fd: cannot make a loopback listening socket: %s", strerror(errno));
-		return;
-	}
-	if (s != 3) {
-		if (dup2(s, 3) < 0) {
-			T_SKIP("listen fd: dup2 to fd 3: %s", strerror(errno));
-			return;
-		}
-		close(s);
-	}
-	snprintf(pid, sizeof pid, "%ld", (long)getpid());
-	setenv("LISTEN_PID", pid, 1);
-	setenv("LISTEN_FDS", "1", 1);
-	T_EQ_I(notify_listen_fd(&fd), 0, "listen fd: one passed socket accepted");
-	T_EQ_I(fd, 3, "listen fd: it is fd 3 (SD_LISTEN_FDS_START)");
-	T_CHECK(getenv("LISTEN_FDS") == NULL, "listen fd: LISTEN_FDS unset so children do not inherit it");
-	T_CHECK((fcntl(3, F_GETFD) & FD_CLOEXEC) != 0, "listen fd: close-on-exec set");
-
-	/* A datagram socket cannot serve HTTP: refuse it rather than fail later. */
-	close(3);
-	s = socket(AF_INET, SOCK_DGRAM, 0);
-	if (s >= 0 && s != 3) {
-		dup2(s, 3);
-		close(s);
-	}
-	setenv("LISTEN_PID", pid, 1);
-	setenv("LISTEN_FDS", "1", 1);
-	T_EQ_I(notify_listen_fd(&fd), -1, "listen fd: a datagram socket is refused");
-	T_EQ_I(fd, -1, "listen fd: refused means -1");
-	close(3);
-}
-
 int main(void)
 {
 	char dir[] = "/tmp/test_notify.XXXXXX";
 	char path[sizeof dir + 16], longtext[NOTIFY_STATUS_MAX + 50], want[NOTIFY_STATUS_MAX + 32];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int s;
-
-	test_listen_fd();
 
 	if (!mkdtemp(dir)) {
 		T_CHECK(0, "mkdtemp: %s", strerror(errno));

@@ -85,6 +85,20 @@ static int point_cb(void *arg, const struct query_point *p)
 	return 0;
 }
 
+static int fail_cb(void *arg, const struct query_alloc_failure *f)
+{
+	struct fails { int n; int64_t ts[4], order[4]; char comm[4][64]; size_t len[4]; } *fl = arg;
+
+	if (fl->n == 4 || f->comm_len >= 64)
+		return -1;
+	fl->ts[fl->n] = f->ts_ms;
+	fl->order[fl->n] = f->order;
+	memcpy(fl->comm[fl->n], f->comm, f->comm_len);
+	fl->len[fl->n] = f->comm_len;
+	fl->n++;
+	return 0;
+}
+
 /* Tick index of run 1 at ts (exact 1000 ms spacing). */
 static int tick1(int64_t ts)
 {
@@ -299,6 +313,77 @@ int main(void)
 	rg = (struct query_range){ -1, -1, 50, 0, 0 };
 	T_EQ_I(query_vmstat_rate(q, 2, "compact_stall", &rg, point_cb, &ps), 0, "no rates for a run without ticks");
 
+	/* allocation failures (a BLOB comm, newest first, a limit with the total) */
+	{
+		struct fails { int n; int64_t ts[4], order[4]; char comm[4][64]; size_t len[4]; } fl = { 0 };
+		int64_t total;
+		n = query_alloc_failures(q, 1, -1, -1, 100, &total, fail_cb, &fl);
+		T_CHECK(n == 3 && total == 3, "three alloc_fail events (the oom_kill is not one): %d, total %lld", n,
+			(long long)total);
+		T_CHECK(fl.ts[0] == testdb_ts(1, 300) && fl.order[0] == 9 && fl.ts[2] == testdb_ts(1, 100), "newest first");
+		T_CHECK(fl.len[2] == strlen(tdb_comm1) && memcmp(fl.comm[2], tdb_comm1, fl.len[2]) == 0,
+			"comm bytes as stored, invalid UTF-8 included");
+		memset(&fl, 0, sizeof fl);
+		n = query_alloc_failures(q, 1, testdb_ts(1, 150), -1, 1, &total, fail_cb, &fl);
+		T_CHECK(n == 1 && total == 2 && fl.order[0] == 9, "a window and a limit: 1 row of 2 (%d, %lld)", n,
+			(long long)total);
+	}
+	query_close(q);
+
+	/*
+	 * Retention: minute rollups for run 1 (built here from v_frag_x1000 with
+	 * our own SQL), then its raw ticks of the first 5 minutes deleted.  The
+	 * whole-run series must still start at T1, reading the minute tier.
+	 */
+	{
+		sqlite3 *rw;
+		int ok2 = sqlite3_open(db, &rw) == SQLITE_OK &&
+			  testdb_exec(rw, "INSERT INTO buddy_rollup SELECT run_id, 60000, ts_ms / 60000 * 60000, zone_id, "
+				      "page_order, COUNT(*), MIN(free_blocks), MAX(free_blocks), SUM(free_blocks), 0, 0, 0, 0, "
+				      "0, 0 FROM v_frag_x1000 WHERE run_id = 1 GROUP BY ts_ms / 60000, zone_id, page_order") == 0 &&
+			  testdb_exec(rw, "DELETE FROM buddy WHERE run_id = 1 AND ts_ms < 1717243500000") == 0 &&
+			  testdb_exec(rw, "DELETE FROM samples WHERE run_id = 1 AND ts_ms < 1717243500000") == 0;
+		sqlite3_close(rw);
+		T_CHECK(ok2, "build minute rollups of run 1 and delete its first 5 minutes of raw rows");
+	}
+	q = query_open(db, err, sizeof err);
+	T_CHECK(q != NULL, "reopen");
+	if (!q)
+		T_DONE();
+	memset(&bs, 0, sizeof bs);
+	rg = (struct query_range){ -1, -1, 10000, 0, 0 };
+	n = query_buddy_series(q, 1, &rg, buddy_cb, &bs);
+	T_EQ_I(rg.from_ms, TDB_T1, "after retention the series still starts at T1 (from the rollups)");
+	T_EQ_I(rg.bucket_ms, 60000, "and reads minute buckets");
+	T_EQ_I(n, 10 * 4, "ten minutes x four zones");
+	ok = n == 40;
+	for (int j = 0; j < n && ok; j++) {
+		int m = j / 4, z = j % 4 + 1;
+		for (int k = 0; k < TDB_NORDERS; k++) {
+			double sum = 0;
+			for (int i = 60 * m; i < 60 * m + 60; i++)
+				sum += (double)testdb_free(1, i, z, k);
+			ok &= fabs(bs.f[j][k] - sum / 60) < 1e-9;
+		}
+		ok &= bs.ts[j] == TDB_T1 + 60000 * m;
+	}
+	T_CHECK(ok, "each minute point is the mean of its 60 ticks (by hand)");
+	memset(&bs, 0, sizeof bs);
+	rg = (struct query_range){ -1, -1, 3, 0, 0 };
+	n = query_buddy_series(q, 1, &rg, buddy_cb, &bs);
+	/* bucket ceil(599001 / 3) = 199667 ms: minutes 0-3, 4-6, 7-9 (by their start) */
+	T_EQ_I(n, 3 * 4, "three buckets of rollups");
+	{
+		double sum = 0;
+		for (int i = 0; i < 240; i++)
+			sum += (double)testdb_free(1, i, 3, 5);
+		T_CHECK(n == 12 && fabs(bs.f[2][5] - sum / 240) < 1e-9, "a bucket of 4 minutes: tick-weighted mean "
+			"of 240 ticks (Normal, order 5)");
+	}
+	memset(&bs, 0, sizeof bs);
+	rg = (struct query_range){ TDB_T1 + 420000, -1, 10000, 0, 0 };
+	n = query_buddy_series(q, 1, &rg, buddy_cb, &bs);
+	T_CHECK(n == 180 * 4 && rg.bucket_ms == 1000, "a window inside the raw era still reads raw ticks (%d rows)", n);
 	query_close(q);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -16,6 +16,8 @@
  *   meminfo MemFree = 4000000 - 100 i, MemAvailable = 6000000 - 50 i (kB)
  *   vmstat compact_stall: 100 at tick 0, +3 at every tick with i % 10 == 0 (stored on change)
  *          pgfault: 1000 i (a row every tick); compact_fail: 7, rows at ticks 0, 60, 120, ...
+ *   kmsg_events of run 1: alloc_fail at ticks 100 (comm tdb_comm1, order 3), 200 (tdb_comm2,
+ *          order 0), 300 ("kworker/0:1", order 9); an oom_kill at tick 400 (not a failure)
  */
 #ifndef FPUSOAK_TESTDB_H
 #define FPUSOAK_TESTDB_H
@@ -42,6 +44,8 @@ static const char tdb_label1_utf8[] = "<script>alert(1)</script> \"q\" 'a' & \xe
 static const char tdb_label3[] = "=cmd|' /C calc'!A0";
 static const char tdb_cmdline1[] = "root=/dev/xvda1 eagerfpu=on \"><img src=x onerror=alert(1)>";
 static const char tdb_zone4[] = "Mo\"v<b>";
+static const char tdb_comm1[] = "<script>alert(1)</script>\xff";   /* stored as a BLOB, 26 bytes */
+static const char tdb_comm2[] = "=evil,\"x\"";
 
 static inline int64_t testdb_ts(int run, int i)
 {
@@ -191,6 +195,34 @@ static inline int testdb_create(const char *dir, char *path, size_t pathlen)
 	for (int i = 0; i < TDB_N2; i++)
 		if (testdb_tick(db, st, 3, i, 3) < 0)
 			goto out;
+	/* kernel-log events (schema 002) */
+	{
+		sqlite3_stmt *k = NULL;
+		const struct { int tick; const char *kind, *comm; int order; } ev[] = {
+			{ 100, "alloc_fail", tdb_comm1, 3 }, { 200, "alloc_fail", tdb_comm2, 0 },
+			{ 300, "alloc_fail", "kworker/0:1", 9 }, { 400, "oom_kill", "victim", -1 },
+		};
+		if (sqlite3_prepare_v2(db, "INSERT INTO kmsg_events (run_id, ts_ms, boot_id, seq, kind, comm, pid, "
+				       "page_order, gfp_mask, gfp_flags, raw) VALUES (1, ?1, 'boot', ?2, ?3, ?4, 1234, ?5, "
+				       "1313984, 'GFP_KERNEL|__GFP_COMP', 'raw line')", -1, &k, NULL) != SQLITE_OK)
+			goto out;
+		for (int i = 0; i < 4; i++) {
+			sqlite3_bind_int64(k, 1, testdb_ts(1, ev[i].tick));
+			sqlite3_bind_int64(k, 2, i + 1);
+			sqlite3_bind_text(k, 3, ev[i].kind, -1, SQLITE_STATIC);
+			sqlite3_bind_blob(k, 4, ev[i].comm, (int)strlen(ev[i].comm), SQLITE_STATIC);
+			if (ev[i].order >= 0)
+				sqlite3_bind_int64(k, 5, ev[i].order);
+			else
+				sqlite3_bind_null(k, 5);
+			if (sqlite3_step(k) != SQLITE_DONE) {
+				sqlite3_finalize(k);
+				goto out;
+			}
+			sqlite3_reset(k);
+		}
+		sqlite3_finalize(k);
+	}
 	if (testdb_exec(db, "COMMIT") < 0)
 		goto out;
 	ok = 0;

@@ -6,6 +6,8 @@
 #   PAYLOAD        daemon | standin
 #   SOAK_SECONDS   bounded soak length (guest time)
 #   GUEST_TIMEOUT  hard cap for the payload, killed after it (guest time)
+#   PROBE_AT       seconds into the soak to send the daemon SIGUSR1 (one
+#                  capacity probe), or empty
 #   LISTEN_PORT    port the report is served on inside the guest, or empty
 #   FPUSOAKD_ARGS  extra daemon flags (churn, probe), word-split on purpose
 #
@@ -47,6 +49,7 @@ mount -t tmpfs tmpfs /run
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 
+# shellcheck disable=SC1091 # made by mkinitramfs.sh
 . /etc/soak.env
 mark "GUEST-UP uptime=$(uptime_s) epoch=$(date +%s)"
 
@@ -95,9 +98,23 @@ case "$PAYLOAD" in
 daemon)
 	if [ -n "$LISTEN_PORT" ]; then listen="0.0.0.0:$LISTEN_PORT"; else listen=none; fi
 	# shellcheck disable=SC2086 # FPUSOAKD_ARGS is a word list by design
-	timeout -s TERM "$GUEST_TIMEOUT" /usr/sbin/fpusoakd --db "$db" --listen "$listen" \
-		--label xen-pv-testbed --duration "${SOAK_SECONDS}s" $FPUSOAKD_ARGS
+	/usr/sbin/fpusoakd --db "$db" --listen "$listen" --label xen-pv-testbed \
+		--duration "${SOAK_SECONDS}s" $FPUSOAKD_ARGS &
+	dpid=$!
+	# The hard cap: TERM, then KILL; the watchdog is ended once the daemon is.
+	( sleep "$GUEST_TIMEOUT"; echo "init: guest timeout, stopping fpusoakd"; kill -TERM "$dpid"
+	  sleep 15; kill -KILL "$dpid" ) &
+	wpid=$!
+	# Exactly one capacity probe, at a known time (SIGUSR1 starts one), so it
+	# has the rest of the soak to fill the guest and release it.
+	ppid_=
+	if [ -n "$PROBE_AT" ]; then
+		( sleep "$PROBE_AT"; mark "PROBE-SIGNAL uptime=$(uptime_s)"; kill -USR1 "$dpid" ) &
+		ppid_=$!
+	fi
+	wait "$dpid"
 	rc=$?
+	kill "$wpid" $ppid_ 2>/dev/null
 	;;
 standin)
 	# Proves the pipeline (boot, payload, DB out over the console, host
@@ -108,7 +125,7 @@ standin)
 	hpid=
 	if [ -n "$LISTEN_PORT" ]; then
 		mkdir -p /tmp/www
-		echo "<html><body>fpusoakd stand-in on $(cat /sys/hypervisor/type)/$(cat /sys/hypervisor/guest_type)</body></html>" >/tmp/www/index.html
+		echo "<html><body>xen-pv-testbed: fpusoakd stand-in on $(cat /sys/hypervisor/type)/$(cat /sys/hypervisor/guest_type)</body></html>" >/tmp/www/index.html
 		httpd -f -p "$LISTEN_PORT" -h /tmp/www &
 		hpid=$!
 	fi

@@ -16,13 +16,13 @@
 #
 # Usage: mkinitramfs.sh --out FILE --disk FILE [--payload daemon|standin]
 #          [--daemon PATH] [--seconds N] [--guest-timeout N] [--port N|'']
-#          [--args "FLAGS"]
+#          [--args "FLAGS"] [--probe-at N]
 # Needs tests/xen/cache/env from prepare.sh.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${XEN_CACHE:-$here/cache}
-out= disk= payload=standin daemon= seconds=60 gtimeout= port=8089 args=
+out='' disk='' payload=standin daemon='' seconds=60 gtimeout='' port=8089 args='' probe_at=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
@@ -33,10 +33,14 @@ while [ $# -gt 0 ]; do
 	--guest-timeout) gtimeout=$2; shift 2 ;;
 	--port) port=$2; shift 2 ;;
 	--args) args=$2; shift 2 ;;
+	--probe-at) probe_at=$2; shift 2 ;;
 	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$disk" ] || { echo "mkinitramfs: --out FILE and --disk FILE are required" >&2; exit 2; }
+if [ -z "$out" ] || [ -z "$disk" ]; then
+	echo "mkinitramfs: --out FILE and --disk FILE are required" >&2
+	exit 2
+fi
 case "$seconds" in '' | *[!0-9]*) echo "mkinitramfs: --seconds wants a number" >&2; exit 2 ;; esac
 # The payload gets its soak plus a margin to stop and write, then is killed.
 gtimeout=${gtimeout:-$((seconds + 60))}
@@ -114,6 +118,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 	echo "GUEST_TIMEOUT=$(q "$gtimeout")"
 	echo "LISTEN_PORT=$(q "$port")"
 	echo "FPUSOAKD_ARGS=$(q "$args")"
+	echo "PROBE_AT=$(q "$probe_at")"
 } >"$root/etc/soak.env"
 echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"

@@ -82,7 +82,7 @@ dpkg-deb -x "$xdeb" "$cache/xen"
 dpkg-deb -x "$kdeb" "$cache/linux"
 
 # The hypervisor ships gzip'd; QEMU's multiboot loader wants the plain ELF.
-xgz=$(ls "$cache"/xen/boot/xen-*-amd64.gz | head -1)
+xgz=$(find "$cache/xen/boot" -name 'xen-*-amd64.gz' | head -1)
 gunzip -c "$xgz" >"$cache/xen.elf"
 
 kver=$(ls "$cache/linux/lib/modules")
