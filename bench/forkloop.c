@@ -10,10 +10,11 @@
  *                  exit: worker_run() with lifetime 0 (PDEATHSIG, cgroup move
  *                  into a child group, oom_score_adj, non-dumpable, close_range,
  *                  sigprocmask, FPU touch); separates worker setup from spawner cost
- *   --mode spawn   posix_spawn of this binary with "--child" (exec + dynamic loader):
- *                  the alternative issue 3 asks to compare
+ *   --mode spawn   posix_spawn of this binary with "--child KIND": the alternative issue 3
+ *                  asks to compare; build it -static for the fair case (no dynamic loader)
  *
  *   cc -std=gnu11 -O2 -I. bench/forkloop.c build/libfpusoak.a -lm -lpthread -o build/bench/forkloop
+ *   cc -std=gnu11 -O2 -static -I. bench/forkloop.c build/libfpusoak.a -lm -lpthread -o build/bench/forkloop-static
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +44,8 @@ static double now_s(void)
 
 static long loop(const char *mode, enum fpu_kind kind, double seconds, const struct cgroup *wg)
 {
-	char *argv[] = { "forkloop", "--child", NULL };
+	/* The kind goes on the command line: resolving it in the child would cost ~150 CPUIDs, each a VM exit. */
+	char *argv[] = { "forkloop", "--child", (char *)fpu_kind_name(kind), NULL };
 	double end = now_s() + seconds;
 	long n = 0;
 	struct worker_args wa = { .kind = kind, .lifetime_ms = 0, .parent = getpid(),
@@ -83,9 +85,9 @@ int main(int argc, char **argv)
 	char err[256], name[64];
 	uint64_t v;
 
-	if (argc == 2 && !strcmp(argv[1], "--child")) {
-		fpu_touch(fpu_auto());
-		return 0;
+	if (argc == 3 && !strcmp(argv[1], "--child")) {
+		enum fpu_kind k;
+		return fpu_kind_parse(argv[2], &k) == 0 && fpu_touch(k) == 0 ? 0 : 1;
 	}
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--procs") && num_parse_u64(argv[i + 1], strlen(argv[i + 1]), &v) == 0 && v >= 1 && v <= 64)

@@ -42,6 +42,8 @@
 
 #define ORDER_COLS \
 	"b.o0, b.o1, b.o2, b.o3, b.o4, b.o5, b.o6, b.o7, b.o8, b.o9, b.o10, b.o11, b.o12, b.o13, b.o14, b.o15"
+#define ORDER_COLS_P \
+	"p.o0, p.o1, p.o2, p.o3, p.o4, p.o5, p.o6, p.o7, p.o8, p.o9, p.o10, p.o11, p.o12, p.o13, p.o14, p.o15"
 #define ORDER_AVGS \
 	"AVG(b.o0), AVG(b.o1), AVG(b.o2), AVG(b.o3), AVG(b.o4), AVG(b.o5), AVG(b.o6), AVG(b.o7), " \
 	"AVG(b.o8), AVG(b.o9), AVG(b.o10), AVG(b.o11), AVG(b.o12), AVG(b.o13), AVG(b.o14), AVG(b.o15)"
@@ -69,6 +71,20 @@ enum stmt_id {
 	S_BUDDY_ROLLUP,
 	S_FAILURES,
 	S_FAILURES_COUNT,
+	S_TASK_SLAB,
+	S_PAGEBLOCK,
+	S_FPU_KIND,
+	S_FRAG_RAW,
+	S_FRAG_ROLLUP,
+	S_HEAD_MINUTES,
+	S_CHURN_SERIES,
+	S_CHURN_TOTALS,
+	S_PROBES,
+	S_ATOMIC_SUMMARY,
+	S_ATOMIC_SERIES,
+	S_PAGETYPE_LATEST,
+	S_SLAB_LATEST,
+	S_FAILURE_TIMES,
 	S_COUNT
 };
 
@@ -123,6 +139,54 @@ static const char *const stmt_sql[S_COUNT] = {
 		       "ORDER BY ts_ms DESC LIMIT ?4",
 	[S_FAILURES_COUNT] = "SELECT COUNT(*) FROM kmsg_events WHERE run_id = ?1 AND kind = 'alloc_fail' "
 			     "AND ts_ms BETWEEN ?2 AND ?3",
+	[S_TASK_SLAB] = "SELECT ts_ms, slab_order, objsize FROM v_slabinfo WHERE run_id = ?1 AND name = 'task_struct' "
+			"ORDER BY ts_ms DESC LIMIT 1",
+	[S_PAGEBLOCK] = "SELECT pageblock_order FROM slow_samples WHERE run_id = ?1 AND pageblock_order IS NOT NULL "
+			"ORDER BY ts_ms DESC LIMIT 1",
+	[S_FPU_KIND] = "SELECT fpu_kind FROM churn_info WHERE run_id = ?1",
+	/* The kernel's indices come from v_frag_x1000 (the one copy of the formula); the worst value per bucket. */
+	[S_FRAG_RAW] = "SELECT (ts_ms - ?2) / ?4 AS bk, MIN(ts_ms), node, zone, zone_id, page_order, MAX(unusable_x1000), "
+		       "MAX(fragmentation_x1000), AVG(headroom_blocks) FROM v_frag_x1000 "
+		       "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
+		       "GROUP BY bk, zone_id, page_order ORDER BY bk, node, zone_id, page_order",
+	[S_FRAG_ROLLUP] = "SELECT (r.bucket_ms - ?2) / ?4 AS bk, MIN(r.bucket_ms), z.node, z.name, r.zone_id, r.page_order, "
+			  "MAX(r.unusable_max), NULL, SUM(r.head_sum) * 1.0 / SUM(r.n) FROM buddy_rollup r "
+			  "JOIN zones z ON z.zone_id = r.zone_id "
+			  "WHERE r.run_id = ?1 AND r.tier = ?5 AND r.bucket_ms BETWEEN ?2 AND ?3 "
+			  "GROUP BY bk, r.zone_id, r.page_order ORDER BY bk, z.node, r.zone_id, r.page_order",
+	[S_HEAD_MINUTES] = "SELECT ts_ms, node, zone, headroom_mean, headroom_min, headroom_max FROM v_buddyinfo_1m "
+			   "WHERE run_id = ?1 AND page_order = ?2 AND ts_ms BETWEEN ?3 AND ?4 ORDER BY node, zone, ts_ms",
+	[S_CHURN_SERIES] = "SELECT (ts_ms - ?2) / ?4 AS bk, MIN(ts_ms), MAX(ts_ms), COUNT(*), AVG(population), MAX(population), "
+			   "SUM(spawned), SUM(spawn_failed_eagain), SUM(spawn_failed_enomem), SUM(spawn_failed_other), "
+			   "SUM(exited), SUM(killed_sigkill), SUM(killed_sigsegv), SUM(killed_sigill), SUM(killed_other), "
+			   "SUM(oom_killed), SUM(exited_error) FROM churn WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
+			   "GROUP BY bk ORDER BY bk",
+	[S_CHURN_TOTALS] = "SELECT 0, MIN(ts_ms), MAX(ts_ms), COUNT(*), AVG(population), MAX(population), "
+			   "SUM(spawned), SUM(spawn_failed_eagain), SUM(spawn_failed_enomem), SUM(spawn_failed_other), "
+			   "SUM(exited), SUM(killed_sigkill), SUM(killed_sigsegv), SUM(killed_sigill), SUM(killed_other), "
+			   "SUM(oom_killed), SUM(exited_error) FROM churn WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3",
+	[S_PROBES] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, detail FROM probes "
+		     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY ts_ms LIMIT ?5",
+	/* v_atomic_risk holds the model's per-order verdicts and margins (one copy of those formulas). */
+	[S_ATOMIC_SUMMARY] = "SELECT node, zone, COUNT(*), SUM(atomic_ok = 0 AND kernel_ok = 1), SUM(atomic_ok = 0), "
+			     "SUM(kernel_ok = 0), MIN(margin_pages) FROM v_atomic_risk "
+			     "WHERE run_id = ?1 AND page_order = ?2 AND ts_ms BETWEEN ?3 AND ?4 GROUP BY node, zone "
+			     "ORDER BY node, zone",
+	[S_ATOMIC_SERIES] = "SELECT (ts_ms - ?2) / ?4 AS bk, MIN(ts_ms), node, zone, AVG(atomic_ok = 0 AND kernel_ok = 1) "
+			    "FROM v_atomic_risk WHERE run_id = ?1 AND page_order = ?5 AND ts_ms BETWEEN ?2 AND ?3 "
+			    "GROUP BY bk, node, zone ORDER BY bk, node, zone",
+	[S_PAGETYPE_LATEST] = "SELECT p.ts_ms, z.node, z.name, n.name, p.norders, p.capped_mask, p.blocks, s.pageblock_order, "
+			      ORDER_COLS_P " FROM pagetype_free p JOIN zones z ON z.zone_id = p.zone_id "
+			      "JOIN names n ON n.name_id = p.type_id "
+			      "LEFT JOIN slow_samples s ON s.run_id = p.run_id AND s.ts_ms = p.ts_ms "
+			      "WHERE p.run_id = ?1 AND p.ts_ms = (SELECT MAX(ts_ms) FROM pagetype_free WHERE run_id = ?1) "
+			      "ORDER BY z.node, p.zone_id, p.type_id",
+	[S_SLAB_LATEST] = "SELECT ts_ms, name, active_objs, num_objs, objsize, objperslab, pagesperslab, slab_order "
+			  "FROM v_slabinfo WHERE run_id = ?1 AND ts_ms = (SELECT MAX(ts_ms) FROM slab WHERE run_id = ?1) "
+			  "ORDER BY name",
+	[S_FAILURE_TIMES] = "SELECT ts_ms, page_order, gfp_flags FROM kmsg_events "
+			    "WHERE run_id = ?1 AND kind = 'alloc_fail' AND ts_ms BETWEEN ?2 AND ?3 "
+			    "ORDER BY ts_ms DESC LIMIT ?4",
 	/* SQLite takes a bare column from the row that holds MAX(): the bucket's last value. */
 	[S_VMSTAT_BUCKETS] = "SELECT (ts_ms - ?3) / ?5 AS bk, MAX(ts_ms), value FROM vmstat "
 			     "WHERE run_id = ?1 AND name_id = ?2 AND ts_ms BETWEEN ?3 AND ?4 "
@@ -780,6 +844,450 @@ int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64
 			done(st);
 			return -1;
 		}
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+/* ---------------------------------------------------------------- report sections */
+
+/* The caller's callback said stop: record it, reset st, -1. */
+static int stopped(struct query *q, sqlite3_stmt *st)
+{
+	snprintf(q->err, sizeof q->err, "stopped by caller");
+	done(st);
+	return -1;
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int64_t lo_of(int64_t from_ms)
+{
+	return from_ms < 0 ? 0 : from_ms;
+}
+
+static int64_t hi_of(int64_t to_ms)
+{
+	return to_ms < 0 ? INT64_MAX : to_ms;
+}
+
+int query_task_slab(struct query *q, int64_t run_id, int *order, int64_t *objsize)
+{
+	sqlite3_stmt *st = stmt(q, S_TASK_SLAB);
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW) {
+		*order = (int)col_i64(st, 1);
+		*objsize = col_i64(st, 2);
+		found = 1;
+	}
+	done(st);
+	return found;
+}
+
+int query_pageblock_order(struct query *q, int64_t run_id, int *order)
+{
+	sqlite3_stmt *st = stmt(q, S_PAGEBLOCK);
+	int64_t v;
+	int r;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	if ((r = one_i64(q, st, &v)) == 1)
+		*order = (int)v;
+	return r;
+}
+
+int query_run_fpu_kind(struct query *q, int64_t run_id, char *out, size_t outlen)
+{
+	sqlite3_stmt *st = stmt(q, S_FPU_KIND);
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	out[0] = '\0';
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW && col_text(st, 0)) {
+		snprintf(out, outlen, "%s", col_text(st, 0));
+		found = 1;
+	}
+	done(st);
+	return found;
+}
+
+int query_frag_series(struct query *q, int64_t run_id, struct query_range *rg, query_frag_fn fn, void *arg)
+{
+	struct query_frag_point p;
+	char zone[ZONE_NAME_MAX];
+	sqlite3_stmt *st;
+	int64_t raw_first, rollup_first, tier, bk = -1, zid = -1;
+	int rc, r, n = 0, have = 0;
+
+	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
+		return r;
+	tier = buddy_tier(rg, raw_first, rollup_first);
+	if (rg->bucket_ms < tier)
+		rg->bucket_ms = tier;
+	if (!(st = stmt(q, tier ? S_FRAG_ROLLUP : S_FRAG_RAW)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, rg->from_ms);
+	sqlite3_bind_int64(st, 3, rg->to_ms);
+	sqlite3_bind_int64(st, 4, rg->bucket_ms);
+	if (tier)
+		sqlite3_bind_int64(st, 5, tier);
+	/* Rows come per (bucket, zone, order): gather a zone's orders into one point. */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t b = sqlite3_column_int64(st, 0), z = sqlite3_column_int64(st, 4);
+		int k = sqlite3_column_int(st, 5);
+		const char *name = col_text(st, 3);
+
+		if (have && (b != bk || z != zid)) {
+			if (row_cap(q, n) < 0) {
+				done(st);
+				return -1;
+			}
+			n++;
+			if (fn(arg, &p) != 0)
+				return stopped(q, st);
+			have = 0;
+		}
+		if (!have) {
+			memset(&p, 0, sizeof p);
+			for (int i = 0; i < BUDDY_MAX_ORDER; i++)
+				p.unusable[i] = p.frag[i] = p.headroom[i] = NAN;
+			p.ts_ms = sqlite3_column_int64(st, 1);
+			p.node = sqlite3_column_int(st, 2);
+			snprintf(zone, sizeof zone, "%s", name ? name : "");
+			p.zone = zone;
+			bk = b;
+			zid = z;
+			have = 1;
+		}
+		if (k < 0 || k >= BUDDY_MAX_ORDER)
+			continue;
+		if (k + 1 > p.norders)
+			p.norders = k + 1;
+		p.unusable[k] = col_real(st, 6) / 1000.0;
+		p.frag[k] = col_real(st, 7) / 1000.0;
+		p.headroom[k] = col_real(st, 8);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	if (have) {
+		if (row_cap(q, n) < 0)
+			return -1;
+		n++;
+		if (fn(arg, &p) != 0) {
+			snprintf(q->err, sizeof q->err, "stopped by caller");
+			return -1;
+		}
+	}
+	return n;
+}
+
+int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			   query_zone_fn fn, void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	if (!q->has_rollup)
+		return 0;
+	if (!(st = stmt(q, S_HEAD_MINUTES)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, order);
+	sqlite3_bind_int64(st, 3, lo_of(from_ms));
+	sqlite3_bind_int64(st, 4, hi_of(to_ms));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_zone_point p = { sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), col_text(st, 2),
+					      sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
+					      sqlite3_column_double(st, 5) };
+		if (row_cap(q, n) < 0) {
+			done(st);
+			return -1;
+		}
+		n++;
+		if (fn(arg, &p) != 0)
+			return stopped(q, st);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+static const char *const churn_cols[QC_N] = {
+	"spawned", "spawn_failed_eagain", "spawn_failed_enomem", "spawn_failed_other", "exited", "killed_sigkill",
+	"killed_sigsegv", "killed_sigill", "killed_other", "oom_killed", "exited_error",
+};
+
+const char *query_churn_column(int c)
+{
+	return c >= 0 && c < QC_N ? churn_cols[c] : "?";
+}
+
+/* A churn row of S_CHURN_SERIES / S_CHURN_TOTALS into *c; interval_ms completes the covered span. */
+static void churn_from_row(sqlite3_stmt *st, int64_t interval_ms, struct query_churn *c)
+{
+	c->ts_ms = col_i64(st, 1);
+	c->last_ms = col_i64(st, 2);
+	c->rows = sqlite3_column_int64(st, 3);
+	c->population = col_real(st, 4);
+	c->population_max = col_i64(st, 5);
+	for (int i = 0; i < QC_N; i++)
+		c->c[i] = sqlite3_column_int64(st, 6 + i);
+	/* Each row counts the interval ending at its time: n rows cover n intervals. */
+	c->span_ms = c->rows > 0 ? c->last_ms - c->ts_ms + interval_ms : 0;
+}
+
+int query_churn_series(struct query *q, int64_t run_id, struct query_range *rg, query_churn_fn fn, void *arg)
+{
+	sqlite3_stmt *st;
+	int64_t raw_first, rollup_first;
+	int rc, r, n = 0;
+
+	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
+		return r;
+	if (!(st = stmt(q, S_CHURN_SERIES)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, rg->from_ms);
+	sqlite3_bind_int64(st, 3, rg->to_ms);
+	sqlite3_bind_int64(st, 4, rg->bucket_ms);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_churn c;
+
+		churn_from_row(st, rg->interval_ms, &c);
+		if (row_cap(q, n) < 0) {
+			done(st);
+			return -1;
+		}
+		n++;
+		if (fn(arg, &c) != 0)
+			return stopped(q, st);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+int query_churn_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct query_churn *out)
+{
+	struct query_range rg = { from_ms, to_ms, 1, 0, 0 };
+	sqlite3_stmt *st;
+	int64_t raw_first, rollup_first;
+	int rc, r;
+
+	memset(out, 0, sizeof *out);
+	if ((r = resolve_range(q, run_id, &rg, &raw_first, &rollup_first)) < 0)
+		return -1;
+	if (!(st = stmt(q, S_CHURN_TOTALS)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo_of(from_ms));
+	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW)
+		churn_from_row(st, rg.interval_ms, out);
+	done(st);
+	return out->rows > 0;
+}
+
+int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from_ms, int64_t to_ms, int limit,
+		 query_probe_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_PROBES);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo_of(from_ms));
+	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	if (kind)
+		sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, limit < 0 ? 0 : limit > QUERY_MAX_ROWS ? QUERY_MAX_ROWS : limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_probe p = { sqlite3_column_int64(st, 0), col_text(st, 1), col_real(st, 2), col_text(st, 3),
+					 col_text(st, 5), col_i64(st, 4) };
+		n++;
+		if (fn(arg, &p) != 0)
+			return stopped(q, st);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+int query_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			 query_atomic_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_ATOMIC_SUMMARY);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, order);
+	sqlite3_bind_int64(st, 3, lo_of(from_ms));
+	sqlite3_bind_int64(st, 4, hi_of(to_ms));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_atomic a = { sqlite3_column_int(st, 0), col_text(st, 1), sqlite3_column_int64(st, 2),
+					  sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
+					  sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6),
+					  sqlite3_column_type(st, 6) != SQLITE_NULL };
+		n++;
+		if (fn(arg, &a) != 0)
+			return stopped(q, st);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+int query_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,
+			void *arg)
+{
+	sqlite3_stmt *st;
+	int64_t raw_first, rollup_first;
+	int rc, r, n = 0;
+
+	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
+		return r;
+	if (!(st = stmt(q, S_ATOMIC_SERIES)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, rg->from_ms);
+	sqlite3_bind_int64(st, 3, rg->to_ms);
+	sqlite3_bind_int64(st, 4, rg->bucket_ms);
+	sqlite3_bind_int(st, 5, order);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		double v = sqlite3_column_double(st, 4);
+		struct query_zone_point p = { sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2), col_text(st, 3),
+					      v, v, v };
+		if (row_cap(q, n) < 0) {
+			done(st);
+			return -1;
+		}
+		n++;
+		if (fn(arg, &p) != 0)
+			return stopped(q, st);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+int query_pagetype_latest(struct query *q, int64_t run_id, query_pagetype_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_PAGETYPE_LATEST);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_pagetype p;
+
+		memset(&p, 0, sizeof p);
+		p.ts_ms = sqlite3_column_int64(st, 0);
+		p.node = sqlite3_column_int(st, 1);
+		p.zone = col_text(st, 2);
+		p.migratetype = col_text(st, 3);
+		p.norders = sqlite3_column_int(st, 4);
+		if (p.norders < 0 || p.norders > BUDDY_MAX_ORDER)
+			p.norders = p.norders < 0 ? 0 : BUDDY_MAX_ORDER;
+		p.capped_mask = (unsigned)sqlite3_column_int64(st, 5);
+		p.pageblocks = col_i64(st, 6);
+		p.pageblock_order = (int)col_i64(st, 7);
+		for (int k = 0; k < p.norders; k++)
+			p.free[k] = col_i64(st, 8 + k);
+		if (row_cap(q, n) < 0) {
+			done(st);
+			return -1;
+		}
+		n++;
+		if (fn(arg, &p) != 0)
+			return stopped(q, st);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+int query_slab_latest(struct query *q, int64_t run_id, query_slab_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_SLAB_LATEST);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_slab s = { sqlite3_column_int64(st, 0), col_text(st, 1), sqlite3_column_int64(st, 2),
+					sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
+					sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6), (int)col_i64(st, 7) };
+		if (row_cap(q, n) < 0) {
+			done(st);
+			return -1;
+		}
+		n++;
+		if (fn(arg, &s) != 0)
+			return stopped(q, st);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
+int query_failure_times(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
+			query_alloc_failure_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_FAILURE_TIMES);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo_of(from_ms));
+	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	sqlite3_bind_int64(st, 4, limit < 0 ? 0 : limit > QUERY_MAX_ROWS ? QUERY_MAX_ROWS : limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_alloc_failure f = { 0 };
+
+		f.ts_ms = sqlite3_column_int64(st, 0);
+		f.order = col_i64(st, 1);
+		f.gfp_flags = col_text(st, 2);
+		f.pid = -1;
+		n++;
+		if (fn(arg, &f) != 0)
+			return stopped(q, st);
 	}
 	if (step_err(q, st, rc) < 0)
 		return -1;

@@ -131,4 +131,144 @@ int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64
 /* Whether source ("vmstat" or "meminfo") has a field called name: 1, 0, or -1. */
 int query_has_name(struct query *q, const char *source, const char *name);
 
+/* ---- the report's sections (schema 002-004 tables; check query_has_table first on old DBs) ---- */
+
+/* The latest task_struct slabinfo row of a run: 1 with *order (-1 if pagesperslab is odd) and *objsize, 0 if none, -1. */
+int query_task_slab(struct query *q, int64_t run_id, int *order, int64_t *objsize);
+
+/* The latest pageblock order pagetypeinfo reported for a run: 1 with *order, 0 if none, -1. */
+int query_pageblock_order(struct query *q, int64_t run_id, int *order);
+
+/* The FPU kind the spawner resolved for a run (churn_info) into out: 1, 0 if none recorded, -1. */
+int query_run_fpu_kind(struct query *q, int64_t run_id, char *out, size_t outlen);
+
+/* One bucket of one zone of the kernel's indices, every order (v_frag_x1000, or minute/hour rollups). */
+struct query_frag_point {
+	int64_t ts_ms;            /* first row of the bucket */
+	int node;
+	const char *zone;
+	int norders;
+	double unusable[BUDDY_MAX_ORDER];   /* worst (max) unusable index in the bucket, 0..1 */
+	double frag[BUDDY_MAX_ORDER];       /* worst fragmentation index, -1..1; NaN from rollups (not kept there) */
+	double headroom[BUDDY_MAX_ORDER];   /* mean headroom: free blocks able to satisfy that order */
+};
+
+typedef int (*query_frag_fn)(void *arg, const struct query_frag_point *p);
+
+/* Indices and headroom of a run in rg, bucketed and tiered like query_buddy_series; fn per bucket and zone; rows or -1. */
+int query_frag_series(struct query *q, int64_t run_id, struct query_range *rg, query_frag_fn fn, void *arg);
+
+/* One row of one zone of a scalar series per zone. */
+struct query_zone_point {
+	int64_t ts_ms;
+	int node;
+	const char *zone;
+	double v, lo, hi;         /* the value; lo/hi: its min/max where the source has them, else v */
+};
+
+typedef int (*query_zone_fn)(void *arg, const struct query_zone_point *p);
+
+/* Order-k headroom from the minute rollups (v_buddyinfo_1m: v = headroom_mean, lo/hi = min/max) in [from, to]
+ * (-1 = open), ordered by node, zone, time: what trends are fitted on; rows or -1. */
+int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			   query_zone_fn fn, void *arg);
+
+/* Churn columns, in v_churn's order. */
+enum query_churn_col {
+	QC_SPAWNED, QC_FAIL_EAGAIN, QC_FAIL_ENOMEM, QC_FAIL_OTHER, QC_EXITED, QC_SIGKILL, QC_SIGSEGV, QC_SIGILL,
+	QC_SIGOTHER, QC_OOM, QC_EXITED_ERROR, QC_N
+};
+
+/* v_churn's column name of c ("spawned", "spawn_failed_eagain", ...). */
+const char *query_churn_column(int c);
+
+/* Churn over a bucket (or a whole window): sums of the per-tick counts. */
+struct query_churn {
+	int64_t ts_ms;            /* first row */
+	int64_t last_ms;          /* last row */
+	int64_t rows;
+	int64_t span_ms;          /* time the counts cover: last - first + the sample interval */
+	double population;        /* mean workers alive */
+	int64_t population_max;
+	int64_t c[QC_N];
+};
+
+typedef int (*query_churn_fn)(void *arg, const struct query_churn *c);
+
+/* Churn of a run in rg, bucketed; fn per bucket in time order; rows or -1. */
+int query_churn_series(struct query *q, int64_t run_id, struct query_range *rg, query_churn_fn fn, void *arg);
+
+/* Churn sums of a run in [from, to] (-1 = open) into *out: 1, 0 when there are no churn rows, -1. */
+int query_churn_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct query_churn *out);
+
+/* A capacity or FPU-cost probe (v_probes). */
+struct query_probe {
+	int64_t ts_ms;
+	const char *kind;         /* "capacity" or "switch" */
+	double result;            /* capacity: workers held; switch: system us per yield; NaN when NULL */
+	const char *stop_reason, *detail;
+	int64_t duration_ms;      /* -1 when NULL */
+};
+
+typedef int (*query_probe_fn)(void *arg, const struct query_probe *p);
+
+/* Probes of a run in [from, to] (-1 = open), kind NULL = all, oldest first, at most limit; rows or -1. */
+int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from_ms, int64_t to_ms, int limit,
+		 query_probe_fn fn, void *arg);
+
+/* The atomic-allocation model's verdicts for one zone and order over a window (v_atomic_risk). */
+struct query_atomic {
+	int node;
+	const char *zone;
+	int64_t samples;
+	int64_t risk;             /* GFP_ATOMIC would fail where GFP_KERNEL would pass */
+	int64_t atomic_fail, kernel_fail;
+	int64_t min_margin;       /* lowest GFP_ATOMIC margin in pages; has_margin 0 on pre-4.4 kernels */
+	int has_margin;
+};
+
+typedef int (*query_atomic_fn)(void *arg, const struct query_atomic *a);
+
+/* Per zone, order-k atomic risk of a run in [from, to] (-1 = open); rows (zones) or -1. */
+int query_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			 query_atomic_fn fn, void *arg);
+
+/* Per bucket and zone, the fraction of samples at risk (v = lo = hi, 0..1) for order k in rg; rows or -1. */
+int query_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,
+			void *arg);
+
+/* One zone x migratetype row of the latest pagetypeinfo sample. */
+struct query_pagetype {
+	int64_t ts_ms;
+	int node;
+	const char *zone, *migratetype;
+	int norders;
+	int64_t free[BUDDY_MAX_ORDER];
+	unsigned capped_mask;     /* bit k: the kernel printed ">100000" for order k */
+	int64_t pageblocks;       /* -1 when not printed */
+	int pageblock_order;      /* -1 when unknown */
+};
+
+typedef int (*query_pagetype_fn)(void *arg, const struct query_pagetype *p);
+
+/* The latest pagetypeinfo sample of a run, node/zone/type order; rows or -1. */
+int query_pagetype_latest(struct query *q, int64_t run_id, query_pagetype_fn fn, void *arg);
+
+/* One cache of the latest slabinfo sample (v_slabinfo). */
+struct query_slab {
+	int64_t ts_ms;
+	const char *name;
+	int64_t active_objs, num_objs, objsize, objperslab, pagesperslab;
+	int slab_order;           /* -1 when pagesperslab is not a power of two */
+};
+
+typedef int (*query_slab_fn)(void *arg, const struct query_slab *s);
+
+/* The latest slabinfo sample of a run, by name; rows or -1. */
+int query_slab_latest(struct query *q, int64_t run_id, query_slab_fn fn, void *arg);
+
+/* Time, order (-1 unknown) and GFP flags (NULL unknown) of allocation failures in [from, to], newest first, at most limit; rows or -1. */
+int query_failure_times(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
+			query_alloc_failure_fn fn, void *arg);
+
 #endif

@@ -494,7 +494,7 @@ check_sandbox_reads() {
 # WATCHDOG=1 refreshes WatchdogTimestampMonotonic.  With WatchdogSec=6s the
 # daemon should ping every 3 s: over 8 s expect >= 2 pings and no gap > 4.5 s.
 check_watchdog_pings() {
-	local end=$(($(date +%s) + 8)) last= v changes=0 maxgap=0 prev=
+	local end=$(($(date +%s) + 8)) last='' v changes=0 maxgap=0 prev=''
 	while [ "$(date +%s)" -lt $end ]; do
 		v=$(prop WatchdogTimestampMonotonic)
 		if [ -n "$v" ] && [ "$v" != 0 ] && [ "$v" != "$last" ]; then
@@ -709,15 +709,15 @@ fi
 trap cleanup EXIT
 trap 'fail "interrupted"; exit 1' INT TERM
 
-s=$(date +%s.%N)
-lower=$("$here/mkrootfs.sh" "$cache") || { fail "building the Debian 12 rootfs (mkrootfs.sh)"; t_done; }
-timing "rootfs (debootstrap, or cache hit) $(elapsed "$s")s"
-t0=$(date +%s.%N)    # the time budget starts once the cache exists
-
 if ! cg_enter; then
 	skip "booted-systemd test: cannot put the container under a memory limit here"
 	t_done
 fi
+
+s=$(date +%s.%N)
+lower=$("$here/mkrootfs.sh" "$cache") || { fail "building the Debian 12 rootfs (mkrootfs.sh)"; t_done; }
+timing "rootfs (debootstrap, or cache hit) $(elapsed "$s")s"
+t0=$(date +%s.%N)    # the time budget starts once the cache exists
 
 s=$(date +%s.%N)
 prepare_root "$lower" || { fail "preparing a fresh root"; t_done; }
@@ -737,7 +737,8 @@ printf '[Journal]\nReadKMsg=no\n' >"$root/etc/systemd/journald.conf.d/50-test.co
 # The test's one change to the shipped unit: a short watchdog.
 mkdir -p "$root/etc/systemd/system/fpusoakd.service.d"
 printf '[Service]\nWatchdogSec=6s\n' >"$root/etc/systemd/system/fpusoakd.service.d/50-test.conf"
-# The shipped config with every default uncommented must mean the same as no config.
+# Run with the shipped config, every default uncommented: the daemon must
+# accept each key and value as written there, or the start check fails.
 sed 's/^#\([a-z-]* = \)/\1/; s/^#\([a-z-]*\) =$/\1 =/' "$repo/fpusoakd.conf" >"$root/etc/fpusoakd/fpusoakd.conf"
 timing "prepare root + install $(elapsed "$s")s"
 

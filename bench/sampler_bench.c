@@ -1,0 +1,259 @@
+/*
+ * sampler_bench: what one sample costs through the real code path, next to
+ * the floor the kernel sets (a bare read of the same files), in one run.
+ *
+ * fast: N ticks of store_tick_new + sampler_fast (pread + parse of
+ *       buddyinfo, vmstat, meminfo, zoneinfo; the atomic-risk model) +
+ *       store_submit (one SQLite transaction) + store_rollup, on a fresh DB,
+ *       exactly the daemon's loop_tick minus the kernel log.  Tick
+ *       timestamps are 1 s apart so vmstat change detection, keyframes and
+ *       minute/hour rollups behave as they do at the default interval.
+ * slow: N ticks of sampler_slow (pagetypeinfo + slabinfo) + store_submit.
+ * raw:  N rounds of pread(fd, buf, cap, 0) until EOF on the same open files.
+ *
+ * Costs are CPU time (CLOCK_THREAD_CPUTIME_ID, user + system) around each
+ * phase: the machine is shared, and wall time there measures the
+ * neighbours.  Wall time per tick of each loop is printed too.  The ratio
+ * goal is against the strict floor, one read() per file.  Prints key=value
+ * lines.
+ *
+ *   sampler_bench --db PATH [--n 10000] [--slow-n 10000]
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/num.h"
+#include "daemon/sampler.h"
+#include "store/store.h"
+
+#define BUF_CAP (4 * 1024 * 1024)
+
+static const char *const FAST[] = { "buddyinfo", "vmstat", "meminfo", "zoneinfo" };
+static const char *const SLOW[] = { "pagetypeinfo", "slabinfo" };
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* This thread's CPU time (user + system): on a shared, noisy machine the stable measure of cost. */
+static double cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * One bare read of an open /proc file.  single: one pread(fd, buf, 4 MiB, 0),
+ * the least the kernel can be asked to do (seq_file generates the whole text
+ * into a buffer that large).  to_eof: pread until it returns 0, as
+ * collector/procfile does (the second call regenerates the file to find the
+ * end).  Bytes, or -1.
+ */
+static ssize_t raw_read(int fd, char *buf, int to_eof)
+{
+	ssize_t n, off = 0;
+
+	while ((n = pread(fd, buf + off, (size_t)(BUF_CAP - off), off)) > 0) {
+		off += n;
+		if (!to_eof)
+			break;
+	}
+	return n < 0 ? -1 : off;
+}
+
+struct floor {
+	double wall, cpu, per_cpu[4];
+};
+
+/* The floor: N rounds over files[]; per round and per file, CPU µs (wall for the round). 0 or -1. */
+static int raw_floor(const char *const *files, int nfiles, long n, char *buf, int to_eof, struct floor *fl)
+{
+	int fd[4];
+	double w0 = now_us(), c0 = cpu_us();
+
+	memset(fl, 0, sizeof *fl);
+	for (int i = 0; i < nfiles; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%s", files[i]);
+		if ((fd[i] = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return -1;
+	}
+	for (long r = 0; r < n; r++)
+		for (int i = 0; i < nfiles; i++) {
+			double t0 = cpu_us();
+			if (raw_read(fd[i], buf, to_eof) < 0)
+				return -1;
+			fl->per_cpu[i] += cpu_us() - t0;
+		}
+	fl->wall = (now_us() - w0) / (double)n;
+	fl->cpu = (cpu_us() - c0) / (double)n;
+	for (int i = 0; i < nfiles; i++) {
+		fl->per_cpu[i] /= (double)n;
+		close(fd[i]);
+	}
+	return 0;
+}
+
+/* CPU µs per tick of each phase, and wall µs per tick of the whole loop. */
+struct phases {
+	double sample, submit, rollup, cpu, wall;
+};
+
+static void phases_div(struct phases *p, long n)
+{
+	p->sample /= (double)n;
+	p->submit /= (double)n;
+	p->rollup /= (double)n;
+	p->cpu /= (double)n;
+	p->wall /= (double)n;
+}
+
+/* The daemon's loop_tick without the kernel log: sample, submit, roll up. */
+static int run_fast(struct sampler *s, struct store *st, int64_t run, int64_t ts0, long n, struct phases *p)
+{
+	double c0 = cpu_us(), w0 = now_us();
+
+	memset(p, 0, sizeof *p);
+	for (long i = 0; i < n; i++) {
+		int64_t ts = ts0 + i * 1000;
+		double a = cpu_us();
+		struct store_tick *t = store_tick_new(st, run, ts);
+		if (!t || sampler_fast(s, st, t) != 4)
+			return -1;
+		double b = cpu_us();
+		int rc = store_submit(st, t);
+		double c = cpu_us();
+		store_rollup(st, run, ts);
+		double d = cpu_us();
+		if (rc != 0)
+			return -1;
+		p->sample += b - a;
+		p->submit += c - b;
+		p->rollup += d - c;
+	}
+	p->cpu = cpu_us() - c0;
+	p->wall = now_us() - w0;
+	phases_div(p, n);
+	return 0;
+}
+
+static int run_slow(struct sampler *s, struct store *st, int64_t run, int64_t ts0, long n, struct phases *p)
+{
+	double c0 = cpu_us(), w0 = now_us();
+
+	memset(p, 0, sizeof *p);
+	for (long i = 0; i < n; i++) {
+		double a = cpu_us();
+		struct store_tick *t = store_tick_new(st, run, ts0 + i * 1000);
+		if (!t || sampler_slow(s, st, t) != 2)
+			return -1;
+		double b = cpu_us();
+		if (store_submit(st, t) != 0)
+			return -1;
+		p->sample += b - a;
+		p->submit += cpu_us() - b;
+	}
+	p->cpu = cpu_us() - c0;
+	p->wall = now_us() - w0;
+	phases_div(p, n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *db = NULL;
+	uint64_t n = 10000, slow_n = 10000;
+	char err[512];
+	struct utsname un;
+	struct floor f1, fe, s1, se;
+	struct phases f, sl;
+	int64_t run;
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		const char *v = argv[i + 1];
+		if (!strcmp(argv[i], "--db"))
+			db = v;
+		else if (!strcmp(argv[i], "--n") && num_parse_u64(v, strlen(v), &n) == 0 && n >= 1)
+			;
+		else if (!strcmp(argv[i], "--slow-n") && num_parse_u64(v, strlen(v), &slow_n) == 0)
+			;
+		else
+			db = NULL, i = argc;
+	}
+	if (!db) {
+		fprintf(stderr, "usage: sampler_bench --db PATH [--n 10000] [--slow-n 10000]\n");
+		return 64;
+	}
+	log_init(LOG_LVL_WARN);
+	char *buf = malloc(BUF_CAP);
+	uname(&un);
+	unlink(db);
+	struct store *st = store_open(db, 16u << 20, err, sizeof err);
+	struct sampler *s = sampler_open("/proc", un.release);
+	if (!buf || !st || !s) {
+		fprintf(stderr, "sampler_bench: %s\n", st ? "out of memory" : err);
+		return 1;
+	}
+	struct store_run r = { .label = "sampler_bench", .version = "bench", .kernel_release = un.release,
+			       .started_ms = wall_ms(), .page_size = 4096, .pid = getpid() };
+	if (store_run_begin(st, &r, &run) < 0)
+		return 1;
+	int64_t ts0 = (wall_ms() / 1000 - (int64_t)(n + slow_n) - 10) * 1000;
+
+	/* A warm-up of each first, so neither side is measured with cold caches. */
+	if (raw_floor(FAST, 4, 200, buf, 0, &f1) < 0 || run_fast(s, st, run, ts0, 200, &f) < 0) {
+		fprintf(stderr, "sampler_bench: the fast sources could not be read (all four are needed)\n");
+		return 1;
+	}
+	raw_floor(FAST, 4, (long)n, buf, 0, &f1);
+	raw_floor(FAST, 4, (long)n, buf, 1, &fe);
+	if (run_fast(s, st, run, ts0 + 200 * 1000, (long)n, &f) < 0)
+		return 1;
+	printf("raw_fast n=%llu single_read_cpu_us=%.2f (buddyinfo %.2f vmstat %.2f meminfo %.2f zoneinfo %.2f)"
+	       " read_to_eof_cpu_us=%.2f wall_us=%.2f\n", (unsigned long long)n, f1.cpu, f1.per_cpu[0], f1.per_cpu[1],
+	       f1.per_cpu[2], f1.per_cpu[3], fe.cpu, f1.wall);
+	printf("sampler_fast n=%llu sample_cpu_us=%.2f submit_cpu_us=%.2f rollup_cpu_us=%.2f total_cpu_us=%.2f"
+	       " wall_us=%.2f\n", (unsigned long long)n, f.sample, f.submit, f.rollup, f.cpu, f.wall);
+	printf("ratio_fast read_parse_model=%.2f read_parse_insert=%.2f with_rollup=%.2f (CPU, vs single read)\n",
+	       f.sample / f1.cpu, (f.sample + f.submit) / f1.cpu, f.cpu / f1.cpu);
+	if (slow_n) {
+		int64_t ts1 = ts0 + (int64_t)(n + 200) * 1000;
+		if (raw_floor(SLOW, 2, (long)slow_n, buf, 0, &s1) < 0 || raw_floor(SLOW, 2, (long)slow_n, buf, 1, &se) < 0 ||
+		    run_slow(s, st, run, ts1, (long)slow_n, &sl) < 0) {
+			printf("raw_slow unavailable (pagetypeinfo and slabinfo need root)\n");
+		} else {
+			printf("raw_slow n=%llu single_read_cpu_us=%.2f (pagetypeinfo %.2f slabinfo %.2f)"
+			       " read_to_eof_cpu_us=%.2f wall_us=%.2f\n", (unsigned long long)slow_n, s1.cpu,
+			       s1.per_cpu[0], s1.per_cpu[1], se.cpu, s1.wall);
+			printf("sampler_slow n=%llu sample_cpu_us=%.2f submit_cpu_us=%.2f total_cpu_us=%.2f wall_us=%.2f\n",
+			       (unsigned long long)slow_n, sl.sample, sl.submit, sl.cpu, sl.wall);
+			printf("ratio_slow read_parse=%.2f read_parse_insert=%.2f (CPU, vs single read)\n",
+			       sl.sample / s1.cpu, sl.cpu / s1.cpu);
+		}
+	}
+	sampler_close(s);
+	store_close(st);
+	free(buf);
+	return 0;
+}
