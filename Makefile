@@ -109,7 +109,10 @@ asan-units: $(UNITBIN) $(BUILD)/fpusoakd
 install: all
 	install -D -m 0755 $(BUILD)/fpusoakd $(DESTDIR)$(SBINDIR)/fpusoakd
 	install -D -m 0644 man/fpusoakd.8 $(DESTDIR)$(MANDIR)/man8/fpusoakd.8
-	install -D -m 0644 fpusoakd.service $(DESTDIR)$(UNITDIR)/fpusoakd.service
+	@mkdir -p $(BUILD)
+	sed -e 's#/usr/local/sbin/fpusoakd#$(SBINDIR)/fpusoakd#' -e 's#/etc/fpusoakd/#$(SYSCONFDIR)/fpusoakd/#' \
+		fpusoakd.service >$(BUILD)/fpusoakd.service
+	install -D -m 0644 $(BUILD)/fpusoakd.service $(DESTDIR)$(UNITDIR)/fpusoakd.service
 	[ ! -f fpusoakd.socket ] || install -D -m 0644 fpusoakd.socket $(DESTDIR)$(UNITDIR)/fpusoakd.socket
 	[ -e $(DESTDIR)$(SYSCONFDIR)/fpusoakd/fpusoakd.conf ] || \
 		install -D -m 0644 fpusoakd.conf $(DESTDIR)$(SYSCONFDIR)/fpusoakd/fpusoakd.conf

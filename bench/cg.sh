@@ -51,7 +51,7 @@ cg_peak() {
 
 cg_remove() {
 	local d pid tries
-	[ -n "$CG_MEM" ] || return 0
+	[ -n "${CG_MEM:-}" ] || return 0
 	for tries in 1 2 3 4 5 6 7 8 9 10; do
 		local left=""
 		for d in "$CG_MEM" "$CG_PIDS"; do

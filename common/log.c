@@ -1,10 +1,13 @@
 /* log: stderr logging with journald priority prefixes; see log.h. */
 #include "common/log.h"
+#include "common/num.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-journal.h>
 
 /*
  * Set once at startup (and on SIGHUP from the loop thread); HTTP threads
@@ -13,13 +16,32 @@
  */
 static struct {
 	int threshold;
-	int prefix;     /* "<N>" prefixes for journald */
-} logcfg = { LOG_LVL_INFO, 0 };
+	int journal;    /* stderr is the journal: send entries natively, "<N>" as the fallback */
+	long long run_id;
+} logcfg = { LOG_LVL_INFO, 0, 0 };
+
+/* systemd.exec(5): JOURNAL_STREAM is "dev:ino" of the stream; it counts only if it is still our stderr. */
+static int stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM"), *colon;
+	uint64_t dev, ino;
+	struct stat st;
+
+	if (!js || !(colon = strchr(js, ':')) || num_parse_u64(js, (size_t)(colon - js), &dev) < 0 ||
+	    num_parse_u64(colon + 1, strlen(colon + 1), &ino) < 0 || fstat(2, &st) < 0)
+		return 0;
+	return (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
+}
 
 void log_init(enum log_level threshold)
 {
 	logcfg.threshold = threshold;
-	logcfg.prefix = getenv("JOURNAL_STREAM") != NULL;
+	logcfg.journal = stderr_is_journal();
+}
+
+void log_set_run_id(long long id)
+{
+	logcfg.run_id = id;
 }
 
 void log_set_level(enum log_level threshold)
@@ -66,8 +88,17 @@ static void vlog(int level, int errnum, const char *fmt, va_list ap)
 	for (char *p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
+	if (logcfg.journal) {
+		char run[32] = "";
+		if (logcfg.run_id)
+			snprintf(run, sizeof run, "FPUSOAK_RUN_ID=%lld", logcfg.run_id);
+		if (sd_journal_send("MESSAGE=%s%s%s", msg, errnum ? ": " : "", errnum ? strerror(errnum) : "",
+				    "PRIORITY=%d", level, "SYSLOG_IDENTIFIER=fpusoakd", run[0] ? run : "FPUSOAK_RUN_ID=",
+				    NULL) == 0)
+			return;
+	}
 	/* Under journald the priority travels in "<N>"; on a terminal it is a word. */
-	if (logcfg.prefix)
+	if (logcfg.journal)
 		fprintf(stderr, "<%d>%s%s%s\n", level, msg, errnum ? ": " : "", errnum ? strerror(errnum) : "");
 	else
 		fprintf(stderr, "fpusoakd: %s%s%s%s\n", tag[level], msg, errnum ? ": " : "",

@@ -1,10 +1,12 @@
 /*
  * log: the one logging API.
  *
- * Messages go to stderr.  When JOURNAL_STREAM is set (systemd connected our
- * stderr to journald) each line carries a "<N>" syslog priority prefix so the
- * journal records the right priority.  Control characters in messages are
- * replaced: kernel strings (COMM) are attacker-chosen.
+ * Messages go to stderr.  When JOURNAL_STREAM names our stderr (systemd
+ * connected it to journald), they go to the journal natively instead, with
+ * PRIORITY=, SYSLOG_IDENTIFIER=fpusoakd and FPUSOAK_RUN_ID= fields (so
+ * `journalctl FPUSOAK_RUN_ID=3` works); should that fail, stderr with a "<N>"
+ * priority prefix.  Control characters in messages are replaced: kernel
+ * strings (COMM) are attacker-chosen.
  */
 #ifndef FPUSOAK_LOG_H
 #define FPUSOAK_LOG_H
@@ -15,6 +17,8 @@ enum log_level { LOG_LVL_ERR = 3, LOG_LVL_WARN = 4, LOG_LVL_NOTICE = 5, LOG_LVL_
 
 /* Initialise: decide on priority prefixes from JOURNAL_STREAM; set the threshold. */
 void log_init(enum log_level threshold);
+/* Tag later journal entries with FPUSOAK_RUN_ID=id (0: none). */
+void log_set_run_id(long long id);
 /* Change the threshold (SIGHUP). */
 void log_set_level(enum log_level threshold);
 /* The name log_level_parse accepts for l ("info"). */

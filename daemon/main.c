@@ -92,13 +92,19 @@ static int setup_fds(struct daemon *d)
  */
 static void protect_from_oom(void)
 {
-	FILE *f = fopen("/proc/self/oom_score_adj", "w");
-	int bad;
+	FILE *f = fopen("/proc/self/oom_score_adj", "r+");
+	int cur = 0, bad;
 
 	if (!f) {
 		log_info("cannot set oom_score_adj to -1000 (%s); the OOM killer may pick fpusoakd", strerror(errno));
 		return;
 	}
+	/* systemd's OOMScoreAdjust= may have done it already, without giving us the capability to. */
+	if (fscanf(f, "%d", &cur) == 1 && cur <= -900) {
+		fclose(f);
+		return;
+	}
+	rewind(f);
 	bad = fputs("-1000", f) < 0;
 	bad |= fclose(f) != 0;       /* the write happens at fclose: EACCES shows up here */
 	if (bad)
@@ -178,6 +184,7 @@ int main(int argc, char **argv)
 	}
 	if (begin_run(d, &env) < 0)
 		goto out;
+	log_set_run_id(d->run_id);
 	churnlink_run_started(d->churn, d->store, d->run_id);
 	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
 	if (!d->sampler) {

@@ -21,7 +21,6 @@
 #include "web/handler.h"
 #include "web/server.h"
 
-#define API_DEFAULT_POINTS 1000
 
 static const char json_type[] = "application/json";
 static const char csv_type[] = "text/csv; charset=utf-8";
@@ -265,7 +264,7 @@ fail:
 
 /* ---- series ---- */
 
-static void put_num(struct strbuf *sb, double v, int csv)
+void api_put_num(struct strbuf *sb, double v, int csv)
 {
 	char n[40];
 
@@ -276,7 +275,7 @@ static void put_num(struct strbuf *sb, double v, int csv)
 }
 
 /* The range of a series request: 0, or -1 after a 400/404. */
-static int series_range(struct web_req *r, struct query_range *rg)
+int api_series_range(struct web_req *r, struct query_range *rg)
 {
 	const struct url_params *p = &r->url->p;
 	struct page_run_info ri = { 0 };
@@ -293,7 +292,7 @@ static int series_range(struct web_req *r, struct query_range *rg)
 	return 0;
 }
 
-static void series_head(struct web_req *r, const struct query_range *rg, const char *name, const char *unit)
+void api_series_head(struct web_req *r, const struct query_range *rg, const char *name, const char *unit)
 {
 	struct strbuf *b = &r->body;
 
@@ -334,7 +333,7 @@ static int buddy_csv_cb(void *arg, const struct query_buddy_point *p)
 		sb_printf(b, "%" PRId64 ",%s,%d,", p->ts_ms, fmt_time_iso(p->ts_ms, t, sizeof t), p->node);
 		escape_csv(b, p->zone, p->zone ? strlen(p->zone) : 0);
 		sb_printf(b, ",%d,", k);
-		put_num(b, p->free[k], 1);
+		api_put_num(b, p->free[k], 1);
 		sb_puts(b, "\r\n");
 	}
 	return b->err ? -1 : 0;
@@ -362,7 +361,7 @@ static int buddy_json_cb(void *arg, const struct query_buddy_point *p)
 	sb_printf(&z->pts, "%s[%" PRId64, z->pts.len ? "," : "", p->ts_ms);
 	for (int k = 0; k < p->norders; k++) {
 		sb_puts(&z->pts, ",");
-		put_num(&z->pts, p->free[k], 0);
+		api_put_num(&z->pts, p->free[k], 0);
 	}
 	return sb_puts(&z->pts, "]");
 }
@@ -373,7 +372,7 @@ int api_buddyinfo(struct web_req *r)
 	struct buddy_out o = { .r = r };
 	int csv = r->fmt == URL_FMT_CSV, n, ret = 0;
 
-	if (series_range(r, &rg) < 0)
+	if (api_series_range(r, &rg) < 0)
 		return -1;
 	r->status = 200;
 	if (csv) {
@@ -390,7 +389,7 @@ int api_buddyinfo(struct web_req *r)
 		ret = -1;
 		goto out;
 	}
-	series_head(r, &rg, NULL, NULL);
+	api_series_head(r, &rg, NULL, NULL);
 	sb_puts(&r->body, "\"columns\":\"[ts_ms, free blocks of order 0, 1, ... norders-1], bucket averages\","
 		"\"zones\":[");
 	for (int i = 0; i < o.nz; i++) {
@@ -425,11 +424,11 @@ static int point_cb(void *arg, const struct query_point *p)
 
 	if (o->csv) {
 		sb_printf(o->b, "%" PRId64 ",%s,", p->ts_ms, fmt_time_iso(p->ts_ms, t, sizeof t));
-		put_num(o->b, p->v, 1);
+		api_put_num(o->b, p->v, 1);
 		sb_puts(o->b, "\r\n");
 	} else {
 		sb_printf(o->b, "%s[%" PRId64 ",", o->n ? "," : "", p->ts_ms);
-		put_num(o->b, p->v, 0);
+		api_put_num(o->b, p->v, 0);
 		sb_puts(o->b, "]");
 	}
 	o->n++;
@@ -451,7 +450,7 @@ static int scalar(struct web_req *r, const char *source, series_fn fn, const cha
 
 	if (!r->url->p.has_name)
 		return web_error(r, 400, "name is required, e.g. ?name=MemFree or ?name=compact_stall");
-	if (series_range(r, &rg) < 0)
+	if (api_series_range(r, &rg) < 0)
 		return -1;
 	if ((has = query_has_name(r->q, source, name)) < 0)
 		return -1;
@@ -475,7 +474,7 @@ static int scalar(struct web_req *r, const char *source, series_fn fn, const cha
 		sb_free(&pts);
 		return -1;
 	}
-	series_head(r, &rg, name, unit);
+	api_series_head(r, &rg, name, unit);
 	sb_puts(&r->body, "\"points\":[");
 	if (pts.len)
 		sb_append(&r->body, pts.buf, pts.len);
@@ -556,7 +555,7 @@ int api_failures(struct web_req *r)
 	int64_t total;
 	int limit, has;
 
-	if (series_range(r, &rg) < 0)
+	if (api_series_range(r, &rg) < 0)
 		return -1;
 	limit = p->has_max_points ? (int)p->max_points : API_DEFAULT_POINTS;
 	if ((has = query_has_table(r->q, "kmsg_events")) < 0)

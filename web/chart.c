@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "web/handler.h"
+#include "web/report.h"
 #include "web/svg.h"
 
 #define CHART_POINTS 400      /* per series: ~ one per 2 px of a 760 px chart */
@@ -94,42 +95,6 @@ static void stacked(struct web_req *r, const struct zone_acc *z, int64_t from, i
 	free(mb);
 }
 
-/*
- * Unusable free space index of order k (the kernel's
- * /sys/kernel/debug/extfrag/unusable_index): the share of free memory in
- * blocks smaller than 2^k pages.  Computed here from the bucket averages
- * until analysis/ provides the kernel-exact one.
- */
-static void heatmap(struct web_req *r, const struct zone_acc *z, int64_t from, int64_t to)
-{
-	static const char *const rows[BUDDY_MAX_ORDER] = {
-		"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
-	};
-	double *cells = malloc(sizeof(double) * BUDDY_MAX_ORDER * CHART_POINTS);
-	char title[96];
-	struct svg_chart c = { .title = title, .y_label = "order", .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
-		.caption = "Unusable free space index per order (0: all free memory is in blocks of at least this "
-			   "order; 1: none is). A dark band growing downwards means allocations of those orders "
-			   "increasingly depend on compaction, and will fail when it cannot keep up." };
-
-	if (!cells) {
-		r->body.err = 1;
-		return;
-	}
-	snprintf(title, sizeof title, "Unusable free space index, node %d zone %s", z->node, z->zone);
-	for (size_t j = 0; j < z->n; j++) {
-		double total = 0, suitable = 0;
-		for (int k = 0; k < z->norders; k++)
-			total += z->f[k][j] * (double)(UINT64_C(1) << k);
-		for (int k = z->norders - 1; k >= 0; k--) {
-			suitable += z->f[k][j] * (double)(UINT64_C(1) << k);
-			cells[j * (size_t)z->norders + (size_t)k] = total > 0 ? (total - suitable) / total : NAN;
-		}
-	}
-	svg_heatmap(&r->body, &c, z->t, z->n, cells, rows, z->norders, 0, 1);
-	free(cells);
-}
-
 int chart_buddy(struct web_req *r, int64_t run_id, int64_t from, int64_t to, int64_t page_size, int which)
 {
 	struct buddy_acc a = { 0 };
@@ -150,8 +115,6 @@ int chart_buddy(struct web_req *r, int64_t run_id, int64_t from, int64_t to, int
 	for (int i = 0; i < a.nz; i++) {
 		if (which & CHART_STACKED)
 			stacked(r, a.z[i], from, to, page_size);
-		if (which & CHART_HEATMAP)
-			heatmap(r, a.z[i], from, to);
 	}
 	if (a.skipped)
 		sb_printf(&r->body, "<p class=\"pending\">More than %d zones: only the first %d are charted.</p>\n",
@@ -203,7 +166,7 @@ static int lines(struct web_req *r, series_fn fn, double scale, int64_t run_id, 
 		}
 		if (acc[ns].n == 0)
 			continue;
-		s[ns] = (struct svg_series){ names[i], acc[ns].t, acc[ns].v, acc[ns].n };
+		s[ns] = (struct svg_series){ names[i], acc[ns].t, acc[ns].v, acc[ns].n, SVG_LINE, 0 };
 		ns++;
 	}
 	svg_line_chart(&r->body, c, s, ns);
@@ -228,4 +191,166 @@ int chart_vmstat_rates(struct web_req *r, int64_t run_id, int64_t from, int64_t 
 			       .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from) };
 
 	return lines(r, query_vmstat_rate, 1.0, run_id, from, to, names, n, &c);
+}
+
+/* ---------------------------------------------------------------- indices and headroom (v_frag) */
+
+struct frag_zone {
+	int node;
+	char zone[ZONE_NAME_MAX];
+	int norders;
+	size_t n;
+	int64_t t[CHART_POINTS];
+	double u[CHART_POINTS][BUDDY_MAX_ORDER];   /* worst unusable index per bucket */
+	double h[CHART_POINTS][BUDDY_MAX_ORDER];   /* mean headroom per bucket */
+};
+
+struct frag_acc {
+	struct frag_zone *z[CHART_MAX_ZONES];
+	int nz, skipped;
+};
+
+static int frag_cb(void *arg, const struct query_frag_point *p)
+{
+	struct frag_acc *a = arg;
+	struct frag_zone *z = NULL;
+
+	for (int i = 0; i < a->nz && !z; i++)
+		if (a->z[i]->node == p->node && strcmp(a->z[i]->zone, p->zone) == 0)
+			z = a->z[i];
+	if (!z) {
+		if (a->nz == CHART_MAX_ZONES || strlen(p->zone) >= ZONE_NAME_MAX) {
+			a->skipped++;
+			return 0;
+		}
+		if (!(z = calloc(1, sizeof *z)))
+			return -1;
+		a->z[a->nz++] = z;
+		z->node = p->node;
+		memcpy(z->zone, p->zone, strlen(p->zone) + 1);
+	}
+	if (z->n == CHART_POINTS)
+		return -1;   /* cannot happen with max_points = CHART_POINTS */
+	if (p->norders > z->norders)
+		z->norders = p->norders;
+	z->t[z->n] = p->ts_ms;
+	memcpy(z->u[z->n], p->unusable, sizeof p->unusable);
+	memcpy(z->h[z->n], p->headroom, sizeof p->headroom);
+	z->n++;
+	return 0;
+}
+
+static void frag_free(struct frag_acc *a)
+{
+	for (int i = 0; i < a->nz; i++)
+		free(a->z[i]);
+}
+
+/* The unusable index of a zone as a heatmap: the values are the SQL view's (v_frag, rollup unusable_max). */
+static void heatmap(struct web_req *r, const struct frag_zone *z, int64_t from, int64_t to)
+{
+	static const char *const rows[BUDDY_MAX_ORDER] = {
+		"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
+	};
+	double *cells = malloc(sizeof(double) * BUDDY_MAX_ORDER * CHART_POINTS);
+	char title[96];
+	struct svg_chart c = { .title = title, .y_label = "order", .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
+		.caption = "The kernel's unusable free space index per order, the worst value in each interval (0: all "
+			   "free memory is in blocks of at least this order; 1: none is). A dark band growing downwards "
+			   "means allocations of those orders increasingly depend on compaction, and will fail when it "
+			   "cannot keep up." };
+
+	if (!cells) {
+		r->body.err = 1;
+		return;
+	}
+	snprintf(title, sizeof title, "Unusable free space index, node %d zone %s", z->node, z->zone);
+	for (size_t j = 0; j < z->n; j++)
+		for (int k = 0; k < z->norders; k++)
+			cells[j * (size_t)z->norders + (size_t)k] = z->u[j][k];
+	svg_heatmap(&r->body, &c, z->t, z->n, cells, rows, z->norders, 0, 1);
+	free(cells);
+}
+
+int chart_unusable(struct web_req *r, int64_t run_id, int64_t from, int64_t to)
+{
+	struct frag_acc a = { 0 };
+	struct query_range rg = { from, to, CHART_POINTS, 0, 0 };
+	int ret = 0;
+
+	if (query_frag_series(r->q, run_id, &rg, frag_cb, &a) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (a.nz == 0)
+		sb_puts(&r->body, "<p class=\"pending\">No buddyinfo samples in this window.</p>\n");
+	for (int i = 0; i < a.nz; i++)
+		heatmap(r, a.z[i], from, to);
+	if (a.skipped)
+		sb_printf(&r->body, "<p class=\"pending\">More than %d zones: only the first %d are charted.</p>\n",
+			  CHART_MAX_ZONES, CHART_MAX_ZONES);
+out:
+	frag_free(&a);
+	return ret;
+}
+
+/* Trend lines drawn over a headroom chart: each from its first to its last minute. */
+struct trend_line {
+	int64_t t[2];
+	double v[2];
+	char name[64];
+};
+
+int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, int order, const char *why,
+		   const struct report_trend *tr, int ntr)
+{
+	struct frag_acc a = { 0 };
+	struct query_range rg = { from, to, CHART_POINTS, 0, 0 };
+	struct svg_series s[SVG_MAX_SERIES];
+	struct trend_line tl[SVG_MAX_SERIES / 2];
+	double *v = NULL;
+	char title[128], cap[512];
+	struct svg_chart c = { .title = title, .y_label = "free blocks", .y_from_zero = 1, .caption = cap,
+			       .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from) };
+	int ns = 0, ntl = 0, ret = 0;
+
+	if (query_frag_series(r->q, run_id, &rg, frag_cb, &a) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (!(v = malloc(sizeof(double) * CHART_POINTS * CHART_MAX_ZONES))) {
+		ret = -1;
+		goto out;
+	}
+	snprintf(title, sizeof title, "Headroom at order %d (%s)", order, why);
+	snprintf(cap, sizeof cap, "Free blocks able to satisfy an order-%d allocation (2^%d pages), per zone; dashed: the "
+		 "least-squares trend through the minute averages. A line falling towards zero means %s allocations "
+		 "will soon depend on compaction and fail where it cannot keep up.", order, order,
+		 strcmp(why, "pageblock") == 0 ? "pageblock-sized (huge page, compaction target)" : "task_struct slab");
+	for (int i = 0; i < a.nz && ns < SVG_MAX_SERIES; i++) {
+		const struct frag_zone *z = a.z[i];
+		double *zv = v + (size_t)i * CHART_POINTS;
+
+		for (size_t j = 0; j < z->n; j++)
+			zv[j] = order < z->norders ? z->h[j][order] : NAN;
+		s[ns++] = (struct svg_series){ z->zone, z->t, zv, z->n, SVG_LINE, i + 1 };
+		for (int k = 0; k < ntr && ns < SVG_MAX_SERIES; k++) {
+			struct trend_line *t = &tl[ntl];
+			if (ntl == SVG_MAX_SERIES / 2 || !tr[k].ok || tr[k].node != z->node || strcmp(tr[k].zone, z->zone) != 0)
+				continue;
+			t->t[0] = tr[k].t0_ms;
+			t->t[1] = tr[k].last_ms;
+			t->v[0] = report_trend_at(&tr[k], t->t[0]);
+			t->v[1] = report_trend_at(&tr[k], t->t[1]);
+			snprintf(t->name, sizeof t->name, "%s trend", z->zone);
+			s[ns++] = (struct svg_series){ t->name, t->t, t->v, 2, SVG_DASHED, i + 1 };
+			ntl++;
+			break;
+		}
+	}
+	svg_line_chart(&r->body, &c, s, ns);
+out:
+	free(v);
+	frag_free(&a);
+	return ret;
 }

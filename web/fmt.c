@@ -101,3 +101,12 @@ const char *fmt_si(double v, char *out, size_t outlen)
 	snprintf(out, outlen, "%.4g", fabs(v) < 1e-12 ? 0.0 : v);
 	return out;
 }
+
+const char *fmt_sig(double v, char *out, size_t outlen)
+{
+	if (!isfinite(v))
+		snprintf(out, outlen, "%s", isnan(v) ? "" : v > 0 ? "inf" : "-inf");
+	else
+		snprintf(out, outlen, "%.4g", v == 0 ? 0.0 : v);   /* no "-0" */
+	return out;
+}

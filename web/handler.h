@@ -26,6 +26,7 @@ struct web_req {
 	int64_t id;                 /* the {id} of the path, 0 if none */
 	enum url_format fmt;        /* resolved: HTML, JSON or CSV */
 	int api;                    /* under /api/: errors as JSON */
+	int offline;                /* rendering a saved report (fpusoakd report): no links to a server */
 	int status;                 /* response status (0 until set) */
 	const char *ctype;          /* response Content-Type */
 	char filename[64];          /* Content-Disposition: attachment for CSV, "" if none */
@@ -50,6 +51,7 @@ const char *web_version(const struct web_server *ws);
 int page_index(struct web_req *r);
 int page_runs(struct web_req *r);
 int page_run(struct web_req *r);
+int page_compare(struct web_req *r);
 
 /* JSON/CSV API (api.c). */
 int api_status(struct web_req *r);
@@ -59,6 +61,21 @@ int api_buddyinfo(struct web_req *r);
 int api_meminfo(struct web_req *r);
 int api_vmstat(struct web_req *r);
 int api_failures(struct web_req *r);
+int api_frag(struct web_req *r);
+int api_churn(struct web_req *r);
+int api_probes(struct web_req *r);
+int api_compare(struct web_req *r);
+
+#define API_DEFAULT_POINTS 1000
+
+/* A number into JSON (null for NaN/inf) or CSV (empty). */
+void api_put_num(struct strbuf *sb, double v, int csv);
+
+/* The range of a series request from from/to/max_points: 0, or -1 after a 400/404 (no such run). */
+int api_series_range(struct web_req *r, struct query_range *rg);
+
+/* The opening of a series object: run_id, [name, unit,] from_ms, to_ms, bucket_ms, interval_ms, max_points, and a trailing comma. */
+void api_series_head(struct web_req *r, const struct query_range *rg, const char *name, const char *unit);
 
 
 
@@ -100,10 +117,18 @@ int64_t page_run_duration(const struct query_run *run);
 /* ---- charts from the store (chart.c); from/to are the page's window, -1 = the run's extent ---- */
 
 #define CHART_STACKED 1   /* free memory by order, stacked, MB, one chart per zone */
-#define CHART_HEATMAP 2   /* unusable free space index, time x order, one per zone */
+
+struct report_trend;
 
 /* Buddyinfo charts of a run; 0 or -1 (store error). */
 int chart_buddy(struct web_req *r, int64_t run_id, int64_t from, int64_t to, int64_t page_size, int which);
+
+/* The kernel's unusable free space index (v_frag / rollup unusable_max) as a heatmap per zone; 0 or -1. */
+int chart_unusable(struct web_req *r, int64_t run_id, int64_t from, int64_t to);
+
+/* Order-k headroom per zone on one chart, with the trends tr[0..ntr) drawn dashed; why names the order; 0 or -1. */
+int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, int order, const char *why,
+		   const struct report_trend *tr, int ntr);
 
 /* Meminfo fields (kB shown as MB) on one line chart; 0 or -1. */
 int chart_meminfo(struct web_req *r, int64_t run_id, int64_t from, int64_t to, const char *const *names, int n,
@@ -112,4 +137,29 @@ int chart_meminfo(struct web_req *r, int64_t run_id, int64_t from, int64_t to, c
 /* vmstat counters as rates (events/s) on one line chart; 0 or -1. */
 int chart_vmstat_rates(struct web_req *r, int64_t run_id, int64_t from, int64_t to, const char *const *names,
 		       int n, const char *title, const char *caption);
+
+/* ---- the run report's sections (page_run.c and sec_*.c) ---- */
+
+struct run_page {
+	struct web_req *r;
+	struct page_run_info ri;
+	int newest;
+	int64_t from, to;           /* the window; -1 = open */
+};
+
+typedef int (*section_fn)(struct run_page *p);
+
+int sec_headroom(struct run_page *p);   /* 2: headroom charts, trends, projected exhaustion */
+int sec_churn(struct run_page *p);      /* 4: population, spawns, failures by errno, deaths by signal */
+int sec_probes(struct run_page *p);     /* 5: capacity and FPU-cost probes with trend */
+int chart_failures(struct run_page *p); /* 6: allocation failures on a timeline (the table is page_run.c's) */
+int sec_slow(struct run_page *p);       /* 8: pagetypeinfo and slabinfo at the latest slow sample */
+int sec_atomic(struct run_page *p);     /* 9: atomic-allocation risk per zone and order of interest */
+
+/* A link to path (an href on a live server; plain text offline): "<a href=...>text</a>" or "text". */
+void page_link(struct web_req *r, const char *href, const char *text);
+
+/* The compare page's body for runs a and b (page_compare.c); used by the server and offline. */
+int page_compare_runs(struct web_req *r, int64_t a, int64_t b);
+
 #endif

@@ -42,9 +42,12 @@ void page_begin(struct web_req *r, const char *title)
 		  "<meta name=\"viewport\" content=\"width=device-width\"/>"
 		  "<link rel=\"icon\" href=\"data:,\"/><title>");
 	page_text(r, title);
-	sb_printf(&r->body, " \xe2\x80\x94 fpusoakd</title><style>%s</style></head>\n<body>\n"
-		  "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>"
-		  "<a href=\"/metrics\">metrics</a><a href=\"/api/v1/status\">api</a></nav>\n<h1>", css);
+	sb_printf(&r->body, " \xe2\x80\x94 fpusoakd</title><style>%s</style></head>\n<body>\n", css);
+	if (r->offline)
+		sb_puts(&r->body, "<nav>fpusoakd report (saved file: charts and tables only, no links)</nav>\n<h1>");
+	else
+		sb_puts(&r->body, "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>"
+			"<a href=\"/metrics\">metrics</a><a href=\"/api/v1/status\">api</a></nav>\n<h1>");
 	page_text(r, title);
 	sb_puts(&r->body, "</h1>\n");
 }
@@ -52,7 +55,7 @@ void page_begin(struct web_req *r, const char *title)
 void page_end(struct web_req *r)
 {
 	sb_puts(&r->body, "<hr/><p><small>fpusoakd ");
-	page_text(r, web_version(r->ws));
+	page_text(r, r->ws ? web_version(r->ws) : FPUSOAK_VERSION);
 	sb_puts(&r->body, "; times are UTC.</small></p>\n</body></html>\n");
 }
 
@@ -198,4 +201,17 @@ int page_window(struct web_req *r, const struct page_run_info *ri, int64_t defau
 	if (*from >= 0 && *to >= 0 && *from > *to)
 		return web_error(r, 400, "from is after to");
 	return 0;
+}
+
+void page_link(struct web_req *r, const char *href, const char *text)
+{
+	if (r->offline) {
+		page_text(r, text);
+		return;
+	}
+	sb_puts(&r->body, "<a href=\"");
+	page_text(r, href);
+	sb_puts(&r->body, "\">");
+	page_text(r, text);
+	sb_puts(&r->body, "</a>");
 }

@@ -1,8 +1,9 @@
 /*
  * page_run: "/runs/{id}", the full report of one run, in the order of
- * issue 5's list.  Sections whose data this build does not collect yet say
- * so; each names the table or view it will read, so adding one is: write
- * its render function and put it in the sections[] table.
+ * issue 5's list.  Each section is one function in the sections[] table;
+ * a section whose table is missing (a database from an older fpusoakd)
+ * says so.  The same code renders the saved report (fpusoakd report):
+ * r->offline drops the window form and the links.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,15 +12,6 @@
 #include "web/fmt.h"
 #include "web/handler.h"
 
-struct run_page {
-	struct web_req *r;
-	struct page_run_info ri;
-	int newest;
-	int64_t from, to;
-};
-
-typedef int (*section_fn)(struct run_page *p);
-
 static int sec_free(struct run_page *p)
 {
 	return chart_buddy(p->r, p->ri.run_id, p->from, p->to, p->ri.page_size, CHART_STACKED);
@@ -27,7 +19,7 @@ static int sec_free(struct run_page *p)
 
 static int sec_unusable(struct run_page *p)
 {
-	return chart_buddy(p->r, p->ri.run_id, p->from, p->to, p->ri.page_size, CHART_HEATMAP);
+	return chart_unusable(p->r, p->ri.run_id, p->from, p->to);
 }
 
 static int sec_counters(struct run_page *p)
@@ -88,13 +80,9 @@ static int sec_failures(struct run_page *p)
 {
 	struct web_req *r = p->r;
 	int64_t total;
-	int has = query_has_table(r->q, "kmsg_events");
 
-	if (has <= 0) {
-		if (has == 0)
-			sb_puts(&r->body, "<p class=\"pending\">Not collected yet: this database has no kernel-log events.</p>\n");
-		return has;
-	}
+	if (chart_failures(p) < 0)
+		return -1;
 	sb_puts(&r->body, "<table class=\"failures\">\n<tr><th>time</th><th>comm</th><th>pid</th><th>order</th>"
 		"<th>GFP flags</th><th>GFP mask</th></tr>\n");
 	if (query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, FAILURES_SHOWN, &total, failure_row, r) < 0)
@@ -109,34 +97,33 @@ static int sec_failures(struct run_page *p)
 
 static const struct section {
 	const char *title;
-	const char *needs;          /* table or view it reads when not built yet, NULL when built */
-	const char *what;           /* what is missing, for the placeholder */
+	const char *needs;          /* the table the section reads; NULL when it needs only the base schema */
 	section_fn fn;
 } sections[] = {
-	{ "1. Free memory by order", NULL, NULL, sec_free },
-	{ "2. Headroom", "v_headroom", "headroom for the task_struct slab order and the pageblock order", NULL },
-	{ "3. Unusable free space index", NULL, NULL, sec_unusable },
-	{ "4. Churn", "v_churn", "worker population, spawns, spawn failures, deaths and OOM kills", NULL },
-	{ "5. Probes", "v_probes", "capacity-probe and FPU-cost probe results", NULL },
-	{ "6. Allocation failures", NULL, NULL, sec_failures },
-	{ "7. Compaction, reclaim and memory", NULL, NULL, sec_counters },
-	{ "8. pagetypeinfo and slabinfo", "v_slabinfo", "pagetypeinfo and slabinfo snapshots", NULL },
-	{ "9. Atomic-allocation risk", "v_atomic_risk", "the atomic-allocation risk per zone and order", NULL },
+	{ "1. Free memory by order", NULL, sec_free },
+	{ "2. Headroom", NULL, sec_headroom },
+	{ "3. Unusable free space index", NULL, sec_unusable },
+	{ "4. Churn", "churn", sec_churn },
+	{ "5. Probes", "probes", sec_probes },
+	{ "6. Allocation failures", "kmsg_events", sec_failures },
+	{ "7. Compaction, reclaim and memory", NULL, sec_counters },
+	{ "8. pagetypeinfo and slabinfo", "slab", sec_slow },
+	{ "9. Atomic-allocation risk", "atomic_risk", sec_atomic },
 };
 
-static int pending(struct run_page *p, const struct section *s)
+/* The section, or a note when this database predates its table. */
+static int section(struct run_page *p, const struct section *s)
 {
-	int has = query_has_table(p->r->q, s->needs);
+	int has = s->needs ? query_has_table(p->r->q, s->needs) : 1;
 
 	if (has < 0)
 		return -1;
-	sb_puts(&p->r->body, "<p class=\"pending\">");
-	if (has)
-		sb_printf(&p->r->body, "Data is in <code>%s</code>; this report does not chart it yet.", s->needs);
-	else
-		sb_printf(&p->r->body, "Not collected yet: this build of fpusoakd does not record %s.", s->what);
-	sb_puts(&p->r->body, "</p>\n");
-	return 0;
+	if (!has) {
+		sb_printf(&p->r->body, "<p class=\"pending\">Not in this database: it was written by an fpusoakd "
+			  "without the <code>%s</code> table.</p>\n", s->needs);
+		return 0;
+	}
+	return s->fn(p);
 }
 
 static void link(struct web_req *r, int64_t id, int64_t from, int64_t to, const char *text)
@@ -209,13 +196,14 @@ int page_run(struct web_req *r)
 	if (query_run(r->q, r->id, env_cb, &p) < 0)
 		return -1;
 	sb_puts(&r->body, "<h2>Window</h2>\n");
-	selector(&p);
+	if (!r->offline)
+		selector(&p);
 	if (p.from >= 0 && p.to >= 0)
 		sb_printf(&r->body, "<p>Showing %s to %s.</p>\n", fmt_time_human(p.from, a, sizeof a),
 			  fmt_time_human(p.to, b, sizeof b));
 	for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
 		sb_printf(&r->body, "<h2>%s</h2>\n", sections[i].title);
-		if ((sections[i].fn ? sections[i].fn(&p) : pending(&p, &sections[i])) < 0)
+		if (section(&p, &sections[i]) < 0)
 			return -1;
 	}
 	page_end(r);

@@ -82,6 +82,23 @@ static int64_t time_step(int64_t span)
 	return steps[i];
 }
 
+/* An elapsed-time tick: "0", "45s", "30m", "2h", "1h30m", "3d", "2d12h". */
+static void elapsed_label(int64_t t, char *out, size_t outlen)
+{
+	int64_t s = t / 1000, d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
+
+	if (s == 0)
+		snprintf(out, outlen, "0");
+	else if (s < 60)
+		snprintf(out, outlen, "%llds", (long long)s);
+	else if (s < 3600)
+		snprintf(out, outlen, "%lldm", (long long)(s / 60));
+	else if (d == 0)
+		snprintf(out, outlen, m ? "%lldh%02lldm" : "%lldh", (long long)(s / 3600), (long long)m);
+	else
+		snprintf(out, outlen, h ? "%lldd%02lldh" : "%lldd", (long long)d, (long long)h);
+}
+
 static void tick_label(int64_t t, int64_t step, int64_t span, char *out, size_t outlen)
 {
 	time_t s = (time_t)(t / 1000);
@@ -153,22 +170,31 @@ static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, 
 		step = time_step(span);
 		for (int64_t t = (f->t0 + step - 1) / step * step; t <= f->t1; t += step) {
 			double x = fx(f, t);
-			tick_label(t, step, span, lab, sizeof lab);
+			if (c->x_elapsed)
+				elapsed_label(t, lab, sizeof lab);
+			else
+				tick_label(t, step, span, lab, sizeof lab);
 			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
 				  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" " FONT ">%s</text>\n",
 				  x, f->py0, x, f->py1 + 4, x, f->py1 + 16, lab);
 		}
 	}
-	sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" " FONT " fill=\"#444\">time (UTC), %s to %s"
-		  "</text>\n", (f->px0 + f->px1) / 2, f->h - 8, fmt_time_human(f->t0, a, sizeof a),
-		  fmt_time_human(f->t1, b, sizeof b));
+	if (c->x_elapsed) {
+		char d[32];
+		sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" " FONT " fill=\"#444\">time since the "
+			  "run's start, 0 to %s</text>\n", (f->px0 + f->px1) / 2, f->h - 8, fmt_duration(f->t1, d, sizeof d));
+	} else {
+		sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" " FONT " fill=\"#444\">time (UTC), %s to %s"
+			  "</text>\n", (f->px0 + f->px1) / 2, f->h - 8, fmt_time_human(f->t0, a, sizeof a),
+			  fmt_time_human(f->t1, b, sizeof b));
+	}
 	sb_printf(sb, "<text x=\"12\" y=\"%.1f\" text-anchor=\"middle\" " FONT " fill=\"#444\" "
 		  "transform=\"rotate(-90 12 %.1f)\">", (f->py0 + f->py1) / 2, (f->py0 + f->py1) / 2);
 	text(sb, c->y_label);
 	return sb_puts(sb, "</text>\n");
 }
 
-static int legend(struct strbuf *sb, const struct frame *f, const char *const *names, int n)
+static int legend(struct strbuf *sb, const struct frame *f, const char *const *names, const int *colours, int n)
 {
 	int per = (int)((f->px1 - f->px0) / LEGEND_ENTRY_W);
 
@@ -177,7 +203,8 @@ static int legend(struct strbuf *sb, const struct frame *f, const char *const *n
 	for (int i = 0; i < n; i++) {
 		double x = f->px0 + (i % per) * LEGEND_ENTRY_W, y = 10 + (i / per) * LEGEND_ROW;
 		sb_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			  "<text x=\"%.1f\" y=\"%.1f\" " FONT ">", x, y, palette[i % SVG_MAX_SERIES], x + 14, y + 9);
+			  "<text x=\"%.1f\" y=\"%.1f\" " FONT ">", x, y, palette[(colours ? colours[i] : i) % SVG_MAX_SERIES],
+			  x + 14, y + 9);
 		text(sb, names[i]);
 		sb_puts(sb, "</text>\n");
 	}
@@ -209,6 +236,7 @@ int svg_line_chart(struct strbuf *sb, const struct svg_chart *c, const struct sv
 {
 	struct frame f = { 0 };
 	const char *names[SVG_MAX_SERIES];
+	int colours[SVG_MAX_SERIES];
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	double vlo = INFINITY, vhi = -INFINITY;
 	int any = 0;
@@ -219,6 +247,7 @@ int svg_line_chart(struct strbuf *sb, const struct svg_chart *c, const struct sv
 		if (s[i].n > SVG_MAX_POINTS)
 			return -1;
 		names[i] = s[i].name;
+		colours[i] = s[i].colour > 0 ? s[i].colour - 1 : i;
 		for (size_t j = 0; j < s[i].n; j++) {
 			if (s[i].t_ms[j] < lo)
 				lo = s[i].t_ms[j];
@@ -242,26 +271,43 @@ int svg_line_chart(struct strbuf *sb, const struct svg_chart *c, const struct sv
 		vlo = fmin(vlo, 0);
 		vhi = fmax(vhi, 0);
 	}
+	if (c->y_max > 0)
+		vhi = fmax(vhi, c->y_max);
 	f.y0 = vlo;
 	f.y1 = vhi;
 	if (begin(sb, c, &f, ns, !any, 1) < 0)
 		return -1;
 	for (int i = 0; i < ns && any; i++) {
+		const char *col = palette[colours[i] % SVG_MAX_SERIES];
 		int pen = 0;
-		sb_printf(sb, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" d=\"", palette[i]);
-		for (size_t j = 0; j < s[i].n; j++) {
-			if (!isfinite(s[i].v[j]) || s[i].t_ms[j] < f.t0 || s[i].t_ms[j] > f.t1) {
-				pen = 0;
-				continue;
+
+		if (s[i].style != SVG_MARKERS) {
+			sb_printf(sb, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s d=\"", col,
+				  s[i].style == SVG_DASHED ? " stroke-dasharray=\"6 4\"" : "");
+			for (size_t j = 0; j < s[i].n; j++) {
+				if (!isfinite(s[i].v[j]) || s[i].t_ms[j] < f.t0 || s[i].t_ms[j] > f.t1) {
+					pen = 0;
+					continue;
+				}
+				sb_printf(sb, "%c%.1f,%.1f", pen ? 'L' : 'M', fx(&f, s[i].t_ms[j]), fy(&f, s[i].v[j]));
+				pen = 1;
 			}
-			sb_printf(sb, "%c%.1f,%.1f", pen ? 'L' : 'M', fx(&f, s[i].t_ms[j]), fy(&f, s[i].v[j]));
-			pen = 1;
+			sb_puts(sb, "\"><title>");
+			text(sb, s[i].name);
+			sb_puts(sb, "</title></path>\n");
 		}
-		sb_puts(sb, "\"><title>");
-		text(sb, s[i].name);
-		sb_puts(sb, "</title></path>\n");
+		if (s[i].style == SVG_MARKERS || s[i].style == SVG_LINE_MARKERS) {
+			sb_printf(sb, "<g fill=\"%s\"><title>", col);
+			text(sb, s[i].name);
+			sb_puts(sb, "</title>");
+			for (size_t j = 0; j < s[i].n; j++)
+				if (isfinite(s[i].v[j]) && s[i].t_ms[j] >= f.t0 && s[i].t_ms[j] <= f.t1)
+					sb_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"/>", fx(&f, s[i].t_ms[j]),
+						  fy(&f, s[i].v[j]));
+			sb_puts(sb, "</g>\n");
+		}
 	}
-	if (legend(sb, &f, names, ns) < 0)
+	if (legend(sb, &f, names, colours, ns) < 0)
 		return -1;
 	return end(sb, c);
 }
@@ -303,7 +349,7 @@ int svg_stacked_area(struct strbuf *sb, const struct svg_chart *c, const int64_t
 		text(sb, names[i]);
 		sb_puts(sb, "</title></path>\n");
 	}
-	if (legend(sb, &f, names, nlayers) < 0)
+	if (legend(sb, &f, names, NULL, nlayers) < 0)
 		return -1;
 	return end(sb, c);
 }

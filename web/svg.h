@@ -31,6 +31,15 @@ struct svg_chart {
 	int64_t t0_ms, t1_ms;     /* x range; both 0 = the data's extent */
 	int width, height;        /* pixels; 0 = 760 x 280 */
 	int y_from_zero;          /* y axis includes 0 */
+	int x_elapsed;            /* times are ms since a start: ticks read "0h", "1h30m", the axis "time since start" */
+	double y_max;             /* > 0: the y axis ends here at least (e.g. 100 for percentages) */
+};
+
+enum svg_style {
+	SVG_LINE = 0,             /* a line through the points */
+	SVG_DASHED,               /* a dashed line (trend lines) */
+	SVG_MARKERS,              /* a dot per point, no line (events, sparse probes) */
+	SVG_LINE_MARKERS,         /* both */
 };
 
 struct svg_series {
@@ -38,6 +47,8 @@ struct svg_series {
 	const int64_t *t_ms;      /* n ascending times */
 	const double *v;          /* n values; NaN breaks the line */
 	size_t n;
+	enum svg_style style;
+	int colour;               /* 0: the series' position; i > 0: palette entry i - 1 (a trend shares its data's colour) */
 };
 
 /* Lines, one per series, with a legend. */

@@ -1,0 +1,350 @@
+#!/usr/bin/env bash
+# bench/run.sh: fpusoakd against what a kernel developer would reach for instead (issue 8).
+#
+#   bench/run.sh                    everything, ~12 minutes: churn, sampling, daemon CPU, /metrics,
+#                                   1 day of synthetic history + report/API latency, a 2-minute soak
+#   bench/run.sh --long             the same with a 10-minute soak
+#   bench/run.sh --history-days N   generate N days of history instead of 1 (~3 min per day, growing)
+#   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,history,soak
+#
+# Every figure is printed next to its peer measured in the same run (this machine is shared and
+# noisy: only same-run ratios mean much), with the goal and whether it is met.  The whole output
+# goes to build/bench/results-<UTC time>.txt; bench/RESULTS.md is written by hand from it.
+#
+# SAFETY: everything that forks or fills memory runs in its own memory+pids limited cgroup
+# (bench/cg.sh), bounded in time; only PIDs this script started are ever signalled; every server
+# listens on 127.0.0.1 and every request goes there.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+LONG=0 HIST_DAYS=1 ONLY=churn,sampler,daemon,history,soak
+while [ $# -gt 0 ]; do
+	case $1 in
+	--long) LONG=1 ;;
+	--history-days) HIST_DAYS=$2; shift ;;
+	--only) ONLY=$2; shift ;;
+	*) echo "usage: bench/run.sh [--long] [--history-days N] [--only churn,sampler,daemon,history,soak]" >&2; exit 64 ;;
+	esac
+	shift
+done
+case $HIST_DAYS in ''|*[!0-9]*) echo "bench: --history-days needs a number" >&2; exit 64 ;; esac
+SOAK_S=120; [ $LONG = 1 ] && SOAK_S=600
+want() { case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
+
+. bench/cg.sh
+B=$ROOT/build/bench
+mkdir -p "$B"
+TMP=$(mktemp -d "$B/run.XXXXXX")
+SHM=$(mktemp -d /dev/shm/fpusoak-bench.XXXXXX)
+LOG=$B/results-$(date -u +%Y%m%dT%H%M%SZ).txt
+exec > >(tee "$LOG") 2>&1
+NPROC=$(nproc)
+PIDS=()
+SUMMARY=()
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	sleep 0.3
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	cg_remove
+	rm -rf "$TMP" "$SHM"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() { printf '%s\n' "$*"; }
+hdr() { say ""; say "== $* ($(date -u +%H:%M:%S))"; }
+# row FIGURE FPUSOAKD PEER RATIO GOAL MET
+row() { SUMMARY+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
+kv() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" | head -1; }     # kv KEY < text: value of KEY=value
+calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+ge() { awk "BEGIN { exit !($1 >= $2) }"; }
+met() { if ge "$1" "$2"; then echo met; else echo MISSED; fi; }        # met VALUE MIN
+met_le() { if ge "$2" "$1"; then echo met; else echo MISSED; fi; }     # met_le VALUE MAX
+
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 30000))
+		[ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ] && { echo $p; return; }
+	done
+}
+wait_http() {   # wait_http URL: up to 10 s
+	local i
+	for i in $(seq 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
+	return 1
+}
+stop_pid() {    # stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL (it is ours)
+	local i
+	kill -TERM "$1" 2>/dev/null
+	for i in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+rss() { awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { printf "VmRSS=%.1fMB VmHWM=%.1fMB", r / 1024, h / 1024 }' "/proc/$1/status"; }
+rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime, all threads, in clock ticks
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
+wrk_rps() { awk '/^Requests\/sec/ { print $2 }'; }
+wrk_p99() {     # p99 from wrk --latency, in ms
+	awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) }
+		else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 } printf "%.1f", v }'
+}
+
+# ---------------------------------------------------------------- setup
+hdr "setup"
+say "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+say "machine: nproc=$NPROC cpu=\"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)\" kernel=$(uname -r)" \
+    "mem=$(awk '/^MemTotal/ { printf "%.1fGiB", $2 / 1048576 }' /proc/meminfo) load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
+say "commit: $(git describe --always --dirty 2>/dev/null || echo unknown)  mode: $([ $LONG = 1 ] && echo long || echo default)" \
+    "soak=${SOAK_S}s history_days=$HIST_DAYS sections=$ONLY"
+missing=""
+for t in stress-ng:stress-ng wrk:wrk prometheus-node-exporter:prometheus-node-exporter sqlite3:sqlite3 curl:curl ss:iproute2; do
+	command -v "${t%%:*}" >/dev/null || missing="$missing ${t#*:}"
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		say "installing:$missing"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 ||
+			{ DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 &&
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null 2>&1; }
+	else
+		say "missing:$missing (as root: apt-get install$missing); the sections that need them are skipped"
+	fi
+fi
+[ "$(id -u)" = 0 ] || say "note: not root: no cgroups can be made, so the churn sections are skipped (SAFETY)"
+
+if ! make -s all; then
+	# The tree may be mid-edit by someone else: measure the last good build, and say so loudly.
+	[ -f build/libfpusoak.a ] && [ -x build/fpusoakd ] || { say "bench: make all failed"; exit 1; }
+	say "WARNING: make all failed; measuring the previous build/fpusoakd and build/libfpusoak.a"
+fi
+CFLAGS_B="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation -I."
+LIBS_B="build/libfpusoak.a $(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih) -lm -lpthread"
+for b in forkloop churn_bench sampler_bench genhistory webserve; do
+	cc $CFLAGS_B "bench/$b.c" $LIBS_B -o "$B/$b" || { say "bench: building $b failed"; exit 1; }
+done
+# Profiling builds: every sqlite3_step timed and charged to its SQL (bench/sqlprof.c).
+for b in sampler_bench webserve; do
+	cc $CFLAGS_B -Wl,--wrap=sqlite3_step "bench/$b.c" bench/sqlprof.c $LIBS_B -o "$B/$b-prof" ||
+		{ say "bench: building $b-prof failed"; exit 1; }
+done
+FPUSOAKD=$ROOT/build/fpusoakd
+say "built: build/fpusoakd and build/bench/{forkloop,churn_bench,sampler_bench,genhistory,webserve}"
+
+# ---------------------------------------------------------------- 1. churn
+if want churn && [ "$(id -u)" = 0 ]; then
+	hdr "1. FPU-process lifecycles/s (spawn, touch the widest FPU, exit, reap), 10 s each, cgroup 256M/2000 pids"
+	cg_make "fpusoak-bench-churn-$$" $((256 << 20)) 2000 || { say "bench: cannot make a cgroup"; exit 1; }
+	out=$(cg_exec "$B/forkloop" --procs 1 --seconds 10s); say "\$ build/bench/forkloop --procs 1 --seconds 10s"; say "$out"
+	bare1=$(kv per_s <<<" $out")
+	out=$(cg_exec "$B/forkloop" --procs "$NPROC" --seconds 10s); say "\$ build/bench/forkloop --procs $NPROC --seconds 10s"; say "$out"
+	bareN=$(kv per_s <<<" $out")
+	# The same loop plus exactly what a churn worker does before it exits (worker_run: PDEATHSIG, move
+	# into a child cgroup, oom_score_adj, non-dumpable, close_range, sigprocmask): where the gap is.
+	out=$(cg_exec "$B/forkloop" --procs 1 --seconds 10s --mode worker); say "\$ build/bench/forkloop --procs 1 --seconds 10s --mode worker"; say "$out"
+	barew=$(kv per_s <<<" $out")
+	out=$(cg_exec "$B/churn_bench" --workers 64 --rate max --lifetime 0 --seconds 10s --sandbox-memory 192M --sandbox-pids 1500 2>&1)
+	say "\$ build/bench/churn_bench --workers 64 --rate max --lifetime 0 --seconds 10s --sandbox-memory 192M --sandbox-pids 1500"
+	say "$out" | grep -E '^(spawner|final|seconds)'
+	eng=$(kv lifecycles_per_s <<<" $out")
+	out=$(cg_exec stress-ng --fork 2 --metrics-brief -t 10 2>&1); say "\$ stress-ng --fork 2 --metrics-brief -t 10"; say "$out" | grep -E 'metrc|fork'
+	sng=$(awk '$4 == "fork" && $5 ~ /^[0-9]+$/ { print $9 }' <<<"$out" | head -1)
+	cg_remove
+	if [ -n "$eng" ] && [ -n "$sng" ] && [ -n "$bareN" ] && [ -n "$bare1" ]; then
+		r_sng=$(calc "$eng / $sng"); r_bareN=$(calc "$eng / $bareN"); r_bare1=$(calc "$eng / $bare1")
+		say "churn engine ${eng}/s | stress-ng ${sng}/s -> x$r_sng (goal >= 2) | bare loop, $NPROC spawners ${bareN}/s -> x$r_bareN (goal >= 0.8) | bare loop, 1 spawner ${bare1}/s -> x$r_bare1"
+		row "lifecycles/s vs stress-ng --fork 2" "$eng" "$sng" "x$r_sng" "≥ 2×" "$(met "$r_sng" 2)"
+		row "lifecycles/s vs bare loop, $NPROC spawners" "$eng" "$bareN" "x$r_bareN" "≥ 0.8×" "$(met "$r_bareN" 0.8)"
+		row "lifecycles/s vs bare loop, 1 spawner" "$eng" "$bare1" "x$r_bare1" "(context)" "-"
+		[ -n "$barew" ] && row "bare loop + churn's worker setup, 1 spawner" "$eng" "$barew" "x$(calc "$eng / $barew")" "(context)" "-"
+	else
+		say "churn: a figure is missing (engine=$eng stress-ng=$sng bare1=$bare1 bareN=$bareN)"
+	fi
+fi
+
+# ---------------------------------------------------------------- 2. sampler
+if want sampler; then
+	hdr "2. CPU cost of one sample through the real code path vs a bare read() of the same files"
+	say "\$ build/bench/sampler_bench --db <tmp>/sampler.db --n 10000 --slow-n 2000"
+	out=$("$B/sampler_bench" --db "$TMP/sampler.db" --n 10000 --slow-n 2000 2>&1); say "$out"
+	raw=$(kv single_read_cpu_us <<<" $(grep ^raw_fast <<<"$out")")
+	smp=$(kv sample_cpu_us <<<" $(grep ^sampler_fast <<<"$out")")
+	sub=$(kv submit_cpu_us <<<" $(grep ^sampler_fast <<<"$out")")
+	tot=$(kv total_cpu_us <<<" $(grep ^sampler_fast <<<"$out")")
+	if [ -n "$raw" ] && [ -n "$tot" ]; then
+		r1=$(calc "($smp + $sub) / $raw"); r2=$(calc "$tot / $raw")
+		row "µs CPU per fast sample: read+parse+model+SQLite insert" "$(calc "$smp + $sub" 1)" "$raw (raw read)" "x$r1" "≤ 3×" "$(met_le "$r1" 3)"
+		row "µs CPU per fast sample incl. rollup (daemon's tick)" "$tot" "$raw (raw read)" "x$r2" "≤ 3×" "$(met_le "$r2" 3)"
+	fi
+	sraw=$(kv single_read_cpu_us <<<" $(grep ^raw_slow <<<"$out")")
+	stot=$(kv total_cpu_us <<<" $(grep ^sampler_slow <<<"$out")")
+	if [ -n "$sraw" ] && [ -n "$stot" ]; then
+		r3=$(calc "$stot / $sraw")
+		row "µs CPU per slow sample (pagetypeinfo+slabinfo)+insert" "$stot" "$sraw (raw read)" "x$r3" "≤ 3×" "$(met_le "$r3" 3)"
+	fi
+	say ""
+	say "profile: SQL statements by CPU over 3000 fast ticks (build/bench/sampler_bench-prof, bench/sqlprof.c)"
+	"$B/sampler_bench-prof" --db "$TMP/sampler-prof.db" --n 3000 --slow-n 0 2>&1 | grep '^sqlprof' | head -8 | cut -c1-220
+fi
+
+# ---------------------------------------------------------------- 3. idle daemon CPU, /metrics
+if want daemon; then
+	hdr "3a. daemon CPU at defaults without churn, 60 s (after 5 s of start-up)"
+	port=$(free_port)
+	cg_make "fpusoak-bench-daemon-$$" $((256 << 20)) 64 || exit 1
+	cmd="build/fpusoakd --workers 0 --probe-interval 0 --switch-probe-interval 0 --db <tmp>/idle.db --listen 127.0.0.1:$port --log-level warn"
+	say "\$ $cmd"
+	cg_spawn "$FPUSOAKD" --workers 0 --probe-interval 0 --switch-probe-interval 0 --db "$TMP/idle.db" \
+		--listen "127.0.0.1:$port" --log-level warn
+	dpid=$!; PIDS+=("$dpid")
+	if wait_http "http://127.0.0.1:$port/healthz"; then
+		sleep 5
+		t0=$(cpu_ticks "$dpid"); n0=$(cpu_ns "$dpid"); s0=$(date +%s.%N)
+		sleep 60
+		t1=$(cpu_ticks "$dpid"); n1=$(cpu_ns "$dpid"); s1=$(date +%s.%N)
+		hz=$(getconf CLK_TCK)
+		el=$(calc "$s1 - $s0" 3)
+		pct=$(calc "($t1 - $t0) / $hz / $el * 100" 3); pct_ns=$(calc "($n1 - $n0) / 1e9 / $el * 100" 3)
+		say "elapsed=${el}s utime+stime=$((t1 - t0)) ticks (${hz}/s) -> ${pct}% of one core; schedstat (all threads) -> ${pct_ns}%"
+		say "daemon $(rss "$dpid")"
+		row "daemon CPU at defaults, no churn (60 s)" "${pct_ns}% (schedstat); ${pct}% (stat)" "-" "-" "≤ 0.1%" "$(met_le "$pct_ns" 0.1)"
+
+		hdr "3b. /metrics: wrk -t2 -c16 -d10s, fpusoakd vs prometheus-node-exporter (buddyinfo, vmstat, meminfo), same run"
+		say "fpusoakd /metrics body: $(curl -fs "http://127.0.0.1:$port/metrics" | wc -c) bytes"
+		say "\$ wrk -t2 -c16 -d10s http://127.0.0.1:$port/metrics"
+		out=$(wrk -t2 -c16 -d10s "http://127.0.0.1:$port/metrics" 2>&1); say "$out"
+		f_rps=$(wrk_rps <<<"$out"); f_rss=$(rss_mb "$dpid"); say "fpusoakd after wrk: $(rss "$dpid")"
+		f_hwm=$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$dpid/status")
+	else
+		say "daemon did not answer on 127.0.0.1:$port"
+	fi
+	stop_pid "$dpid"
+	if command -v prometheus-node-exporter >/dev/null && [ -n "${f_rps:-}" ]; then
+		nport=$(free_port)
+		ncmd="prometheus-node-exporter --collector.disable-defaults --collector.buddyinfo --collector.vmstat --collector.meminfo --web.listen-address=127.0.0.1:$nport"
+		say "\$ $ncmd"
+		cg_spawn prometheus-node-exporter --collector.disable-defaults --collector.buddyinfo --collector.vmstat \
+			--collector.meminfo "--web.listen-address=127.0.0.1:$nport" --log.level=warn
+		npid=$!; PIDS+=("$npid")
+		if wait_http "http://127.0.0.1:$nport/metrics"; then
+			say "node_exporter /metrics body: $(curl -fs "http://127.0.0.1:$nport/metrics" | wc -c) bytes"
+			say "\$ wrk -t2 -c16 -d10s http://127.0.0.1:$nport/metrics"
+			out=$(wrk -t2 -c16 -d10s "http://127.0.0.1:$nport/metrics" 2>&1); say "$out"
+			n_rps=$(wrk_rps <<<"$out"); n_rss=$(rss_mb "$npid"); say "node_exporter after wrk: $(rss "$npid")"
+			r=$(calc "$f_rps / $n_rps" 1)
+			row "/metrics req/s (wrk -t2 -c16 -d10s)" "$f_rps" "$n_rps (node_exporter)" "x$r" "≥ 10×" "$(met "$r" 10)"
+			row "RSS after the /metrics load (VmRSS; VmHWM)" "${f_rss} MB; ${f_hwm} MB" "$n_rss MB (node_exporter)" \
+			    "x$(calc "$f_rss / $n_rss")" "≤ 20 MB" "$(met_le "$f_hwm" 20)"
+		else
+			say "node_exporter did not answer"
+		fi
+		stop_pid "$npid"
+	fi
+	cg_remove
+fi
+
+# ---------------------------------------------------------------- 4. history, storage, report latency
+if want history; then
+	hdr "4a. synthetic history: $HIST_DAYS day(s) of 1 s ticks through the store module (bench/genhistory.c)"
+	cg_make "fpusoak-bench-hist-$$" $(( (HIST_DAYS * 160 + 256) << 20 )) 16 || exit 1
+	say "\$ build/bench/genhistory --db /dev/shm/<tmp>/history.db --days $HIST_DAYS --progress"
+	out=$(cg_exec "$B/genhistory" --db "$SHM/history.db" --days "$HIST_DAYS" --progress 2>&1); say "$out"
+	mbd=$(kv mb_per_day <<<" $out"); bpt=$(kv bytes_per_tick <<<" $out")
+	if [ -n "$mbd" ]; then
+		say "per table (dbstat):"
+		sqlite3 "$SHM/history.db" "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8" 2>/dev/null |
+			awk -F'|' -v t="$(kv ticks <<<" $out")" '{ printf "  %-24s %10.1f MB %7.1f bytes/tick\n", $1, $2 / 1e6, $2 / t }'
+		rows=$(sqlite3 "$SHM/history.db" "SELECT (SELECT count(*) FROM buddy) * 11 + (SELECT count(*) FROM vmstat) + (SELECT count(*) FROM meminfo)")
+		bps=$(calc "$(kv db_bytes <<<" $out") / $rows")
+		say "stored values (buddyinfo free counts + vmstat + meminfo): $rows -> $bps bytes per stored value, whole DB"
+		row "storage at default settings (1 s, slow 60 s)" "$mbd MB/day; $bpt bytes/tick; $bps bytes/value" \
+		    "Prometheus TSDB ≈ 1.3 bytes/sample" "-" "≤ 25 MB/day" "$(met_le "$mbd" 25)"
+	fi
+
+	hdr "4b. report and JSON API latency on that history (wrk -t2 -c2 -d10s --latency; 2 = the server's threads)"
+	"$B/webserve" --db "$SHM/history.db" > "$TMP/webserve.out" 2>&1 &
+	wpid=$!; PIDS+=("$wpid")
+	for i in $(seq 50); do grep -q port= "$TMP/webserve.out" && break; sleep 0.1; done
+	wport=$(sed -n 's/port=//p' "$TMP/webserve.out")
+	first=$(sqlite3 "$SHM/history.db" "SELECT min(ts_ms) FROM samples WHERE run_id = 1")
+	last=$(sqlite3 "$SHM/history.db" "SELECT max(ts_ms) FROM samples WHERE run_id = 1")
+	if [ -n "$wport" ] && [ -n "$last" ]; then
+		for spec in "report|/runs/1|150" \
+			    "api 1 h window|/api/v1/runs/1/buddyinfo?from=$((last - 3600000))&to=$last&max_points=1000|20" \
+			    "api 1 day window|/api/v1/runs/1/buddyinfo?from=$((last - 86400000 + 1000))&to=$last&max_points=1000|20" \
+			    "api whole run|/api/v1/runs/1/buddyinfo?from=$first&to=$last&max_points=2000|20"; do
+			name=${spec%%|*}; rest=${spec#*|}; path=${rest%|*}; goal=${rest##*|}
+			code=$(curl -s -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$wport$path")
+			say "\$ wrk -t2 -c2 -d10s --latency 'http://127.0.0.1:PORT$path'   (HTTP $code, $(wc -c < "$TMP/body") bytes)"
+			out=$(wrk -t2 -c2 -d10s --latency "http://127.0.0.1:$wport$path" 2>&1)
+			say "$(grep -E 'Latency|50%|90%|99%|requests in|Requests/sec' <<<"$out")"
+			p99=$(wrk_p99 <<<"$out")
+			[ -n "$p99" ] && row "p99 $name, $HIST_DAYS-day history" "$p99 ms" "-" "-" "≤ $goal ms" "$(met_le "$p99" "$goal")"
+		done
+	fi
+	stop_pid "$wpid"
+	say ""
+	say "profile: SQL statements by CPU over 3 requests of /runs/1 (build/bench/webserve-prof)"
+	"$B/webserve-prof" --db "$SHM/history.db" > "$TMP/webprof.out" 2> "$TMP/webprof.err" &
+	wpid=$!; PIDS+=("$wpid")
+	for i in $(seq 50); do grep -q port= "$TMP/webprof.out" && break; sleep 0.1; done
+	wport=$(sed -n 's/port=//p' "$TMP/webprof.out")
+	for i in 1 2 3; do curl -s -o /dev/null -w "  /runs/1: %{time_total} s\n" "http://127.0.0.1:$wport/runs/1"; done
+	stop_pid "$wpid"
+	grep '^sqlprof' "$TMP/webprof.err" | head -6 | cut -c1-220
+	cg_remove
+	rm -f "$SHM"/history.db*
+fi
+
+# ---------------------------------------------------------------- 5. soak RSS
+if want soak && [ "$(id -u)" = 0 ]; then
+	hdr "5. RSS over an accelerated soak: ${SOAK_S} s at --sample-interval 100ms --spawn-rate max, cgroup 256M/2000 pids"
+	port=$(free_port)
+	cg_make "fpusoak-bench-soak-$$" $((256 << 20)) 2000 || exit 1
+	say "\$ build/fpusoakd --sample-interval 100ms --spawn-rate max --lifetime 0 --workers 64 --cgroup-memory-max 160M" \
+	    "--cgroup-pids-max 1500 --db <tmp>/soak.db --listen 127.0.0.1:$port --duration $((SOAK_S + 5))s --log-level warn"
+	cg_spawn "$FPUSOAKD" --sample-interval 100ms --spawn-rate max --lifetime 0 --workers 64 --cgroup-memory-max 160M \
+		--cgroup-pids-max 1500 --db "$TMP/soak.db" --listen "127.0.0.1:$port" --duration "$((SOAK_S + 5))s" --log-level warn
+	spid=$!; PIDS+=("$spid")
+	sleep 1
+	t0=$(cpu_ticks "$spid" 2>/dev/null || echo 0)
+	rss_at=()
+	for t in $(seq 10 10 "$SOAK_S"); do
+		sleep 10
+		kill -0 "$spid" 2>/dev/null || { say "t=${t}s daemon gone"; break; }
+		m=$(rss_mb "$spid"); rss_at+=("$m")
+		curl -fs -o /dev/null "http://127.0.0.1:$port/metrics" || true
+		say "t=${t}s $(rss "$spid") RssAnon=$(awk '/^RssAnon/ { printf "%.1fMB", $2 / 1024 }' /proc/$spid/status) cgroup_peak=$(( $(cg_peak) >> 20 ))MB"
+	done
+	t1=$(cpu_ticks "$spid" 2>/dev/null || echo 0)
+	say "daemon CPU during the soak: $(calc "($t1 - $t0) / $(getconf CLK_TCK) / $SOAK_S * 100" 1)% of one core (utime+stime)"
+	stop_pid "$spid"
+	cg_remove
+	n=${#rss_at[@]}
+	if [ "$n" -ge 4 ]; then
+		w=${rss_at[2]}; e=${rss_at[$((n - 1))]}
+		grow=$(calc "$e - $w" 1)
+		verdict=$(ge "$(calc "$e - $w - 1 - $w * 0.05")" 0 && echo MISSED || echo met)
+		row "daemon RSS, ${SOAK_S} s soak (100 ms samples, max churn)" "${w} MB at 30 s → ${e} MB at end" "-" "+${grow} MB" \
+		    "flat after warm-up (≤ 1 MB + 5%)" "$verdict"
+	fi
+	if [ -f "$TMP/soak.db" ]; then
+		q=$(sqlite3 "$TMP/soak.db" "SELECT round(sum(exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other) * 1000.0 / (max(ts_ms) - min(ts_ms)))," \
+			"count(*), round((SELECT count(*) FROM vmstat) * 1.0 / (SELECT count(*) FROM samples), 1)," \
+			"round((SELECT count(*) FROM meminfo) * 1.0 / (SELECT count(*) FROM samples), 1) FROM churn")
+		say "from the soak DB: lifecycles/s inside the daemon (v_churn) = ${q%%|*}; churn rows ${q#*|} (| vmstat rows/tick | meminfo rows/tick)"
+		[ -n "${q%%|*}" ] && row "lifecycles/s inside the daemon (soak, v_churn)" "${q%%|*}" "${bareN:--} (bare, $NPROC spawners)" \
+		    "$([ -n "${bareN:-}" ] && echo "x$(calc "${q%%|*} / $bareN")" || echo -)" "(context)" "-"
+	fi
+fi
+
+# ---------------------------------------------------------------- summary
+hdr "summary"
+say "| figure | fpusoakd | peer / floor | ratio | goal | result |"
+say "|---|---|---|---|---|---|"
+for r in "${SUMMARY[@]}"; do say "$r"; done
+say ""
+say "full output: ${LOG#$ROOT/}"

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Full disk: the DB lives on a 2 MB tmpfs that the daemon fills by itself
+# (sampling every 50 ms).  While the disk is full:
+#   - the daemon keeps running, sampling and serving HTTP (/healthz, /, status);
+#   - the condition is logged once, not once per sample;
+#   - nothing reaches the DB, yet the sample counter moves (samples held in memory).
+# Then the tmpfs is remounted at 64 MB and:
+#   - the held samples are written ("writable again" logged once), none lost:
+#     timestamps continuous across the outage (largest gap < 2 periods);
+#   - integrity_check ok, the run ends 'stopped'.
+# Phase B, the bound: --queue-max 64K (its minimum) and the same outage: the
+# oldest samples are dropped (logged once), the newest kept and written, and
+# the samples after the gap are continuous.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../reliability/rlib.sh"
+if [ "$(id -u)" != 0 ]; then skip "needs root to mount a tmpfs"; t_done; fi
+command -v sqlite3 >/dev/null || { skip "needs sqlite3"; t_done; }
+r_init full
+r_cgroup 256M 64 || { skip "cannot create a cgroup for the daemon"; t_done; }
+OUT=${OUT:-$([ "${SOAK:-0}" = 1 ] && echo 60 || echo 4)}   # seconds of outage
+port=$(r_port)
+metric() { curl -fs --max-time 2 "http://127.0.0.1:$port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+
+# outage NAME QUEUE_MAX: run the daemon on a fresh 2 MB tmpfs until it is full, hold OUT s,
+# grow the tmpfs, stop.  Sets full_ms (last sample stored when it filled) and grow_ms.
+outage() {
+	local name=$1 qmax=$2 mnt=$R_TMP/mnt-$1
+	r_mount "$mnt" size=2M || { fail "$name: cannot mount a tmpfs"; return 1; }
+	R_DB=$mnt/full.db
+	log=$R_TMP/$name.log
+	r_start "$log" --db "$R_DB" --listen 127.0.0.1:$port --kmsg none --sample-interval 50ms --workers 0 \
+		--probe-interval 0 --switch-probe-interval 0 --queue-max "$qmax"
+	pid=$R_PID
+	for i in $(seq 300); do grep -q 'cannot write' "$log" && break; sleep 0.1; done
+	full_ms=$(q "SELECT max(ts_ms) FROM samples")
+	if ! grep -q 'cannot write' "$log"; then
+		fail "$name: the 2 MB disk never filled in 30 s ($(df -k "$mnt" | tail -1))"
+		return 1
+	fi
+	echo "$name: full after $(q "SELECT count(*) FROM samples") samples: $(grep -m1 'cannot write' "$log")"
+	# The outage.
+	m1=$(metric fpusoakd_samples_total); t0=$(date +%s%N)
+	http_bad=0 http_n=0 slow=0
+	while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $(( OUT * 1000 )) ]; do
+		for path in /healthz / /api/v1/status; do
+			out=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 5 "http://127.0.0.1:$port$path")
+			http_n=$((http_n + 1))
+			[ "${out%% *}" = 200 ] || { http_bad=$((http_bad + 1)); echo "$name: during the outage $path -> $out"; }
+			awk -v t="${out#* }" 'BEGIN {exit !(t > 1.0)}' && slow=$((slow + 1))
+		done
+		sleep 0.3
+	done
+	m2=$(metric fpusoakd_samples_total)
+	status=$(curl -fs --max-time 2 "http://127.0.0.1:$port/api/v1/status")
+	stuck=$(q "SELECT max(ts_ms) FROM samples")
+	r_alive "$pid" && pass "$name: daemon alive after ${OUT} s of full disk" || fail "$name: daemon died on a full disk: $(tail -3 "$log")"
+	[ "$http_bad" = 0 ] && [ "$slow" = 0 ] && pass "$name: served $http_n requests (/healthz, /, /api/v1/status) during the outage, all 200 within 1 s" \
+		|| fail "$name: $http_bad of $http_n requests failed, $slow slower than 1 s during the outage"
+	[ -n "$m1" ] && [ -n "$m2" ] && [ "$m2" -gt $((m1 + OUT * 10)) ] && pass "$name: kept sampling on a full disk (samples_total $m1 -> $m2)" \
+		|| fail "$name: samples_total '$m1' -> '$m2' during the outage"
+	[ "$stuck" = "$full_ms" ] && pass "$name: no sample reached the full disk (the outage is real)" || fail "$name: stored max ts moved $full_ms -> $stuck on a full disk"
+	echo "$status" | grep -q queued && pass "$name: status reports samples queued" || fail "$name: status during the outage: $status"
+	check "$name: the full disk was logged once ($(( OUT * 20 )) failed ticks)" test "$(grep -c 'cannot write' "$log")" = 1
+	grow_ms=$(( $(date +%s%N) / 1000000 ))
+	mount -o remount,size=64M "$mnt" || { fail "$name: remount failed"; return 1; }
+	for i in $(seq 100); do grep -q 'writable again' "$log" && break; sleep 0.1; done
+	sleep 1
+	kill -TERM "$pid"; wait "$pid"; rc=$?
+	[ $rc = 0 ] && pass "$name: clean stop after the outage (exit 0)" || fail "$name: exit $rc: $(tail -3 "$log")"
+	check "$name: 'writable again' logged once" test "$(grep -c 'writable again' "$log")" = 1
+	check "$name: integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
+	check "$name: run ended 'stopped'" test "$(q "SELECT end_reason FROM runs WHERE run_id = 1")" = stopped
+	echo "$name: $(grep 'writable again' "$log")"
+}
+
+# A: the default 16 MB queue holds the whole outage.
+if outage a 16M; then
+	read -r n first last maxgap <<<"$(q "SELECT count(*), min(ts_ms), max(ts_ms), max(d) FROM (SELECT ts_ms, ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM samples WHERE run_id = 1)" | tr '|' ' ')"
+	expect=$(( (last - first) / 50 + 1 ))
+	during=$(q "SELECT count(*) FROM samples WHERE ts_ms > $full_ms AND ts_ms <= $grow_ms")
+	echo "a: $n samples over $(( (last - first) / 1000 )) s (expected $expect at 50 ms), $during taken during the outage, largest gap $maxgap ms"
+	[ "$maxgap" -lt 100 ] && pass "a: timestamps continuous across the outage (largest gap $maxgap ms < 2 periods)" || fail "a: gap of $maxgap ms"
+	slots=$(( (grow_ms - full_ms) / 50 ))
+	[ $(( expect - n )) -le 2 ] && [ "$during" -ge $(( slots - 2 )) ] && pass "a: $n of $expect samples stored, $during of them from the outage" \
+		|| fail "a: $n of $expect samples stored, $during of $slots from the outage"
+	torn=$(q "SELECT count(*) FROM samples s WHERE NOT EXISTS (SELECT 1 FROM buddy b WHERE b.run_id = s.run_id AND b.ts_ms = s.ts_ms)")
+	check "a: every sample written after the outage has its buddyinfo rows" test "$torn" = 0
+fi
+
+# B: a 64 KiB queue overflows: oldest dropped (logged once), newest kept.
+if outage b 64K; then
+	log=$R_TMP/b.log
+	drops=$(grep -c 'sample queue full' "$log")
+	[ "$drops" = 1 ] && pass "b: queue overflow logged once: $(grep -m1 'sample queue full' "$log" | cut -c1-80)" \
+		|| fail "b: 'sample queue full' logged $drops times"
+	next=$(q "SELECT min(ts_ms) FROM samples WHERE ts_ms > $full_ms")
+	kept=$(q "SELECT count(*) FROM samples WHERE ts_ms > $full_ms AND ts_ms <= $grow_ms")
+	after_gap=$(q "SELECT max(d) FROM (SELECT ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM samples WHERE ts_ms >= $next)")
+	echo "b: gap $(( next - full_ms )) ms after the last sample stored before the outage; $kept outage samples kept; largest gap after it $after_gap ms"
+	[ $(( next - full_ms )) -gt 1000 ] && [ "$kept" -ge 1 ] && [ "$kept" -lt $(( OUT * 20 / 2 )) ] \
+		&& pass "b: the bound holds: oldest samples dropped ($(( (next - full_ms) / 50 )) slots), the newest $kept kept" \
+		|| fail "b: gap $(( next - full_ms )) ms, $kept kept (want a gap > 1 s and 1..$(( OUT * 10 - 1 )) kept)"
+	[ -n "$after_gap" ] && [ "$after_gap" -lt 100 ] && pass "b: the kept samples and everything after are continuous (largest gap $after_gap ms)" \
+		|| fail "b: gap of $after_gap ms after the dropped stretch"
+fi
+echo "took $(r_elapsed) s"
+t_done

@@ -1,0 +1,325 @@
+/*
+ * page_compare: "/compare?a=ID&b=ID", two runs side by side (typically two
+ * kernels): their environments, the table of differences with a 95% CI,
+ * the test used and a verdict line for each (web/report.h computes them),
+ * and overlaid headroom and probe series on a time-since-start axis.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web/fmt.h"
+#include "web/handler.h"
+#include "web/report.h"
+#include "web/svg.h"
+
+struct side {
+	struct page_run_info ri;
+	char label[96], kernel[96], hyp[64], cpu[128], fpu[128], eager[32], fpu_kind[32];
+	int64_t xstate, memtotal, duration;
+};
+
+static void copy(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+static int side_cb(void *arg, const struct query_run *run)
+{
+	struct side *s = arg;
+
+	page_run_info_cb(&s->ri, run);
+	copy(s->label, sizeof s->label, run->label);
+	copy(s->kernel, sizeof s->kernel, run->kernel_release);
+	snprintf(s->hyp, sizeof s->hyp, "%s%s%s", run->hypervisor ? run->hypervisor : "", run->guest_type ? " " : "",
+		 run->guest_type ? run->guest_type : "");
+	copy(s->cpu, sizeof s->cpu, run->cpu_model);
+	copy(s->fpu, sizeof s->fpu, run->fpu_features);
+	report_eagerfpu(run->cmdline, s->eager, sizeof s->eager);
+	s->xstate = run->xstate_bytes;
+	s->memtotal = run->mem_total_kb;
+	s->duration = page_run_duration(run);
+	return 0;
+}
+
+static int load_side(struct web_req *r, int64_t id, struct side *s)
+{
+	int got, has;
+
+	memset(s, 0, sizeof *s);
+	if ((got = query_run(r->q, id, side_cb, s)) <= 0)
+		return got;
+	if ((has = query_has_table(r->q, "churn_info")) < 0 ||
+	    (has && query_run_fpu_kind(r->q, id, s->fpu_kind, sizeof s->fpu_kind) < 0))
+		return -1;
+	return 1;
+}
+
+static void env_row(struct web_req *r, const char *key, const char *a, const char *b)
+{
+	sb_printf(&r->body, "<tr><th>%s</th><td>", key);
+	page_text(r, a[0] ? a : NULL);
+	sb_puts(&r->body, "</td><td>");
+	page_text(r, b[0] ? b : NULL);
+	sb_puts(&r->body, "</td></tr>\n");
+}
+
+static void env_num(struct web_req *r, const char *key, int64_t a, int64_t b, const char *unit)
+{
+	char x[48], y[48];
+
+	snprintf(x, sizeof x, "%" PRId64 "%s", a, unit);
+	snprintf(y, sizeof y, "%" PRId64 "%s", b, unit);
+	env_row(r, key, a >= 0 ? x : "", b >= 0 ? y : "");
+}
+
+static void env_table(struct web_req *r, const struct side *a, const struct side *b)
+{
+	char x[32], y[32], ha[64], hb[64];
+
+	snprintf(ha, sizeof ha, "/runs/%" PRId64, a->ri.run_id);
+	snprintf(hb, sizeof hb, "/runs/%" PRId64, b->ri.run_id);
+	sb_puts(&r->body, "<table class=\"env\">\n<tr><th></th><th>");
+	snprintf(x, sizeof x, "A: run %" PRId64, a->ri.run_id);
+	page_link(r, ha, x);
+	sb_puts(&r->body, "</th><th>");
+	snprintf(y, sizeof y, "B: run %" PRId64, b->ri.run_id);
+	page_link(r, hb, y);
+	sb_puts(&r->body, "</th></tr>\n");
+	env_row(r, "label", a->label, b->label);
+	env_row(r, "kernel", a->kernel, b->kernel);
+	env_row(r, "hypervisor / guest", a->hyp, b->hyp);
+	env_row(r, "CPU", a->cpu, b->cpu);
+	env_row(r, "FPU features", a->fpu, b->fpu);
+	env_row(r, "FPU kind used", a->fpu_kind, b->fpu_kind);
+	env_num(r, "XSAVE area", a->xstate, b->xstate, " bytes");
+	env_row(r, "eagerfpu=", a->eager, b->eager);
+	env_num(r, "MemTotal", a->memtotal, b->memtotal, " kB");
+	env_row(r, "duration", a->duration >= 0 ? fmt_duration(a->duration, x, sizeof x) : "",
+		b->duration >= 0 ? fmt_duration(b->duration, y, sizeof y) : "");
+	env_num(r, "samples", a->ri.nsamples, b->ri.nsamples, "");
+	sb_puts(&r->body, "</table>\n");
+}
+
+/* "12.3 [10.1, 14.5]" with unbounded ends as -inf/inf. */
+static void estimate(struct web_req *r, const struct stats_cmp *c)
+{
+	char e[32], lo[32], hi[32];
+
+	sb_printf(&r->body, "%s%s%s [%s, %s]", c->est_name ? c->est_name : "", c->est_name ? " " : "",
+		  fmt_sig(c->est, e, sizeof e), fmt_sig(c->lo, lo, sizeof lo), fmt_sig(c->hi, hi, sizeof hi));
+}
+
+static void verdict_table(struct web_req *r, const struct report_cmp *c)
+{
+	char a[32], b[32];
+
+	sb_puts(&r->body, "<table class=\"verdicts\">\n<tr><th>comparison</th><th class=\"n\">A</th><th class=\"n\">B</th>"
+		"<th>B vs A, 95% CI</th><th>test</th><th>verdict</th></tr>\n");
+	for (int i = 0; i < c->n; i++) {
+		const struct report_line *l = &c->line[i];
+
+		sb_puts(&r->body, "<tr><td>");
+		page_text(r, l->label);
+		sb_puts(&r->body, " <small>(");
+		page_text(r, l->unit);
+		sb_puts(&r->body, ")</small></td>");
+		if (l->ok) {
+			sb_printf(&r->body, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>", fmt_sig(l->c.a, a, sizeof a),
+				  fmt_sig(l->c.b, b, sizeof b));
+			estimate(r, &l->c);
+			sb_puts(&r->body, "</td><td>");
+			page_text(r, l->test);
+			sb_printf(&r->body, "</td><td><strong>%s</strong></td></tr>\n",
+				  stats_significant(&l->c) ? "significant" : "no significant difference");
+		} else {
+			sb_puts(&r->body, "<td></td><td></td><td class=\"pending\" colspan=\"2\">");
+			page_text(r, l->note);
+			sb_puts(&r->body, "</td><td>no verdict</td></tr>\n");
+		}
+	}
+	sb_puts(&r->body, "</table>\n<p>Differences are B minus A, ratios B over A; <em>significant</em> means the 95% "
+		"interval excludes no difference (0, or 1 for ratios). Samples of one value per probe or per minute "
+		"are taken as independent.</p>\n<p>For a mailing-list reply:</p>\n<pre class=\"verdict\">");
+	for (int i = 0; i < c->n; i++)
+		if (c->line[i].ok) {
+			page_text(r, c->line[i].verdict);
+			sb_puts(&r->body, "\n");
+		}
+	sb_puts(&r->body, "</pre>\n");
+}
+
+/* ---------------------------------------------------------------- overlays */
+
+struct overlay {
+	size_t n;
+	int64_t t[SVG_MAX_POINTS];
+	double v[SVG_MAX_POINTS];
+	int64_t tt[2];
+	double tv[2];
+	int trend;
+	char name[64], tname[64];
+};
+
+/* Points of a trend, elapsed since start, every k-th so at most SVG_MAX_POINTS. */
+static void overlay_trend(struct overlay *o, const struct report_trend *t, int64_t start, const char *who)
+{
+	size_t k = t->n > SVG_MAX_POINTS ? (t->n + SVG_MAX_POINTS - 1) / SVG_MAX_POINTS : 1;
+
+	o->n = 0;
+	for (size_t i = 0; i < t->n && o->n < SVG_MAX_POINTS; i += k) {
+		o->t[o->n] = t->t[i] - start;
+		o->v[o->n] = t->v[i];
+		o->n++;
+	}
+	snprintf(o->name, sizeof o->name, "%s", who);
+	o->trend = t->ok;
+	if (t->ok) {
+		o->tt[0] = t->t0_ms - start;
+		o->tt[1] = t->last_ms - start;
+		o->tv[0] = report_trend_at(t, t->t0_ms);
+		o->tv[1] = report_trend_at(t, t->last_ms);
+		snprintf(o->tname, sizeof o->tname, "%s trend", who);
+	}
+}
+
+static void overlay_chart(struct web_req *r, struct overlay *o, int no, const char *title, const char *unit,
+			  const char *caption, enum svg_style style)
+{
+	struct svg_series s[4];
+	struct svg_chart c = { .title = title, .y_label = unit, .caption = caption, .y_from_zero = 1, .x_elapsed = 1 };
+	int ns = 0;
+
+	for (int i = 0; i < no; i++) {
+		s[ns++] = (struct svg_series){ o[i].name, o[i].t, o[i].v, o[i].n, style, i + 1 };
+		if (o[i].trend)
+			s[ns++] = (struct svg_series){ o[i].tname, o[i].tt, o[i].tv, 2, SVG_DASHED, i + 1 };
+	}
+	svg_line_chart(&r->body, &c, s, ns);
+}
+
+static int headroom_overlay(struct web_req *r, const struct report_cmp *c, const struct side *sa,
+			    const struct side *sb, struct overlay *o)
+{
+	struct report_trend *t = calloc(REPORT_MAX_ZONES, sizeof *t);
+	char title[128], cap[384];
+	int ret = -1;
+
+	if (!t)
+		return -1;
+	for (int i = 0; i < c->orders.n; i++) {
+		const struct side *sd[2] = { sa, sb };
+		if (!c->zone[i][0])
+			continue;
+		for (int w = 0; w < 2; w++) {
+			int n = report_headroom_trends(r->q, sd[w]->ri.run_id, c->orders.order[i], -1, -1, 1, t, REPORT_MAX_ZONES);
+			char who[40];
+			if (n < 0)
+				goto out;
+			snprintf(who, sizeof who, "%s: run %" PRId64, w ? "B" : "A", sd[w]->ri.run_id);
+			memset(&o[w], 0, sizeof o[w]);
+			snprintf(o[w].name, sizeof o[w].name, "%s", who);
+			for (int z = 0; z < n; z++)
+				if (t[z].node == c->node[i] && strcmp(t[z].zone, c->zone[i]) == 0)
+					overlay_trend(&o[w], &t[z], sd[w]->ri.started_ms, who);
+			report_trends_free(t, n);
+		}
+		snprintf(title, sizeof title, "Headroom at order %d (%s), node %d zone %s", c->orders.order[i],
+			 c->orders.why[i], c->node[i], c->zone[i]);
+		snprintf(cap, sizeof cap, "Minute averages of the free blocks able to satisfy an order-%d allocation in "
+			 "each run, against the time since that run started; dashed: each run's least-squares trend. "
+			 "The steeper fall is the kernel that fragments faster.", c->orders.order[i]);
+		overlay_chart(r, o, 2, title, "free blocks", cap, SVG_LINE);
+	}
+	ret = 0;
+out:
+	free(t);
+	return ret;
+}
+
+struct probe_ov {
+	struct overlay *o;
+	int64_t start;
+};
+
+static int probe_pt(void *arg, const struct query_probe *p)
+{
+	struct probe_ov *a = arg;
+
+	if (a->o->n == SVG_MAX_POINTS || !isfinite(p->result))
+		return 0;
+	a->o->t[a->o->n] = p->ts_ms - a->start;
+	a->o->v[a->o->n] = p->result;
+	a->o->n++;
+	return 0;
+}
+
+static int probe_overlay(struct web_req *r, const struct side *sa, const struct side *sb, struct overlay *o,
+			 const char *kind, const char *title, const char *unit, const char *caption)
+{
+	const struct side *sd[2] = { sa, sb };
+
+	for (int w = 0; w < 2; w++) {
+		struct probe_ov a = { &o[w], sd[w]->ri.started_ms };
+		memset(&o[w], 0, sizeof o[w]);
+		snprintf(o[w].name, sizeof o[w].name, "%s: run %" PRId64, w ? "B" : "A", sd[w]->ri.run_id);
+		if (query_probes(r->q, sd[w]->ri.run_id, kind, -1, -1, SVG_MAX_POINTS, probe_pt, &a) < 0)
+			return -1;
+	}
+	overlay_chart(r, o, 2, title, unit, caption, SVG_LINE_MARKERS);
+	return 0;
+}
+
+int page_compare_runs(struct web_req *r, int64_t a, int64_t b)
+{
+	struct side sa, sb;
+	struct report_cmp *c = NULL;
+	struct overlay *o = NULL;
+	char title[96];
+	int ga, gb, has, ret = -1;
+
+	if ((ga = load_side(r, a, &sa)) < 0 || (gb = load_side(r, b, &sb)) < 0)
+		return -1;
+	if (!ga || !gb)
+		return web_error(r, 404, !ga ? "no such run (a)" : "no such run (b)");
+	if (!(c = calloc(1, sizeof *c)) || !(o = calloc(2, sizeof *o)))
+		goto out;
+	if (report_compare(r->q, a, b, c) < 0)
+		goto out;
+	snprintf(title, sizeof title, "Run %" PRId64 " vs run %" PRId64, a, b);
+	page_begin(r, title);
+	sb_puts(&r->body, "<h2>Environments</h2>\n");
+	env_table(r, &sa, &sb);
+	sb_puts(&r->body, "<h2>Differences</h2>\n");
+	verdict_table(r, c);
+	sb_puts(&r->body, "<h2>Headroom, overlaid</h2>\n");
+	if (headroom_overlay(r, c, &sa, &sb, o) < 0)
+		goto out;
+	sb_puts(&r->body, "<h2>Probes, overlaid</h2>\n");
+	if ((has = query_has_table(r->q, "probes")) < 0)
+		goto out;
+	if (has && (probe_overlay(r, &sa, &sb, o, "capacity", "Capacity probes", "workers",
+				  "Workers held by each capacity probe, against the time since the run started: the "
+				  "256-vs-228 test, repeated through the soak.") < 0 ||
+		    probe_overlay(r, &sa, &sb, o, "switch", "FPU-cost probes", "us per yield",
+				  "System time per sched_yield() of FPU-using threads in each run: what saving and "
+				  "restoring FPU state costs each kernel.") < 0))
+		goto out;
+	page_end(r);
+	ret = 0;
+out:
+	free(c);
+	free(o);
+	return ret;
+}
+
+int page_compare(struct web_req *r)
+{
+	const struct url_params *p = &r->url->p;
+
+	if (!p->has_a || !p->has_b)
+		return web_error(r, 400, "give two runs: /compare?a=ID&b=ID");
+	return page_compare_runs(r, p->a, p->b);
+}

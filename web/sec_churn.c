@@ -1,0 +1,285 @@
+/*
+ * sec_churn: report sections 4 (churn: population, spawns, spawn failures
+ * by errno, deaths by signal, OOM kills, from v_churn) and 5 (capacity and
+ * FPU-cost probes, from v_probes, with the capacity trend).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/trend.h"
+#include "web/escape.h"
+#include "web/fmt.h"
+#include "web/handler.h"
+#include "web/svg.h"
+
+#define CHURN_POINTS 400     /* buckets per chart */
+#define PROBES_LISTED 100    /* newest probes in the table */
+
+#define AXIS(a, b) ((a) >= 0 && (b) >= 0 ? (a) : 0)
+
+struct churn_series {
+	size_t n;
+	int64_t t[CHURN_POINTS];
+	double pop[CHURN_POINTS];
+	double rate[QC_N][CHURN_POINTS];   /* per second */
+};
+
+static int churn_cb(void *arg, const struct query_churn *c)
+{
+	struct churn_series *s = arg;
+
+	if (s->n == CHURN_POINTS)
+		return -1;
+	s->t[s->n] = c->ts_ms;
+	s->pop[s->n] = c->population;
+	for (int i = 0; i < QC_N; i++)
+		s->rate[i][s->n] = c->span_ms > 0 ? (double)c->c[i] * 1000.0 / (double)c->span_ms : NAN;
+	s->n++;
+	return 0;
+}
+
+/* One line chart of the columns cols[0..n) of s, per second x scale. */
+static void churn_chart(struct web_req *r, const struct churn_series *s, const struct run_page *p, const int *cols,
+			const char *const *names, int n, double scale, const char *title, const char *unit,
+			const char *caption)
+{
+	struct svg_series ser[8];
+	double *v = malloc(sizeof(double) * CHURN_POINTS * 8);
+	struct svg_chart c = { .title = title, .y_label = unit, .caption = caption, .y_from_zero = 1,
+			       .t0_ms = AXIS(p->from, p->to), .t1_ms = AXIS(p->to, p->from) };
+
+	if (!v) {
+		r->body.err = 1;
+		return;
+	}
+	for (int i = 0; i < n && i < 8; i++) {
+		double *x = v + (size_t)i * CHURN_POINTS;
+		for (size_t j = 0; j < s->n; j++)
+			x[j] = cols[i] < 0 ? s->pop[j] : s->rate[cols[i]][j] * scale;
+		ser[i] = (struct svg_series){ names[i], s->t, x, s->n, SVG_LINE, 0 };
+	}
+	svg_line_chart(&r->body, &c, ser, n < 8 ? n : 8);
+	free(v);
+}
+
+static void totals_table(struct web_req *r, const struct query_churn *t)
+{
+	static const struct { int col; const char *what; } rows[] = {
+		{ QC_SPAWNED, "workers spawned" },
+		{ QC_FAIL_EAGAIN, "spawn failures: EAGAIN (fork: pids limit, RLIMIT_NPROC)" },
+		{ QC_FAIL_ENOMEM, "spawn failures: ENOMEM (fork could not allocate, e.g. task_struct)" },
+		{ QC_FAIL_OTHER, "spawn failures: other errno" },
+		{ QC_EXITED, "exits (any code)" },
+		{ QC_EXITED_ERROR, "&#8230; of which worker setup failed" },
+		{ QC_SIGKILL, "deaths by SIGKILL" },
+		{ QC_SIGSEGV, "deaths by SIGSEGV" },
+		{ QC_SIGILL, "deaths by SIGILL" },
+		{ QC_SIGOTHER, "deaths by another signal" },
+		{ QC_OOM, "OOM kills (memory cgroup oom_kill events)" },
+	};
+	char a[32], b[32], d[32];
+	double secs = (double)t->span_ms / 1000.0;
+
+	sb_printf(&r->body, "<table class=\"churn\">\n<tr><th>over %s</th><th class=\"n\">count</th>"
+		  "<th class=\"n\">per hour</th></tr>\n", fmt_duration(t->span_ms, d, sizeof d));
+	sb_printf(&r->body, "<tr><td>worker population, mean / max</td><td class=\"n\">%s / %" PRId64 "</td><td></td></tr>\n",
+		  fmt_sig(t->population, a, sizeof a), t->population_max);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		sb_printf(&r->body, "<tr><td>%s</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%s</td></tr>\n",
+			  rows[i].what, t->c[rows[i].col],
+			  secs > 0 ? fmt_sig((double)t->c[rows[i].col] * 3600.0 / secs, b, sizeof b) : "");
+	sb_puts(&r->body, "</table>\n");
+}
+
+int sec_churn(struct run_page *p)
+{
+	static const int pop[] = { -1 }, flow[] = { QC_SPAWNED, QC_EXITED };
+	static const int fails[] = { QC_FAIL_EAGAIN, QC_FAIL_ENOMEM, QC_FAIL_OTHER };
+	static const int deaths[] = { QC_SIGKILL, QC_SIGSEGV, QC_SIGILL, QC_SIGOTHER, QC_OOM };
+	static const char *const pop_n[] = { "workers alive (mean)" }, *const flow_n[] = { "spawned", "exited" };
+	static const char *const fails_n[] = { "EAGAIN", "ENOMEM", "other errno" };
+	static const char *const deaths_n[] = { "SIGKILL", "SIGSEGV", "SIGILL", "other signal", "OOM kill" };
+	struct web_req *r = p->r;
+	struct query_churn tot;
+	struct query_range rg = { p->from, p->to, CHURN_POINTS, 0, 0 };
+	struct churn_series *s;
+	int got;
+
+	if ((got = query_churn_totals(r->q, p->ri.run_id, p->from, p->to, &tot)) < 0)
+		return -1;
+	if (!got) {
+		sb_puts(&r->body, "<p class=\"pending\">No churn in this window (the run had --workers 0, or the "
+			"window holds no sample).</p>\n");
+		return 0;
+	}
+	totals_table(r, &tot);
+	if (!(s = calloc(1, sizeof *s)))
+		return -1;
+	if (query_churn_series(r->q, p->ri.run_id, &rg, churn_cb, s) < 0) {
+		free(s);
+		return -1;
+	}
+	churn_chart(r, s, p, pop, pop_n, 1, 1, "Worker population", "workers",
+		    "FPU-using worker processes alive, averaged per interval. It should hold at --workers; dips "
+		    "mean spawns failing or workers dying faster than they are replaced.");
+	churn_chart(r, s, p, flow, flow_n, 2, 1, "Spawns and exits", "per second",
+		    "Workers spawned and exited per second. The two lines track each other in a steady soak; a gap "
+		    "that persists means the population is changing.");
+	churn_chart(r, s, p, fails, fails_n, 3, 60, "Spawn failures by errno", "per minute",
+		    "fork() failures per minute by errno. ENOMEM is the kernel failing to allocate a new task "
+		    "(task_struct with its FPU area, stack, page tables): the failure this soak looks for.");
+	churn_chart(r, s, p, deaths, deaths_n, 5, 60, "Worker deaths by signal, and OOM kills", "per minute",
+		    "Workers killed per minute by signal, and memory-cgroup OOM kills. SIGSEGV or SIGILL point at FPU "
+		    "state corruption; SIGKILL with OOM kills at memory pressure.");
+	free(s);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- probes */
+
+struct probe_list {
+	size_t n, cap;
+	int64_t *t;
+	double *v;
+};
+
+struct probes_acc {
+	struct probe_list cap, sw;
+	int oom;
+};
+
+static int list_push(struct probe_list *l, int64_t t, double v)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		int64_t *nt = realloc(l->t, cap * sizeof *nt);
+		double *nv;
+		if (!nt)
+			return -1;
+		l->t = nt;
+		if (!(nv = realloc(l->v, cap * sizeof *nv)))
+			return -1;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->t[l->n] = t;
+	l->v[l->n] = v;
+	l->n++;
+	return 0;
+}
+
+static int probe_cb(void *arg, const struct query_probe *pr)
+{
+	struct probes_acc *a = arg;
+
+	if (!pr->kind || !isfinite(pr->result))
+		return 0;
+	if (strcmp(pr->kind, "capacity") == 0)
+		return list_push(&a->cap, pr->ts_ms, pr->result);
+	if (strcmp(pr->kind, "switch") == 0)
+		return list_push(&a->sw, pr->ts_ms, pr->result);
+	return 0;
+}
+
+/* Every k-th point so a chart draws at most SVG_MAX_POINTS (the trend uses them all). */
+static size_t stride_of(size_t n)
+{
+	return n > SVG_MAX_POINTS ? (n + SVG_MAX_POINTS - 1) / SVG_MAX_POINTS : 1;
+}
+
+/* The probe chart with, when it fits, a dashed trend; then one line of figures. */
+static void probe_chart(struct web_req *r, const struct run_page *p, const struct probe_list *l, const char *title,
+			const char *unit, const char *name, const char *caption)
+{
+	size_t k = stride_of(l->n), m = 0;
+	int64_t *t = malloc(sizeof(int64_t) * (l->n / k + 1)), tt[2];
+	double *v = malloc(sizeof(double) * (l->n / k + 1)), *x = malloc(sizeof(double) * (l->n + 1)), tv[2];
+	struct svg_series s[2];
+	struct svg_chart c = { .title = title, .y_label = unit, .caption = caption, .y_from_zero = 1,
+			       .t0_ms = AXIS(p->from, p->to), .t1_ms = AXIS(p->to, p->from) };
+	struct trend_fit f;
+	char a[32], b[32], d[32];
+	int ns = 1, fit;
+
+	if (!t || !v || !x) {
+		r->body.err = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < l->n; i += k, m++) {
+		t[m] = l->t[i];
+		v[m] = l->v[i];
+	}
+	for (size_t i = 0; i < l->n; i++)
+		x[i] = (double)(l->t[i] - (l->n ? l->t[0] : 0));
+	s[0] = (struct svg_series){ name, t, v, m, SVG_LINE_MARKERS, 0 };
+	fit = l->n >= 3 && trend_fit(x, l->v, l->n, &f) == TREND_OK;
+	if (fit) {
+		tt[0] = l->t[0];
+		tt[1] = l->t[l->n - 1];
+		tv[0] = f.intercept;
+		tv[1] = f.intercept + f.slope * x[l->n - 1];
+		s[ns++] = (struct svg_series){ "trend (least squares)", tt, tv, 2, SVG_DASHED, 1 };
+	}
+	svg_line_chart(&r->body, &c, s, ns);
+	if (fit)
+		sb_printf(&r->body, "<p>%zu probes; trend %s %s per hour, 95%% CI [%s, %s]%s.</p>\n", l->n,
+			  fmt_sig(trend_per_hour(f.slope), a, sizeof a), unit, fmt_sig(trend_per_hour(f.ci_lo), b, sizeof b),
+			  fmt_sig(trend_per_hour(f.ci_hi), d, sizeof d),
+			  f.ci_hi < 0 || f.ci_lo > 0 ? ": a significant trend" : ": no significant trend");
+	else
+		sb_printf(&r->body, "<p>%zu probe%s in this window; a trend needs 3.</p>\n", l->n, l->n == 1 ? "" : "s");
+out:
+	free(t);
+	free(v);
+	free(x);
+}
+
+static int probe_row(void *arg, const struct query_probe *pr)
+{
+	struct web_req *r = arg;
+	char t[FMT_TIME_LEN], v[32], d[32];
+
+	sb_printf(&r->body, "<tr><td>%s</td><td>", fmt_time_human(pr->ts_ms, t, sizeof t));
+	page_text(r, pr->kind);
+	sb_printf(&r->body, "</td><td class=\"n\">%s</td><td>", fmt_sig(pr->result, v, sizeof v));
+	page_text(r, pr->stop_reason);
+	sb_printf(&r->body, "</td><td class=\"n\">%s</td><td><code>",
+		  pr->duration_ms >= 0 ? fmt_duration(pr->duration_ms, d, sizeof d) : "");
+	page_text(r, pr->detail);
+	sb_puts(&r->body, "</code></td></tr>\n");
+	return r->body.err ? -1 : 0;
+}
+
+int sec_probes(struct run_page *p)
+{
+	struct web_req *r = p->r;
+	struct probes_acc a = { { 0 }, { 0 }, 0 };
+	int n, ret = -1;
+
+	if ((n = query_probes(r->q, p->ri.run_id, NULL, p->from, p->to, QUERY_MAX_ROWS, probe_cb, &a)) < 0)
+		goto out;
+	probe_chart(r, p, &a.cap, "Capacity probes", "workers", "workers held",
+		    "How many FPU-using workers fit before a spawn failed or one died (the 2014 test: 256 with "
+		    "GFP_KERNEL, 228 with GFP_ATOMIC). A falling trend means fragmentation is eating capacity.");
+	probe_chart(r, p, &a.sw, "FPU-cost probes", "us per yield", "system us per yield",
+		    "System time per sched_yield() of threads that use the FPU: the cost of saving and restoring FPU "
+		    "state on a context switch. A step up after a kernel change is that change's price.");
+	sb_printf(&r->body, "<table class=\"probes\">\n<tr><th>started</th><th>kind</th><th class=\"n\">result</th>"
+		  "<th>stop reason</th><th class=\"n\">duration</th><th>detail</th></tr>\n");
+	if (query_probes(r->q, p->ri.run_id, NULL, p->from, p->to, PROBES_LISTED, probe_row, r) < 0)
+		goto out;
+	sb_puts(&r->body, "</table>\n");
+	if (n > PROBES_LISTED)
+		sb_printf(&r->body, "<p>%d probes in this window; the first %d are listed (all are in "
+			  "<code>v_probes</code> and the probes API).</p>\n", n, PROBES_LISTED);
+	ret = 0;
+out:
+	free(a.cap.t);
+	free(a.cap.v);
+	free(a.sw.t);
+	free(a.sw.v);
+	return ret;
+}

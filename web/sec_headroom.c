@@ -1,0 +1,103 @@
+/*
+ * sec_headroom: report section 2, headroom at the orders of interest —
+ * a chart per order (lines per zone, dashed trends), then per zone the
+ * trend's slope with its 95% CI and the projected exhaustion.  The
+ * figures come from web/report.h, the same as the API and the summary.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web/fmt.h"
+#include "web/handler.h"
+#include "web/report.h"
+
+static void orders_note(struct web_req *r, const struct report_orders *o)
+{
+	sb_puts(&r->body, "<p>Orders of interest: ");
+	if (o->task_order_known)
+		sb_printf(&r->body, "<strong>%d</strong>, the task_struct slab's order (slabinfo: %" PRId64 "-byte objects "
+			  "in slabs of %d pages, which embed the FPU/xstate area)", o->task_order, o->task_objsize,
+			  1 << o->task_order);
+	else
+		sb_printf(&r->body, "<strong>%d</strong>, assumed for the task_struct slab (no slabinfo sample in this "
+			  "run)", o->task_order);
+	if (o->pageblock_order >= 0)
+		sb_printf(&r->body, "; <strong>%d</strong>, the pageblock order (pagetypeinfo), what compaction and huge "
+			  "pages work in", o->pageblock_order);
+	else
+		sb_puts(&r->body, "; the pageblock order is unknown (no pagetypeinfo sample in this run)");
+	sb_puts(&r->body, ". Trends are least-squares fits through the minute averages (v_buddyinfo_1m), with a 95% "
+		"confidence interval for the slope.</p>\n");
+}
+
+/* "2024-06-01 13:05:00 (in 1h 05m; 95% CI 12:50 to 13:40)" or why there is none. */
+static void exhaustion(struct web_req *r, const struct report_trend *t)
+{
+	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], c[FMT_TIME_LEN], d[32];
+
+	if (!t->ok) {
+		sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (3 needed)", t->n, t->n == 1 ? "" : "s");
+		return;
+	}
+	if (!t->exhaustion) {
+		sb_puts(&r->body, t->lo_h > 0 ? "none: rising" : "none: no significant fall");
+		return;
+	}
+	if (t->zero_ms <= t->last_ms) {
+		sb_puts(&r->body, "<strong>exhausted</strong> (at zero in the last minute)");
+		return;
+	}
+	sb_printf(&r->body, "<strong>%s</strong> (%s after the last minute; 95%% CI %s to %s)",
+		  fmt_time_human(t->zero_ms, a, sizeof a), fmt_duration(t->zero_ms - t->last_ms, d, sizeof d),
+		  fmt_time_human(t->zero_early_ms, b, sizeof b), fmt_time_human(t->zero_late_ms, c, sizeof c));
+}
+
+static void trend_table(struct web_req *r, const struct report_trend *t, int n, int order)
+{
+	char x[32], y[32], z[32], w[32];
+
+	sb_printf(&r->body, "<table class=\"trend\">\n<tr><th>node</th><th>zone</th><th class=\"n\">minutes</th>"
+		  "<th class=\"n\">order-%d blocks, last minute</th><th class=\"n\">slope, blocks/h</th>"
+		  "<th class=\"n\">95%% CI</th><th>projected exhaustion</th></tr>\n", order);
+	for (int i = 0; i < n; i++) {
+		sb_printf(&r->body, "<tr><td>%d</td><td>", t[i].node);
+		page_text(r, t[i].zone);
+		sb_printf(&r->body, "</td><td class=\"n\">%zu</td><td class=\"n\">%s</td>", t[i].n,
+			  t[i].n ? fmt_sig(t[i].last, x, sizeof x) : "");
+		if (t[i].ok)
+			sb_printf(&r->body, "<td class=\"n\">%s</td><td class=\"n\">[%s, %s]</td><td>",
+				  fmt_sig(t[i].slope_h, y, sizeof y), fmt_sig(t[i].lo_h, z, sizeof z),
+				  fmt_sig(t[i].hi_h, w, sizeof w));
+		else
+			sb_puts(&r->body, "<td></td><td></td><td>");
+		exhaustion(r, &t[i]);
+		sb_puts(&r->body, "</td></tr>\n");
+	}
+	sb_puts(&r->body, "</table>\n");
+	if (n == 0)
+		sb_puts(&r->body, "<p class=\"pending\">No minute rollups in this window yet (the first appears once a "
+			"minute is complete).</p>\n");
+}
+
+int sec_headroom(struct run_page *p)
+{
+	struct web_req *r = p->r;
+	struct report_orders o;
+	struct report_trend *t = calloc(REPORT_MAX_ZONES, sizeof *t);
+	int ret = -1;
+
+	if (!t || report_orders(r->q, p->ri.run_id, &o) < 0)
+		goto out;
+	orders_note(r, &o);
+	for (int i = 0; i < o.n; i++) {
+		int n = report_headroom_trends(r->q, p->ri.run_id, o.order[i], p->from, p->to, 0, t, REPORT_MAX_ZONES);
+		if (n < 0 || chart_headroom(r, p->ri.run_id, p->from, p->to, o.order[i], o.why[i], t, n) < 0)
+			goto out;
+		trend_table(r, t, n, o.order[i]);
+	}
+	ret = 0;
+out:
+	free(t);
+	return ret;
+}

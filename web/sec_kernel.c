@@ -1,0 +1,293 @@
+/*
+ * sec_kernel: report sections from the kernel's own accounts — the
+ * allocation-failure timeline (6), pagetypeinfo and slabinfo at the latest
+ * slow sample (8), and the atomic-allocation risk per zone and order of
+ * interest (9, v_atomic_risk).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web/fmt.h"
+#include "web/handler.h"
+#include "web/report.h"
+#include "web/svg.h"
+
+#define AXIS(a, b) ((a) >= 0 && (b) >= 0 ? (a) : 0)
+#define ATOMIC_POINTS 400
+
+/* ---------------------------------------------------------------- 6: failures on a timeline */
+
+struct fail_pts {
+	size_t n[2];
+	int64_t t[2][SVG_MAX_POINTS];
+	double v[2][SVG_MAX_POINTS];
+};
+
+/* GFP_ATOMIC and GFP_NOWAIT requests may not sleep: the kind the question is about. */
+static int is_atomic(const char *flags)
+{
+	return flags && (strncmp(flags, "GFP_ATOMIC", 10) == 0 || strncmp(flags, "GFP_NOWAIT", 10) == 0);
+}
+
+static int fail_pt(void *arg, const struct query_alloc_failure *f)
+{
+	struct fail_pts *a = arg;
+	int k = is_atomic(f->gfp_flags) ? 0 : 1;
+
+	if (a->n[k] == SVG_MAX_POINTS)
+		return 0;
+	a->t[k][a->n[k]] = f->ts_ms;
+	a->v[k][a->n[k]] = f->order >= 0 ? (double)f->order : NAN;
+	a->n[k]++;
+	return 0;
+}
+
+int chart_failures(struct run_page *p)
+{
+	struct web_req *r = p->r;
+	struct fail_pts *a = calloc(1, sizeof *a);
+	struct svg_series s[2];
+	struct svg_chart c = { .title = "Allocation failures over time", .y_label = "order", .y_from_zero = 1,
+			       .t0_ms = AXIS(p->from, p->to), .t1_ms = AXIS(p->to, p->from),
+			       .caption = "Each dot is one page allocation failure the kernel logged, at its time and "
+					  "order; the newest 2,000 are drawn. Atomic requests (GFP_ATOMIC, GFP_NOWAIT) "
+					  "cannot wait for reclaim or compaction: dots there at the task_struct order are "
+					  "the failure this soak looks for." };
+
+	if (!a)
+		return -1;
+	/* Newest first from the store; time order does not matter for dots. */
+	if (query_failure_times(r->q, p->ri.run_id, p->from, p->to, SVG_MAX_POINTS, fail_pt, a) < 0) {
+		free(a);
+		return -1;
+	}
+	s[0] = (struct svg_series){ "GFP_ATOMIC / GFP_NOWAIT", a->t[0], a->v[0], a->n[0], SVG_MARKERS, 4 };
+	s[1] = (struct svg_series){ "other GFP (may sleep)", a->t[1], a->v[1], a->n[1], SVG_MARKERS, 1 };
+	/* The markers path ignores order: times only need to be in range, not sorted. */
+	svg_line_chart(&r->body, &c, s, 2);
+	free(a);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- 8: pagetypeinfo and slabinfo */
+
+struct pt_ctx {
+	struct web_req *r;
+	int n, norders;
+	int64_t ts;
+};
+
+static int pt_row(void *arg, const struct query_pagetype *t)
+{
+	struct pt_ctx *c = arg;
+	struct web_req *r = c->r;
+	char ts[FMT_TIME_LEN];
+
+	if (c->n++ == 0) {
+		c->norders = t->norders;
+		c->ts = t->ts_ms;
+		sb_printf(&r->body, "<table class=\"pagetype\"><caption>free blocks per migratetype at %s; pageblock "
+			  "order %d</caption>\n<tr><th>node</th><th>zone</th><th>migratetype</th>",
+			  fmt_time_human(t->ts_ms, ts, sizeof ts), t->pageblock_order);
+		for (int k = 0; k < t->norders; k++)
+			sb_printf(&r->body, "<th class=\"n\">%d</th>", k);
+		sb_puts(&r->body, "<th class=\"n\">pageblocks</th></tr>\n");
+	}
+	sb_printf(&r->body, "<tr><td>%d</td><td>", t->node);
+	page_text(r, t->zone);
+	sb_puts(&r->body, "</td><td>");
+	page_text(r, t->migratetype);
+	sb_puts(&r->body, "</td>");
+	for (int k = 0; k < c->norders; k++) {
+		if (k >= t->norders)
+			sb_puts(&r->body, "<td></td>");
+		else
+			sb_printf(&r->body, "<td class=\"n\">%s%" PRId64 "</td>", (t->capped_mask >> k) & 1 ? "&gt;" : "",
+				  t->free[k]);
+	}
+	if (t->pageblocks >= 0)
+		sb_printf(&r->body, "<td class=\"n\">%" PRId64 "</td></tr>\n", t->pageblocks);
+	else
+		sb_puts(&r->body, "<td></td></tr>\n");
+	return r->body.err ? -1 : 0;
+}
+
+struct slab_ctx {
+	struct web_req *r;
+	int n;
+};
+
+static int slab_row(void *arg, const struct query_slab *s)
+{
+	struct slab_ctx *c = arg;
+	struct web_req *r = c->r;
+	char ts[FMT_TIME_LEN];
+	int task = s->name && strcmp(s->name, "task_struct") == 0;
+
+	if (c->n++ == 0)
+		sb_printf(&r->body, "<table class=\"slab\"><caption>slab caches at %s</caption>\n<tr><th>cache</th>"
+			  "<th class=\"n\">active objects</th><th class=\"n\">objects</th><th class=\"n\">object size, bytes</th>"
+			  "<th class=\"n\">objects per slab</th><th class=\"n\">pages per slab</th>"
+			  "<th class=\"n\">slab order</th></tr>\n", fmt_time_human(s->ts_ms, ts, sizeof ts));
+	sb_printf(&r->body, "<tr><td>%s", task ? "<strong>" : "");
+	page_text(r, s->name);
+	sb_printf(&r->body, "%s</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%"
+		  PRId64 "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">",
+		  task ? "</strong>" : "", s->active_objs, s->num_objs, s->objsize, s->objperslab, s->pagesperslab);
+	if (s->slab_order >= 0)
+		sb_printf(&r->body, "%d", s->slab_order);
+	sb_puts(&r->body, "</td></tr>\n");
+	return r->body.err ? -1 : 0;
+}
+
+int sec_slow(struct run_page *p)
+{
+	struct web_req *r = p->r;
+	struct report_orders o;
+	struct pt_ctx pc = { r, 0, 0, 0 };
+	struct slab_ctx sc = { r, 0 };
+	int has = query_has_table(r->q, "pagetype_free");
+
+	if (has < 0 || report_orders(r->q, p->ri.run_id, &o) < 0)
+		return -1;
+	if (o.task_order_known)
+		sb_printf(&r->body, "<p>task_struct: <strong>%" PRId64 "-byte</strong> objects in <strong>order-%d</strong> "
+			  "slabs (%d pages each): every new process needs a free block of order %d, or a partly used "
+			  "slab, and the FPU/xstate area is part of each object.</p>\n", o.task_objsize, o.task_order,
+			  1 << o.task_order, o.task_order);
+	else
+		sb_puts(&r->body, "<p class=\"pending\">No task_struct row in slabinfo for this run (slabinfo needs "
+			"root).</p>\n");
+	if (has && query_pagetype_latest(r->q, p->ri.run_id, pt_row, &pc) < 0)
+		return -1;
+	if (pc.n)
+		sb_puts(&r->body, "</table>\n<p>&gt; marks counts the kernel printed as &gt;100000 (a lower bound). "
+			"Free Unmovable and Reclaimable blocks at high orders are what kernel allocations such as "
+			"task_struct slabs can use without stealing a pageblock.</p>\n");
+	else
+		sb_puts(&r->body, "<p class=\"pending\">No pagetypeinfo sample for this run (it needs root).</p>\n");
+	if (query_slab_latest(r->q, p->ri.run_id, slab_row, &sc) < 0)
+		return -1;
+	if (sc.n)
+		sb_puts(&r->body, "</table>\n");
+	else
+		sb_puts(&r->body, "<p class=\"pending\">No slabinfo sample for this run.</p>\n");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- 9: atomic risk */
+
+static int atomic_row(void *arg, const struct query_atomic *a)
+{
+	struct web_req *r = arg;
+	char x[32], y[32], z[32];
+	double n = a->samples > 0 ? (double)a->samples : NAN;
+
+	sb_printf(&r->body, "<tr><td>%d</td><td>", a->node);
+	page_text(r, a->zone);
+	sb_printf(&r->body, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\"><strong>%s%%</strong> (%" PRId64
+		  ")</td><td class=\"n\">%s%%</td><td class=\"n\">%s%%</td><td class=\"n\">", a->samples,
+		  fmt_sig(100.0 * (double)a->risk / n, x, sizeof x), a->risk,
+		  fmt_sig(100.0 * (double)a->atomic_fail / n, y, sizeof y),
+		  fmt_sig(100.0 * (double)a->kernel_fail / n, z, sizeof z));
+	if (a->has_margin)
+		sb_printf(&r->body, "%" PRId64, a->min_margin);
+	sb_puts(&r->body, "</td></tr>\n");
+	return r->body.err ? -1 : 0;
+}
+
+struct atomic_zone {
+	int node;
+	char zone[ZONE_NAME_MAX];
+	size_t n;
+	int64_t t[ATOMIC_POINTS];
+	double v[ATOMIC_POINTS];
+};
+
+struct atomic_acc {
+	struct atomic_zone z[SVG_MAX_SERIES];
+	int nz;
+};
+
+static int atomic_pt(void *arg, const struct query_zone_point *p)
+{
+	struct atomic_acc *a = arg;
+	struct atomic_zone *z = NULL;
+	const char *zone = p->zone ? p->zone : "";
+
+	for (int i = 0; i < a->nz && !z; i++)
+		if (a->z[i].node == p->node && strcmp(a->z[i].zone, zone) == 0)
+			z = &a->z[i];
+	if (!z) {
+		if (a->nz == SVG_MAX_SERIES || strlen(zone) >= ZONE_NAME_MAX)
+			return 0;
+		z = &a->z[a->nz++];
+		z->node = p->node;
+		memcpy(z->zone, zone, strlen(zone) + 1);
+	}
+	if (z->n == ATOMIC_POINTS)
+		return -1;
+	z->t[z->n] = p->ts_ms;
+	z->v[z->n] = 100.0 * p->v;
+	z->n++;
+	return 0;
+}
+
+static int atomic_chart(struct run_page *p, int order)
+{
+	struct web_req *r = p->r;
+	struct atomic_acc *a = calloc(1, sizeof *a);
+	struct query_range rg = { p->from, p->to, ATOMIC_POINTS, 0, 0 };
+	struct svg_series s[SVG_MAX_SERIES];
+	char title[96];
+	struct svg_chart c = { .title = title, .y_label = "% of samples", .y_from_zero = 1,
+			       .t0_ms = AXIS(p->from, p->to), .t1_ms = AXIS(p->to, p->from),
+			       .caption = "Share of the samples in each interval at which this order's GFP_ATOMIC "
+					  "allocation would have failed the zone's watermark check while GFP_KERNEL would "
+					  "have passed: the window in which the 2014 change makes a difference." };
+
+	if (!a)
+		return -1;
+	if (query_atomic_series(r->q, p->ri.run_id, order, &rg, atomic_pt, a) < 0) {
+		free(a);
+		return -1;
+	}
+	snprintf(title, sizeof title, "Atomic-only failures at order %d", order);
+	for (int i = 0; i < a->nz; i++)
+		s[i] = (struct svg_series){ a->z[i].zone, a->z[i].t, a->z[i].v, a->z[i].n, SVG_LINE, 0 };
+	svg_line_chart(&r->body, &c, s, a->nz);
+	free(a);
+	return 0;
+}
+
+int sec_atomic(struct run_page *p)
+{
+	struct web_req *r = p->r;
+	struct report_orders o;
+
+	if (report_orders(r->q, p->ri.run_id, &o) < 0)
+		return -1;
+	sb_puts(&r->body, "<p>Per tick, fpusoakd applies the page allocator's watermark check to a GFP_ATOMIC and a "
+		"GFP_KERNEL request of each order (README: the atomic-allocation model). <strong>At risk</strong> is "
+		"the share of samples at which the atomic request would have failed where the sleeping one would "
+		"not; the margin is how many pages the atomic request had to spare at worst.</p>\n");
+	for (int i = 0; i < o.n; i++) {
+		int n;
+
+		sb_printf(&r->body, "<table class=\"atomic\"><caption>order %d (%s)</caption>\n<tr><th>node</th>"
+			  "<th>zone</th><th class=\"n\">samples</th><th class=\"n\">at risk (count)</th>"
+			  "<th class=\"n\">atomic fails</th><th class=\"n\">kernel fails</th>"
+			  "<th class=\"n\">lowest atomic margin, pages</th></tr>\n", o.order[i], o.why[i]);
+		if ((n = query_atomic_summary(r->q, p->ri.run_id, o.order[i], p->from, p->to, atomic_row, r)) < 0)
+			return -1;
+		sb_puts(&r->body, "</table>\n");
+		if (n == 0)
+			sb_puts(&r->body, "<p class=\"pending\">No atomic-risk samples in this window.</p>\n");
+		else if (atomic_chart(p, o.order[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
