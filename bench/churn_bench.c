@@ -7,9 +7,10 @@
  * probes back to back (--probes N) or an FPU-cost probe (--switch); prints
  * key=value lines and the final counters; closes everything.
  *
- *   cc -std=gnu11 -O2 -I. bench/churn_bench.c build/libfpusoak.a -lm -lpthread -o build/churn_bench
- *   build/churn_bench --workers 4 --rate max --lifetime 0 --seconds 5      # max-rate lifecycles/s
- *   build/churn_bench --workers 0 --probes 10 --cg-memory 64M              # capacity spread
+ *   cc -std=gnu11 -O2 -I. bench/churn_bench.c build/libfpusoak.a $(pkg-config --libs libsystemd) -lm -lpthread \
+ *      -o build/bench/churn_bench
+ *   build/bench/churn_bench --workers 4 --rate max --lifetime 0 --seconds 5      # max-rate lifecycles/s
+ *   build/bench/churn_bench --workers 0 --probes 10 --cg-memory 64M              # capacity spread
  *
  * --hold: after opening, print "ready spawner=PID" and run until killed
  * (the integration test SIGKILLs it to check that no worker outlives it).
@@ -53,7 +54,7 @@ static void usage(void)
 			"  [--dist exp|fixed|uniform] [--seed N] [--fpu KIND] [--memory SIZE] [--sandbox-memory SIZE]\n"
 			"  [--sandbox-pids N] [--cg-memory SIZE] [--cg-pids N] [--probes N] [--probe-limit N]\n"
 			"  [--probe-gap DUR] [--scope cgroup|guest] [--switch] [--switch-threads N] [--switch-ms DUR]\n"
-			"  [--hold] [--stat] [-v]\n");
+			"  [--cgroup auto|v1|v2|none] [--hold] [--stat] [-v]\n");
 	exit(64);
 }
 
@@ -143,6 +144,16 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->probe_gap_ms = durarg(v);
 		else if (!strcmp(a, "--scope")) {
 			if (churn_scope_parse(v, &o->cc.probe_scope) < 0)
+				usage();
+		} else if (!strcmp(a, "--cgroup")) {
+			/* v2 here means the unified hierarchy even without controllers: the sandbox still bounds memory. */
+			if (!strcmp(v, "v1"))
+				o->cc.cgroup = CGROUP_V1;
+			else if (!strcmp(v, "v2"))
+				o->cc.cgroup = CGROUP_V2;
+			else if (!strcmp(v, "none"))
+				o->cc.cgroup = CGROUP_NONE;
+			else if (strcmp(v, "auto") != 0)
 				usage();
 		} else if (!strcmp(a, "--switch-threads"))
 			o->cc.switch_threads = (int)u64arg(v);

@@ -21,7 +21,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 if [ ! -x "$bench" ] || [ "$BUILD/libfpusoak.a" -nt "$bench" ] || [ bench/churn_bench.c -nt "$bench" ]; then
 	mkdir -p "$BUILD/bench"
-	if ! cc -std=gnu11 -O2 -I. bench/churn_bench.c "$BUILD/libfpusoak.a" -lm -lpthread -o "$bench"; then
+	# Same libraries as the daemon (common/log uses libsystemd).
+	libs=$(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih 2>/dev/null)
+	if ! cc -std=gnu11 -O2 -I. bench/churn_bench.c "$BUILD/libfpusoak.a" $libs -lm -lpthread -o "$bench"; then
 		fail "build churn_bench"
 		t_done
 	fi
