@@ -12,76 +12,26 @@
 #include <limits.h>
 #include <string.h>
 
+#include "collector/lex.h"
 #include "common/num.h"
 
-/* A cursor over one line, '\n' excluded. */
-struct cur {
-	const char *p, *end;
-};
-
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_name(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_';
-}
-
-/* Skip whitespace; returns how many bytes were skipped. */
-static size_t skip_ws(struct cur *c)
-{
-	const char *s = c->p;
-
-	while (c->p < c->end && is_ws(*c->p))
-		c->p++;
-	return (size_t)(c->p - s);
-}
-
-/* Consume the literal lit; 0 or -1. */
-static int expect(struct cur *c, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
-		return -1;
-	c->p += n;
-	return 0;
-}
-
-/* Consume a run of digits as uint64 (no leading zeros, no overflow); 0 or -1. */
-static int number(struct cur *c, uint64_t *v)
-{
-	const char *s = c->p;
-
-	while (c->p < c->end && is_digit(*c->p))
-		c->p++;
-	return num_parse_u64(s, (size_t)(c->p - s), v);
-}
-
 /* "Node N, zone NAME" prefix into z; 0 or -1. */
-static int zone_prefix(struct cur *c, struct buddy_zone *z)
+static int zone_prefix(struct lex *c, struct buddy_zone *z)
 {
 	uint64_t node;
 	const char *s;
 	size_t n;
 
-	if (expect(c, "Node") < 0 || skip_ws(c) == 0 || number(c, &node) < 0 || node > INT_MAX)
+	if (!lex_accept(c, "Node") || lex_skip_ws(c) == 0 || lex_number(c, &node) < 0 || node > INT_MAX)
 		return -1;
-	if (expect(c, ",") < 0 || skip_ws(c) == 0 || expect(c, "zone") < 0 || skip_ws(c) == 0)
+	if (!lex_accept(c, ",") || lex_skip_ws(c) == 0 || !lex_accept(c, "zone") || lex_skip_ws(c) == 0)
 		return -1;
 	s = c->p;
-	while (c->p < c->end && is_name(*c->p))
+	while (c->p < c->end && lex_is_name(*c->p))
 		c->p++;
 	n = (size_t)(c->p - s);
 	/* Kernel zone names start with a letter; "zone 1 2" is a missing name, not zone "1". */
-	if (n == 0 || n >= ZONE_NAME_MAX || is_digit(*s))
+	if (n == 0 || n >= ZONE_NAME_MAX || lex_is_digit(*s))
 		return -1;
 	memcpy(z->zone, s, n);
 	z->zone[n] = '\0';
@@ -90,7 +40,7 @@ static int zone_prefix(struct cur *c, struct buddy_zone *z)
 }
 
 /* Parse one line into z; returns the number of order columns or -1. */
-static int parse_line(struct cur *c, struct buddy_zone *z)
+static int parse_line(struct lex *c, struct buddy_zone *z)
 {
 	int k = 0;
 
@@ -98,11 +48,11 @@ static int parse_line(struct cur *c, struct buddy_zone *z)
 		return -1;
 	for (;;) {
 		/* Every column, the first included, is preceded by whitespace. */
-		if (skip_ws(c) == 0 && c->p < c->end)
+		if (lex_skip_ws(c) == 0 && c->p < c->end)
 			return -1;
 		if (c->p == c->end)
 			break;
-		if (k == BUDDY_MAX_ORDER || number(c, &z->free[k]) < 0)
+		if (k == BUDDY_MAX_ORDER || lex_number(c, &z->free[k]) < 0)
 			return -1;
 		k++;
 	}
@@ -128,7 +78,7 @@ int buddyinfo_parse(const char *buf, size_t len, struct buddyinfo *out)
 		return -1;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		struct cur c = { p, nl };
+		struct lex c = { p, nl };
 		struct buddy_zone *z;
 		int k;
 

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "collector/lex.h"
 #include "common/num.h"
 
 enum pti_state {
@@ -36,68 +37,20 @@ struct pti {
 	uint8_t blocks_seen[PAGETYPEINFO_MAX_ZONES];
 };
 
-struct cur {
-	const char *p, *end;
-};
-
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_name(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_';
-}
-
-static size_t skip_ws(struct cur *c)
-{
-	const char *s = c->p;
-
-	while (c->p < c->end && is_ws(*c->p))
-		c->p++;
-	return (size_t)(c->p - s);
-}
-
-/* Consume lit if the line continues with it; 1 if consumed, else 0. */
-static int accept(struct cur *c, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
-		return 0;
-	c->p += n;
-	return 1;
-}
-
-static int number(struct cur *c, uint64_t *v)
-{
-	const char *s = c->p;
-
-	while (c->p < c->end && is_digit(*c->p))
-		c->p++;
-	return num_parse_u64(s, (size_t)(c->p - s), v);
-}
-
 /*
  * A [A-Za-z0-9_] name shorter than cap into dst; 0 or -1.  Kernel zone
  * and migratetype names start with a letter, so a leading digit means
  * the name is missing and a count took its place.
  */
-static int get_name(struct cur *c, char *dst, size_t cap)
+static int get_name(struct lex *c, char *dst, size_t cap)
 {
 	const char *s = c->p;
 	size_t n;
 
-	while (c->p < c->end && is_name(*c->p))
+	while (c->p < c->end && lex_is_name(*c->p))
 		c->p++;
 	n = (size_t)(c->p - s);
-	if (n == 0 || n >= cap || is_digit(*s))
+	if (n == 0 || n >= cap || lex_is_digit(*s))
 		return -1;
 	memcpy(dst, s, n);
 	dst[n] = '\0';
@@ -105,9 +58,9 @@ static int get_name(struct cur *c, char *dst, size_t cap)
 }
 
 /* A field separator: at least one blank, or the end of the line. */
-static int sep(struct cur *c)
+static int sep(struct lex *c)
 {
-	return skip_ws(c) > 0 || c->p == c->end ? 0 : -1;
+	return lex_skip_ws(c) > 0 || c->p == c->end ? 0 : -1;
 }
 
 /* Type index of name, adding it if new; -1 when over the cap. */
@@ -124,24 +77,24 @@ static int type_intern(struct pagetypeinfo *p, const char *nm)
 }
 
 /* "Page block order: N" / "Pages per block: N": the value after the label. */
-static int label_value(struct cur *c, uint64_t *v)
+static int label_value(struct lex *c, uint64_t *v)
 {
-	skip_ws(c);
-	if (number(c, v) < 0)
+	lex_skip_ws(c);
+	if (lex_number(c, v) < 0)
 		return -1;
-	skip_ws(c);
+	lex_skip_ws(c);
 	return c->p == c->end ? 0 : -1;
 }
 
 /* "Free pages count per migrate type at order 0 1 ... n-1". */
-static int free_header(struct pti *st, struct cur *c)
+static int free_header(struct pti *st, struct lex *c)
 {
 	struct pagetypeinfo *p = st->out;
 	uint64_t v;
 	int k = 0;
 
 	while (sep(c) == 0 && c->p < c->end) {
-		if (k == PAGETYPEINFO_MAX_ORDER || number(c, &v) < 0 || v != (uint64_t)k)
+		if (k == PAGETYPEINFO_MAX_ORDER || lex_number(c, &v) < 0 || v != (uint64_t)k)
 			return -1;
 		k++;
 	}
@@ -152,7 +105,7 @@ static int free_header(struct pti *st, struct cur *c)
 }
 
 /* "Number of blocks type" / "Number of mixed blocks" column names. */
-static int column_header(struct pti *st, struct cur *c)
+static int column_header(struct pti *st, struct lex *c)
 {
 	char nm[PAGETYPEINFO_TYPE_NAME_MAX];
 	uint32_t seen = 0;
@@ -180,13 +133,13 @@ static int zone_find(const struct pagetypeinfo *p, int from, int node, const cha
 }
 
 /* "Node N, zone NAME" into *node and zone; 0 or -1. */
-static int row_prefix(struct cur *c, int *node, char *zone)
+static int row_prefix(struct lex *c, int *node, char *zone)
 {
 	uint64_t v;
 
-	if (skip_ws(c) == 0 || number(c, &v) < 0 || v > INT_MAX || !accept(c, ","))
+	if (lex_skip_ws(c) == 0 || lex_number(c, &v) < 0 || v > INT_MAX || !lex_accept(c, ","))
 		return -1;
-	if (skip_ws(c) == 0 || !accept(c, "zone") || skip_ws(c) == 0)
+	if (lex_skip_ws(c) == 0 || !lex_accept(c, "zone") || lex_skip_ws(c) == 0)
 		return -1;
 	*node = (int)v;
 	return get_name(c, zone, ZONE_NAME_MAX);
@@ -212,14 +165,14 @@ static int free_zone(struct pti *st, int node, const char *zone)
 }
 
 /* ", type NAME c0 c1 ..." of a free row; cells may read ">N" (capped). */
-static int free_row(struct pti *st, struct cur *c, int node, const char *zone)
+static int free_row(struct pti *st, struct lex *c, int node, const char *zone)
 {
 	struct pagetypeinfo *p = st->out;
 	char nm[PAGETYPEINFO_TYPE_NAME_MAX];
 	struct pagetypeinfo_zone *z;
 	int i, t, k = 0;
 
-	if (!accept(c, ",") || skip_ws(c) == 0 || !accept(c, "type") || skip_ws(c) == 0)
+	if (!lex_accept(c, ",") || lex_skip_ws(c) == 0 || !lex_accept(c, "type") || lex_skip_ws(c) == 0)
 		return -1;
 	if (get_name(c, nm, sizeof nm) < 0 || (t = type_intern(p, nm)) < 0)
 		return -1;
@@ -230,8 +183,8 @@ static int free_row(struct pti *st, struct cur *c, int node, const char *zone)
 	while (sep(c) == 0 && c->p < c->end) {
 		if (k == p->norders)
 			return -1;
-		z->capped[t][k] = (uint8_t)accept(c, ">");
-		if (number(c, &z->free[t][k]) < 0)
+		z->capped[t][k] = (uint8_t)lex_accept(c, ">");
+		if (lex_number(c, &z->free[t][k]) < 0)
 			return -1;
 		k++;
 	}
@@ -239,7 +192,7 @@ static int free_row(struct pti *st, struct cur *c, int node, const char *zone)
 }
 
 /* The counts of a blocks or mixed row, in header column order. */
-static int count_row(struct pti *st, struct cur *c, int node, const char *zone)
+static int count_row(struct pti *st, struct lex *c, int node, const char *zone)
 {
 	struct pagetypeinfo *p = st->out;
 	struct pagetypeinfo_zone *z;
@@ -260,14 +213,14 @@ static int count_row(struct pti *st, struct cur *c, int node, const char *zone)
 	while (sep(c) == 0 && c->p < c->end) {
 		uint64_t *dst = st->state == PTI_BLOCKS ? z->blocks : z->mixed;
 
-		if (k == st->ncols || number(c, &dst[st->col_type[k]]) < 0)
+		if (k == st->ncols || lex_number(c, &dst[st->col_type[k]]) < 0)
 			return -1;
 		k++;
 	}
 	return c->p == c->end && k == st->ncols ? 0 : -1;
 }
 
-static int node_row(struct pti *st, struct cur *c)
+static int node_row(struct pti *st, struct lex *c)
 {
 	char zone[ZONE_NAME_MAX];
 	int node;
@@ -314,7 +267,7 @@ static int columns_cover_types(const struct pti *st)
 	return st->ncols == st->out->ntypes ? 0 : -1;
 }
 
-static int page_block_order(struct pti *st, struct cur *c)
+static int page_block_order(struct pti *st, struct lex *c)
 {
 	struct pagetypeinfo *p = st->out;
 	uint64_t v;
@@ -332,17 +285,17 @@ static int page_block_order(struct pti *st, struct cur *c)
 	return 0;
 }
 
-static int line(struct pti *st, struct cur *c)
+static int line(struct pti *st, struct lex *c)
 {
 	struct pagetypeinfo *p = st->out;
 	uint64_t v;
 
-	skip_ws(c);
+	lex_skip_ws(c);
 	if (c->p == c->end)
 		return 0;   /* blank lines separate tables */
-	if (accept(c, "Page block order:"))
+	if (lex_accept(c, "Page block order:"))
 		return page_block_order(st, c);
-	if (accept(c, "Pages per block:")) {
+	if (lex_accept(c, "Pages per block:")) {
 		if (st->state != PTI_PPB || label_value(c, &v) < 0)
 			return -1;
 		if (v != (uint64_t)1 << p->pageblock_order)
@@ -351,13 +304,13 @@ static int line(struct pti *st, struct cur *c)
 		st->state = PTI_FREEHDR;
 		return 0;
 	}
-	if (accept(c, "Free pages count per migrate type at order")) {
+	if (lex_accept(c, "Free pages count per migrate type at order")) {
 		if (st->state != PTI_FREEHDR || free_header(st, c) < 0)
 			return -1;
 		st->state = PTI_FREE;
 		return 0;
 	}
-	if (accept(c, "Number of blocks type")) {
+	if (lex_accept(c, "Number of blocks type")) {
 		if (st->state != PTI_FREE || st->first == p->nzones)
 			return -1;
 		if (column_header(st, c) < 0 || columns_cover_types(st) < 0)
@@ -365,14 +318,14 @@ static int line(struct pti *st, struct cur *c)
 		st->state = PTI_BLOCKS;
 		return 0;
 	}
-	if (accept(c, "Number of mixed blocks")) {
+	if (lex_accept(c, "Number of mixed blocks")) {
 		if (st->state != PTI_BLOCKS || column_header(st, c) < 0 || columns_cover_types(st) < 0)
 			return -1;
 		st->has_mixed_hdr = 1;
 		st->state = PTI_MIXED;
 		return 0;
 	}
-	if (accept(c, "Node"))
+	if (lex_accept(c, "Node"))
 		return node_row(st, c);
 	return -1;
 }
@@ -394,7 +347,7 @@ int pagetypeinfo_parse(const char *buf, size_t len, struct pagetypeinfo *out)
 		return -1;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		struct cur c = { p, nl };
+		struct lex c = { p, nl };
 
 		if (line(&st, &c) < 0)
 			return -1;

@@ -9,72 +9,40 @@
 
 #include <string.h>
 
+#include "collector/lex.h"
 #include "common/num.h"
 
-struct cur {
-	const char *p, *end;
-};
-
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static size_t skip_ws(struct cur *c)
-{
-	const char *s = c->p;
-
-	while (c->p < c->end && is_ws(*c->p))
-		c->p++;
-	return (size_t)(c->p - s);
-}
-
-static int accept(struct cur *c, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
-		return 0;
-	c->p += n;
-	return 1;
-}
-
 /* Whitespace then a number: one column. */
-static int column(struct cur *c, uint64_t *v)
+static int column(struct lex *c, uint64_t *v)
 {
 	const char *s;
 
-	if (skip_ws(c) == 0)
+	if (lex_skip_ws(c) == 0)
 		return -1;
-	for (s = c->p; c->p < c->end && is_digit(*c->p); c->p++)
+	for (s = c->p; c->p < c->end && lex_is_digit(*c->p); c->p++)
 		;
 	return num_parse_u64(s, (size_t)(c->p - s), v);
 }
 
 /* Whitespace, ":", whitespace, the section word; 0 or -1. */
-static int section(struct cur *c, const char *word)
+static int section(struct lex *c, const char *word)
 {
-	if (skip_ws(c) == 0 || !accept(c, ":") || skip_ws(c) == 0 || !accept(c, word))
+	if (lex_skip_ws(c) == 0 || !lex_accept(c, ":") || lex_skip_ws(c) == 0 || !lex_accept(c, word))
 		return -1;
 	return 0;
 }
 
 /* Sections after slabdata (SLAB statistics): ": word n n ..." up to the end. */
-static int extra_sections(struct cur *c)
+static int extra_sections(struct lex *c)
 {
 	uint64_t v;
 	int cols;
 
 	for (;;) {
-		skip_ws(c);
+		lex_skip_ws(c);
 		if (c->p == c->end)
 			return 0;
-		if (!accept(c, ":") || skip_ws(c) == 0)
+		if (!lex_accept(c, ":") || lex_skip_ws(c) == 0)
 			return -1;
 		if (c->p == c->end || *c->p < 'a' || *c->p > 'z')
 			return -1;
@@ -83,8 +51,8 @@ static int extra_sections(struct cur *c)
 		for (cols = 0;; cols++) {
 			const char *save = c->p;
 
-			skip_ws(c);
-			if (c->p == c->end || !is_digit(*c->p)) {
+			lex_skip_ws(c);
+			if (c->p == c->end || !lex_is_digit(*c->p)) {
 				c->p = save;
 				break;
 			}
@@ -97,7 +65,7 @@ static int extra_sections(struct cur *c)
 	}
 }
 
-static int cache_name(struct cur *c, struct slabinfo_cache *e)
+static int cache_name(struct lex *c, struct slabinfo_cache *e)
 {
 	const char *s = c->p;
 	size_t n;
@@ -113,7 +81,7 @@ static int cache_name(struct cur *c, struct slabinfo_cache *e)
 	return 0;
 }
 
-static int cache_line(struct cur *c, struct slabinfo_cache *e)
+static int cache_line(struct lex *c, struct slabinfo_cache *e)
 {
 	uint64_t tun;
 
@@ -136,12 +104,12 @@ static int cache_line(struct cur *c, struct slabinfo_cache *e)
 	return extra_sections(c);
 }
 
-static int version_line(struct cur *c)
+static int version_line(struct lex *c)
 {
-	if (!accept(c, "slabinfo - version: 2.1"))
+	if (!lex_accept(c, "slabinfo - version: 2.1"))
 		return -1;
-	accept(c, " (statistics)");
-	skip_ws(c);
+	lex_accept(c, " (statistics)");
+	lex_skip_ws(c);
 	return c->p == c->end ? 0 : -1;
 }
 
@@ -155,13 +123,13 @@ int slabinfo_parse(const char *buf, size_t len, struct slabinfo *out)
 		return -1;
 	for (; p < end; lineno++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		struct cur c = { p, nl };
+		struct lex c = { p, nl };
 
 		if (lineno == 0) {
 			if (version_line(&c) < 0)
 				return -1;
 		} else if (lineno == 1) {
-			if (!accept(&c, "# name"))
+			if (!lex_accept(&c, "# name"))
 				return -1;
 		} else {
 			if (out->n == SLABINFO_MAX || cache_line(&c, &out->c[out->n]) < 0)

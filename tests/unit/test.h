@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static int t_failed;
 
@@ -46,6 +48,51 @@ static inline long t_fixture(const char *name, char *buf, size_t cap)
 	fclose(f);
 	buf[n] = 0;
 	return (long)n;
+}
+
+/* Append to a bounded string; a full buffer makes the comparison fail. */
+static inline void t_app(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline void t_app(char *out, size_t cap, const char *fmt, ...)
+{
+	size_t n = strlen(out);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (n < cap)
+		vsnprintf(out + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Run an independent awk program over path into out: the expected side of a parser check; 0 or -1. */
+static inline int t_awk_file(const char *prog, const char *path, char *out, size_t cap)
+{
+	char cmd[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(cmd, sizeof cmd, "awk '%s' '%s'", prog, path);
+	if (!(f = popen(cmd, "r")))
+		return -1;
+	n = fread(out, 1, cap - 1, f);
+	out[n] = '\0';
+	return pclose(f) == 0 && n < cap - 1 ? 0 : -1;
+}
+
+/* Write data to a fresh temp file; path receives its name (the caller unlinks it); 0 or -1. */
+static inline int t_write_tmp(const char *data, size_t len, char *path, size_t pathlen)
+{
+	int fd;
+
+	snprintf(path, pathlen, "/tmp/fpusoak-test.XXXXXX");
+	if ((fd = mkstemp(path)) < 0)
+		return -1;
+	if (write(fd, data, len) != (ssize_t)len) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 #endif

@@ -14,59 +14,15 @@
 static char buf[1 << 20];
 static struct buddyinfo bi;
 
-/* Append to a bounded string; a full buffer makes the comparison fail. */
-static void app(char *out, size_t cap, const char *fmt, ...)
-{
-	size_t n = strlen(out);
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (n < cap)
-		vsnprintf(out + n, cap - n, fmt, ap);
-	va_end(ap);
-}
-
-/* Run awk over path into out; 0 or -1. */
-static int awk_file(const char *prog, const char *path, char *out, size_t cap)
-{
-	char cmd[4096];
-	FILE *f;
-	size_t n;
-
-	snprintf(cmd, sizeof cmd, "awk '%s' '%s'", prog, path);
-	if (!(f = popen(cmd, "r")))
-		return -1;
-	n = fread(out, 1, cap - 1, f);
-	out[n] = '\0';
-	return pclose(f) == 0 && n < cap - 1 ? 0 : -1;
-}
-
-/* Write buf to a fresh temp file; path receives its name. */
-static int write_tmp(const char *data, size_t len, char *path, size_t pathlen)
-{
-	int fd;
-
-	snprintf(path, pathlen, "/tmp/test_buddyinfo.XXXXXX");
-	if ((fd = mkstemp(path)) < 0)
-		return -1;
-	if (write(fd, data, len) != (ssize_t)len) {
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 /* The canonical text both sides produce: "node zone ncols c0 .. cn-1 free_pages". */
 static void dump(const struct buddyinfo *b, char *out, size_t cap)
 {
 	out[0] = '\0';
 	for (int i = 0; i < b->nzones; i++) {
-		app(out, cap, "%d %s %d", b->z[i].node, b->z[i].zone, b->norders);
+		t_app(out, cap, "%d %s %d", b->z[i].node, b->z[i].zone, b->norders);
 		for (int k = 0; k < b->norders; k++)
-			app(out, cap, " %" PRIu64, b->z[i].free[k]);
-		app(out, cap, " %" PRIu64 "\n", buddyinfo_free_pages(&b->z[i], b->norders));
+			t_app(out, cap, " %" PRIu64, b->z[i].free[k]);
+		t_app(out, cap, " %" PRIu64 "\n", buddyinfo_free_pages(&b->z[i], b->norders));
 	}
 }
 
@@ -84,7 +40,7 @@ static void check_against_awk(const char *what, const char *path, const char *da
 	T_EQ_I(rc, 0, "%s: parses", what);
 	if (rc != 0)
 		return;
-	T_CHECK(awk_file(AWK_BUDDY, path, want, sizeof want) == 0, "%s: awk ran", what);
+	T_CHECK(t_awk_file(AWK_BUDDY, path, want, sizeof want) == 0, "%s: awk ran", what);
 	dump(&bi, got, sizeof got);
 	T_EQ_S(got, want, "%s: every node, zone, count and free-page total agrees with awk", what);
 }
@@ -246,7 +202,7 @@ static void test_live(void)
 		T_SKIP("live /proc/buddyinfo unreadable: %s", strerror(errno));
 		return;
 	}
-	if (write_tmp(buf, (size_t)n, path, sizeof path) < 0) {
+	if (t_write_tmp(buf, (size_t)n, path, sizeof path) < 0) {
 		T_CHECK(0, "live: temp copy written");
 		return;
 	}

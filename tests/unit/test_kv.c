@@ -14,47 +14,6 @@
 static char buf[1 << 20];
 static struct kv_set kv;
 
-static void app(char *out, size_t cap, const char *fmt, ...)
-{
-	size_t n = strlen(out);
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (n < cap)
-		vsnprintf(out + n, cap - n, fmt, ap);
-	va_end(ap);
-}
-
-static int awk_file(const char *prog, const char *path, char *out, size_t cap)
-{
-	char cmd[4096];
-	FILE *f;
-	size_t n;
-
-	snprintf(cmd, sizeof cmd, "awk '%s' '%s'", prog, path);
-	if (!(f = popen(cmd, "r")))
-		return -1;
-	n = fread(out, 1, cap - 1, f);
-	out[n] = '\0';
-	return pclose(f) == 0 && n < cap - 1 ? 0 : -1;
-}
-
-static int write_tmp(const char *data, size_t len, char *path, size_t pathlen)
-{
-	int fd;
-
-	snprintf(path, pathlen, "/tmp/test_kv.XXXXXX");
-	if ((fd = mkstemp(path)) < 0)
-		return -1;
-	if (write(fd, data, len) != (ssize_t)len) {
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 static const char *fixture_path(const char *name, char *path, size_t len)
 {
 	snprintf(path, len, "%s/%s", getenv("FIXTURES") ? getenv("FIXTURES") : "tests/fixtures", name);
@@ -76,10 +35,10 @@ static void check_against_awk(const char *what, parse_fn parse, const char *prog
 	T_EQ_I(rc, 0, "%s: parses", what);
 	if (rc != 0)
 		return;
-	T_CHECK(awk_file(prog, path, want, sizeof want) == 0, "%s: awk ran", what);
+	T_CHECK(t_awk_file(prog, path, want, sizeof want) == 0, "%s: awk ran", what);
 	got[0] = '\0';
 	for (int i = 0; i < kv.n; i++)
-		app(got, sizeof got, "%s %" PRIu64 "\n", kv.e[i].name, kv.e[i].value);
+		t_app(got, sizeof got, "%s %" PRIu64 "\n", kv.e[i].name, kv.e[i].value);
 	T_EQ_S(got, want, "%s: every name and value agrees with awk", what);
 }
 
@@ -91,7 +50,7 @@ static void check_lookup(const char *what, const char *path, const char *name, c
 	int rc;
 
 	snprintf(prog, sizeof prog, "$1 == \"%s\" { print $2; exit }", awkname);
-	T_CHECK(awk_file(prog, path, want, sizeof want) == 0, "%s: awk ran for %s", what, name);
+	T_CHECK(t_awk_file(prog, path, want, sizeof want) == 0, "%s: awk ran for %s", what, name);
 	rc = kv_get(&kv, name, &v);
 	T_EQ_I(rc, want[0] ? 0 : -1, "%s: kv_get %s %s, as awk says", what, want[0] ? "finds" : "does not find", name);
 	if (rc == 0)
@@ -270,7 +229,7 @@ static void live(const char *rel, parse_fn parse, const char *prog)
 		T_SKIP("%s unreadable: %s", what, strerror(errno));
 		return;
 	}
-	if (write_tmp(buf, (size_t)n, path, sizeof path) < 0) {
+	if (t_write_tmp(buf, (size_t)n, path, sizeof path) < 0) {
 		T_CHECK(0, "%s: temp copy written", what);
 		return;
 	}

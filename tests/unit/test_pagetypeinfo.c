@@ -14,47 +14,6 @@
 static char buf[1 << 20];
 static struct pagetypeinfo pti;
 
-static void app(char *out, size_t cap, const char *fmt, ...)
-{
-	size_t n = strlen(out);
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (n < cap)
-		vsnprintf(out + n, cap - n, fmt, ap);
-	va_end(ap);
-}
-
-static int awk_file(const char *prog, const char *path, char *out, size_t cap)
-{
-	char cmd[4096];
-	FILE *f;
-	size_t n;
-
-	snprintf(cmd, sizeof cmd, "awk '%s' '%s'", prog, path);
-	if (!(f = popen(cmd, "r")))
-		return -1;
-	n = fread(out, 1, cap - 1, f);
-	out[n] = '\0';
-	return pclose(f) == 0 && n < cap - 1 ? 0 : -1;
-}
-
-static int write_tmp(const char *data, size_t len, char *path, size_t pathlen)
-{
-	int fd;
-
-	snprintf(path, pathlen, "/tmp/test_pagetypeinfo.XXXXXX");
-	if ((fd = mkstemp(path)) < 0)
-		return -1;
-	if (write(fd, data, len) != (ssize_t)len) {
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 /*
  * Canonical text: "order O ppb P", then one "free node zone type c.." line
  * per zone and type (capped cells keep their '>'), then "blocks node zone
@@ -63,13 +22,13 @@ static int write_tmp(const char *data, size_t len, char *path, size_t pathlen)
 static void dump(const struct pagetypeinfo *p, char *out, size_t cap)
 {
 	out[0] = '\0';
-	app(out, cap, "order %d ppb %" PRIu64 "\n", p->pageblock_order, p->pages_per_block);
+	t_app(out, cap, "order %d ppb %" PRIu64 "\n", p->pageblock_order, p->pages_per_block);
 	for (int i = 0; i < p->nzones; i++) {
 		for (int t = 0; t < p->ntypes; t++) {
-			app(out, cap, "free %d %s %s", p->z[i].node, p->z[i].zone, p->type[t]);
+			t_app(out, cap, "free %d %s %s", p->z[i].node, p->z[i].zone, p->type[t]);
 			for (int k = 0; k < p->norders; k++)
-				app(out, cap, " %s%" PRIu64, p->z[i].capped[t][k] ? ">" : "", p->z[i].free[t][k]);
-			app(out, cap, "\n");
+				t_app(out, cap, " %s%" PRIu64, p->z[i].capped[t][k] ? ">" : "", p->z[i].free[t][k]);
+			t_app(out, cap, "\n");
 		}
 	}
 	for (int m = 0; m < 2; m++) {
@@ -78,10 +37,10 @@ static void dump(const struct pagetypeinfo *p, char *out, size_t cap)
 
 			if (m && !p->z[i].has_mixed)
 				continue;
-			app(out, cap, "%s %d %s", m ? "mixed" : "blocks", p->z[i].node, p->z[i].zone);
+			t_app(out, cap, "%s %d %s", m ? "mixed" : "blocks", p->z[i].node, p->z[i].zone);
 			for (int t = 0; t < p->ntypes; t++)
-				app(out, cap, " %s=%" PRIu64, p->type[t], v[t]);
-			app(out, cap, "\n");
+				t_app(out, cap, " %s=%" PRIu64, p->type[t], v[t]);
+			t_app(out, cap, "\n");
 		}
 	}
 }
@@ -106,7 +65,7 @@ static void check_against_awk(const char *what, const char *path, const char *da
 	T_EQ_I(rc, 0, "%s: parses", what);
 	if (rc != 0)
 		return;
-	T_CHECK(awk_file(AWK_PTI, path, want, sizeof want) == 0, "%s: awk ran", what);
+	T_CHECK(t_awk_file(AWK_PTI, path, want, sizeof want) == 0, "%s: awk ran", what);
 	dump(&pti, got, sizeof got);
 	T_EQ_S(got, want, "%s: every cell, cap mark, and block count agrees with awk", what);
 }
@@ -401,7 +360,7 @@ static void test_live(void)
 		T_SKIP("live /proc/pagetypeinfo unreadable (root only): %s", strerror(errno));
 		return;
 	}
-	if (write_tmp(buf, (size_t)n, path, sizeof path) < 0) {
+	if (t_write_tmp(buf, (size_t)n, path, sizeof path) < 0) {
 		T_CHECK(0, "live: temp copy written");
 		return;
 	}

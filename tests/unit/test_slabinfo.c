@@ -14,47 +14,6 @@
 static char buf[1 << 20];
 static struct slabinfo si;
 
-static void app(char *out, size_t cap, const char *fmt, ...)
-{
-	size_t n = strlen(out);
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (n < cap)
-		vsnprintf(out + n, cap - n, fmt, ap);
-	va_end(ap);
-}
-
-static int awk_file(const char *prog, const char *path, char *out, size_t cap)
-{
-	char cmd[4096];
-	FILE *f;
-	size_t n;
-
-	snprintf(cmd, sizeof cmd, "awk '%s' '%s'", prog, path);
-	if (!(f = popen(cmd, "r")))
-		return -1;
-	n = fread(out, 1, cap - 1, f);
-	out[n] = '\0';
-	return pclose(f) == 0 && n < cap - 1 ? 0 : -1;
-}
-
-static int write_tmp(const char *data, size_t len, char *path, size_t pathlen)
-{
-	int fd;
-
-	snprintf(path, pathlen, "/tmp/test_slabinfo.XXXXXX");
-	if ((fd = mkstemp(path)) < 0)
-		return -1;
-	if (write(fd, data, len) != (ssize_t)len) {
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 static const char *fixture_path(const char *name, char *path, size_t len)
 {
 	snprintf(path, len, "%s/%s", getenv("FIXTURES") ? getenv("FIXTURES") : "tests/fixtures", name);
@@ -72,7 +31,7 @@ static void dump(const struct slabinfo *s, char *out, size_t cap)
 	for (int i = 0; i < s->n; i++) {
 		const struct slabinfo_cache *c = &s->c[i];
 
-		app(out, cap, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu64 " %" PRIu64 "\n",
+		t_app(out, cap, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu64 " %" PRIu64 "\n",
 		    c->name, c->active_objs, c->num_objs, c->objsize, c->objperslab, c->pagesperslab, c->order,
 		    c->active_slabs, c->num_slabs);
 	}
@@ -86,7 +45,7 @@ static void check_against_awk(const char *what, const char *path, const char *da
 	T_EQ_I(rc, 0, "%s: parses", what);
 	if (rc != 0)
 		return;
-	T_CHECK(awk_file(AWK_SLAB, path, want, sizeof want) == 0, "%s: awk ran", what);
+	T_CHECK(t_awk_file(AWK_SLAB, path, want, sizeof want) == 0, "%s: awk ran", what);
 	dump(&si, got, sizeof got);
 	T_EQ_S(got, want, "%s: every cache and column agrees with awk", what);
 }
@@ -98,7 +57,7 @@ static void check_find(const char *what, const char *path, const char *name)
 	const struct slabinfo_cache *c = slabinfo_find(&si, name);
 
 	snprintf(prog, sizeof prog, "NR > 2 && $1 == \"%s\" { print $4; exit }", name);
-	T_CHECK(awk_file(prog, path, want, sizeof want) == 0 && want[0], "%s: awk finds %s", what, name);
+	T_CHECK(t_awk_file(prog, path, want, sizeof want) == 0 && want[0], "%s: awk finds %s", what, name);
 	T_CHECK(c != NULL, "%s: slabinfo_find finds %s", what, name);
 	snprintf(got, sizeof got, "%" PRIu64 "\n", c ? c->objsize : 0);
 	T_EQ_S(got, want, "%s: %s objsize agrees with awk", what, name);
@@ -266,7 +225,7 @@ static void test_live(void)
 		T_SKIP("live /proc/slabinfo unreadable (root only): %s", strerror(errno));
 		return;
 	}
-	if (write_tmp(buf, (size_t)n, path, sizeof path) < 0) {
+	if (t_write_tmp(buf, (size_t)n, path, sizeof path) < 0) {
 		T_CHECK(0, "live: temp copy written");
 		return;
 	}

@@ -1,0 +1,70 @@
+/*
+ * lex: a cursor over one line of /proc text, shared by the collector parsers.
+ *
+ * Header-only and static inline: the parsers call these for every byte of
+ * every sample, and none of them allocates or looks past c->end.
+ */
+#ifndef FPUSOAK_LEX_H
+#define FPUSOAK_LEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/num.h"
+
+/* A cursor over one line, '\n' excluded: p <= end. */
+struct lex {
+	const char *p, *end;
+};
+
+/* Space or tab (the only blanks /proc tables use). */
+static inline int lex_is_ws(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* ASCII decimal digit. */
+static inline int lex_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* [A-Za-z0-9_]: zone, migratetype and counter names. */
+static inline int lex_is_name(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || lex_is_digit(c) || c == '_';
+}
+
+/* Skip blanks; returns how many bytes were skipped. */
+static inline size_t lex_skip_ws(struct lex *c)
+{
+	const char *s = c->p;
+
+	while (c->p < c->end && lex_is_ws(*c->p))
+		c->p++;
+	return (size_t)(c->p - s);
+}
+
+/* Consume lit if the line continues with it; 1 if consumed, else 0 (cursor unmoved). */
+static inline int lex_accept(struct lex *c, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
+		return 0;
+	c->p += n;
+	return 1;
+}
+
+/* Consume a run of digits as uint64 (no leading zeros, no overflow, at least one digit); 0 or -1. */
+static inline int lex_number(struct lex *c, uint64_t *v)
+{
+	const char *s = c->p;
+
+	while (c->p < c->end && lex_is_digit(*c->p))
+		c->p++;
+	return num_parse_u64(s, (size_t)(c->p - s), v);
+}
+
+#endif
