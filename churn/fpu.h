@@ -16,9 +16,10 @@
  * larger fpstate.  If that allocation fails the task gets SIGSEGV; without
  * the permission, SIGILL.  Those are the deaths churn counts.
  *
- * fpu_touch/fpu_work do not check support (a worker cannot afford CPUID,
- * a VM exit, per life): the spawner calls fpu_supported() once, and a kind
- * the CPU lacks raises SIGILL, which churn counts like any other death.
+ * fpu_touch/fpu_work do not check support: CPUID is a VM exit (7-9 us
+ * each on the development VM, and cpuinfo_detect issues ~30), too much per
+ * worker life.  The spawner calls fpu_supported() once; a kind the CPU
+ * lacks raises SIGILL, which churn counts like any other death.
  */
 #ifndef FPUSOAK_FPU_H
 #define FPUSOAK_FPU_H

@@ -69,11 +69,23 @@ void loop_publish(struct daemon *d)
 		.buddy = sampler_buddyinfo(d->sampler),
 		.vmstat = sampler_vmstat(d->sampler),
 		.meminfo = sampler_meminfo(d->sampler),
+		.indices = 1,
+		.churn = churnlink_counters(d->churn),
+		.last_capacity = churnlink_last_capacity(d->churn),
+		.last_switch_us = churnlink_last_switch(d->churn),
+		.alloc_failures = d->kwatch ? kwatch_failures_by_order(d->kwatch) : NULL,
+		.has_oom_kills = d->kwatch != NULL,
+		.oom_kills = d->kwatch ? kwatch_oom_kills(d->kwatch) : 0,
 	};
+	const struct pagetypeinfo *pt = sampler_pagetypeinfo(d->sampler);
 	struct strbuf sb;
 
 	if (!d->web)
 		return;
+	/* Headroom at the orders of interest: the task_struct slab's (3 until slabinfo says) and the pageblock order. */
+	in.headroom_orders[in.nheadroom_orders++] = sampler_task_order(d->sampler) >= 0 ? sampler_task_order(d->sampler) : 3;
+	if (pt && pt->pageblock_order >= 0 && pt->pageblock_order != in.headroom_orders[0])
+		in.headroom_orders[in.nheadroom_orders++] = pt->pageblock_order;
 	sb_init(&sb, METRICS_MAX_BYTES);
 	if (metrics_build(&sb, &in) == 0 && !sb.err && sb.buf)
 		web_publish_metrics(d->web, sb.buf, sb.len);

@@ -17,6 +17,7 @@
 #include "collector/envinfo.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
+#include "daemon/cli.h"
 #include "daemon/daemon.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
@@ -142,6 +143,7 @@ static void close_fd(int fd)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && (!strcmp(argv[1], "report") || !strcmp(argv[1], "summary"))) return cli_main(argc - 1, argv + 1);
 	struct daemon *d = calloc(1, sizeof *d);
 	static struct envinfo env;    /* 5 KiB, filled once */
 	char err[512];

@@ -254,7 +254,13 @@ int api_run(struct web_req *r)
 		cJSON_AddNullToObject(o.obj, "latest_buddyinfo");
 	}
 	free(b);
+	b = NULL;
+	if (api_headroom_json(r, r->id, o.obj) < 0)
+		goto fail_obj;
 	return send_json(r, o.obj);
+fail_obj:
+	cJSON_Delete(o.obj);
+	return -1;
 fail:
 	sb_free(&tmp);
 	free(b);

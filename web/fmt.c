@@ -106,6 +106,8 @@ const char *fmt_sig(double v, char *out, size_t outlen)
 {
 	if (!isfinite(v))
 		snprintf(out, outlen, "%s", isnan(v) ? "" : v > 0 ? "inf" : "-inf");
+	else if (fabs(v) >= 1e4 && fabs(v) < 1e15)
+		snprintf(out, outlen, "%.0f", v);                  /* 295200, not 2.952e+05 */
 	else
 		snprintf(out, outlen, "%.4g", v == 0 ? 0.0 : v);   /* no "-0" */
 	return out;

@@ -26,7 +26,7 @@ const char *fmt_duration(int64_t ms, char *out, size_t outlen);
 /* A number for tables and CSV: integers exactly, others with up to 10 significant digits; NaN/inf give "". */
 const char *fmt_num(double v, char *out, size_t outlen);
 
-/* A figure for people: 4 significant digits ("%.4g"), -0 as 0, infinities as inf/-inf, NaN as "". */
+/* A figure for people: 4 significant digits ("%.4g"; whole numbers from 1e4 up), -0 as 0, infinities as inf/-inf, NaN as "". */
 const char *fmt_sig(double v, char *out, size_t outlen);
 
 /* A short axis label: 4 significant digits with k/M/G/T suffixes ("1.5k", "250", "0.25"). */

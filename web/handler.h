@@ -68,6 +68,11 @@ int api_compare(struct web_req *r);
 
 #define API_DEFAULT_POINTS 1000
 
+struct cJSON;
+
+/* Add orders_of_interest and headroom_trends (web/report.h, whole run) to a run's JSON object; 0 or -1. */
+int api_headroom_json(struct web_req *r, int64_t run_id, struct cJSON *obj);
+
 /* A number into JSON (null for NaN/inf) or CSV (empty). */
 void api_put_num(struct strbuf *sb, double v, int csv);
 

@@ -2,8 +2,10 @@
 #include "web/metrics.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
+#include "analysis/frag.h"
 #include "web/escape.h"
 
 static void family(struct strbuf *sb, const char *name, const char *type, const char *help)
@@ -135,6 +137,113 @@ static int is_hugepages(const char *name)
 	return strncmp(name, "HugePages_", 10) == 0;
 }
 
+/* An index in thousandths, printed as debugfs does ("-1.000", "0.243"). */
+static void index_value(struct strbuf *sb, int x1000)
+{
+	sb_printf(sb, "%s%d.%03d\n", x1000 < 0 ? "-" : "", (x1000 < 0 ? -x1000 : x1000) / 1000,
+		  (x1000 < 0 ? -x1000 : x1000) % 1000);
+}
+
+/* Headroom and the kernel's indices, from the same free counts as the buddy families (analysis/frag: v_frag's numbers). */
+static void derived_families(struct strbuf *sb, const struct metrics_input *in)
+{
+	const struct buddyinfo *b = in->buddy;
+	int norders = b->norders < 0 ? 0 : b->norders > BUDDY_MAX_ORDER ? BUDDY_MAX_ORDER : b->norders;
+	int nzones = b->nzones < 0 ? 0 : b->nzones > BUDDY_MAX_ZONES ? BUDDY_MAX_ZONES : b->nzones;
+	int nk = in->nheadroom_orders < 0 ? 0 : in->nheadroom_orders > METRICS_MAX_ORDERS ? METRICS_MAX_ORDERS
+											  : in->nheadroom_orders;
+
+	if (nzones == 0 || norders == 0)
+		return;
+	if (nk) {
+		family(sb, "fpusoakd_headroom_blocks", "gauge",
+		       "Free blocks able to satisfy an order-k allocation (sum over o >= k of free[o] << (o - k)), at the "
+		       "orders of interest: the task_struct slab's and the pageblock order.");
+		for (int i = 0; i < nzones; i++)
+			for (int j = 0; j < nk; j++) {
+				int k = in->headroom_orders[j];
+				if (k < 0 || k >= norders)
+					continue;
+				sb_puts(sb, "fpusoakd_headroom_blocks{");
+				zone_labels(sb, &b->z[i]);
+				sb_printf(sb, ",order=\"%d\"} %" PRIu64 "\n", k, frag_headroom(b->z[i].free, norders, (unsigned)k));
+			}
+	}
+	if (!in->indices)
+		return;
+	for (int which = 0; which < 2; which++) {
+		const char *name = which ? "fpusoakd_fragmentation_index" : "fpusoakd_unusable_free_index";
+		family(sb, name, "gauge", which ? "The kernel's external fragmentation index per order (debugfs "
+		       "extfrag_index): -1 when a free block of the order exists, towards 1 when failures are due to "
+		       "fragmentation, towards 0 when to lack of memory."
+		       : "The kernel's unusable free space index per order (debugfs unusable_index): the share of free "
+		       "memory in blocks too small for the order.");
+		for (int i = 0; i < nzones; i++)
+			for (int k = 0; k < norders; k++) {
+				int u, f;
+				frag_indices(b->z[i].free, norders, (unsigned)k, &u, &f);
+				sb_printf(sb, "%s{", name);
+				zone_labels(sb, &b->z[i]);
+				sb_printf(sb, ",order=\"%d\"} ", k);
+				index_value(sb, which ? f : u);
+			}
+	}
+}
+
+static void counter1(struct strbuf *sb, const char *name, const char *help, uint64_t v)
+{
+	family(sb, name, "counter", help);
+	sb_printf(sb, "%s %" PRIu64 "\n", name, v);
+}
+
+static void churn_families(struct strbuf *sb, const struct metrics_input *in)
+{
+	const struct churn_counters *c = in->churn;
+	static const char *const errnos[] = { "EAGAIN", "ENOMEM", "other" };
+	static const char *const sigs[] = { "SIGKILL", "SIGSEGV", "SIGILL", "other" };
+	const uint64_t fails[] = { c->spawn_failed_eagain, c->spawn_failed_enomem, c->spawn_failed_other };
+	const uint64_t deaths[] = { c->killed_sigkill, c->killed_sigsegv, c->killed_sigill, c->killed_other };
+
+	family(sb, "fpusoakd_workers", "gauge", "FPU-using churn workers alive now.");
+	sb_printf(sb, "fpusoakd_workers %" PRIu64 "\n", c->population);
+	counter1(sb, "fpusoakd_worker_spawns_total", "Churn workers spawned in this run.", c->spawned);
+	family(sb, "fpusoakd_worker_spawn_failures_total", "counter", "Failed worker spawns (fork) by errno.");
+	for (int i = 0; i < 3; i++)
+		sb_printf(sb, "fpusoakd_worker_spawn_failures_total{errno=\"%s\"} %" PRIu64 "\n", errnos[i], fails[i]);
+	counter1(sb, "fpusoakd_worker_exits_total", "Workers that called exit(), any code.", c->exited);
+	family(sb, "fpusoakd_worker_deaths_total", "counter", "Workers killed by a signal, by signal.");
+	for (int i = 0; i < 4; i++)
+		sb_printf(sb, "fpusoakd_worker_deaths_total{signal=\"%s\"} %" PRIu64 "\n", sigs[i], deaths[i]);
+	counter1(sb, "fpusoakd_worker_oom_kills_total", "Memory-cgroup OOM kills among the workers.", c->oom_killed);
+	if (isfinite(in->last_capacity)) {
+		family(sb, "fpusoakd_capacity_probe_workers", "gauge",
+		       "Workers held by the last capacity probe before a spawn failed or one died.");
+		sb_printf(sb, "fpusoakd_capacity_probe_workers %.10g\n", in->last_capacity);
+	}
+	if (isfinite(in->last_switch_us)) {
+		family(sb, "fpusoakd_fpu_cost_probe_seconds_per_yield", "gauge",
+		       "System time per sched_yield of FPU-using threads in the last FPU-cost probe.");
+		sb_printf(sb, "fpusoakd_fpu_cost_probe_seconds_per_yield %.10g\n", in->last_switch_us / 1e6);
+	}
+}
+
+static void kmsg_families(struct strbuf *sb, const struct metrics_input *in)
+{
+	if (in->alloc_failures) {
+		int top = in->buddy && in->buddy->norders > 0 && in->buddy->norders <= BUDDY_MAX_ORDER ? in->buddy->norders : 11;
+		for (int k = top; k < BUDDY_MAX_ORDER; k++)
+			if (in->alloc_failures[k])
+				top = k + 1;
+		family(sb, "fpusoakd_alloc_failures_total", "counter",
+		       "Page allocation failures (warn_alloc) in the kernel log since fpusoakd started, by order.");
+		for (int k = 0; k < top; k++)
+			sb_printf(sb, "fpusoakd_alloc_failures_total{order=\"%d\"} %" PRIu64 "\n", k, in->alloc_failures[k]);
+	}
+	if (in->has_oom_kills)
+		counter1(sb, "fpusoakd_oom_kills_total", "OOM kills in the kernel log since fpusoakd started (any process).",
+			 in->oom_kills);
+}
+
 int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 {
 	run_families(sb, in);
@@ -154,6 +263,11 @@ int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 		kv_family(sb, in->meminfo, "fpusoakd_meminfo_hugepages", "gauge",
 			  "HugePages_* fields of /proc/meminfo (counts of huge pages).", is_hugepages, 1, 1);
 	}
-	/* Later families (churn, headroom, indices, alloc failures, probes) go here; see metrics.h. */
+	if (in->buddy)
+		derived_families(sb, in);
+	if (in->churn)
+		churn_families(sb, in);
+	if (in->alloc_failures || in->has_oom_kills)
+		kmsg_families(sb, in);
 	return sb->err ? -1 : 0;
 }

@@ -21,6 +21,19 @@
  *   fpusoakd_vmstat_current{name}                      gauge, /proc/vmstat nr_* state
  *   fpusoakd_meminfo_bytes{name}                       gauge, /proc/meminfo kB fields x 1024
  *   fpusoakd_meminfo_hugepages{name}                   gauge, HugePages_* counts
+ *   fpusoakd_headroom_blocks{node,zone,order}          gauge, free blocks able to satisfy order k (orders of interest)
+ *   fpusoakd_unusable_free_index{node,zone,order}      gauge, the kernel's unusable_free_index / 1000 (analysis/frag)
+ *   fpusoakd_fragmentation_index{node,zone,order}      gauge, the kernel's __fragmentation_index / 1000
+ *   fpusoakd_workers                                   gauge, churn workers alive
+ *   fpusoakd_worker_spawns_total                       counter
+ *   fpusoakd_worker_spawn_failures_total{errno}        counter, EAGAIN|ENOMEM|other
+ *   fpusoakd_worker_exits_total                        counter, exit() of any code
+ *   fpusoakd_worker_deaths_total{signal}               counter, SIGKILL|SIGSEGV|SIGILL|other
+ *   fpusoakd_worker_oom_kills_total                    counter, memory-cgroup oom_kill events
+ *   fpusoakd_capacity_probe_workers                    gauge, last capacity probe
+ *   fpusoakd_fpu_cost_probe_seconds_per_yield          gauge, last FPU-cost probe (system time per yield)
+ *   fpusoakd_alloc_failures_total{order}               counter, kernel-log page allocation failures
+ *   fpusoakd_oom_kills_total                           counter, kernel-log OOM kills (any process)
  */
 #ifndef FPUSOAK_METRICS_H
 #define FPUSOAK_METRICS_H
@@ -28,10 +41,12 @@
 #include <stdint.h>
 
 #include "collector/buddyinfo.h"
+#include "churn/churn_ctl.h"
 #include "collector/kv.h"
 #include "common/strbuf.h"
 
 #define METRICS_MAX_BYTES (4u << 20)   /* cap of the exposition buffer (a few hundred KB in practice) */
+#define METRICS_MAX_ORDERS 4
 
 struct metrics_input {
 	const char *version;             /* build version (FPUSOAK_VERSION) */
@@ -43,16 +58,16 @@ struct metrics_input {
 	const struct buddyinfo *buddy;   /* last snapshot, or NULL */
 	const struct kv_set *vmstat;     /* last snapshot, or NULL */
 	const struct kv_set *meminfo;    /* last snapshot, or NULL */
-	/*
-	 * Room for later issues; add a field here and a family in metrics.c
-	 * (NULL or 0 must mean "omit the family"):
-	 *   - churn: workers alive, spawns_total, spawn_failures_total{errno},
-	 *     worker_deaths_total{signal}, oom_kills_total
-	 *   - headroom: free blocks >= order k for the orders of interest
-	 *   - indices: unusable free space / fragmentation index {node,zone,order}
-	 *   - alloc failures: alloc_failures_total{order}
-	 *   - probes: last capacity-probe count, last FPU-cost probe result
-	 */
+	/* With buddy: headroom at these orders (the task_struct slab's, the pageblock order); 0 = no family. */
+	int headroom_orders[METRICS_MAX_ORDERS];
+	int nheadroom_orders;
+	int indices;                     /* with buddy: 1 = the kernel's indices per zone and order */
+	const struct churn_counters *churn;   /* NULL = churn off: no worker or probe families */
+	double last_capacity;            /* with churn: workers held by the last capacity probe; NaN = none yet */
+	double last_switch_us;           /* with churn: system us per yield of the last FPU-cost probe; NaN = none yet */
+	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER counters by order, or NULL (no kernel log) */
+	int has_oom_kills;               /* 1: oom_kills below is a kernel-log count */
+	uint64_t oom_kills;
 };
 
 /* Append the exposition of in to sb (reset first by the caller); 0, or -1 when sb hit its cap. */

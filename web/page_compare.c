@@ -192,6 +192,11 @@ static void overlay_chart(struct web_req *r, struct overlay *o, int no, const ch
 	struct svg_chart c = { .title = title, .y_label = unit, .caption = caption, .y_from_zero = 1, .x_elapsed = 1 };
 	int ns = 0;
 
+	/* Both runs from their start: the axis begins at 0 and ends at the later of the two. */
+	for (int i = 0; i < no; i++)
+		for (size_t j = 0; j < o[i].n; j++)
+			if (o[i].t[j] > c.t1_ms)
+				c.t1_ms = o[i].t[j];
 	for (int i = 0; i < no; i++) {
 		s[ns++] = (struct svg_series){ o[i].name, o[i].t, o[i].v, o[i].n, style, i + 1 };
 		if (o[i].trend)

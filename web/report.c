@@ -215,6 +215,10 @@ static struct report_line *line_new(struct report_cmp *c, const char *test, cons
 	va_start(ap, fmt);
 	vsnprintf(l->label, sizeof l->label, fmt, ap);
 	va_end(ap);
+	/* Zone names come from the kernel via the DB: keep the verdict line printable ASCII. */
+	for (char *s = l->label; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
 	l->test = test;
 	l->unit = unit;
 	return l;
@@ -337,7 +341,7 @@ static int cmp_headroom(struct query *q, struct report_cmp *c)
 			snprintf(c->zone[i], sizeof c->zone[i], "%s", ta[ia].zone);
 			c->node[i] = ta[ia].node;
 		}
-		l = line_new(c, test_slopes, "blocks/h", "headroom o%d %s slope/h", k, ia >= 0 ? ta[ia].zone : "");
+		l = line_new(c, test_slopes, "blocks/h", "headroom o%d/h", k);
 		if (!l)
 			continue;
 		if (ia < 0) {
@@ -535,8 +539,7 @@ static int atomic_values(struct query *q, int64_t run, int order, int node, cons
 static int cmp_atomic(struct query *q, struct report_cmp *c, int has_atomic)
 {
 	for (int i = 0; i < c->orders.n; i++) {
-		struct report_line *l = line_new(c, test_samples, "% of samples", "atomic risk o%d %s %%", c->orders.order[i],
-						 c->zone[i]);
+		struct report_line *l = line_new(c, test_samples, "% of samples", "atomic risk o%d %%", c->orders.order[i]);
 		struct vec a = { 0 }, b = { 0 };
 		int r;
 

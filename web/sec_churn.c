@@ -221,7 +221,7 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 		tt[1] = l->t[l->n - 1];
 		tv[0] = f.intercept;
 		tv[1] = f.intercept + f.slope * x[l->n - 1];
-		s[ns++] = (struct svg_series){ "trend (least squares)", tt, tv, 2, SVG_DASHED, 1 };
+		s[ns++] = (struct svg_series){ "trend (least squares)", tt, tv, 2, SVG_DASHED, 2 };
 	}
 	svg_line_chart(&r->body, &c, s, ns);
 	if (fit)

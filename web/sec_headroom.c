@@ -57,6 +57,11 @@ static void trend_table(struct web_req *r, const struct report_trend *t, int n, 
 {
 	char x[32], y[32], z[32], w[32];
 
+	if (n == 0) {
+		sb_puts(&r->body, "<p class=\"pending\">No minute rollups in this window yet (the first appears once a "
+			"minute is complete): no trend.</p>\n");
+		return;
+	}
 	sb_printf(&r->body, "<table class=\"trend\">\n<tr><th>node</th><th>zone</th><th class=\"n\">minutes</th>"
 		  "<th class=\"n\">order-%d blocks, last minute</th><th class=\"n\">slope, blocks/h</th>"
 		  "<th class=\"n\">95%% CI</th><th>projected exhaustion</th></tr>\n", order);
@@ -75,9 +80,6 @@ static void trend_table(struct web_req *r, const struct report_trend *t, int n, 
 		sb_puts(&r->body, "</td></tr>\n");
 	}
 	sb_puts(&r->body, "</table>\n");
-	if (n == 0)
-		sb_puts(&r->body, "<p class=\"pending\">No minute rollups in this window yet (the first appears once a "
-			"minute is complete).</p>\n");
 }
 
 int sec_headroom(struct run_page *p)

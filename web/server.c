@@ -71,6 +71,7 @@ static const struct route {
 	{ "/", page_index, R_DB | R_HTML },
 	{ "/runs", page_runs, R_DB | R_HTML },
 	{ "/runs/#", page_run, R_DB | R_HTML },
+	{ "/compare", page_compare, R_DB | R_HTML },
 	{ "/healthz", serve_healthz, 0 },
 	{ "/metrics", NULL, R_METRICS },
 	{ "/api/v1/status", api_status, R_DB | R_API },
@@ -80,6 +81,10 @@ static const struct route {
 	{ "/api/v1/runs/#/meminfo", api_meminfo, R_DB | R_API | R_CSV },
 	{ "/api/v1/runs/#/vmstat", api_vmstat, R_DB | R_API | R_CSV },
 	{ "/api/v1/runs/#/failures", api_failures, R_DB | R_API | R_CSV },
+	{ "/api/v1/runs/#/frag", api_frag, R_DB | R_API | R_CSV },
+	{ "/api/v1/runs/#/churn", api_churn, R_DB | R_API | R_CSV },
+	{ "/api/v1/runs/#/probes", api_probes, R_DB | R_API | R_CSV },
+	{ "/api/v1/compare", api_compare, R_DB | R_API },
 };
 
 /* ---------------------------------------------------------------- shared state */

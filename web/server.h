@@ -17,15 +17,20 @@
  *   /                            current run: status, environment, latest buddyinfo, charts
  *   /runs                        every run
  *   /runs/{id}                   one run's report; ?from=&to= window
+ *   /compare?a=ID&b=ID           two runs: differences with 95% CIs and verdicts, overlays
  *   /healthz                     200 "ok\n" while the loop is healthy, else 503
  *   /metrics                     Prometheus text 0.0.4, the buffer last published
  *   /api/v1/status               JSON
  *   /api/v1/runs                 JSON, CSV (.csv or ?format=csv)
- *   /api/v1/runs/{id}            JSON
+ *   /api/v1/runs/{id}            JSON, with orders_of_interest and headroom_trends
  *   /api/v1/runs/{id}/buddyinfo  JSON, CSV; from, to, max_points
  *   /api/v1/runs/{id}/meminfo    JSON, CSV; name (required), from, to, max_points
  *   /api/v1/runs/{id}/vmstat     JSON, CSV; name (required), from, to, max_points (rates per second)
  *   /api/v1/runs/{id}/failures   JSON, CSV; from, to, max_points (= most rows, newest first); total counts all
+ *   /api/v1/runs/{id}/frag       JSON, CSV; from, to, max_points: unusable/fragmentation index, headroom per order
+ *   /api/v1/runs/{id}/churn      JSON, CSV; from, to, max_points: churn counts per bucket
+ *   /api/v1/runs/{id}/probes     JSON, CSV; name (capacity|switch), from, to, max_points (= most rows, oldest first)
+ *   /api/v1/compare?a=ID&b=ID    JSON: the comparison of /compare
  *
  * Daemon integration contract:
  *   1. Open the store (writer) and store the first sample; then call

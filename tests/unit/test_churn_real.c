@@ -406,6 +406,59 @@ static void test_guest_scope(void)
 	T_EQ_I(churn_close(ch, NULL), 0, "clean stop");
 }
 
+/*
+ * No cgroup (as when the daemon may not create one): the population and a cgroup-scope probe are
+ * capped (here at 5); then lifetime 0 (exit right after the FPU touch) churns without setup errors.
+ * The test's own sandbox still bounds everything.
+ */
+static void test_unconfined(void)
+{
+	static struct obs o;
+	struct churn_cfg c;
+	struct churn_status fin;
+	char err[256];
+	uint64_t five = 5;
+	int one = 1;
+
+	base_cfg(&c);
+	c.cgroup = CGROUP_NONE;
+	c.nocgroup_cap = 5;
+	c.params = (struct churn_params){ .workers = 20, .dist = CHURN_DIST_FIXED, .rate_milli = CHURN_RATE_MAX,
+					  .lifetime_ms = 60000 };
+	struct churn *ch = churn_open(&c, err, sizeof err);
+	T_CHECK(ch != NULL, "churn_open without a cgroup (%s)", ch ? "ok" : err);
+	if (!ch)
+		return;
+	T_CHECK(churn_cgroup(ch) == NULL && churn_nocgroup_reason(ch)[0], "unconfined, and says why (%s)",
+		churn_nocgroup_reason(ch));
+	T_EQ_I(churn_hello_info(ch)->cgroup_ver, CGROUP_NONE, "HELLO: no cgroup");
+	T_EQ_I(churn_hello_info(ch)->pop_cap, 5, "HELLO: population cap 5");
+	pump(ch, &o, 2000, pop_at_least, &five);
+	pump(ch, &o, 500, NULL, NULL);
+	T_EQ_I(o.max_pop, 5, "20 asked, 5 allowed");
+	T_EQ_I(o.st.params.workers, 5, "STATUS shows the capped target");
+	/* New parameters apply to new workers: the 5 long-lived ones stay until the probe retires them. */
+	struct churn_params p = { .workers = 5, .dist = CHURN_DIST_EXP, .rate_milli = CHURN_RATE_MAX, .lifetime_ms = 0 };
+	T_EQ_I(churn_set_params(ch, &p), 0, "switch to lifetime 0 at run time");
+	churn_probe_request(ch, CHURN_PROBE_CAPACITY);
+	T_EQ_I(pump(ch, &o, 20000, ndone_at_least, &one), 1, "capacity probe finishes");
+	T_CHECK(o.done[0].count == 5 && !strcmp(o.done[0].stop_reason, "limit"), "probe capped at 5 (%lld, %s)",
+		(long long)o.done[0].count, o.done[0].stop_reason);
+	churn_status_request(ch);   /* the last STATUS may predate the probe */
+	pump(ch, &o, 200, NULL, NULL);
+	T_EQ_I(o.st.c.exited_retired, 5, "the probe retired the 5 churn workers");
+	uint64_t before = o.st.c.exited;
+	pump(ch, &o, 1000, NULL, NULL);
+	churn_status_request(ch);
+	pump(ch, &o, 200, NULL, NULL);
+	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives in 1 s",
+		(unsigned long long)(o.st.c.exited - before));
+	T_EQ_I(o.st.c.exited_error, 0, "none failed its setup");
+	T_EQ_I(o.st.params.lifetime_ms, 0, "STATUS shows lifetime 0");
+	T_EQ_I(churn_close(ch, &fin), 0, "clean stop");
+	T_EQ_I(churn_counters_check(&fin.c), 0, "invariant");
+}
+
 /* CPU time (user + system) the kernel has charged to pid, in clock ticks; -1 if unreadable. */
 static long cpu_ticks(pid_t pid)
 {
@@ -487,6 +540,7 @@ int main(void)
 	test_capacity();
 	test_guest_scope();
 	test_switch();
+	test_unconfined();
 	cgroup_close(sb);
 	T_DONE();
 }

@@ -66,6 +66,33 @@ int main(void)
 	in.buddy = &bi;
 	in.vmstat = &vm;
 	in.meminfo = &mi;
+	in.headroom_orders[0] = 3;
+	in.headroom_orders[1] = 9;
+	in.nheadroom_orders = 2;
+	in.indices = 1;
+	{
+		static struct churn_counters cc;
+		static uint64_t fails[16];
+		cc.spawned = 1000;
+		cc.spawn_failed_eagain = 3;
+		cc.spawn_failed_enomem = 2;
+		cc.spawn_failed_other = 1;
+		cc.exited = 900;
+		cc.killed_sigkill = 40;
+		cc.killed_sigsegv = 1;
+		cc.killed_other = 2;
+		cc.oom_killed = 7;
+		cc.population = 55;
+		fails[0] = 2;
+		fails[3] = 5;
+		fails[12] = 1;
+		in.churn = &cc;
+		in.last_capacity = 231;
+		in.last_switch_us = 2.5;
+		in.alloc_failures = fails;
+		in.has_oom_kills = 1;
+		in.oom_kills = 4;
+	}
 
 	sb_init(&sb, METRICS_MAX_BYTES);
 	T_EQ_I(metrics_build(&sb, &in), 0, "build");
@@ -89,13 +116,42 @@ int main(void)
 	T_CHECK(has_line(&sb, "fpusoakd_meminfo_bytes{name=\"MemFree\"} 1024000") &&
 		has_line(&sb, "fpusoakd_meminfo_bytes{name=\"Active(anon)\"} 7168"), "meminfo kB x 1024");
 	T_CHECK(has_line(&sb, "fpusoakd_meminfo_hugepages{name=\"HugePages_Total\"} 4"), "HugePages_* as counts");
+	/* By hand: DMA free[k] = k, Normal free[k] = 100 + k. */
+	T_CHECK(has_line(&sb, "fpusoakd_headroom_blocks{node=\"0\",zone=\"DMA\",order=\"3\"} 2303"),
+		"DMA order-3 headroom: 3 + 4*2 + 5*4 + ... + 10*128 = 2303");
+	T_CHECK(has_line(&sb, "fpusoakd_headroom_blocks{node=\"0\",zone=\"Normal\",order=\"9\"} 329"),
+		"Normal order-9 headroom: 109 + 110*2 = 329");
+	T_CHECK(!strstr(sb.buf, "fpusoakd_headroom_blocks{node=\"0\",zone=\"Normal\",order=\"4\"}"),
+		"headroom only at the orders of interest");
+	/* Normal: free pages 100*(2^11-1) + 18434 = 223134; order 3: (100 + 202 + 408) * 1000 / 223134 = 3 */
+	T_CHECK(has_line(&sb, "fpusoakd_unusable_free_index{node=\"0\",zone=\"Normal\",order=\"3\"} 0.003"),
+		"unusable index of Normal order 3 = 0.003 (kernel integer arithmetic)");
+	T_CHECK(has_line(&sb, "fpusoakd_fragmentation_index{node=\"0\",zone=\"Normal\",order=\"3\"} -1.000"),
+		"fragmentation index -1.000 where a suitable block exists");
+	T_CHECK(has_line(&sb, "fpusoakd_unusable_free_index{node=\"0\",zone=\"DMA\",order=\"1\"} 0.000") &&
+		has_line(&sb, "fpusoakd_unusable_free_index{node=\"0\",zone=\"DMA\",order=\"0\"} 0.000"),
+		"DMA has no free order-0 block: nothing unusable at order 1");
+	T_CHECK(has_line(&sb, "fpusoakd_workers 55") && has_line(&sb, "fpusoakd_worker_spawns_total 1000") &&
+		has_line(&sb, "fpusoakd_worker_spawn_failures_total{errno=\"ENOMEM\"} 2") &&
+		has_line(&sb, "fpusoakd_worker_spawn_failures_total{errno=\"other\"} 1") &&
+		has_line(&sb, "fpusoakd_worker_exits_total 900") &&
+		has_line(&sb, "fpusoakd_worker_deaths_total{signal=\"SIGKILL\"} 40") &&
+		has_line(&sb, "fpusoakd_worker_deaths_total{signal=\"other\"} 2") &&
+		has_line(&sb, "fpusoakd_worker_oom_kills_total 7"), "churn gauge and counters");
+	T_CHECK(has_line(&sb, "fpusoakd_capacity_probe_workers 231") &&
+		has_line(&sb, "fpusoakd_fpu_cost_probe_seconds_per_yield 2.5e-06"), "last probe results (us -> s)");
+	T_CHECK(has_line(&sb, "fpusoakd_alloc_failures_total{order=\"3\"} 5") &&
+		has_line(&sb, "fpusoakd_alloc_failures_total{order=\"12\"} 1") &&
+		!strstr(sb.buf, "fpusoakd_alloc_failures_total{order=\"13\"}"),
+		"allocation failures by order, up to the highest seen");
+	T_CHECK(has_line(&sb, "fpusoakd_oom_kills_total 4"), "kernel-log OOM kills");
 	{
 		int types = 0, helps = 0;
 		for (const char *p = sb.buf; (p = strstr(p, "# TYPE ")); p++)
 			types++;
 		for (const char *p = sb.buf; (p = strstr(p, "# HELP ")); p++)
 			helps++;
-		T_CHECK(types == 12 && helps == 12, "12 families, each with HELP and TYPE (%d, %d)", types, helps);
+		T_CHECK(types == 25 && helps == 25, "25 families, each with HELP and TYPE (%d, %d)", types, helps);
 	}
 
 	if (!mkdtemp(dir)) {
@@ -128,9 +184,13 @@ int main(void)
 	in.meminfo = NULL;
 	in.sample_us = -1;
 	in.sample_ts_ms = 0;
+	in.churn = NULL;
+	in.alloc_failures = NULL;
+	in.has_oom_kills = 0;
 	T_EQ_I(metrics_build(&sb, &in), 0, "build with only run facts");
-	T_CHECK(!strstr(sb.buf, "buddy") && !strstr(sb.buf, "vmstat") && !strstr(sb.buf, "sample_duration"),
-		"absent inputs give no family");
+	T_CHECK(!strstr(sb.buf, "buddy") && !strstr(sb.buf, "vmstat") && !strstr(sb.buf, "sample_duration") &&
+		!strstr(sb.buf, "headroom") && !strstr(sb.buf, "worker") && !strstr(sb.buf, "probe") &&
+		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom"), "absent inputs give no family");
 	/* a cap too small is an error, not a cut exposition */
 	{
 		struct strbuf small;

@@ -57,8 +57,8 @@ int main(void)
 
 	/* line chart */
 	sb_init(&sb, 1 << 22);
-	s[0] = (struct svg_series){ names[0], t, v, 2000 };
-	s[1] = (struct svg_series){ names[1], t, w, 2000 };
+	s[0] = (struct svg_series){ names[0], t, v, 2000, SVG_LINE, 0 };
+	s[1] = (struct svg_series){ names[1], t, w, 2000, SVG_LINE, 0 };
 	T_EQ_I(svg_line_chart(&sb, &c, s, 2), 0, "line chart of 2 x 2000 points");
 	T_EQ_I(xml_ok(&sb), 0, "line chart is well-formed XML");
 	T_CHECK(strstr(sb.buf, "<title>Title &lt;x&gt; &amp; &#39;y&#39;</title>") != NULL, "title escaped");
@@ -88,7 +88,7 @@ int main(void)
 		int64_t tt[2] = { t0, t0 + 3600000 };
 		double vv[2] = { 0, 10 };
 		struct svg_chart g = { .title = "g", .y_label = "u", .caption = "c", .y_from_zero = 1 };
-		s[0] = (struct svg_series){ "a", tt, vv, 2 };
+		s[0] = (struct svg_series){ "a", tt, vv, 2, SVG_LINE, 0 };
 		T_EQ_I(svg_line_chart(&sb, &g, s, 1), 0, "two-point chart");
 		T_CHECK(strstr(sb.buf, "d=\"M64.0,236.0L744.0,32.0\"") != NULL, "points at the plot corners (hand geometry)");
 		T_CHECK(strstr(sb.buf, ">10</text>") && strstr(sb.buf, ">8</text>") && !strstr(sb.buf, ">12</text>"),
@@ -98,7 +98,7 @@ int main(void)
 	}
 
 	/* empty and over-cap */
-	s[0] = (struct svg_series){ "none", t, v, 0 };
+	s[0] = (struct svg_series){ "none", t, v, 0, SVG_LINE, 0 };
 	T_EQ_I(svg_line_chart(&sb, &c, s, 1), 0, "empty series");
 	T_CHECK(strstr(sb.buf, "no data in this window") != NULL, "says no data");
 	T_EQ_I(xml_ok(&sb), 0, "empty chart well-formed");
@@ -109,7 +109,7 @@ int main(void)
 		T_EQ_I(xml_ok(&sb), 0, "still well-formed");
 		sb_reset(&sb);
 	}
-	s[0] = (struct svg_series){ "big", t, v, SVG_MAX_POINTS + 1 };
+	s[0] = (struct svg_series){ "big", t, v, SVG_MAX_POINTS + 1, SVG_LINE, 0 };
 	T_EQ_I(svg_line_chart(&sb, &c, s, 1), -1, "more than SVG_MAX_POINTS points is refused");
 	sb_reset(&sb);
 	T_EQ_I(svg_line_chart(&sb, &c, s, SVG_MAX_SERIES + 1), -1, "more than SVG_MAX_SERIES series is refused");
@@ -144,10 +144,33 @@ int main(void)
 	/* a tiny cap: the chart fails instead of emitting half an SVG */
 	sb_free(&sb);
 	sb_init(&sb, 200);
-	s[0] = (struct svg_series){ "a", t, w, 100 };
+	s[0] = (struct svg_series){ "a", t, w, 100, SVG_LINE, 0 };
 	T_EQ_I(svg_line_chart(&sb, &c, s, 1), -1, "a chart bigger than the buffer's cap is an error");
 	T_CHECK(sb.err, "with the buffer's error flag set");
 	sb_free(&sb);
+	/* styles: 5 markers, a dashed line; an elapsed-time axis from 0 */
+	{
+		int64_t et[5] = { 0, 900000, 1800000, 2700000, 3600000 };
+		double ev[5] = { 1, 2, 3, 4, 5 };
+		struct svg_chart e = { .title = "e", .y_label = "x", .caption = "c", .x_elapsed = 1, .t1_ms = 3 * 3600000,
+				       .y_max = 100 };
+		int circles = 0;
+		sb_init(&sb, 1 << 20);
+		s[0] = (struct svg_series){ "dots", et, ev, 5, SVG_MARKERS, 0 };
+		s[1] = (struct svg_series){ "trend", et, ev, 2, SVG_DASHED, 1 };
+		T_EQ_I(svg_line_chart(&sb, &e, s, 2), 0, "markers and dashed");
+		for (const char *p = sb.buf; (p = strstr(p, "<circle")); p++)
+			circles++;
+		T_EQ_I(circles, 5, "one circle per marker point");
+		T_CHECK(strstr(sb.buf, "stroke-dasharray") != NULL, "dashed series");
+		T_CHECK(strstr(sb.buf, ">1h</text>") && strstr(sb.buf, ">2h</text>") && strstr(sb.buf, ">0</text>") &&
+			strstr(sb.buf, "time since the run's start, 0 to 3h 00m"), "elapsed axis: 0, 1h, 2h ticks and label");
+		T_CHECK(strstr(sb.buf, ">100</text>") != NULL, "y_max raises the axis to 100");
+		T_CHECK(strstr(sb.buf, "fill=\"#0072b2\"><title>dots") && strstr(sb.buf, "stroke=\"#0072b2\" stroke-width=\"1.5\" stroke-dasharray"),
+			"colour 1 = the first palette entry, shared by data and trend");
+		T_EQ_I(xml_ok(&sb), 0, "styled chart is well-formed XML");
+		sb_free(&sb);
+	}
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);

@@ -291,7 +291,7 @@ static void test_pages(unsigned port)
 	T_CHECK(body_has(&r, "<title>Free memory by order, node 1 zone Mo&quot;v&lt;b&gt;</title>"),
 		"a chart per zone, hostile zone name escaped");
 	T_CHECK(body_has(&r, "Unusable free space index, node 0 zone DMA32"), "heatmap per zone");
-	T_CHECK(body_has(&r, "<h2>4. Churn</h2>\n<p class=\"pending\">"), "churn placeholder");
+	T_CHECK(!body_has(&r, "Not in this database"), "every section has its table");
 	T_CHECK(body_has(&r, "<pre>sample_interval=1s\nlabel=&lt;x&gt;</pre>"), "config shown, escaped");
 	T_CHECK(body_has(&r, "<td>2024-06-01 12:01:40</td><td>&lt;script&gt;alert(1)&lt;/script&gt;\xef\xbf\xbd</td>"
 			 "<td class=\"n\">1234</td><td class=\"n\">3</td><td>GFP_KERNEL|__GFP_COMP</td><td><code>0x140cc0</code>"),
@@ -459,6 +459,164 @@ static void test_api(unsigned port)
 	}
 	T_EQ_S(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "unit")), "per_second", "vmstat unit");
 	cJSON_Delete(j);
+	resp_free(&r);
+}
+
+
+/* ---------------------------------------------------------------- the report's sections, compare, new API */
+
+static const char json_probe_detail[] =
+	"import sys,json\n"
+	"d=json.load(open(sys.argv[1],encoding=\"utf-8\"))\n"
+	"print(d[\"probes\"][0][\"detail\"])";
+
+static void test_report_sections(unsigned port)
+{
+	struct resp r;
+	char exp[512], out[256], v[64];
+	cJSON *j, *x;
+
+	T_CHECK(req(port, "GET", "/runs/1", &r) == 0 && r.status == 200, "GET /runs/1");
+	/* 2: headroom */
+	T_CHECK(body_has(&r, "<strong>3</strong>, the task_struct slab&#39;s order (slabinfo: 6592-byte objects in slabs "
+			 "of 8 pages") || body_has(&r, "<strong>3</strong>, the task_struct slab's order (slabinfo: 6592-byte objects in slabs of 8 pages"),
+		"headroom: task_struct order 3 from slabinfo (6592 bytes, 8 pages)");
+	T_CHECK(body_has(&r, "<title>Headroom at order 3 (task_struct slab)</title>") &&
+		body_has(&r, "<title>Headroom at order 9 (pageblock)</title>"), "a headroom chart per order of interest");
+	T_CHECK(body_has(&r, "stroke-dasharray"), "trend lines drawn dashed");
+	snprintf(exp, sizeof exp, "<td>Normal</td><td class=\"n\">10</td>");
+	T_CHECK(body_has(&r, exp), "trend table: Normal fitted on 10 minutes");
+	T_CHECK(body_has(&r, "<tr><td>1</td><td>Mo&quot;v&lt;b&gt;</td><td class=\"n\">10</td>"),
+		"trend table: hostile zone name escaped");
+	/* 3: the heatmap's values come from v_frag (no other formula in the page) */
+	T_CHECK(body_has(&r, "the worst value in each interval"), "unusable heatmap: worst value per interval");
+	/* 4: churn totals = CLI sums */
+	snprintf(exp, sizeof exp, "<tr><td>workers spawned</td><td class=\"n\">%lld</td>",
+		 testdb_cli(g_db, "SELECT sum(spawned) FROM v_churn WHERE run_id=1"));
+	T_CHECK(body_has(&r, exp), "churn: spawned = CLI sum (%s)", exp);
+	snprintf(exp, sizeof exp, "ENOMEM (fork could not allocate, e.g. task_struct)</td><td class=\"n\">%lld</td>",
+		 testdb_cli(g_db, "SELECT sum(spawn_failed_enomem) FROM v_churn WHERE run_id=1"));
+	T_CHECK(body_has(&r, exp), "churn: ENOMEM failures = CLI sum");
+	T_CHECK(body_has(&r, "<title>Spawn failures by errno</title>") && body_has(&r, "<title>Worker deaths by signal, and OOM kills</title>"),
+		"churn charts");
+	/* 5: probes */
+	T_CHECK(body_has(&r, "<title>Capacity probes</title>") && body_has(&r, "<title>FPU-cost probes</title>"), "probe charts");
+	T_CHECK(body_has(&r, "<p>5 probes; trend "), "capacity trend over 5 probes");
+	T_CHECK(body_has(&r, "<code>&lt;b&gt;held=256&lt;/b&gt; &amp; &quot;x&quot;</code>") && !body_has(&r, "<b>held"),
+		"probe detail escaped");
+	/* 6: failures timeline */
+	T_CHECK(body_has(&r, "<title>Allocation failures over time</title>"), "failure timeline chart");
+	{
+		/* three dots (orders 3, 0, 9), all in the "other GFP" group */
+		const char *g = r.body ? memmem(r.body, r.blen, "<title>other GFP (may sleep)</title>", 36) : NULL;
+		int dots = 0;
+		for (const char *p = g; p && (p = strstr(p, "<circle")) && p < strstr(g, "</g>"); p++)
+			dots++;
+		T_EQ_I(dots, 3, "three failure dots for run 1's three alloc_fail events");
+	}
+	/* 8: slab and pagetype */
+	T_CHECK(body_has(&r, "task_struct: <strong>6592-byte</strong> objects in <strong>order-3</strong>"), "task_struct line");
+	T_CHECK(body_has(&r, "<td>&lt;img src=x&gt;</td>") && !body_has(&r, "<img"), "hostile slab name escaped");
+	T_CHECK(body_has(&r, "<td>Movable</td><td class=\"n\">&gt;100000</td>"), "capped pagetypeinfo count shown as >100000");
+	T_CHECK(body_has(&r, "pageblock order 9</caption>"), "pagetypeinfo at the latest slow sample, pageblock order");
+	/* 9: atomic risk, hand: Normal order 3 fails atomically at i % 10 < 2: 120 of 600 samples */
+	T_CHECK(body_has(&r, "<td>Normal</td><td class=\"n\">600</td><td class=\"n\"><strong>20%</strong> (120)</td>"),
+		"atomic risk: Normal order 3 at risk 20%% of 600 samples (120)");
+	T_CHECK(body_has(&r, "<td>DMA</td><td class=\"n\">600</td><td class=\"n\"><strong>0%</strong> (0)</td><td class=\"n\">100%</td><td class=\"n\">100%</td>"),
+		"atomic risk: DMA order 9: both fail all the time, so never atomic-only");
+	T_CHECK(body_has(&r, "<title>Atomic-only failures at order 3</title>"), "atomic risk chart");
+	T_EQ_S(py(&r, xml_check, out, sizeof out) == 0 ? out : out, "ok", "/runs/1 with every section is well-formed XML");
+	resp_free(&r);
+
+	/* compare */
+	T_CHECK(req(port, "GET", "/compare?a=1&b=3", &r) == 0 && r.status == 200, "GET /compare?a=1&b=3");
+	T_EQ_S(py(&r, xml_check, out, sizeof out) == 0 ? out : out, "ok", "/compare is well-formed XML");
+	T_CHECK(body_has(&r, "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30,-21]: significant\n"),
+		"compare: the capacity verdict line (worked by hand in test_report.c)");
+	T_CHECK(body_has(&r, "&lt;script&gt;alert(1)&lt;/script&gt;") && !body_has(&r, "<script"), "compare: hostile label escaped");
+	T_CHECK(body_has(&r, "<title>Headroom at order 3 (task_struct slab), node 0 zone ") &&
+		body_has(&r, "<title>Capacity probes</title>") && body_has(&r, "time since the run's start"),
+		"compare: overlaid headroom and probe charts on an elapsed-time axis");
+	T_CHECK(body_has(&r, "<a href=\"/runs/1\">A: run 1</a>"), "compare links to each run");
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/compare?a=1", &r) == 0 && r.status == 400, "/compare without b: 400");
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/compare?a=1&b=999", &r) == 0 && r.status == 404, "/compare with an unknown run: 404");
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/compare?a=1&b=x", &r) == 0 && r.status == 400, "/compare with a bad id: 400");
+	resp_free(&r);
+
+	j = get_json(port, "/api/v1/compare?a=1&b=3", 200, &r);
+	x = cJSON_GetObjectItemCaseSensitive(j, "comparisons");
+	T_CHECK(j && cJSON_GetArraySize(x) >= 8, "/api/v1/compare: JSON with the comparison lines");
+	T_EQ_S(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "verdict")),
+	       "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30,-21]: significant", "API verdict = page verdict");
+	T_CHECK(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "ci95")) &&
+		jnum(cJSON_GetArrayItem(x, 0), "p") > 0.0079 && jnum(cJSON_GetArrayItem(x, 0), "p") < 0.0080,
+		"API: CI and p (2/252)");
+	cJSON_Delete(j);
+	resp_free(&r);
+	j = get_json(port, "/api/v1/compare?a=1&b=999", 404, &r);
+	T_CHECK(j && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "error")), "/api/v1/compare unknown run: 404 JSON");
+	cJSON_Delete(j);
+	resp_free(&r);
+
+	/* /api/v1/runs/{id}: headroom trends (2 orders x 4 zones) */
+	j = get_json(port, "/api/v1/runs/1", 200, &r);
+	T_EQ_I(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "headroom_trends")), 8, "run JSON: 8 headroom trends");
+	T_EQ_I(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "orders_of_interest")), 2, "run JSON: 2 orders of interest");
+	cJSON_Delete(j);
+	resp_free(&r);
+
+	/* frag: full resolution equals v_frag */
+	T_CHECK(req(port, "GET", "/api/v1/runs/1/frag.csv?max_points=10000", &r) == 0 && r.status == 200, "frag CSV");
+	snprintf(v, sizeof v, "%lld", testdb_cli(g_db, "SELECT COUNT(*) FROM v_frag WHERE run_id=1"));
+	T_EQ_S(py(&r, csv_count, out, sizeof out) == 0 ? out : out, v, "frag CSV rows = v_frag rows (CLI)");
+	{
+		long long u = testdb_cli(g_db, "SELECT unusable_x1000 FROM v_frag WHERE run_id=1 AND zone='Normal' AND page_order=5 "
+				     "AND ts_ms=1717243300000");
+		long long h = testdb_cli(g_db, "SELECT headroom_blocks FROM v_frag WHERE run_id=1 AND zone='Normal' AND page_order=5 "
+				     "AND ts_ms=1717243300000");
+		snprintf(exp, sizeof exp, "\r\n1717243300000,2024-06-01T12:01:40.000Z,0,Normal,5,%g,-1,%lld\r\n", u / 1000.0, h);
+		T_CHECK(body_has(&r, exp), "frag CSV row = v_frag (%s)", exp + 2);
+	}
+	resp_free(&r);
+	j = get_json(port, "/api/v1/runs/1/frag?max_points=5", 200, &r);
+	x = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "zones"), 0);
+	T_CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x, "unusable_index")) == 5 &&
+		cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x, "headroom_blocks")) == 5, "frag JSON: 5 buckets per zone");
+	cJSON_Delete(j);
+	resp_free(&r);
+
+	/* churn */
+	T_CHECK(req(port, "GET", "/api/v1/runs/1/churn.csv?max_points=10000", &r) == 0 && r.status == 200 &&
+		py(&r, csv_count, out, sizeof out) == 0 && strcmp(out, "600") == 0, "churn CSV: 600 rows (%s)", out);
+	resp_free(&r);
+	j = get_json(port, "/api/v1/runs/3/churn?max_points=10000", 200, &r);
+	x = cJSON_GetObjectItemCaseSensitive(j, "points");
+	{
+		double sum = 0;
+		for (int i = 0; i < cJSON_GetArraySize(x); i++)
+			sum += cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), 5)->valuedouble;   /* ts, span, pop, popmax, spawned, eagain */
+		T_EQ_I((long long)sum, testdb_cli(g_db, "SELECT sum(spawn_failed_eagain) FROM v_churn WHERE run_id=3"),
+		       "churn JSON: EAGAIN column sums to the CLI's");
+	}
+	cJSON_Delete(j);
+	resp_free(&r);
+
+	/* probes */
+	T_CHECK(req(port, "GET", "/api/v1/runs/1/probes", &r) == 0 && r.status == 200, "probes JSON");
+	T_EQ_S(py(&r, json_probe_detail, out, sizeof out) == 0 ? out : out, "<b>held=256</b> & \"x\"",
+	       "probe detail survives JSON exactly (python json)");
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/api/v1/runs/1/probes.csv?name=capacity", &r) == 0 && r.status == 200 &&
+		py(&r, csv_count, out, sizeof out) == 0 && strcmp(out, "5") == 0, "probes CSV, name=capacity: 5 rows (%s)", out);
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/api/v1/runs/1/probes?name=bogus", &r) == 0 && r.status == 400, "probes name=bogus: 400");
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/api/v1/runs/999/churn", &r) == 0 && r.status == 404, "churn of an unknown run: 404");
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/compare.csv?a=1&b=3", &r) == 0 && r.status == 404, "/compare has no CSV form: 404");
 	resp_free(&r);
 }
 
@@ -927,6 +1085,7 @@ int main(void)
 
 	test_pages(port);
 	test_api(port);
+	test_report_sections(port);
 	test_errors(port);
 	test_health_metrics(ws, port);
 	test_concurrency(port);

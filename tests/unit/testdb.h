@@ -17,7 +17,17 @@
  *   vmstat compact_stall: 100 at tick 0, +3 at every tick with i % 10 == 0 (stored on change)
  *          pgfault: 1000 i (a row every tick); compact_fail: 7, rows at ticks 0, 60, 120, ...
  *   kmsg_events of run 1: alloc_fail at ticks 100 (comm tdb_comm1, order 3), 200 (tdb_comm2,
- *          order 0), 300 ("kworker/0:1", order 9); an oom_kill at tick 400 (not a failure)
+ *          order 0), 300 ("kworker/0:1", order 9); an oom_kill at tick 400 (not a failure);
+ *          run 3: alloc_fail at tick 50 (comm "victim3", order 3, GFP_ATOMIC|__GFP_NOWARN)
+ *   buddy_rollup: minute rows of runs 1 and 3 built here in SQL over v_frag_x1000 (10 and 5 minutes)
+ *   churn (every tick of runs 1 and 3): testdb_churn(run, i, column) below
+ *   probes: tdb_probes[] below (run 1: 5 capacity + 2 switch, hostile detail; run 3: 5 + 2)
+ *   atomic_risk (every tick and zone of runs 1 and 3): kernel passes every order but 8..10 in DMA;
+ *          atomic fails order 3 in Normal when i % 10 < 2 (run 1) or < 5 (run 3); margin0 1000 - i
+ *   slow samples of run 1 at ticks 0, 60, ... 540: pageblock order 9; slabinfo task_struct
+ *          (6592-byte objects, 8 pages per slab: order 3), mm_struct (order 2), "<img src=x>" (order 0);
+ *          pagetypeinfo of zones 1..3 x Unmovable, Movable, Reclaimable, HighAtomic; Movable order 0
+ *          printed as ">100000"; run 3 has none (order of interest 3 by default, no pageblock order)
  */
 #ifndef FPUSOAK_TESTDB_H
 #define FPUSOAK_TESTDB_H
@@ -124,6 +134,163 @@ static inline int testdb_tick(sqlite3 *db, sqlite3_stmt *const *st, int run, int
 	return 0;
 }
 
+/* Churn columns in v_churn order: spawned, eagain, enomem, other, exited, sigkill, sigsegv, sigill, sigother, oom, exited_error. */
+static inline int64_t testdb_churn(int run, int i, int col)
+{
+	int64_t kill = run == 1 ? (i % 150 == 0) : (i % 100 == 0), segv = run == 1 && i == 300, ill = run == 3 && i == 250;
+	int64_t spawned = run == 1 ? 2 : 1;
+
+	switch (col) {
+	case 0: return spawned;
+	case 1: return run == 1 ? (i % 100 == 50) : (i % 30 == 5);
+	case 2: return run == 1 ? (i % 200 == 10) : (i % 60 == 7);
+	case 3: return run == 3 && i == 100;
+	case 4: return spawned - kill - segv - ill;
+	case 5: return kill;
+	case 6: return segv;
+	case 7: return ill;
+	case 8: return 0;
+	case 9: return kill;
+	default: return 0;
+	}
+}
+
+static inline int64_t testdb_population(int run, int i)
+{
+	return (run == 1 ? 20 : 10) + i % 5;
+}
+
+static const struct tdb_probe {
+	int run, tick;
+	const char *kind;
+	double result;
+	const char *stop, *detail;
+} tdb_probes[] = {
+	{ 1, 30, "capacity", 256, "spawn failed: ENOMEM", "<b>held=256</b> & \"x\"" },
+	{ 1, 150, "capacity", 252, "worker died", "held=252" },
+	{ 1, 270, "capacity", 258, "limit", "held=258" },
+	{ 1, 390, "capacity", 250, "limit", "held=250" },
+	{ 1, 510, "capacity", 254, "limit", "held=254" },
+	{ 1, 60, "switch", 1.5, "done", "threads=64" },
+	{ 1, 300, "switch", 1.7, "done", "threads=64" },
+	{ 3, 20, "capacity", 228, "limit", "held=228" },
+	{ 3, 80, "capacity", 231, "limit", "held=231" },
+	{ 3, 140, "capacity", 226, "limit", "held=226" },
+	{ 3, 200, "capacity", 229, "limit", "held=229" },
+	{ 3, 260, "capacity", 230, "limit", "held=230" },
+	{ 3, 100, "switch", 2.4, "done", "threads=64" },
+	{ 3, 200, "switch", 2.2, "done", "threads=64" },
+};
+
+static inline int testdb_atomic_fails(int run, int i, int zone, int k)
+{
+	return zone == 3 && k == 3 && i % 10 < (run == 1 ? 2 : 5);
+}
+
+static inline int testdb_kernel_fails(int zone, int k)
+{
+	return zone == 1 && k >= 8;
+}
+
+/* The report's tables (schema 002-004); 0 or -1. */
+static inline int testdb_report(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int ok = -1;
+
+	/* Minute rollups as the store makes them, written independently here: windowed SQL over v_frag_x1000. */
+	if (testdb_exec(db, "INSERT INTO buddy_rollup SELECT run_id, 60000, bk, zone_id, page_order, count(*), "
+			    "min(free_blocks), max(free_blocks), sum(free_blocks), max(CASE WHEN rn = 1 THEN free_blocks END), "
+			    "min(headroom_blocks), max(headroom_blocks), sum(headroom_blocks), "
+			    "max(CASE WHEN rn = 1 THEN headroom_blocks END), max(unusable_x1000) FROM "
+			    "(SELECT *, ts_ms / 60000 * 60000 AS bk, row_number() OVER (PARTITION BY run_id, zone_id, page_order, "
+			    "ts_ms / 60000 ORDER BY ts_ms DESC) AS rn FROM v_frag_x1000) GROUP BY run_id, zone_id, page_order, bk") < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db, "INSERT INTO churn VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (int run = 1; run <= 3; run += 2)
+		for (int i = 0; i < (run == 1 ? TDB_N1 : TDB_N2); i++) {
+			sqlite3_bind_int64(st, 1, run);
+			sqlite3_bind_int64(st, 2, testdb_ts(run, i));
+			sqlite3_bind_int64(st, 3, testdb_population(run, i));
+			for (int c = 0; c < 11; c++)
+				sqlite3_bind_int64(st, 4 + c, testdb_churn(run, i, c));
+			if (sqlite3_step(st) != SQLITE_DONE)
+				goto out;
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, "INSERT INTO probes VALUES (?1, ?2, ?3, ?4, ?5, 1500, ?6, NULL)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (size_t p = 0; p < sizeof tdb_probes / sizeof tdb_probes[0]; p++) {
+		sqlite3_bind_int64(st, 1, tdb_probes[p].run);
+		sqlite3_bind_int64(st, 2, testdb_ts(tdb_probes[p].run, tdb_probes[p].tick));
+		sqlite3_bind_text(st, 3, tdb_probes[p].kind, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 4, tdb_probes[p].result);
+		sqlite3_bind_text(st, 5, tdb_probes[p].stop, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, tdb_probes[p].detail, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, "INSERT INTO atomic_risk VALUES (?1, ?2, ?3, 11, ?4, ?5, ?6, ?7, 0)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (int run = 1; run <= 3; run += 2)
+		for (int i = 0; i < (run == 1 ? TDB_N1 : TDB_N2); i++)
+			for (int z = 1; z <= 3; z++) {
+				int64_t am = 0, km = 0;
+				for (int k = 0; k < 11; k++) {
+					km |= (int64_t)!testdb_kernel_fails(z, k) << k;
+					am |= (int64_t)(!testdb_kernel_fails(z, k) && !testdb_atomic_fails(run, i, z, k)) << k;
+				}
+				sqlite3_bind_int64(st, 1, run);
+				sqlite3_bind_int64(st, 2, testdb_ts(run, i));
+				sqlite3_bind_int64(st, 3, z);
+				sqlite3_bind_int64(st, 4, am);
+				sqlite3_bind_int64(st, 5, km);
+				sqlite3_bind_int64(st, 6, 1000 - i);
+				sqlite3_bind_int64(st, 7, 2000 - i);
+				if (sqlite3_step(st) != SQLITE_DONE)
+					goto out;
+				sqlite3_reset(st);
+			}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (testdb_exec(db, "INSERT INTO names (name_id, source, name) VALUES (6, 'migratetype', 'Unmovable'), "
+			    "(7, 'migratetype', 'Movable'), (8, 'migratetype', 'Reclaimable'), (9, 'migratetype', 'HighAtomic'), "
+			    "(10, 'slab', 'task_struct'), (11, 'slab', 'mm_struct'), (12, 'slab', '<img src=x>')") < 0)
+		return -1;
+	for (int i = 0; i < TDB_N1; i += 60) {
+		char sql[1024];
+		int64_t ts = testdb_ts(1, i);
+		snprintf(sql, sizeof sql, "INSERT INTO slow_samples VALUES (1, %lld, 9, 300, 120); "
+			 "INSERT INTO slab VALUES (1, %lld, 10, %d, %d, 6592, 4, 8), (1, %lld, 11, 300, 320, 1024, 32, 4), "
+			 "(1, %lld, 12, 5, 10, 64, 64, 1)", (long long)ts, (long long)ts, 400 + i, 440 + i, (long long)ts,
+			 (long long)ts);
+		if (testdb_exec(db, sql) < 0)
+			return -1;
+		for (int z = 1; z <= 3; z++)
+			for (int t = 6; t <= 9; t++) {
+				snprintf(sql, sizeof sql, "INSERT INTO pagetype_free VALUES (1, %lld, %d, %d, 11, %d, %d, "
+					 "%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, NULL, NULL, NULL, NULL, NULL)",
+					 (long long)ts, z, t, t == 7 ? 1 : 0, 10 * z + t,
+					 t == 7 ? 100000 : 100 * z + t + i, 50 + t, 40 + t, 30 + t, 20 + t, 10 + t, 5, 4, 3, 2, 1);
+				if (testdb_exec(db, sql) < 0)
+					return -1;
+			}
+	}
+	if (testdb_exec(db, "INSERT INTO kmsg_events (run_id, ts_ms, boot_id, seq, kind, comm, pid, page_order, gfp_mask, "
+			    "gfp_flags, raw) VALUES (3, " /* tick 50 of run 3 */ "1717246850000, 'boot', 10, 'alloc_fail', "
+			    "CAST('victim3' AS BLOB), 77, 3, 2592, 'GFP_ATOMIC|__GFP_NOWARN', 'raw')") < 0)
+		return -1;
+	ok = 0;
+out:
+	sqlite3_finalize(st);
+	return ok;
+}
+
 /* Create dir/test.db with the known content; 0 or -1. path gets the DB path. */
 static inline int testdb_create(const char *dir, char *path, size_t pathlen)
 {
@@ -223,7 +390,7 @@ static inline int testdb_create(const char *dir, char *path, size_t pathlen)
 		}
 		sqlite3_finalize(k);
 	}
-	if (testdb_exec(db, "COMMIT") < 0)
+	if (testdb_report(db) < 0 || testdb_exec(db, "COMMIT") < 0)
 		goto out;
 	ok = 0;
 out:

@@ -1,0 +1,540 @@
+/* cli: fpusoakd report and fpusoakd summary; see cli.h. */
+#include "daemon/cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/stats.h"
+#include "common/num.h"
+#include "store/query.h"
+#include "web/fmt.h"
+#include "web/offline.h"
+#include "web/report.h"
+
+#define EX_OK 0
+#define EX_FAIL 1
+#define EX_USAGE 64
+
+struct cli_args {
+	const char *cmd;          /* "report" or "summary" */
+	const char *db;
+	const char *out;          /* report: the file, "-" = stdout */
+	int64_t run, a, b;
+	int compare, help;
+};
+
+static void usage(FILE *f, const char *cmd)
+{
+	if (!cmd || strcmp(cmd, "report") == 0)
+		fprintf(f, "usage: fpusoakd report --db PATH (--run ID | --compare A B)\n"
+			   "                       --out FILE.html\n"
+			   "  Write the report of one run, or of run B compared with run A, as one\n"
+			   "  self-contained HTML file (inline CSS and SVG, no links): the pages of\n"
+			   "  the web report, to attach to a mail or a bug.  --out - writes to\n"
+			   "  stdout.\n");
+	if (!cmd || strcmp(cmd, "summary") == 0)
+		fprintf(f, "usage: fpusoakd summary --db PATH (--run ID | --compare A B)\n"
+			   "  Print plain text of at most %d columns for a mailing-list reply: the\n"
+			   "  environment, headline figures and, for --compare, one verdict line per\n"
+			   "  comparison (B against A, with a 95%% confidence interval).\n", CLI_COLS);
+	fprintf(f, "Both open the database read-only and work while fpusoakd writes to it.\n"
+		   "Exit status: 0; 1 if the database cannot be read or a run does not\n"
+		   "exist; 64 for bad arguments.\n");
+}
+
+static int bad(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fpusoakd %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(fpusoakd %s --help for usage)\n", cmd);
+	return EX_USAGE;
+}
+
+/* A run id: a positive integer, through the bounded parser. */
+static int run_id(const char *s, int64_t *out)
+{
+	return s && num_parse_i64(s, strlen(s), out) == 0 && *out >= 1 ? 0 : -1;
+}
+
+static int parse(int argc, char **argv, struct cli_args *a)
+{
+	const char *cmd = argv[0];
+
+	memset(a, 0, sizeof *a);
+	a->cmd = cmd;
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+			a->help = 1;
+			return 0;
+		}
+		if (strcmp(o, "--db") == 0 && i + 1 < argc) {
+			a->db = argv[++i];
+		} else if (strcmp(o, "--out") == 0 && i + 1 < argc && strcmp(cmd, "report") == 0) {
+			a->out = argv[++i];
+		} else if (strcmp(o, "--run") == 0 && i + 1 < argc) {
+			if (run_id(argv[++i], &a->run) < 0)
+				return bad(cmd, "--run: '%s' is not a run id (a positive integer)", argv[i]);
+		} else if (strcmp(o, "--compare") == 0 && i + 2 < argc) {
+			if (run_id(argv[i + 1], &a->a) < 0 || run_id(argv[i + 2], &a->b) < 0)
+				return bad(cmd, "--compare: '%s %s' are not two run ids", argv[i + 1], argv[i + 2]);
+			a->compare = 1;
+			i += 2;
+		} else if (strcmp(o, "--db") == 0 || (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
+			   strcmp(o, "--run") == 0 || strcmp(o, "--compare") == 0) {
+			return bad(cmd, "%s needs %s", o, strcmp(o, "--compare") == 0 ? "two run ids" : "a value");
+		} else {
+			return bad(cmd, "unknown argument '%s'", o);
+		}
+	}
+	if (!a->db)
+		return bad(cmd, "--db PATH is required");
+	if (!a->run == !a->compare)
+		return bad(cmd, "give exactly one of --run ID and --compare A B");
+	if (strcmp(cmd, "report") == 0 && !a->out)
+		return bad(cmd, "--out FILE.html is required");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- report */
+
+static int write_file(const char *path, const struct strbuf *sb)
+{
+	char tmp[4096];
+	FILE *f;
+	int ok;
+
+	if (strcmp(path, "-") == 0)
+		return fwrite(sb->buf, 1, sb->len, stdout) == sb->len && fflush(stdout) == 0 ? 0 : -1;
+	/* Whole or not at all: a reader never sees half a report. */
+	if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
+		return errno = ENAMETOOLONG, -1;
+	if (!(f = fopen(tmp, "w")))
+		return -1;
+	ok = fwrite(sb->buf, 1, sb->len, f) == sb->len;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+static int report(struct query *q, const struct cli_args *a)
+{
+	struct strbuf sb;
+	char err[256];
+	int rc, ret = EX_FAIL;
+
+	sb_init(&sb, 64u << 20);
+	rc = a->compare ? offline_compare(q, a->a, a->b, &sb, err, sizeof err) : offline_run(q, a->run, &sb, err, sizeof err);
+	if (rc != 0) {
+		fprintf(stderr, "fpusoakd report: %s: %s\n", a->db, err);
+	} else if (!sb.buf || write_file(a->out, &sb) < 0) {
+		fprintf(stderr, "fpusoakd report: cannot write %s: %s\n", a->out, sb.buf ? strerror(errno) : "empty report");
+	} else {
+		if (strcmp(a->out, "-") != 0)
+			fprintf(stderr, "fpusoakd report: wrote %s (%zu KiB)\n", a->out, (sb.len + 1023) / 1024);
+		ret = EX_OK;
+	}
+	sb_free(&sb);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- summary: text of <= CLI_COLS columns */
+
+/* One line: printable ASCII only (kernel and user strings may hold anything), cut to CLI_COLS with "...". */
+static void put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void put(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	for (char *s = line; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
+	n = strlen(line);
+	while (n && line[n - 1] == ' ')
+		line[--n] = '\0';
+	if (n > CLI_COLS)
+		memcpy(line + CLI_COLS - 3, "...", 4);
+	puts(line);
+}
+
+struct env {
+	int found;
+	char label[128], kernel[160], hyp[96], cpu[160], fpu[160], fpu_kind[32], xdetail[256], eager[32], state[16];
+	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
+};
+
+static void copy(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+static int env_cb(void *arg, const struct query_run *r)
+{
+	struct env *e = arg;
+
+	e->found = 1;
+	copy(e->label, sizeof e->label, r->label);
+	snprintf(e->kernel, sizeof e->kernel, "%s%s%s", r->kernel_release ? r->kernel_release : "?",
+		 r->kernel_version ? " " : "", r->kernel_version ? r->kernel_version : "");
+	snprintf(e->hyp, sizeof e->hyp, "%s%s%s", r->hypervisor ? r->hypervisor : "?", r->guest_type ? " " : "",
+		 r->guest_type ? r->guest_type : "");
+	copy(e->cpu, sizeof e->cpu, r->cpu_model);
+	copy(e->fpu, sizeof e->fpu, r->fpu_features);
+	copy(e->xdetail, sizeof e->xdetail, r->xstate_detail);
+	report_eagerfpu(r->cmdline, e->eager, sizeof e->eager);
+	copy(e->state, sizeof e->state, r->end_reason ? r->end_reason : "running");
+	e->xstate = r->xstate_bytes;
+	e->memtotal = r->mem_total_kb;
+	e->page_size = r->page_size;
+	e->samples = r->nsamples;
+	e->first = r->first_sample_ms;
+	e->last = r->last_sample_ms;
+	e->started = r->started_ms;
+	e->duration = r->ended_ms >= 0 ? r->ended_ms - r->started_ms : r->last_sample_ms >= 0 ? r->last_sample_ms - r->started_ms : -1;
+	return 0;
+}
+
+/* 1 found, 0 no such run, -1. */
+static int load_env(struct query *q, int64_t id, struct env *e)
+{
+	int has;
+
+	memset(e, 0, sizeof *e);
+	if (query_run(q, id, env_cb, e) < 0)
+		return -1;
+	if (!e->found)
+		return 0;
+	if ((has = query_has_table(q, "churn_info")) < 0 || (has && query_run_fpu_kind(q, id, e->fpu_kind, sizeof e->fpu_kind) < 0))
+		return -1;
+	return 1;
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && s[0] ? s : "-";
+}
+
+static void env_one(const struct env *e)
+{
+	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], d[32];
+
+	put("  kernel      %s", e->kernel);
+	put("  hypervisor  %s", e->hyp);
+	put("  CPU         %s", or_dash(e->cpu));
+	put("  FPU kind    %s", e->fpu_kind[0] ? e->fpu_kind : "- (no churn engine in this run)");
+	put("  features    %s", or_dash(e->fpu));
+	if (e->xstate >= 0)
+		put("  xstate      %" PRId64 " bytes%s%s", e->xstate, e->xdetail[0] ? ": " : "", e->xdetail);
+	put("  eagerfpu=   %s", e->eager[0] ? e->eager : "(not on the kernel command line)");
+	if (e->memtotal >= 0)
+		put("  memory      %" PRId64 " MB total, %" PRId64 "-byte pages", e->memtotal / 1024, e->page_size);
+	if (e->first >= 0)
+		put("  samples     %" PRId64 ", %s to %s UTC", e->samples, fmt_time_human(e->first, a, sizeof a),
+		    fmt_time_human(e->last, b, sizeof b));
+	put("  duration    %s, %s", e->duration >= 0 ? fmt_duration(e->duration, d, sizeof d) : "-", e->state);
+}
+
+/* Environment side by side: key 12, A and B 29 columns each. */
+static void env_pair(const char *key, const char *a, const char *b)
+{
+	put("%-12s %-29.29s %.29s", key, or_dash(a), or_dash(b));
+}
+
+static void env_two(const struct env *a, const struct env *b, int64_t ia, int64_t ib)
+{
+	char x[48], y[48];
+
+	snprintf(x, sizeof x, "A: run %" PRId64, ia);
+	snprintf(y, sizeof y, "B: run %" PRId64, ib);
+	env_pair("", x, y);
+	env_pair("label", a->label, b->label);
+	env_pair("kernel", a->kernel, b->kernel);
+	env_pair("hypervisor", a->hyp, b->hyp);
+	env_pair("CPU", a->cpu, b->cpu);
+	env_pair("FPU kind", a->fpu_kind, b->fpu_kind);
+	snprintf(x, sizeof x, "%" PRId64 " bytes", a->xstate);
+	snprintf(y, sizeof y, "%" PRId64 " bytes", b->xstate);
+	env_pair("xstate", a->xstate >= 0 ? x : "", b->xstate >= 0 ? y : "");
+	env_pair("eagerfpu=", a->eager, b->eager);
+	fmt_duration(a->duration, x, sizeof x);
+	fmt_duration(b->duration, y, sizeof y);
+	env_pair("duration", a->duration >= 0 ? x : "", b->duration >= 0 ? y : "");
+	snprintf(x, sizeof x, "%" PRId64, a->samples);
+	snprintf(y, sizeof y, "%" PRId64, b->samples);
+	env_pair("samples", x, y);
+}
+
+/* ---- headline figures of one run ---- */
+
+static void headroom_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_orders o;
+	struct report_trend *t = calloc(REPORT_MAX_ZONES, sizeof *t);
+	char s[32], lo[32], hi[32], z[FMT_TIME_LEN];
+
+	if (!t || report_orders(q, id, &o) < 0) {
+		*err = 1;
+		free(t);
+		return;
+	}
+	for (int i = 0; i < o.n; i++) {
+		int n = report_headroom_trends(q, id, o.order[i], -1, -1, 0, t, REPORT_MAX_ZONES);
+		if (n < 0) {
+			*err = 1;
+			break;
+		}
+		put("  headroom, order %d (%s%s), blocks and slope/h [95%% CI]:", o.order[i], o.why[i],
+		    i == 0 && !o.task_order_known ? ", assumed" : "");
+		if (n == 0)
+			put("    no minute rollups yet");
+		for (int j = 0; j < n; j++) {
+			if (!t[j].ok) {
+				put("    %-8s %.0f, no trend (%zu minutes)", t[j].zone, t[j].last, t[j].n);
+				continue;
+			}
+			put("    %-8s %.0f, %s/h [%s, %s]%s%s", t[j].zone, t[j].last, fmt_sig(t[j].slope_h, s, sizeof s),
+			    fmt_sig(t[j].lo_h, lo, sizeof lo), fmt_sig(t[j].hi_h, hi, sizeof hi),
+			    t[j].exhaustion ? ", zero at " : "",
+			    t[j].exhaustion ? fmt_time_human(t[j].zero_ms, z, sizeof z) : "");
+		}
+	}
+	free(t);
+}
+
+struct probe_sum {
+	double *v;
+	size_t n, cap;
+	int oom;
+};
+
+static int probe_cb(void *arg, const struct query_probe *p)
+{
+	struct probe_sum *s = arg;
+
+	if (!isfinite(p->result))
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		double *v = realloc(s->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = p->result;
+	return 0;
+}
+
+static void probe_line(struct query *q, int64_t id, const char *kind, const char *what, const char *unit, int *err)
+{
+	struct probe_sum s = { 0 };
+	double *scratch, med, lo = INFINITY, hi = -INFINITY;
+	char m[32], a[32], b[32];
+
+	if (query_probes(q, id, kind, -1, -1, QUERY_MAX_ROWS, probe_cb, &s) < 0) {
+		*err = 1;
+		free(s.v);
+		return;
+	}
+	if (s.n == 0) {
+		put("  %s: none", what);
+		free(s.v);
+		return;
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		lo = fmin(lo, s.v[i]);
+		hi = fmax(hi, s.v[i]);
+	}
+	if ((scratch = malloc(s.n * sizeof *scratch)) && stats_median(s.v, s.n, scratch, &med) == STATS_OK)
+		put("  %s: %zu, median %s %s (%s to %s)", what, s.n, fmt_sig(med, m, sizeof m), unit, fmt_sig(lo, a, sizeof a),
+		    fmt_sig(hi, b, sizeof b));
+	else
+		*err = 1;
+	free(scratch);
+	free(s.v);
+}
+
+struct atomic_line {
+	char text[CLI_COLS + 1];
+	size_t len;
+};
+
+static int atomic_cb(void *arg, const struct query_atomic *a)
+{
+	struct atomic_line *l = arg;
+	char p[32];
+	int n;
+
+	if (a->samples <= 0)
+		return 0;
+	n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s%s %s%%", l->len ? ", " : "", a->zone ? a->zone : "?",
+		     fmt_sig(100.0 * (double)a->risk / (double)a->samples, p, sizeof p));
+	if (n > 0 && (size_t)n < sizeof l->text - l->len)
+		l->len += (size_t)n;
+	return 0;
+}
+
+static void kernel_lines(struct query *q, int64_t id, const struct env *e, int *err)
+{
+	struct report_orders o;
+	struct query_churn c;
+	int64_t fails = 0;
+	int has, got = 0;
+	char r1[32], r2[32];
+	double hours = e->last > e->first ? (double)(e->last - e->first) / 3.6e6 : 0;
+
+	if ((has = query_has_table(q, "kmsg_events")) < 0 || (has && query_alloc_failures(q, id, -1, -1, 0, &fails, NULL, NULL) < 0)) {
+		*err = 1;
+		return;
+	}
+	if (has)
+		put("  allocation failures (kernel log): %" PRId64 "%s%s%s", fails, hours > 0 ? ", " : "",
+		    hours > 0 ? fmt_sig((double)fails / hours, r1, sizeof r1) : "", hours > 0 ? " per hour" : "");
+	if ((has = query_has_table(q, "churn")) < 0 || (has && (got = query_churn_totals(q, id, -1, -1, &c)) < 0)) {
+		*err = 1;
+		return;
+	}
+	if (has && got) {
+		double secs = (double)c.span_ms / 1000.0;
+		put("  churn: %" PRId64 " spawned (%s/s), mean population %s", c.c[QC_SPAWNED],
+		    secs > 0 ? fmt_sig((double)c.c[QC_SPAWNED] / secs, r1, sizeof r1) : "-", fmt_sig(c.population, r2, sizeof r2));
+		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c.c[QC_FAIL_EAGAIN],
+		    c.c[QC_FAIL_ENOMEM], c.c[QC_FAIL_OTHER]);
+		put("  deaths: SIGKILL %" PRId64 ", SIGSEGV %" PRId64 ", SIGILL %" PRId64 ", other %" PRId64
+		    ", OOM kills %" PRId64, c.c[QC_SIGKILL], c.c[QC_SIGSEGV], c.c[QC_SIGILL], c.c[QC_SIGOTHER], c.c[QC_OOM]);
+	} else if (has) {
+		put("  churn: none (--workers 0)");
+	}
+	if ((has = query_has_table(q, "atomic_risk")) < 0 || report_orders(q, id, &o) < 0) {
+		*err = 1;
+		return;
+	}
+	for (int i = 0; has && i < o.n; i++) {
+		struct atomic_line l = { "", 0 };
+		if (query_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
+			*err = 1;
+			return;
+		}
+		put("  GFP_ATOMIC-only failures, order %d: %s", o.order[i], l.len ? l.text : "no samples");
+	}
+}
+
+static int headline(struct query *q, int64_t id, const struct env *e)
+{
+	int err = 0, has;
+
+	headroom_lines(q, id, &err);
+	if (!err && (has = query_has_table(q, "probes")) < 0)
+		err = 1;
+	if (!err && has) {
+		probe_line(q, id, "capacity", "capacity probes", "workers", &err);
+		probe_line(q, id, "switch", "FPU-cost probes", "us/yield", &err);
+	}
+	if (!err)
+		kernel_lines(q, id, e, &err);
+	return err ? -1 : 0;
+}
+
+static int summary(struct query *q, const struct cli_args *a)
+{
+	struct env ea, eb;
+	struct report_cmp *c = NULL;
+	int ga, gb = 1;
+
+	if ((ga = load_env(q, a->compare ? a->a : a->run, &ea)) < 0 || (a->compare && (gb = load_env(q, a->b, &eb)) < 0))
+		goto dberr;
+	if (!ga || !gb) {
+		fprintf(stderr, "fpusoakd summary: %s: no run %" PRId64 " in this database\n", a->db,
+			!ga ? (a->compare ? a->a : a->run) : a->b);
+		return EX_FAIL;
+	}
+	if (!a->compare) {
+		put("fpusoakd run %" PRId64 "%s%s%s", a->run, ea.label[0] ? " \"" : "", ea.label, ea.label[0] ? "\"" : "");
+		env_one(&ea);
+		put("%s", "");
+		put("Headline figures");
+		if (headline(q, a->run, &ea) < 0)
+			goto dberr;
+		return EX_OK;
+	}
+	if (!(c = calloc(1, sizeof *c)) || report_compare(q, a->a, a->b, c) < 0)
+		goto dberr;
+	put("fpusoakd: run %" PRId64 " (B) compared with run %" PRId64 " (A)", a->b, a->a);
+	put("%s", "");
+	env_two(&ea, &eb, a->a, a->b);
+	put("%s", "");
+	put("A: run %" PRId64, a->a);
+	if (headline(q, a->a, &ea) < 0)
+		goto dberr;
+	put("B: run %" PRId64, a->b);
+	if (headline(q, a->b, &eb) < 0)
+		goto dberr;
+	put("%s", "");
+	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
+	for (int i = 0; i < c->n; i++)
+		if (c->line[i].ok)
+			put("%s", c->line[i].verdict);
+	for (int i = 0, first = 1; i < c->n; i++)
+		if (!c->line[i].ok) {
+			if (first)
+				put("Not compared:");
+			first = 0;
+			put("  %s: %s", c->line[i].label, c->line[i].note);
+		}
+	put("%s", "");
+	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann");
+	put("shift CI and Mann-Whitney p (one value per probe or minute);");
+	put("headroom: OLS slopes on minute rollups, Welch CI; failure rates:");
+	put("Poisson rate ratio, exact conditional CI.");
+	free(c);
+	return EX_OK;
+dberr:
+	fprintf(stderr, "fpusoakd summary: %s: %s\n", a->db, query_errmsg(q));
+	free(c);
+	return EX_FAIL;
+}
+
+int cli_main(int argc, char **argv)
+{
+	struct cli_args a;
+	struct query *q;
+	char err[512];
+	int rc;
+
+	if (argc < 1)
+		return EX_USAGE;
+	if ((rc = parse(argc, argv, &a)) != 0)
+		return rc;
+	if (a.help) {
+		usage(stdout, a.cmd);
+		return EX_OK;
+	}
+	if (!(q = query_open(a.db, err, sizeof err))) {
+		fprintf(stderr, "fpusoakd %s: %s\n", a.cmd, err);
+		return EX_FAIL;
+	}
+	rc = strcmp(a.cmd, "report") == 0 ? report(q, &a) : summary(q, &a);
+	query_close(q);
+	return rc;
+}

@@ -1,0 +1,258 @@
+/*
+ * test_report: web/report.c's figures (orders of interest, headroom
+ * trends, the comparison lines) on the known DB of testdb.h, against values
+ * computed here by hand from the formulas that filled the DB: headroom
+ * sums, minute means and the least-squares slope in closed form, bucket
+ * fractions by the documented bucketing rule, and for the capacity line the
+ * Hodges-Lehmann/Mann-Whitney figures worked out on paper (comments).
+ * The statistics themselves are tested in test_stats.c.
+ */
+#include <math.h>
+
+#include "test.h"
+#include "testdb.h"
+#include "web/report.h"
+
+/* Free blocks able to satisfy order k at tick i of zone z (sum over o >= k of free[o] << (o - k)). */
+static double headroom(int run, int i, int z, int k)
+{
+	double h = 0;
+
+	for (int o = k; o < TDB_NORDERS; o++)
+		h += (double)(testdb_free(run, i, z, o) << (o - k));
+	return h;
+}
+
+/* Minute means of order-k headroom of zone z: run 1 has 10 minutes, run 3 five (60 ticks each). */
+static int minute_means(int run, int z, int k, double *y)
+{
+	int nm = run == 1 ? TDB_N1 / 60 : TDB_N2 / 60;
+
+	for (int m = 0; m < nm; m++) {
+		double s = 0;
+		for (int i = 60 * m; i < 60 * m + 60; i++)
+			s += headroom(run, i, z, k);
+		y[m] = s / 60;
+	}
+	return nm;
+}
+
+/* Least-squares slope of y over x = 60000 m, per hour, in closed form. */
+static double slope_h(const double *y, int n)
+{
+	double mx = 0, my = 0, sxy = 0, sxx = 0;
+
+	for (int m = 0; m < n; m++) {
+		mx += 60000.0 * m / n;
+		my += y[m] / n;
+	}
+	for (int m = 0; m < n; m++) {
+		sxy += (60000.0 * m - mx) * (y[m] - my);
+		sxx += (60000.0 * m - mx) * (60000.0 * m - mx);
+	}
+	return sxy / sxx * 3.6e6;
+}
+
+static int close_to(double a, double b, double rel)
+{
+	return fabs(a - b) <= rel * fmax(1, fmax(fabs(a), fabs(b)));
+}
+
+static const struct report_line *find(const struct report_cmp *c, const char *label)
+{
+	for (int i = 0; i < c->n; i++)
+		if (strcmp(c->line[i].label, label) == 0)
+			return &c->line[i];
+	return NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * Per-bucket atomic-risk percentages of Normal at order 3, by the rule in
+ * query.h: max_points = floor(span / 60000), bucket = ceil((span + 1) / max_points),
+ * anchored at the first sample.
+ */
+static int risk_buckets(int run, double *out)
+{
+	int n = run == 1 ? TDB_N1 : TDB_N2;
+	int64_t first = testdb_ts(run, 0), span = testdb_ts(run, n - 1) - first;
+	int64_t mp = span / 60000, bucket = (span + 1 + mp - 1) / mp;
+	int cnt[64] = { 0 }, risk[64] = { 0 }, nb = 0;
+
+	for (int i = 0; i < n; i++) {
+		int b = (int)((testdb_ts(run, i) - first) / bucket);
+		cnt[b]++;
+		risk[b] += testdb_atomic_fails(run, i, 3, 3);
+		if (b + 1 > nb)
+			nb = b + 1;
+	}
+	for (int b = 0; b < nb; b++)
+		out[b] = 100.0 * risk[b] / cnt[b];
+	return nb;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/test_report.XXXXXX", db[256], err[256], cmd[300], e[32];
+	struct query *q;
+	struct report_orders o;
+	struct report_trend t[REPORT_MAX_ZONES];
+	struct report_cmp *c = calloc(1, sizeof *c);
+	const struct report_line *l;
+	double ya[16], yb[16];
+	int n;
+
+	if (!mkdtemp(dir) || testdb_create(dir, db, sizeof db) < 0 || !(q = query_open(db, err, sizeof err)) || !c) {
+		T_CHECK(0, "create and open the test database");
+		T_DONE();
+	}
+
+	/* ---- orders of interest */
+	T_EQ_I(report_orders(q, 1, &o), 0, "orders of run 1");
+	T_CHECK(o.n == 2 && o.order[0] == 3 && o.order[1] == 9 && o.task_order_known && o.task_objsize == 6592 &&
+		o.pageblock_order == 9, "run 1: task_struct order 3 (8 pages per slab, 6592-byte objects), pageblock 9");
+	T_EQ_I(report_orders(q, 3, &o), 0, "orders of run 3");
+	T_CHECK(o.n == 1 && o.order[0] == 3 && !o.task_order_known && o.pageblock_order == -1,
+		"run 3: no slabinfo: order 3 assumed, no pageblock order");
+	report_orders_add(&o, 3, "dup");
+	report_orders_add(&o, 16, "too big");
+	T_EQ_I(o.n, 1, "report_orders_add ignores duplicates and orders past the buddy table");
+
+	/* ---- headroom trends: every zone of run 1 at order 3 */
+	n = report_headroom_trends(q, 1, 3, -1, -1, 1, t, REPORT_MAX_ZONES);
+	T_EQ_I(n, 4, "four zones of run 1 have order-3 trends");
+	for (int z = 1; z <= 4 && n == 4; z++) {
+		int m = minute_means(1, z, 3, ya);
+		const struct report_trend *r = &t[z - 1];
+		T_CHECK(r->ok && r->n == (size_t)m && r->t0_ms == TDB_T1 && r->last_ms == TDB_T1 + 9 * 60000,
+			"zone %d: 10 minute points from T1", z);
+		T_CHECK(close_to(r->last, ya[m - 1], 1e-12), "zone %d: last minute's mean %.3f = by hand %.3f", z, r->last,
+			ya[m - 1]);
+		T_CHECK(close_to(r->slope_h, slope_h(ya, m), 1e-9), "zone %d: slope %.6g/h = closed-form OLS %.6g/h", z,
+			r->slope_h, slope_h(ya, m));
+		T_CHECK(r->lo_h <= r->slope_h && r->slope_h <= r->hi_h, "zone %d: the CI holds the slope", z);
+		T_CHECK(r->t && r->v && r->v[3] == ya[3], "zone %d: kept points are the minute means", z);
+		T_CHECK(close_to(report_trend_at(r, r->t0_ms), r->fit.intercept, 1e-12), "zone %d: the line at t0 is the intercept", z);
+	}
+	report_trends_free(t, n);
+	n = report_headroom_trends(q, 1, 3, TDB_T1 + 7 * 60000, -1, 0, t, REPORT_MAX_ZONES);
+	T_CHECK(n == 4 && t[0].n == 3 && t[0].ok, "a window of the last 3 minutes: 3 points, still a fit");
+	n = report_headroom_trends(q, 1, 3, TDB_T1 + 8 * 60000, -1, 0, t, REPORT_MAX_ZONES);
+	T_CHECK(n == 4 && t[0].n == 2 && !t[0].ok && t[0].err == TREND_ETOOFEW, "2 minutes: no trend, and says why");
+	T_EQ_I(report_headroom_trends(q, 2, 3, -1, -1, 0, t, REPORT_MAX_ZONES), 0, "a run without samples: no trends");
+	T_EQ_I(report_headroom_trends(q, 1, 3, -1, -1, 0, t, 2), 2, "the zone list is capped at max");
+
+	/* ---- the comparison of run 3 (B) against run 1 (A) */
+	T_EQ_I(report_compare(q, 1, 3, c), 0, "compare 1 and 3");
+	T_CHECK(c->orders.n == 2 && c->orders.order[0] == 3 && c->orders.order[1] == 9, "orders: union of both runs (3, 9)");
+
+	/*
+	 * Capacity, by hand: A = {256, 252, 258, 250, 254} (median 254), B = {228, 231, 226, 229, 230}
+	 * (median 229).  The 25 differences b - a run from -32 to -19; their median (13th) is -25.
+	 * Every b is below every a: U = 25 of 25, exact two-sided p = 2 / C(10,5) = 0.0079.  Exact CI
+	 * for 5 x 5: P(U <= 2) = 4/252 <= 0.025 < P(U <= 3) = 7/252, so k = 3: [D(3), D(23)] = [-30, -21].
+	 * (-9.8%: (229 - 254) / 254.)  The full line is 89 columns; without the test name, the space in
+	 * the interval and the p-value it fits in 72.
+	 */
+	l = find(c, "capacity");
+	T_CHECK(l && l->ok && l->na == 5 && l->nb == 5 && l->c.a == 254 && l->c.b == 229 && l->c.est == -25 &&
+		l->c.lo == -30 && l->c.hi == -21 && fabs(l->c.p - 2.0 / 252) < 1e-12, "capacity: medians, HL shift, CI, p by hand");
+	T_EQ_S(l ? l->verdict : NULL, "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30,-21]: significant",
+	       "capacity verdict line");
+	T_CHECK(l && strstr(l->test, "Hodges-Lehmann") && strstr(l->test, "Mann-Whitney"), "capacity names its tests");
+
+	/* Headroom at order 3: the zone with the largest last-minute headroom in A among zones of both runs. */
+	{
+		int best = 0;
+		double lastb = -1, sa, sb;
+		for (int z = 1; z <= 3; z++) {
+			int m = minute_means(1, z, 3, ya);
+			if (ya[m - 1] > lastb) {
+				lastb = ya[m - 1];
+				best = z;
+			}
+		}
+		sa = slope_h(ya, minute_means(1, best, 3, ya));
+		sb = slope_h(yb, minute_means(3, best, 3, yb));
+		l = find(c, "headroom o3/h");
+		T_CHECK(strcmp(c->zone[0], best == 1 ? "DMA" : best == 2 ? "DMA32" : "Normal") == 0,
+			"order 3 compared in zone %s (largest A headroom)", c->zone[0]);
+		T_CHECK(l && l->ok && l->na == 10 && l->nb == 5 && close_to(l->c.a, sa, 1e-9) && close_to(l->c.b, sb, 1e-9) &&
+			close_to(l->c.est, sb - sa, 1e-9) && l->c.lo <= l->c.est && l->c.est <= l->c.hi,
+			"headroom slopes per hour and their difference by hand (%.6g - %.6g)", sb, sa);
+		T_CHECK(l && strstr(l->test, "Welch"), "headroom names Welch");
+	}
+
+	/* Allocation failures: 3 in A over 599 s of samples, 1 in B over 299.003 s. */
+	l = find(c, "alloc failures/h");
+	{
+		double xa = 599000 / 3.6e6, xb = 299003 / 3.6e6;
+		struct stats_rate_ratio rr;
+		stats_rate_ratio(3, xa, 1, xb, &rr);
+		T_CHECK(l && l->ok && l->na == 3 && l->nb == 1 && close_to(l->xa, xa, 1e-12) && close_to(l->xb, xb, 1e-12) &&
+			close_to(l->c.est, (1 / xb) / (3 / xa), 1e-12) && l->c.is_ratio && l->c.lo == rr.lo && l->c.hi == rr.hi,
+			"alloc failures: counts 3 and 1, exposures in hours, ratio (1/xb)/(3/xa) = %.4f", (1 / xb) / (3 / xa));
+	}
+	/* Spawn failures: A 6 EAGAIN + 3 ENOMEM over 600 s of churn rows; B 10 + 5 + 1 over 300.003 s. */
+	l = find(c, "spawn failures/h");
+	T_CHECK(l && l->ok && l->na == 9 && l->nb == 16 && close_to(l->xa, 600000 / 3.6e6, 1e-12) &&
+		close_to(l->xb, 300003 / 3.6e6, 1e-12) && close_to(l->c.a, 9 / (600000 / 3.6e6), 1e-12),
+		"spawn failures: 9 vs 16 over the churn rows' span, 54 per hour in A");
+	/* Throughput: 2 spawns every tick of A (1000 ms apart): exactly 2/s in each of its 9 buckets; B ~1/s in 4. */
+	l = find(c, "spawns/s");
+	T_CHECK(l && l->ok && l->na == 9 && l->nb == 4 && l->c.a == 2 && fabs(l->c.b - 1) < 1e-3,
+		"spawns/s: one value per bucket of >= 1 minute (9 and 4 buckets), 2/s vs ~1/s");
+	/* FPU cost: medians of {1.5, 1.7} and {2.4, 2.2}; 2 x 2 cannot bound an HL interval. */
+	l = find(c, "FPU cost us/yield");
+	T_CHECK(l && l->ok && fabs(l->c.a - 1.6) < 1e-12 && fabs(l->c.b - 2.3) < 1e-12 && isinf(l->c.lo) && isinf(l->c.hi) &&
+		!stats_significant(&l->c), "FPU cost: medians 1.6 and 2.3, unbounded CI, not significant");
+	/* Atomic risk of Normal at order 3: per-bucket percentages, medians by hand. */
+	{
+		double ra[64], rb[64];
+		int na = risk_buckets(1, ra), nb = risk_buckets(3, rb);
+		l = find(c, "atomic risk o3 %");
+		T_CHECK(l && l->ok && l->na == na && l->nb == nb && close_to(l->c.a, median(ra, na), 1e-12) &&
+			close_to(l->c.b, median(rb, nb), 1e-12) && stats_significant(&l->c),
+			"atomic risk o3: %d and %d buckets, medians %.4g%% and %.4g%% by hand, significant", na, nb,
+			median(ra, na), median(rb, nb));
+	}
+	l = find(c, "atomic risk o9 %");
+	T_CHECK(l && l->ok && l->c.a == 0 && l->c.b == 0 && !stats_significant(&l->c), "atomic risk o9: 0 vs 0, no difference");
+	for (int i = 0; i < c->n; i++)
+		T_CHECK(!c->line[i].ok || strlen(c->line[i].verdict) <= STATS_VERDICT_COLS, "line '%s' fits 72 columns",
+			c->line[i].label);
+
+	/* A run without anything to compare: every line says why instead of a verdict. */
+	T_EQ_I(report_compare(q, 1, 2, c), 0, "compare 1 and 2 (no samples in 2)");
+	l = find(c, "capacity");
+	T_CHECK(l && !l->ok && strstr(l->note, "no capacity probes in run B"), "capacity: note, not a verdict (%s)",
+		l ? l->note : "");
+	l = find(c, "alloc failures/h");
+	T_CHECK(l && !l->ok && strstr(l->note, "too short"), "rates need an exposure (%s)", l ? l->note : "");
+	l = find(c, "headroom o3/h");
+	T_CHECK(l && !l->ok && l->note[0], "headroom: note (%s)", l ? l->note : "");
+
+	/* eagerfpu= from a kernel command line */
+	T_EQ_S(report_eagerfpu("root=/dev/xvda1 eagerfpu=on quiet", e, sizeof e), "on", "eagerfpu=on");
+	T_EQ_S(report_eagerfpu("eagerfpu=off x eagerfpu=auto", e, sizeof e), "auto", "the last eagerfpu= wins");
+	T_EQ_S(report_eagerfpu("noeagerfpu=on xeagerfpu=off", e, sizeof e), "", "only a whole word counts");
+	T_EQ_S(report_eagerfpu(NULL, e, sizeof e), "", "no command line");
+
+	query_close(q);
+	free(c);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		T_CHECK(0, "cleanup");
+	T_DONE();
+}

@@ -1,0 +1,82 @@
+/* offline: a report rendered by the page code into one HTML file; see offline.h. */
+#include "web/offline.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "web/handler.h"
+#include "web/server.h"
+
+/* A request as the server would build it for path, marked offline. */
+static void fake_request(struct web_req *r, struct url *u, struct query *q, int64_t id, const char *path)
+{
+	memset(u, 0, sizeof *u);
+	snprintf(u->path, sizeof u->path, "%s", path);
+	u->path_len = strlen(u->path);
+	memset(r, 0, sizeof *r);
+	r->q = q;
+	r->url = u;
+	r->id = id;
+	r->fmt = URL_FMT_HTML;
+	r->offline = 1;
+}
+
+/* Hand the body over, or classify the failure: 0, 1 (404), -1. */
+static int finish(struct web_req *r, int rc, struct strbuf *out, char *err, size_t errlen)
+{
+	if (rc == 0 && !r->body.err) {
+		if (r->body.len && sb_append(out, r->body.buf, r->body.len) < 0) {
+			snprintf(err, errlen, "report larger than its cap");
+			rc = -1;
+		}
+		sb_free(&r->body);
+		return rc;
+	}
+	if (r->body.err)
+		snprintf(err, errlen, "report larger than its cap (%u MiB)", WEB_BODY_MAX >> 20);
+	else if (r->status == 404)
+		snprintf(err, errlen, "no run %" PRId64 " in this database", r->id);
+	else
+		snprintf(err, errlen, "%s", query_errmsg(r->q));
+	sb_free(&r->body);
+	return r->status == 404 ? 1 : -1;
+}
+
+int offline_run(struct query *q, int64_t run_id, struct strbuf *out, char *err, size_t errlen)
+{
+	struct web_req r;
+	struct url u;
+	char path[48];
+
+	snprintf(path, sizeof path, "/runs/%" PRId64, run_id);
+	fake_request(&r, &u, q, run_id, path);
+	sb_init(&r.body, WEB_BODY_MAX);
+	return finish(&r, page_run(&r), out, err, errlen);
+}
+
+int offline_compare(struct query *q, int64_t a, int64_t b, struct strbuf *out, char *err, size_t errlen)
+{
+	struct web_req r;
+	struct url u;
+	int rc;
+
+	fake_request(&r, &u, q, 0, "/compare");
+	u.p.has_a = u.p.has_b = 1;
+	u.p.a = a;
+	u.p.b = b;
+	sb_init(&r.body, WEB_BODY_MAX);
+	for (int i = 0; i < 2; i++) {
+		struct page_run_info ri = { 0 };
+		if (query_run(q, i ? b : a, page_run_info_cb, &ri) < 0) {
+			snprintf(err, errlen, "%s", query_errmsg(q));
+			return -1;
+		}
+		if (!ri.found) {
+			snprintf(err, errlen, "no run %" PRId64 " in this database", i ? b : a);
+			return 1;
+		}
+	}
+	rc = page_compare_runs(&r, a, b);
+	return finish(&r, rc, out, err, errlen);
+}
