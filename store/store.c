@@ -8,10 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "store/migrations.h"
+
+/* How long one write may wait for another writer's lock while all is well. */
+#define BUSY_TIMEOUT_MS 100
+/* While the DB refuses writes: retry this often, without waiting (a tick must never stall on it). */
+#define RETRY_MS 1000
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /*
  * vmstat counters are stored on change; every KEYFRAME_MS all of them are
@@ -177,6 +190,7 @@ struct store {
 	size_t qcount, qbytes, qmax;
 	uint64_t dropped;
 	int failing;          /* last flush failed: log once per episode */
+	int64_t retry_ms;     /* while failing: no new attempt before this (monotonic ms) */
 };
 
 static int step_reset(struct store *st, enum stmt_id id);
@@ -365,7 +379,7 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 			 "another fpusoakd is using this database" : strerror(errno));
 		goto fail;
 	}
-	sqlite3_busy_timeout(st->db, 100);
+	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
 	if (check_integrity(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
@@ -403,8 +417,11 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
-	if (st->qhead && st->db)
+	if (st->qhead && st->db) {
+		st->retry_ms = 0;
+		sqlite3_busy_timeout(st->db, 1000);   /* last chance: worth a short wait */
 		flush_queue(st);
+	}
 	if (st->qcount)
 		log_warnx("database: %zu tick(s) could not be written before exit", st->qcount);
 	while (st->qhead) {
@@ -1298,6 +1315,8 @@ static int flush_queue(struct store *st)
 
 	if (!st->qhead)
 		return 0;
+	if (st->failing && mono_ms() < st->retry_ms)
+		return 1;
 	rc = step_reset(st, S_BEGIN);
 	if (rc == SQLITE_OK)
 		rc = write_dimensions(st);
@@ -1311,11 +1330,16 @@ static int flush_queue(struct store *st)
 		if (!st->failing)
 			log_warnx("database: cannot write (%s); keeping up to %zu KiB of samples in memory"
 				  " until it can", sqlite3_errstr(rc), st->qmax / 1024);
+		/* Retries must not stall the loop: no busy wait until writes succeed again. */
+		sqlite3_busy_timeout(st->db, 0);
 		st->failing = 1;
+		st->retry_ms = mono_ms() + RETRY_MS;
 		return 1;
 	}
-	if (st->failing)
+	if (st->failing) {
 		log_notice("database: writable again; wrote %zu queued tick(s)", st->qcount);
+		sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	}
 	st->failing = 0;
 	for (int i = 0; i < st->nnames; i++)
 		st->names[i].persisted = 1;
@@ -1357,6 +1381,7 @@ int store_submit(struct store *st, struct store_tick *t)
 
 int store_flush(struct store *st)
 {
+	st->retry_ms = 0;      /* an explicit flush always tries now */
 	return flush_queue(st);
 }
 

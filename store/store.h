@@ -118,7 +118,8 @@ void store_tick_cost(struct store_tick *t, uint32_t sample_us);
 /* Queue the tick (ownership passes) and try to write the queue: 0 written, 1 queued, -1 error. */
 int store_submit(struct store *st, struct store_tick *t);
 
-/* Retry writing queued ticks: 0 all written (or none queued), 1 still queued. */
+/* Retry writing queued ticks now: 0 all written (or none queued), 1 still queued.
+ * (Submissions retry by themselves, at most once a second and without waiting, while the DB refuses writes.) */
 int store_flush(struct store *st);
 
 /* Ticks waiting in the queue / dropped because the queue was full, since open. */
