@@ -191,6 +191,7 @@ struct store {
 	uint64_t dropped;
 	int failing;          /* last flush failed: log once per episode */
 	int64_t retry_ms;     /* while failing: no new attempt before this (monotonic ms) */
+	int64_t rollup_run, rollup_due_ms;  /* nothing to roll up for rollup_run before this wall time */
 };
 
 static int step_reset(struct store *st, enum stmt_id id);
@@ -571,26 +572,25 @@ int64_t store_sample_count(struct store *st, int64_t run_id)
 
 /* Minute buckets from raw rows (through v_frag_x1000), hour buckets from minute rows. */
 static const char *const ROLLUP_SQL[2] = {
-	"WITH raw AS (SELECT zone_id, page_order, ts_ms, free_blocks, headroom_blocks, unusable_x1000"
-	"  FROM v_frag_x1000 WHERE run_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?2 + 60000)"
-	" INSERT OR REPLACE INTO buddy_rollup SELECT ?1, 60000, ?2, zone_id, page_order, count(*),"
-	" min(free_blocks), max(free_blocks), sum(free_blocks),"
-	" (SELECT r2.free_blocks FROM raw r2 WHERE r2.zone_id = raw.zone_id AND r2.page_order = raw.page_order"
-	"   ORDER BY r2.ts_ms DESC LIMIT 1),"
-	" min(headroom_blocks), max(headroom_blocks), sum(headroom_blocks),"
-	" (SELECT r2.headroom_blocks FROM raw r2 WHERE r2.zone_id = raw.zone_id AND r2.page_order = raw.page_order"
-	"   ORDER BY r2.ts_ms DESC LIMIT 1),"
-	" max(unusable_x1000) FROM raw GROUP BY zone_id, page_order",
-	"WITH m AS (SELECT * FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000"
-	"  AND bucket_ms >= ?2 AND bucket_ms < ?2 + 3600000)"
-	" INSERT OR REPLACE INTO buddy_rollup SELECT ?1, 3600000, ?2, zone_id, page_order, sum(n),"
+	/* One pass over the minute's raw rows; "last" is the value at the zone's last tick. */
+	"WITH raw AS MATERIALIZED (SELECT zone_id, page_order, ts_ms, free_blocks, headroom_blocks, unusable_x1000"
+	"  FROM v_frag_x1000 WHERE run_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?2 + 60000),"
+	" lastts AS (SELECT zone_id, max(ts_ms) AS t FROM raw GROUP BY zone_id)"
+	" INSERT OR REPLACE INTO buddy_rollup SELECT ?1, 60000, ?2, r.zone_id, r.page_order, count(*),"
+	" min(r.free_blocks), max(r.free_blocks), sum(r.free_blocks),"
+	" max(CASE WHEN r.ts_ms = l.t THEN r.free_blocks END),"
+	" min(r.headroom_blocks), max(r.headroom_blocks), sum(r.headroom_blocks),"
+	" max(CASE WHEN r.ts_ms = l.t THEN r.headroom_blocks END),"
+	" max(r.unusable_x1000) FROM raw r JOIN lastts l USING (zone_id) GROUP BY r.zone_id, r.page_order",
+	"WITH m AS MATERIALIZED (SELECT * FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000"
+	"  AND bucket_ms >= ?2 AND bucket_ms < ?2 + 3600000),"
+	" lastb AS (SELECT zone_id, page_order, max(bucket_ms) AS b FROM m GROUP BY zone_id, page_order)"
+	" INSERT OR REPLACE INTO buddy_rollup SELECT ?1, 3600000, ?2, m.zone_id, m.page_order, sum(n),"
 	" min(free_min), max(free_max), sum(free_sum),"
-	" (SELECT m2.free_last FROM m m2 WHERE m2.zone_id = m.zone_id AND m2.page_order = m.page_order"
-	"   ORDER BY m2.bucket_ms DESC LIMIT 1),"
+	" max(CASE WHEN m.bucket_ms = l.b THEN m.free_last END),"
 	" min(head_min), max(head_max), sum(head_sum),"
-	" (SELECT m2.head_last FROM m m2 WHERE m2.zone_id = m.zone_id AND m2.page_order = m.page_order"
-	"   ORDER BY m2.bucket_ms DESC LIMIT 1),"
-	" max(unusable_max) FROM m GROUP BY zone_id, page_order",
+	" max(CASE WHEN m.bucket_ms = l.b THEN m.head_last END),"
+	" max(unusable_max) FROM m JOIN lastb l USING (zone_id, page_order) GROUP BY m.zone_id, m.page_order",
 };
 static const int64_t TIER_MS[2] = { 60000, 3600000 };
 
@@ -658,6 +658,9 @@ int store_rollup(struct store *st, int64_t run_id, int64_t now_ms)
 	int budget = now_ms == INT64_MAX ? 1 << 30 : ROLLUP_BUCKETS_PER_CALL;
 	int rc;
 
+	/* Most ticks complete no bucket: skip the transaction and the cursor query entirely. */
+	if (now_ms != INT64_MAX && run_id == st->rollup_run && now_ms < st->rollup_due_ms)
+		return 0;
 	if (st->qcount || st->failing)
 		return 1;             /* raw rows still in memory: roll them when they land */
 	if (step_reset(st, S_BEGIN) != SQLITE_OK)
@@ -673,6 +676,11 @@ int store_rollup(struct store *st, int64_t run_id, int64_t now_ms)
 	if (step_reset(st, S_COMMIT) != SQLITE_OK) {
 		step_reset(st, S_ROLLBACK);
 		return 1;
+	}
+	/* All complete buckets are done: the next one completes at the next minute boundary. */
+	if (budget > 0 && now_ms != INT64_MAX) {
+		st->rollup_run = run_id;
+		st->rollup_due_ms = now_ms - now_ms % 60000 + 60000;
 	}
 	return budget == 0;
 }
