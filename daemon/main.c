@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -135,6 +136,18 @@ static void oom_hook(void *arg, int64_t pid)
 	churnlink_oom_pid(d->churn, pid);
 }
 
+/* Soft RLIMIT_NOFILE up to the hard limit: every HTTP connection is an fd, and 1024 is too few. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_info("cannot raise the open-file limit (%s)", strerror(errno));
+	}
+}
+
 static void close_fd(int fd)
 {
 	if (fd >= 0)
@@ -179,6 +192,7 @@ int main(int argc, char **argv)
 		}
 	}
 	lock_memory();
+	raise_nofile();
 	d->store = store_open(d->cfg.db, d->cfg.queue_max, err, sizeof err);
 	if (!d->store) {
 		log_errx("%s", err);
@@ -203,8 +217,12 @@ int main(int argc, char **argv)
 	loop_tick(d);
 	if (strcmp(d->cfg.listen, "none") != 0) {
 		/* /healthz turns 503 when the loop has not reported health for 3 status periods. */
+		/*
+		 * 1024 connections in total but 64 per client address: idle connections from a few
+		 * addresses (500 in tests/integration/64_hostile_http.sh) must not lock out a browser.
+		 */
 		struct web_config wc = { .listen = d->cfg.listen, .db_path = d->cfg.db, .version = FPUSOAK_VERSION,
-					 .health_max_age_ms = 15000 };
+					 .health_max_age_ms = 15000, .conn_limit = 1024, .per_ip_limit = 64 };
 		d->web = web_open(&wc, err, sizeof err);
 		if (!d->web) {
 			log_errx("http: %s", err);
