@@ -34,7 +34,7 @@ UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
 INTEG    = $(sort $(wildcard tests/integration/*.sh))
 SCHEMA   = $(sort $(wildcard schema/*.sql))
 
-.PHONY: test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen
+.PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen
 all: $(BUILD)/fpusoakd
 
 # deps: check pkg-config; install missing -dev packages with apt-get when root.
@@ -139,11 +139,23 @@ FUZZSRC = $(wildcard tests/fuzz/fuzz_*.c)
 fuzz: deps
 	@$(MAKE) --no-print-directory CC=clang BUILD=build/fuzz OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
 		WARN="-Wall -Wno-unused-parameter" build/fuzz/libfpusoak.a
-	@mkdir -p build/fuzz/bin build/fuzz/corpus
+	@mkdir -p build/fuzz/bin build/fuzz/corpus build/fuzz/artifacts
 	@for f in $(FUZZSRC); do n=$$(basename $$f .c); \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -I. $$f build/fuzz/libfpusoak.a $(LDLIBS) -o build/fuzz/bin/$$n || exit 1; \
 		mkdir -p build/fuzz/corpus/$$n; \
 		echo "== $$n ($(FUZZ_SECONDS)s)"; \
-		build/fuzz/bin/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/corpus/$$n tests/fixtures/ 2>&1 \
-			| grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done' || exit 1; \
+		build/fuzz/bin/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -close_fd_mask=2 \
+			-artifact_prefix=build/fuzz/artifacts/$$n- build/fuzz/corpus/$$n tests/fixtures/ \
+			$$([ -d tests/reliability/fuzz-seeds/$$n ] && echo tests/reliability/fuzz-seeds/$$n/) >build/fuzz/$$n.log 2>&1; rc=$$?; \
+		grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done' build/fuzz/$$n.log; [ $$rc = 0 ] || exit 1; \
 	done
+
+# bench: figures next to their peers from the same run (see bench/RESULTS.md); not timed tests.
+bench: deps all
+	bench/run.sh $(BENCH_ARGS)
+
+# soak: the long reliability suite (SOAK=1): 50 SIGKILLs, 20 fills to OOM, 60 s of full disk and of a
+# locked DB, 10,000 hostile requests, 60 s per fuzz harness, 5 min under valgrind.  About 25 minutes.
+soak: deps all
+	SOAK=1 TEST_TIMEOUT=3600 FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) \
+		tests/run.sh $(sort $(wildcard tests/integration/6*.sh))

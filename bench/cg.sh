@@ -36,13 +36,16 @@ cg_make() {
 	fi
 }
 
+CG_ENTER='echo $$ > "$1/cgroup.procs" && { [ "$1" = "$2" ] || echo $$ > "$2/cgroup.procs"; } && shift 2 && exec "$@"'
+
 cg_exec() {
-	sh -c 'echo $$ > "$1/cgroup.procs" && { [ "$1" = "$2" ] || echo $$ > "$2/cgroup.procs"; } && shift 2 && exec "$@"' \
-		cg "$CG_MEM" "$CG_PIDS" "$@"
+	sh -c "$CG_ENTER" cg "$CG_MEM" "$CG_PIDS" "$@"
 }
 
+# Not via cg_exec: a backgrounded function would run in a subshell, and $! would be that
+# subshell's PID, not the command's.  Here sh execs the command, so $! is the command.
 cg_spawn() {
-	cg_exec "$@" &
+	sh -c "$CG_ENTER" cg "$CG_MEM" "$CG_PIDS" "$@" &
 }
 
 cg_peak() {

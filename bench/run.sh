@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # bench/run.sh: fpusoakd against what a kernel developer would reach for instead (issue 8).
 #
-#   bench/run.sh                    everything, ~12 minutes: churn, sampling, daemon CPU, /metrics,
+#   bench/run.sh                    everything, ~12 minutes: churn (3 interleaved rounds: the daemon, its
+#                                   engine alone, stress-ng, the bare loop), sampling, daemon CPU, /metrics,
 #                                   1 day of synthetic history + report/API latency, a 2-minute soak
 #   bench/run.sh --long             the same with a 10-minute soak
 #   bench/run.sh --history-days N   generate N days of history instead of 1 (~3 min per day, growing)
+#   bench/run.sh --history-db PATH  measure the report/API on an existing genhistory DB (read-only)
+#                                   instead of generating one (e.g. 30 days made once with
+#                                   genhistory --days 30 --rollup-every 3600: 23 min here)
+#   bench/run.sh --soak-seconds N   a soak of N seconds (the RSS reaches its plateau after ~10 minutes
+#                                   at 100 ms sampling: see bench/RESULTS.md)
 #   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,history,soak
 #
 # Every figure is printed next to its peer measured in the same run (this machine is shared and
@@ -18,18 +24,22 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-LONG=0 HIST_DAYS=1 ONLY=churn,sampler,daemon,history,soak
+LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= ONLY=churn,sampler,daemon,history,soak
 while [ $# -gt 0 ]; do
 	case $1 in
 	--long) LONG=1 ;;
 	--history-days) HIST_DAYS=$2; shift ;;
+	--history-db) HIST_DB=$2; shift ;;
+	--soak-seconds) SOAK_ARG=$2; shift ;;
 	--only) ONLY=$2; shift ;;
-	*) echo "usage: bench/run.sh [--long] [--history-days N] [--only churn,sampler,daemon,history,soak]" >&2; exit 64 ;;
+	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--only churn,sampler,daemon,history,soak]" >&2; exit 64 ;;
 	esac
 	shift
 done
 case $HIST_DAYS in ''|*[!0-9]*) echo "bench: --history-days needs a number" >&2; exit 64 ;; esac
-SOAK_S=120; [ $LONG = 1 ] && SOAK_S=600
+SOAK_S=120; [ $LONG = 1 ] && SOAK_S=600; [ -n "$SOAK_ARG" ] && SOAK_S=$SOAK_ARG
+case $SOAK_S in ''|*[!0-9]*) echo "bench: --soak-seconds needs a number" >&2; exit 64 ;; esac
+[ "$SOAK_S" -ge 40 ] || { echo "bench: --soak-seconds must be at least 40" >&2; exit 64; }
 want() { case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
 
 . bench/cg.sh
@@ -43,11 +53,13 @@ NPROC=$(nproc)
 PIDS=()
 SUMMARY=()
 
+# Our children only: a PID already reaped may have been reused by someone else's process.
+ours() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $4 }' "/proc/$1/stat" 2>/dev/null)" = "$$" ]; }
 cleanup() {
 	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do ours "$p" && kill -TERM "$p" 2>/dev/null; done
 	sleep 0.3
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do ours "$p" && kill -KILL "$p" 2>/dev/null; done
 	cg_remove
 	rm -rf "$TMP" "$SHM"
 }
@@ -76,11 +88,12 @@ wait_http() {   # wait_http URL: up to 10 s
 	for i in $(seq 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
 	return 1
 }
-stop_pid() {    # stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL (it is ours)
+stop_pid() {    # stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL; only while it is still our child
 	local i
+	ours "$1" || { wait "$1" 2>/dev/null; return 0; }
 	kill -TERM "$1" 2>/dev/null
-	for i in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$1" 2>/dev/null
+	for i in $(seq 100); do ours "$1" && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ] || break; sleep 0.1; done
+	ours "$1" && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ] && kill -KILL "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
 }
 rss() { awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { printf "VmRSS=%.1fMB VmHWM=%.1fMB", r / 1024, h / 1024 }' "/proc/$1/status"; }
@@ -136,32 +149,53 @@ say "built: build/fpusoakd and build/bench/{forkloop,churn_bench,sampler_bench,g
 
 # ---------------------------------------------------------------- 1. churn
 if want churn && [ "$(id -u)" = 0 ]; then
-	hdr "1. FPU-process lifecycles/s (spawn, touch the widest FPU, exit, reap), 10 s each, cgroup 256M/2000 pids"
+	hdr "1. FPU-process lifecycles/s (spawn, touch the widest FPU, exit, reap): 3 interleaved rounds of 4 s, medians; cgroup 256M/2000 pids"
 	cg_make "fpusoak-bench-churn-$$" $((256 << 20)) 2000 || { say "bench: cannot make a cgroup"; exit 1; }
-	out=$(cg_exec "$B/forkloop" --procs 1 --seconds 10s); say "\$ build/bench/forkloop --procs 1 --seconds 10s"; say "$out"
-	bare1=$(kv per_s <<<" $out")
-	out=$(cg_exec "$B/forkloop" --procs "$NPROC" --seconds 10s); say "\$ build/bench/forkloop --procs $NPROC --seconds 10s"; say "$out"
-	bareN=$(kv per_s <<<" $out")
-	# The same loop plus exactly what a churn worker does before it exits (worker_run: PDEATHSIG, move
-	# into a child cgroup, oom_score_adj, non-dumpable, close_range, sigprocmask): where the gap is.
-	out=$(cg_exec "$B/forkloop" --procs 1 --seconds 10s --mode worker); say "\$ build/bench/forkloop --procs 1 --seconds 10s --mode worker"; say "$out"
-	barew=$(kv per_s <<<" $out")
-	out=$(cg_exec "$B/churn_bench" --workers 64 --rate max --lifetime 0 --seconds 10s --sandbox-memory 192M --sandbox-pids 1500 2>&1)
-	say "\$ build/bench/churn_bench --workers 64 --rate max --lifetime 0 --seconds 10s --sandbox-memory 192M --sandbox-pids 1500"
-	say "$out" | grep -E '^(spawner|final|seconds)'
-	eng=$(kv lifecycles_per_s <<<" $out")
-	out=$(cg_exec stress-ng --fork 2 --metrics-brief -t 10 2>&1); say "\$ stress-ng --fork 2 --metrics-brief -t 10"; say "$out" | grep -E 'metrc|fork'
-	sng=$(awk '$4 == "fork" && $5 ~ /^[0-9]+$/ { print $9 }' <<<"$out" | head -1)
+	# Interleaved rounds, median of each: on a shared machine the load changes from one 10 s run
+	# to the next, and alternating short runs exposes every contender to the same conditions.
+	f1=() fN=() fw=() en=() sn=() dm=()
+	for r in 1 2 3; do
+		out=$(cg_exec "$B/forkloop" --procs 1 --seconds 4s); say "[round $r] \$ build/bench/forkloop --procs 1 --seconds 4s"; say "$out"
+		f1+=("$(kv per_s <<<" $out")")
+		out=$(cg_exec "$B/forkloop" --procs "$NPROC" --seconds 4s); say "[round $r] \$ build/bench/forkloop --procs $NPROC --seconds 4s"; say "$out"
+		fN+=("$(kv per_s <<<" $out")")
+		# The same loop plus exactly what a churn worker does before it exits (worker_run: PDEATHSIG,
+		# move into a child cgroup, oom_score_adj, non-dumpable, close_range, sigprocmask).
+		out=$(cg_exec "$B/forkloop" --procs 1 --seconds 4s --mode worker); say "[round $r] \$ build/bench/forkloop --procs 1 --seconds 4s --mode worker"; say "$out"
+		fw+=("$(kv per_s <<<" $out")")
+		out=$(cg_exec "$B/churn_bench" --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500 2>&1)
+		say "[round $r] \$ build/bench/churn_bench --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500"
+		say "$out" | grep -E '^(final|seconds)'
+		en+=("$(kv lifecycles_per_s <<<" $out")")
+		# The real daemon: its engine behind the loop, sampling every 250 ms, lifecycles/s from v_churn.
+		rm -f "$TMP/churn.db"*
+		cg_exec "$FPUSOAKD" --workers 64 --spawn-rate max --lifetime 0 --sample-interval 250ms --listen none \
+			--probe-interval 0 --switch-probe-interval 0 --duration 5s --db "$TMP/churn.db" --log-level err 2>/dev/null
+		d=$(sqlite3 "$TMP/churn.db" "SELECT round(sum(exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other)
+			* 1000.0 / (max(ts_ms) - min(ts_ms))) FROM churn WHERE ts_ms > (SELECT min(ts_ms) FROM churn)" 2>/dev/null)
+		say "[round $r] \$ build/fpusoakd --workers 64 --spawn-rate max --lifetime 0 --sample-interval 250ms --listen none --probe-interval 0 --switch-probe-interval 0 --duration 5s --db <tmp>/churn.db"
+		say "lifecycles/s from v_churn (sum of exits over max-min ts): ${d%.0}"
+		dm+=("${d%.0}")
+		out=$(cg_exec stress-ng --fork 2 --metrics-brief -t 4 2>&1); say "[round $r] \$ stress-ng --fork 2 --metrics-brief -t 4"; say "$out" | grep -E 'metrc.* fork '
+		sn+=("$(awk '$4 == "fork" && $5 ~ /^[0-9]+$/ { print $9 }' <<<"$out" | head -1)")
+	done
+	med() { printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+	bare1=$(med "${f1[@]}"); bareN=$(med "${fN[@]}"); barew=$(med "${fw[@]}"); eng=$(med "${en[@]}"); sng=$(med "${sn[@]}"); dmn=$(med "${dm[@]}")
+	say "rounds: daemon ${dm[*]} | engine (churn_bench) ${en[*]} | stress-ng ${sn[*]} | bare $NPROC spawners ${fN[*]} | bare 1 spawner ${f1[*]} | bare+worker setup ${fw[*]}"
+	say "per-round ratios daemon/stress-ng: $(for i in 0 1 2; do calc "${dm[$i]:-0} / ${sn[$i]:-1}"; printf ' '; done)" \
+	    "daemon/bare $NPROC: $(for i in 0 1 2; do calc "${dm[$i]:-0} / ${fN[$i]:-1}"; printf ' '; done)" \
+	    "engine/stress-ng: $(for i in 0 1 2; do calc "${en[$i]:-0} / ${sn[$i]:-1}"; printf ' '; done)" \
+	    "engine/bare $NPROC: $(for i in 0 1 2; do calc "${en[$i]:-0} / ${fN[$i]:-1}"; printf ' '; done)"
 	cg_remove
-	if [ -n "$eng" ] && [ -n "$sng" ] && [ -n "$bareN" ] && [ -n "$bare1" ]; then
-		r_sng=$(calc "$eng / $sng"); r_bareN=$(calc "$eng / $bareN"); r_bare1=$(calc "$eng / $bare1")
-		say "churn engine ${eng}/s | stress-ng ${sng}/s -> x$r_sng (goal >= 2) | bare loop, $NPROC spawners ${bareN}/s -> x$r_bareN (goal >= 0.8) | bare loop, 1 spawner ${bare1}/s -> x$r_bare1"
-		row "lifecycles/s vs stress-ng --fork 2" "$eng" "$sng" "x$r_sng" "≥ 2×" "$(met "$r_sng" 2)"
-		row "lifecycles/s vs bare loop, $NPROC spawners" "$eng" "$bareN" "x$r_bareN" "≥ 0.8×" "$(met "$r_bareN" 0.8)"
-		row "lifecycles/s vs bare loop, 1 spawner" "$eng" "$bare1" "x$r_bare1" "(context)" "-"
-		[ -n "$barew" ] && row "bare loop + churn's worker setup, 1 spawner" "$eng" "$barew" "x$(calc "$eng / $barew")" "(context)" "-"
+	if [ -n "$dmn" ] && [ -n "$eng" ] && [ -n "$sng" ] && [ -n "$bareN" ] && [ -n "$bare1" ]; then
+		say "medians: daemon ${dmn}/s | engine alone ${eng}/s | stress-ng ${sng}/s | bare $NPROC spawners ${bareN}/s | bare 1 spawner ${bare1}/s | bare+worker setup ${barew}/s"
+		row "lifecycles/s, fpusoakd daemon vs stress-ng --fork 2" "$dmn" "$sng" "x$(calc "$dmn / $sng")" "≥ 2×" "$(met "$(calc "$dmn / $sng")" 2)"
+		row "lifecycles/s, fpusoakd daemon vs bare loop, $NPROC spawners" "$dmn" "$bareN" "x$(calc "$dmn / $bareN")" "≥ 0.8×" "$(met "$(calc "$dmn / $bareN")" 0.8)"
+		row "lifecycles/s, engine alone (churn_bench) vs stress-ng" "$eng" "$sng" "x$(calc "$eng / $sng")" "(≥ 2×)" "$(met "$(calc "$eng / $sng")" 2)"
+		row "lifecycles/s, engine alone vs bare loop, $NPROC spawners" "$eng" "$bareN" "x$(calc "$eng / $bareN")" "(≥ 0.8×)" "$(met "$(calc "$eng / $bareN")" 0.8)"
+		row "bare loop, 1 spawner; + churn's worker setup" "$dmn (daemon)" "$bare1; $barew" "x$(calc "$dmn / $bare1"); x$(calc "$dmn / $barew")" "(context)" "-"
 	else
-		say "churn: a figure is missing (engine=$eng stress-ng=$sng bare1=$bare1 bareN=$bareN)"
+		say "churn: a figure is missing (daemon=$dmn engine=$eng stress-ng=$sng bare1=$bare1 bareN=$bareN)"
 	fi
 fi
 
@@ -198,7 +232,7 @@ if want daemon; then
 	cmd="build/fpusoakd --workers 0 --probe-interval 0 --switch-probe-interval 0 --db <tmp>/idle.db --listen 127.0.0.1:$port --log-level warn"
 	say "\$ $cmd"
 	cg_spawn "$FPUSOAKD" --workers 0 --probe-interval 0 --switch-probe-interval 0 --db "$TMP/idle.db" \
-		--listen "127.0.0.1:$port" --log-level warn
+		--listen "127.0.0.1:$port" --log-level warn 2> "$TMP/idle.log"
 	dpid=$!; PIDS+=("$dpid")
 	if wait_http "http://127.0.0.1:$port/healthz"; then
 		sleep 5
@@ -227,7 +261,7 @@ if want daemon; then
 		ncmd="prometheus-node-exporter --collector.disable-defaults --collector.buddyinfo --collector.vmstat --collector.meminfo --web.listen-address=127.0.0.1:$nport"
 		say "\$ $ncmd"
 		cg_spawn prometheus-node-exporter --collector.disable-defaults --collector.buddyinfo --collector.vmstat \
-			--collector.meminfo "--web.listen-address=127.0.0.1:$nport" --log.level=warn
+			--collector.meminfo "--web.listen-address=127.0.0.1:$nport" --log.level=warn 2> "$TMP/node_exporter.log"
 		npid=$!; PIDS+=("$npid")
 		if wait_http "http://127.0.0.1:$nport/metrics"; then
 			say "node_exporter /metrics body: $(curl -fs "http://127.0.0.1:$nport/metrics" | wc -c) bytes"
@@ -248,29 +282,42 @@ fi
 
 # ---------------------------------------------------------------- 4. history, storage, report latency
 if want history; then
-	hdr "4a. synthetic history: $HIST_DAYS day(s) of 1 s ticks through the store module (bench/genhistory.c)"
-	cg_make "fpusoak-bench-hist-$$" $(( (HIST_DAYS * 160 + 256) << 20 )) 16 || exit 1
-	say "\$ build/bench/genhistory --db /dev/shm/<tmp>/history.db --days $HIST_DAYS --progress"
-	out=$(cg_exec "$B/genhistory" --db "$SHM/history.db" --days "$HIST_DAYS" --progress 2>&1); say "$out"
-	mbd=$(kv mb_per_day <<<" $out"); bpt=$(kv bytes_per_tick <<<" $out")
-	if [ -n "$mbd" ]; then
-		say "per table (dbstat):"
-		sqlite3 "$SHM/history.db" "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8" 2>/dev/null |
-			awk -F'|' -v t="$(kv ticks <<<" $out")" '{ printf "  %-24s %10.1f MB %7.1f bytes/tick\n", $1, $2 / 1e6, $2 / t }'
-		rows=$(sqlite3 "$SHM/history.db" "SELECT (SELECT count(*) FROM buddy) * 11 + (SELECT count(*) FROM vmstat) + (SELECT count(*) FROM meminfo)")
-		bps=$(calc "$(kv db_bytes <<<" $out") / $rows")
-		say "stored values (buddyinfo free counts + vmstat + meminfo): $rows -> $bps bytes per stored value, whole DB"
-		row "storage at default settings (1 s, slow 60 s)" "$mbd MB/day; $bpt bytes/tick; $bps bytes/value" \
-		    "Prometheus TSDB ≈ 1.3 bytes/sample" "-" "≤ 25 MB/day" "$(met_le "$mbd" 25)"
+	if [ -n "$HIST_DB" ]; then
+		hdr "4a. synthetic history: the existing $HIST_DB (not regenerated)"
+		HDB=$HIST_DB
+		ticks=$(sqlite3 "$HDB" "SELECT count(*) FROM samples WHERE run_id = 1")
+		bytes=$(stat -c %s "$HDB")
+		HIST_DAYS=$(calc "$ticks / 86400" 1)
+		mbd=$(calc "$bytes / ($ticks / 86400) / 1e6"); bpt=$(calc "$bytes / $ticks" 1)
+		say "ticks=$ticks db_bytes=$bytes -> mb_per_day=$mbd bytes_per_tick=$bpt"
+		row "storage at default settings ($HIST_DAYS-day DB)" "$mbd MB/day; $bpt bytes/tick" "Prometheus TSDB ≈ 1.3 bytes/sample" "-" \
+		    "≤ 25 MB/day" "$(met_le "$mbd" 25)"
+	else
+		hdr "4a. synthetic history: $HIST_DAYS day(s) of 1 s ticks through the store module (bench/genhistory.c)"
+		HDB=$SHM/history.db
+		cg_make "fpusoak-bench-hist-$$" $(( (HIST_DAYS * 160 + 256) << 20 )) 16 || exit 1
+		say "\$ build/bench/genhistory --db /dev/shm/<tmp>/history.db --days $HIST_DAYS --progress"
+		out=$(cg_exec "$B/genhistory" --db "$HDB" --days "$HIST_DAYS" --progress 2>&1); say "$out"
+		mbd=$(kv mb_per_day <<<" $out"); bpt=$(kv bytes_per_tick <<<" $out")
+		if [ -n "$mbd" ]; then
+			say "per table (dbstat):"
+			sqlite3 "$HDB" "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8" 2>/dev/null |
+				awk -F'|' -v t="$(kv ticks <<<" $out")" '{ printf "  %-24s %10.1f MB %7.1f bytes/tick\n", $1, $2 / 1e6, $2 / t }'
+			rows=$(sqlite3 "$HDB" "SELECT (SELECT count(*) FROM buddy) * 11 + (SELECT count(*) FROM vmstat) + (SELECT count(*) FROM meminfo)")
+			bps=$(calc "$(kv db_bytes <<<" $out") / $rows")
+			say "stored values (buddyinfo free counts + vmstat + meminfo): $rows -> $bps bytes per stored value, whole DB"
+			row "storage at default settings (1 s, slow 60 s)" "$mbd MB/day; $bpt bytes/tick; $bps bytes/value" \
+			    "Prometheus TSDB ≈ 1.3 bytes/sample" "-" "≤ 25 MB/day" "$(met_le "$mbd" 25)"
+		fi
 	fi
 
-	hdr "4b. report and JSON API latency on that history (wrk -t2 -c2 -d10s --latency; 2 = the server's threads)"
-	"$B/webserve" --db "$SHM/history.db" > "$TMP/webserve.out" 2>&1 &
+	hdr "4b. report and JSON API latency on that history (wrk -t2 -c2 -d10s --timeout 60s --latency; 2 = the server's threads)"
+	"$B/webserve" --db "$HDB" > "$TMP/webserve.out" 2>&1 &
 	wpid=$!; PIDS+=("$wpid")
 	for i in $(seq 50); do grep -q port= "$TMP/webserve.out" && break; sleep 0.1; done
 	wport=$(sed -n 's/port=//p' "$TMP/webserve.out")
-	first=$(sqlite3 "$SHM/history.db" "SELECT min(ts_ms) FROM samples WHERE run_id = 1")
-	last=$(sqlite3 "$SHM/history.db" "SELECT max(ts_ms) FROM samples WHERE run_id = 1")
+	first=$(sqlite3 "$HDB" "SELECT min(ts_ms) FROM samples WHERE run_id = 1")
+	last=$(sqlite3 "$HDB" "SELECT max(ts_ms) FROM samples WHERE run_id = 1")
 	if [ -n "$wport" ] && [ -n "$last" ]; then
 		for spec in "report|/runs/1|150" \
 			    "api 1 h window|/api/v1/runs/1/buddyinfo?from=$((last - 3600000))&to=$last&max_points=1000|20" \
@@ -278,17 +325,30 @@ if want history; then
 			    "api whole run|/api/v1/runs/1/buddyinfo?from=$first&to=$last&max_points=2000|20"; do
 			name=${spec%%|*}; rest=${spec#*|}; path=${rest%|*}; goal=${rest##*|}
 			code=$(curl -s -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$wport$path")
-			say "\$ wrk -t2 -c2 -d10s --latency 'http://127.0.0.1:PORT$path'   (HTTP $code, $(wc -c < "$TMP/body") bytes)"
-			out=$(wrk -t2 -c2 -d10s --latency "http://127.0.0.1:$wport$path" 2>&1)
-			say "$(grep -E 'Latency|50%|90%|99%|requests in|Requests/sec' <<<"$out")"
+			say "\$ wrk -t2 -c2 -d10s --timeout 60s --latency 'http://127.0.0.1:PORT$path'   (HTTP $code, $(wc -c < "$TMP/body") bytes)"
+			# wrk drops requests slower than --timeout from its latency figures: make it long.
+			out=$(wrk -t2 -c2 -d10s --timeout 60s --latency "http://127.0.0.1:$wport$path" 2>&1)
+			say "$(grep -E 'Latency|50%|90%|99%|requests in|Requests/sec|Socket errors' <<<"$out")"
 			p99=$(wrk_p99 <<<"$out")
-			[ -n "$p99" ] && row "p99 $name, $HIST_DAYS-day history" "$p99 ms" "-" "-" "≤ $goal ms" "$(met_le "$p99" "$goal")"
+			if [ "${p99:-0}" = 0.0 ]; then
+				# Slower than the whole wrk window: time 3 sequential requests instead.
+				mx=0
+				for i in 1 2 3; do
+					t=$(curl -s -o /dev/null --max-time 300 -w '%{time_total}' "http://127.0.0.1:$wport$path")
+					say "  curl: ${t} s"; mx=$(awk -v a="$mx" -v b="$t" 'BEGIN { print (b > a ? b : a) }')
+				done
+				row "$name, $HIST_DAYS-day history (slowest of 3 requests)" "$(calc "$mx * 1000" 0) ms" "-" "-" "≤ $goal ms p99" \
+				    "$(met_le "$(calc "$mx * 1000" 0)" "$goal")"
+			elif grep -q 'Socket errors' <<<"$out"; then
+				row "p99 $name, $HIST_DAYS-day history" "no valid figure (errors or timeouts)" "-" "-" "≤ $goal ms" "MISSED"
+			elif [ -n "$p99" ]; then row "p99 $name, $HIST_DAYS-day history" "$p99 ms" "-" "-" "≤ $goal ms" "$(met_le "$p99" "$goal")"
+			fi
 		done
 	fi
 	stop_pid "$wpid"
 	say ""
 	say "profile: SQL statements by CPU over 3 requests of /runs/1 (build/bench/webserve-prof)"
-	"$B/webserve-prof" --db "$SHM/history.db" > "$TMP/webprof.out" 2> "$TMP/webprof.err" &
+	"$B/webserve-prof" --db "$HDB" > "$TMP/webprof.out" 2> "$TMP/webprof.err" &
 	wpid=$!; PIDS+=("$wpid")
 	for i in $(seq 50); do grep -q port= "$TMP/webprof.out" && break; sleep 0.1; done
 	wport=$(sed -n 's/port=//p' "$TMP/webprof.out")
@@ -296,7 +356,7 @@ if want history; then
 	stop_pid "$wpid"
 	grep '^sqlprof' "$TMP/webprof.err" | head -6 | cut -c1-220
 	cg_remove
-	rm -f "$SHM"/history.db*
+	[ -z "$HIST_DB" ] && rm -f "$SHM"/history.db*
 fi
 
 # ---------------------------------------------------------------- 5. soak RSS
@@ -305,9 +365,9 @@ if want soak && [ "$(id -u)" = 0 ]; then
 	port=$(free_port)
 	cg_make "fpusoak-bench-soak-$$" $((256 << 20)) 2000 || exit 1
 	say "\$ build/fpusoakd --sample-interval 100ms --spawn-rate max --lifetime 0 --workers 64 --cgroup-memory-max 160M" \
-	    "--cgroup-pids-max 1500 --db <tmp>/soak.db --listen 127.0.0.1:$port --duration $((SOAK_S + 5))s --log-level warn"
+	    "--cgroup-pids-max 1500 --db <tmp>/soak.db --listen 127.0.0.1:$port --duration $((SOAK_S + 60))s --log-level warn (stopped with SIGTERM at ${SOAK_S} s)"
 	cg_spawn "$FPUSOAKD" --sample-interval 100ms --spawn-rate max --lifetime 0 --workers 64 --cgroup-memory-max 160M \
-		--cgroup-pids-max 1500 --db "$TMP/soak.db" --listen "127.0.0.1:$port" --duration "$((SOAK_S + 5))s" --log-level warn
+		--cgroup-pids-max 1500 --db "$TMP/soak.db" --listen "127.0.0.1:$port" --duration "$((SOAK_S + 60))s" --log-level warn 2> "$TMP/soak.log"
 	spid=$!; PIDS+=("$spid")
 	sleep 1
 	t0=$(cpu_ticks "$spid" 2>/dev/null || echo 0)
@@ -325,16 +385,19 @@ if want soak && [ "$(id -u)" = 0 ]; then
 	cg_remove
 	n=${#rss_at[@]}
 	if [ "$n" -ge 4 ]; then
-		w=${rss_at[2]}; e=${rss_at[$((n - 1))]}
-		grow=$(calc "$e - $w" 1)
-		verdict=$(ge "$(calc "$e - $w - 1 - $w * 0.05")" 0 && echo MISSED || echo met)
-		row "daemon RSS, ${SOAK_S} s soak (100 ms samples, max churn)" "${w} MB at 30 s → ${e} MB at end" "-" "+${grow} MB" \
-		    "flat after warm-up (≤ 1 MB + 5%)" "$verdict"
+		# Flat = the second half of the soak adds at most 0.25 MB + 2%: warm-up (SQLite page caches
+		# filling to their cap, libraries faulting in) belongs to the first half.
+		w=${rss_at[2]}; h=${rss_at[$((n / 2 - 1))]}; e=${rss_at[$((n - 1))]}
+		grow=$(calc "$e - $h" 1)
+		verdict=$(ge "$(calc "$e - $h - 0.25 - $h * 0.02")" 0 && echo "MISSED (still growing)" || echo met)
+		row "daemon RSS, ${SOAK_S} s soak (100 ms samples, max churn)" "${w} MB at 30 s, ${h} MB at $((SOAK_S / 2)) s, ${e} MB at end" \
+		    "-" "+${grow} MB in the 2nd half" "flat after warm-up (2nd half ≤ 0.25 MB + 2%)" "$verdict"
 	fi
 	if [ -f "$TMP/soak.db" ]; then
-		q=$(sqlite3 "$TMP/soak.db" "SELECT round(sum(exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other) * 1000.0 / (max(ts_ms) - min(ts_ms)))," \
-			"count(*), round((SELECT count(*) FROM vmstat) * 1.0 / (SELECT count(*) FROM samples), 1)," \
-			"round((SELECT count(*) FROM meminfo) * 1.0 / (SELECT count(*) FROM samples), 1) FROM churn")
+		q=$(sqlite3 "$TMP/soak.db" "SELECT round(sum(exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other)
+			* 1000.0 / (max(ts_ms) - min(ts_ms))), count(*),
+			round((SELECT count(*) FROM vmstat) * 1.0 / (SELECT count(*) FROM samples), 1),
+			round((SELECT count(*) FROM meminfo) * 1.0 / (SELECT count(*) FROM samples), 1) FROM churn")
 		say "from the soak DB: lifecycles/s inside the daemon (v_churn) = ${q%%|*}; churn rows ${q#*|} (| vmstat rows/tick | meminfo rows/tick)"
 		[ -n "${q%%|*}" ] && row "lifecycles/s inside the daemon (soak, v_churn)" "${q%%|*}" "${bareN:--} (bare, $NPROC spawners)" \
 		    "$([ -n "${bareN:-}" ] && echo "x$(calc "${q%%|*} / $bareN")" || echo -)" "(context)" "-"

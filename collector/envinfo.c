@@ -16,7 +16,7 @@ static void read_line(const char *root, const char *rel, char *out, size_t outle
 	char buf[8192];
 	ssize_t n = procfile_read(root, rel, buf, sizeof buf);
 
-	out[0] = 0;
+	/* Absent or unreadable: keep what the caller had (e.g. uname's release under a fixture tree). */
 	if (n <= 0)
 		return;
 	buf[strcspn(buf, "\n")] = 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "churn/churn.h"
 #include "common/num.h"
@@ -211,24 +212,88 @@ static int config_ini_key(void *user, const char *section, const char *name, con
 	return 0;
 }
 
+/*
+ * inih reads a line into a fixed INI_MAX_LINE buffer (200 bytes in Debian's
+ * build) and silently parses the rest of a longer line as a new line; it
+ * takes an indented line after a key as a continuation that replaces the
+ * key's value; and a NUL ends a line early.  None of that may happen
+ * silently, so the file is checked first and such a line refused by number.
+ */
+#define CONFIG_LINE_MAX 198          /* bytes before the newline that fit inih's buffer */
+#define CONFIG_FILE_MAX (16u << 20)
+
+static int check_lines(const char *buf, size_t len, char *err, size_t errlen)
+{
+	size_t start = 0;
+	int line = 1;
+
+	while (start < len) {
+		const char *nl = memchr(buf + start, '\n', len - start);
+		size_t n = nl ? (size_t)(nl - buf - start) : len - start;
+		const char *p = buf + start;
+
+		if (memchr(p, '\0', n)) {
+			snprintf(err, errlen, "%d: NUL byte (not a text file)", line);
+			return line;
+		}
+		if (n > CONFIG_LINE_MAX) {
+			snprintf(err, errlen, "%d: line longer than %d bytes", line, CONFIG_LINE_MAX);
+			return line;
+		}
+		if (n > 0 && (p[0] == ' ' || p[0] == '\t')) {
+			size_t i = strspn(p, " \t\r");
+			if (i < n && p[i] != ';' && p[i] != '#') {
+				snprintf(err, errlen, "%d: indented line (continuation lines are not supported)", line);
+				return line;
+			}
+		}
+		start += n + 1;
+		line++;
+	}
+	return 0;
+}
+
 static int load_file(struct config *cfg, const char *path)
 {
 	struct ini_ctx ctx = { cfg, "" };
 	FILE *f = fopen(path, "r");
+	char *buf = NULL, err[128];
+	size_t len;
+	struct stat sb;
 	int line;
 
-	if (!f) {
+	if (!f || fstat(fileno(f), &sb) < 0) {
 		fprintf(stderr, "fpusoakd: %s: %s\n", path, strerror(errno));
-		return EX_CONFIG_;
+		goto fail;
 	}
-	line = ini_parse_file(f, config_ini_key, &ctx);
-	fclose(f);
+	if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > CONFIG_FILE_MAX) {
+		fprintf(stderr, "fpusoakd: %s: %s\n", path, S_ISREG(sb.st_mode) ? "larger than 16 MiB" : "not a regular file");
+		goto fail;
+	}
+	if (!(buf = malloc((size_t)sb.st_size + 1)) || (len = fread(buf, 1, (size_t)sb.st_size + 1, f)) > (size_t)sb.st_size ||
+	    ferror(f)) {
+		fprintf(stderr, "fpusoakd: %s: cannot read it whole\n", path);
+		goto fail;
+	}
+	buf[len] = '\0';
+	if (check_lines(buf, len, err, sizeof err) > 0) {
+		fprintf(stderr, "fpusoakd: %s:%s\n", path, err);
+		goto fail;
+	}
+	line = ini_parse_string(buf, config_ini_key, &ctx);
 	if (line != 0) {
 		fprintf(stderr, "fpusoakd: %s:%d: %s\n", path, line,
 			ctx.err[0] ? ctx.err : "syntax error (expected 'key = value' or [fpusoakd])");
-		return EX_CONFIG_;
+		goto fail;
 	}
+	free(buf);
+	fclose(f);
 	return 0;
+fail:
+	free(buf);
+	if (f)
+		fclose(f);
+	return EX_CONFIG_;
 }
 
 void config_usage(void)

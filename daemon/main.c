@@ -3,7 +3,9 @@
  * fragmentation.  main() owns the lifecycle: configuration, the store, the
  * run record, the first sample, the HTTP server, the loop, and a clean end.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +150,26 @@ static void raise_nofile(void)
 	}
 }
 
+/*
+ * On loopback every local client, the user's browser included, comes from
+ * 127.0.0.1 (or ::1): a per-address limit there lets any local user lock
+ * everyone out with 64 idle sockets.  It only protects when clients have
+ * addresses of their own, i.e. on a non-loopback listen address.
+ */
+static unsigned per_address_limit(const char *listen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (web_listen_parse(listen, &ss, &len) != 0)
+		return 64;
+	if (ss.ss_family == AF_INET && ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24 == 127)
+		return 1024;
+	if (ss.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr))
+		return 1024;
+	return 64;
+}
+
 static void close_fd(int fd)
 {
 	if (fd >= 0)
@@ -218,11 +240,13 @@ int main(int argc, char **argv)
 	if (strcmp(d->cfg.listen, "none") != 0) {
 		/* /healthz turns 503 when the loop has not reported health for 3 status periods. */
 		/*
-		 * 1024 connections in total but 64 per client address: idle connections from a few
-		 * addresses (500 in tests/integration/64_hostile_http.sh) must not lock out a browser.
+		 * 1024 connections in total, 64 per client address unless on loopback (see
+		 * per_address_limit): 500 idle connections (tests/integration/64_hostile_http.sh)
+		 * from other addresses or from 127.0.0.1 itself must not lock out a browser.
 		 */
 		struct web_config wc = { .listen = d->cfg.listen, .db_path = d->cfg.db, .version = FPUSOAK_VERSION,
-					 .health_max_age_ms = 15000, .conn_limit = 1024, .per_ip_limit = 64 };
+					 .health_max_age_ms = 15000, .conn_limit = 1024 };
+		wc.per_ip_limit = per_address_limit(d->cfg.listen);
 		d->web = web_open(&wc, err, sizeof err);
 		if (!d->web) {
 			log_errx("http: %s", err);

@@ -40,7 +40,7 @@ old_rollups=$(q "SELECT count(*) FROM buddy_rollup WHERE run_id = 1")
 [ "${old_n:-0}" -ge 100 ] && [ "$old_rollups" -gt 0 ] && pass "aged run prepared: $old_n samples over $(( (old_last - old_first) / 60000 )) min, 2 days old, $old_rollups rollup rows" \
 	|| fail "could not prepare the aged run ($old_n samples, $old_rollups rollups): $(tail -3 "$R_TMP/old.log")"
 
-bad_integrity=0 bad_kept=0 bad_crash=0 bad_workers=0 bad_tick=0 bad_start=0
+bad_integrity=0 bad_kept=0 bad_crash=0 bad_workers=0 bad_tick=0 bad_start=0 bad_stop=0
 in_probe=0 with_probe=0 kills=0 after_first=0 retained_runs=0 killed_runs=()
 prev_old=$old_n
 for i in $(seq "$N"); do
@@ -98,11 +98,13 @@ for i in $(seq "$N"); do
 	now_old=$(q "SELECT count(*) FROM samples WHERE run_id = 1")
 	[ "$now_old" -lt "$prev_old" ] && retained_runs=$((retained_runs + 1))
 	prev_old=$now_old
-	kill -TERM "$cpid"; wait "$cpid" 2>/dev/null
+	kill -TERM "$cpid"; wait "$cpid"; rc=$?
+	[ $rc = 0 ] || { bad_stop=$((bad_stop + 1)); echo "kill $i: the restarted daemon exited $rc on SIGTERM: $(tail -3 "$R_TMP/check$i.log")"; }
 done
 
 [ "$bad_integrity" = 0 ] && pass "integrity_check ok after all $kills kills" || fail "integrity_check failed after $bad_integrity of $kills kills"
 [ "$bad_start" = 0 ] && pass "the daemon restarted on the killed DB $kills times" || fail "$bad_start restarts failed"
+[ "$bad_stop" = 0 ] && pass "each restarted daemon stopped cleanly on SIGTERM (exit 0)" || fail "$bad_stop restarted daemons did not exit 0"
 [ "$bad_kept" = 0 ] && pass "every sample seen committed before a kill is still there ($after_first kills after the first sample)" \
 	|| fail "committed samples lost after $bad_kept kills"
 [ "$bad_tick" = 0 ] && pass "no tick half-written: every stored sample has its buddyinfo rows" || fail "torn ticks after $bad_tick kills"

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Locked DB: another process holds BEGIN EXCLUSIVE (the write lock) for 10 s
-# while the daemon samples every 100 ms and serves HTTP.  Then:
-#   - no sample is lost: every 100 ms slot of the run has its sample
-#     (per-second counts continuous, the largest gap < 2 periods);
+# while the daemon samples every 50 ms and serves HTTP.  Then:
+#   - no sample is lost: every tick the sampler took (its own count, logged
+#     at exit) is in the DB;
+#   - the lock does not slow the sampler: ticks per second during the lock
+#     are at least 80% of the rate outside it in the same run (a busy-wait on
+#     the lock in the loop thread halves it; CPU contention from elsewhere
+#     affects both windows alike);
 #   - the condition is logged once, and once when it clears;
 #   - HTTP readers are served during the lock (WAL readers are not blocked)
 #     within 1 s, and the sampler keeps sampling meanwhile (/metrics'
@@ -14,9 +18,9 @@ command -v python3 >/dev/null && command -v sqlite3 >/dev/null || { skip "needs 
 r_init locked
 if [ "$(id -u)" = 0 ]; then r_cgroup 256M 64 || { skip "cannot create a cgroup for the daemon"; t_done; }; fi
 R_DB=$R_TMP/locked.db
-HOLD=${HOLD:-10}
+HOLD=${HOLD:-$([ "${SOAK:-0}" = 1 ] && echo 60 || echo 10)}
 port=$(r_port)
-r_start "$R_TMP/d.log" --db "$R_DB" --listen 127.0.0.1:$port --kmsg none --sample-interval 100ms --workers 0 \
+r_start "$R_TMP/d.log" --db "$R_DB" --listen 127.0.0.1:$port --kmsg none --sample-interval 50ms --workers 0 \
 	--probe-interval 0 --switch-probe-interval 0
 pid=$R_PID
 for i in $(seq 50); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
@@ -73,19 +77,22 @@ check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
 n_warn=$(grep -c 'cannot write' "$R_TMP/d.log"); n_ok=$(grep -c 'writable again' "$R_TMP/d.log")
 [ "$n_warn" = 1 ] && [ "$n_ok" = 1 ] && pass "condition logged once and its end once: $(grep -m1 'cannot write' "$R_TMP/d.log" | cut -c1-90)..." \
 	|| fail "'cannot write' logged $n_warn times, 'writable again' $n_ok times"
-# Continuity: consecutive samples < 2 periods apart over the whole run, and per-second counts
-# around the lock (the expected count per second is 10 at 100 ms: hand arithmetic, not the daemon's).
-read -r n first last maxgap <<<"$(q "SELECT count(*), min(ts_ms), max(ts_ms), max(d) FROM (SELECT ts_ms, ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM samples WHERE run_id = 1)" | tr '|' ' ')"
-expect=$(( (last - first) / 100 + 1 ))
-echo "samples: $n over $(( (last - first) / 1000 )) s (expected $expect at 100 ms), largest gap $maxgap ms; lock from $lock_ms for $HOLD s"
-echo "gaps >= 150 ms (ms after the lock was taken: gap): $(q "SELECT group_concat((ts_ms - $lock_ms) || ':' || d, ' ') FROM (SELECT ts_ms, ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM samples WHERE run_id = 1) WHERE d >= 150")"
-[ "$maxgap" -lt 200 ] && pass "no gap in the samples across the $HOLD s lock (largest $maxgap ms < 2 periods)" || fail "gap of $maxgap ms in the samples"
-[ $(( expect - n )) -le 1 ] && pass "$n of $expect samples stored (none lost)" || fail "$n of $expect samples stored: $(( expect - n )) lost"
-bad_secs=$(q "SELECT count(*) FROM (SELECT ts_ms / 1000 AS s, count(*) AS c FROM samples WHERE run_id = 1
-	AND ts_ms / 1000 > $first / 1000 AND ts_ms / 1000 < $last / 1000 GROUP BY s) WHERE c < 9 OR c > 11")
-secs_locked=$(q "SELECT group_concat(c, ' ') FROM (SELECT ts_ms / 1000 AS s, count(*) AS c FROM samples WHERE run_id = 1
-	AND ts_ms >= $lock_ms AND ts_ms < $lock_ms + $HOLD * 1000 GROUP BY s ORDER BY s)")
-[ "$bad_secs" = 0 ] && pass "every whole second has 10 +/- 1 samples, the locked seconds too: $secs_locked" \
-	|| fail "$bad_secs seconds with a sample count outside 9..11; during the lock: $secs_locked"
+# Every tick taken is stored: the daemon's own count (its last log line) against the rows.
+ticks=$(sed -n 's/.*run 1 ended: \([0-9]*\) samples.*/\1/p' "$R_TMP/d.log")
+rows=$(q "SELECT count(*) FROM samples WHERE run_id = 1")
+[ -n "$ticks" ] && [ "$rows" = "$ticks" ] && pass "every one of the $ticks samples taken is stored, none lost across the $HOLD s lock" \
+	|| fail "$rows samples stored of '$ticks' taken"
+# Rate inside the lock window vs outside it, same run (expected counts are hand arithmetic: window / 50 ms).
+read -r first last <<<"$(q "SELECT min(ts_ms), max(ts_ms) FROM samples WHERE run_id = 1" | tr '|' ' ')"
+end_ms=$(( lock_ms + HOLD * 1000 ))
+in_n=$(q "SELECT count(*) FROM samples WHERE run_id = 1 AND ts_ms >= $lock_ms AND ts_ms < $end_ms")
+out_n=$(( rows - in_n ))
+in_exp=$(( HOLD * 1000 / 50 )); out_exp=$(( (last - first) / 50 + 1 - in_exp ))
+echo "samples: $rows over $(( (last - first) / 1000 )) s; during the lock $in_n of $in_exp slots, outside $out_n of $out_exp"
+echo "gaps >= 100 ms (ms after the lock was taken: gap): $(q "SELECT group_concat((ts_ms - $lock_ms) || ':' || d, ' ') FROM (SELECT ts_ms, ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM samples WHERE run_id = 1) WHERE d >= 100")"
+echo "samples per second during the lock: $(q "SELECT group_concat(c, ' ') FROM (SELECT ts_ms / 1000 AS s, count(*) AS c FROM samples WHERE run_id = 1 AND ts_ms >= $lock_ms AND ts_ms < $end_ms GROUP BY s ORDER BY s)")"
+python3 -c "import sys; i, ie, o, oe = map(int, sys.argv[1:]); sys.exit(0 if oe > 0 and i / ie >= 0.8 * (o / oe) else 1)" "$in_n" "$in_exp" "$out_n" "$out_exp" \
+	&& pass "the lock did not slow the sampler: $in_n/$in_exp slots filled during it, $out_n/$out_exp outside" \
+	|| fail "the sampler slowed during the lock: $in_n/$in_exp slots filled during it, $out_n/$out_exp outside"
 echo "took $(r_elapsed) s"
 t_done

@@ -24,7 +24,7 @@ lines_before=$(wc -l <"$R_TMP/d.log")
 samples_before=$(q "SELECT count(*) FROM samples")
 t0=$(date +%s)
 python3 "$(dirname "$0")/../reliability/hostile_http.py" --port "$port" --name "$T_NAME" --seed "$SEED" \
-	--requests "${REQUESTS:-1200}" --idle 500 --hold "$([ "${SOAK:-0}" = 1 ] && echo 30 || echo 3)"
+	--requests "${REQUESTS:-$([ "${SOAK:-0}" = 1 ] && echo 10000 || echo 1200)}" --idle 500 --hold "$([ "${SOAK:-0}" = 1 ] && echo 30 || echo 3)"
 rc=$?
 echo "attack took $(( $(date +%s) - t0 )) s (client exit $rc)"
 r_alive "$pid" && pass "daemon survived the attack (pid $pid)" || fail "daemon died: $(tail -5 "$R_TMP/d.log")"

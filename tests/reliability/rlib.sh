@@ -6,7 +6,8 @@
 #   r_init NAME           temp dir $R_TMP, trap, start clock
 #   r_cgroup MEM PIDS     a memory+pids cgroup for everything the test starts
 #                         (v1 memory+pids or a delegated v2 group); 1 if impossible
-#   r_start LOG ARGS...   start $FPUSOAKD ARGS inside that cgroup; sets $R_PID
+#   r_start LOG ARGS...   start $FPUSOAKD ARGS inside that cgroup (behind the command
+#                         in the array R_WRAP, e.g. valgrind, if set); sets $R_PID
 #   r_track PID           kill PID (and only it) at exit
 #   r_mount DIR OPTS      mount -t tmpfs -o OPTS on DIR, unmounted at exit
 #   r_port                a free loopback TCP port
@@ -18,6 +19,7 @@ R_PIDS=()
 R_MOUNTS=()
 R_CGDIRS=()
 R_CGROUP_PROCS=()
+R_WRAP=()
 R_TMP=
 R_T0=$(date +%s)
 
@@ -133,7 +135,7 @@ r_start() {
 	shift
 	(
 		for f in "${R_CGROUP_PROCS[@]}"; do echo "$BASHPID" >"$f" || exit 125; done
-		exec "$FPUSOAKD" "$@"
+		exec "${R_WRAP[@]}" "$FPUSOAKD" "$@"
 	) >>"$log" 2>&1 &
 	R_PID=$!
 	r_track "$R_PID"
