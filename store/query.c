@@ -235,6 +235,35 @@ static int step_err(struct query *q, sqlite3_stmt *st, int rc)
 	return 0;
 }
 
+static int row_cap(struct query *q, int n)
+{
+	if (n >= QUERY_MAX_ROWS) {
+		snprintf(q->err, sizeof q->err, "more than %d rows", QUERY_MAX_ROWS);
+		return -1;
+	}
+	return 0;
+}
+
+/* Count one more row against the cap; -1 (statement reset) past QUERY_MAX_ROWS. */
+static int row_take(struct query *q, sqlite3_stmt *st, int *n)
+{
+	if (row_cap(q, *n) < 0) {
+		done(st);
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
+/* End of a row loop: rows delivered, or -1 if the last step failed. */
+static int rows_done(struct query *q, sqlite3_stmt *st, int rc, int n)
+{
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return n;
+}
+
 static const char *col_text(sqlite3_stmt *st, int i)
 {
 	return (const char *)sqlite3_column_text(st, i);
@@ -389,10 +418,7 @@ static int emit_runs(struct query *q, sqlite3_stmt *st, int cap, query_run_fn fn
 			return -1;
 		}
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 int query_runs(struct query *q, query_run_fn fn, void *arg)
@@ -511,15 +537,6 @@ static int resolve_range(struct query *q, int64_t run_id, struct query_range *rg
 	return 1;
 }
 
-static int row_cap(struct query *q, int n)
-{
-	if (n >= QUERY_MAX_ROWS) {
-		snprintf(q->err, sizeof q->err, "more than %d rows", QUERY_MAX_ROWS);
-		return -1;
-	}
-	return 0;
-}
-
 int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, int64_t *ts_ms)
 {
 	sqlite3_stmt *st = stmt(q, S_BUDDY_LATEST);
@@ -614,10 +631,7 @@ int query_buddy_series(struct query *q, int64_t run_id, struct query_range *rg, 
 			return -1;
 		}
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 /* name_id of (source, name): 1 with *id, 0 if unknown, -1. */
@@ -658,21 +672,15 @@ int query_meminfo_series(struct query *q, int64_t run_id, const char *name, stru
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_point p = { sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2) };
 
-		if (row_cap(q, n) < 0) {
-			done(st);
+		if (row_take(q, st, &n) < 0)
 			return -1;
-		}
-		n++;
 		if (fn(arg, &p) != 0) {
 			snprintf(q->err, sizeof q->err, "stopped by caller");
 			done(st);
 			return -1;
 		}
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 /* (ts, value) of one vmstat row from st (bound by the caller): 1, 0 if none, -1. */
@@ -845,10 +853,7 @@ int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64
 			return -1;
 		}
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 /* ---------------------------------------------------------------- report sections */
@@ -1020,18 +1025,12 @@ int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t f
 		struct query_zone_point p = { sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), col_text(st, 2),
 					      sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
 					      sqlite3_column_double(st, 5) };
-		if (row_cap(q, n) < 0) {
-			done(st);
+		if (row_take(q, st, &n) < 0)
 			return -1;
-		}
-		n++;
 		if (fn(arg, &p) != 0)
 			return stopped(q, st);
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 static const char *const churn_cols[QC_N] = {
@@ -1076,18 +1075,12 @@ int query_churn_series(struct query *q, int64_t run_id, struct query_range *rg, 
 		struct query_churn c;
 
 		churn_from_row(st, rg->interval_ms, &c);
-		if (row_cap(q, n) < 0) {
-			done(st);
+		if (row_take(q, st, &n) < 0)
 			return -1;
-		}
-		n++;
 		if (fn(arg, &c) != 0)
 			return stopped(q, st);
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 int query_churn_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct query_churn *out)
@@ -1135,10 +1128,7 @@ int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from
 		if (fn(arg, &p) != 0)
 			return stopped(q, st);
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 int query_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
@@ -1162,10 +1152,7 @@ int query_atomic_summary(struct query *q, int64_t run_id, int order, int64_t fro
 		if (fn(arg, &a) != 0)
 			return stopped(q, st);
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 int query_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,
@@ -1188,18 +1175,12 @@ int query_atomic_series(struct query *q, int64_t run_id, int order, struct query
 		double v = sqlite3_column_double(st, 4);
 		struct query_zone_point p = { sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2), col_text(st, 3),
 					      v, v, v };
-		if (row_cap(q, n) < 0) {
-			done(st);
+		if (row_take(q, st, &n) < 0)
 			return -1;
-		}
-		n++;
 		if (fn(arg, &p) != 0)
 			return stopped(q, st);
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 int query_pagetype_latest(struct query *q, int64_t run_id, query_pagetype_fn fn, void *arg)
@@ -1226,18 +1207,12 @@ int query_pagetype_latest(struct query *q, int64_t run_id, query_pagetype_fn fn,
 		p.pageblock_order = (int)col_i64(st, 7);
 		for (int k = 0; k < p.norders; k++)
 			p.free[k] = col_i64(st, 8 + k);
-		if (row_cap(q, n) < 0) {
-			done(st);
+		if (row_take(q, st, &n) < 0)
 			return -1;
-		}
-		n++;
 		if (fn(arg, &p) != 0)
 			return stopped(q, st);
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 int query_slab_latest(struct query *q, int64_t run_id, query_slab_fn fn, void *arg)
@@ -1252,18 +1227,12 @@ int query_slab_latest(struct query *q, int64_t run_id, query_slab_fn fn, void *a
 		struct query_slab s = { sqlite3_column_int64(st, 0), col_text(st, 1), sqlite3_column_int64(st, 2),
 					sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
 					sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6), (int)col_i64(st, 7) };
-		if (row_cap(q, n) < 0) {
-			done(st);
+		if (row_take(q, st, &n) < 0)
 			return -1;
-		}
-		n++;
 		if (fn(arg, &s) != 0)
 			return stopped(q, st);
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
 
 int query_failure_times(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
@@ -1289,8 +1258,5 @@ int query_failure_times(struct query *q, int64_t run_id, int64_t from_ms, int64_
 		if (fn(arg, &f) != 0)
 			return stopped(q, st);
 	}
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return n;
+	return rows_done(q, st, rc, n);
 }
