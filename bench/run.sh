@@ -172,7 +172,7 @@ if want churn && [ "$(id -u)" = 0 ]; then
 		cg_exec "$FPUSOAKD" --workers 64 --spawn-rate max --lifetime 0 --sample-interval 250ms --listen none \
 			--probe-interval 0 --switch-probe-interval 0 --duration 5s --db "$TMP/churn.db" --log-level err 2>/dev/null
 		d=$(sqlite3 "$TMP/churn.db" "SELECT round(sum(exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other)
-			* 1000.0 / (max(ts_ms) - min(ts_ms))) FROM churn WHERE ts_ms > (SELECT min(ts_ms) FROM churn)" 2>/dev/null)
+			* 1000.0 / (max(ts_ms) - min(ts_ms))) FROM v_churn WHERE ts_ms > (SELECT min(ts_ms) FROM v_churn)" 2>/dev/null)
 		say "[round $r] \$ build/fpusoakd --workers 64 --spawn-rate max --lifetime 0 --sample-interval 250ms --listen none --probe-interval 0 --switch-probe-interval 0 --duration 5s --db <tmp>/churn.db"
 		say "lifecycles/s from v_churn (sum of exits over max-min ts): ${d%.0}"
 		dm+=("${d%.0}")
@@ -303,7 +303,7 @@ if want history; then
 			say "per table (dbstat):"
 			sqlite3 "$HDB" "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8" 2>/dev/null |
 				awk -F'|' -v t="$(kv ticks <<<" $out")" '{ printf "  %-24s %10.1f MB %7.1f bytes/tick\n", $1, $2 / 1e6, $2 / t }'
-			rows=$(sqlite3 "$HDB" "SELECT (SELECT count(*) FROM buddy) * 11 + (SELECT count(*) FROM vmstat) + (SELECT count(*) FROM meminfo)")
+			rows=$(sqlite3 "$HDB" "SELECT (SELECT count(*) FROM buddy) * 11 + (SELECT count(*) FROM vmstat) + (SELECT count(*) FROM v_meminfo)")
 			bps=$(calc "$(kv db_bytes <<<" $out") / $rows")
 			say "stored values (buddyinfo free counts + vmstat + meminfo): $rows -> $bps bytes per stored value, whole DB"
 			row "storage at default settings (1 s, slow 60 s)" "$mbd MB/day; $bpt bytes/tick; $bps bytes/value" \
@@ -397,7 +397,7 @@ if want soak && [ "$(id -u)" = 0 ]; then
 		q=$(sqlite3 "$TMP/soak.db" "SELECT round(sum(exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other)
 			* 1000.0 / (max(ts_ms) - min(ts_ms))), count(*),
 			round((SELECT count(*) FROM vmstat) * 1.0 / (SELECT count(*) FROM samples), 1),
-			round((SELECT count(*) FROM meminfo) * 1.0 / (SELECT count(*) FROM samples), 1) FROM churn")
+			round((SELECT count(*) FROM v_meminfo) * 1.0 / (SELECT count(*) FROM samples), 1) FROM v_churn")
 		say "from the soak DB: lifecycles/s inside the daemon (v_churn) = ${q%%|*}; churn rows ${q#*|} (| vmstat rows/tick | meminfo rows/tick)"
 		[ -n "${q%%|*}" ] && row "lifecycles/s inside the daemon (soak, v_churn)" "${q%%|*}" "${bareN:--} (bare, $NPROC spawners)" \
 		    "$([ -n "${bareN:-}" ] && echo "x$(calc "${q%%|*} / $bareN")" || echo -)" "(context)" "-"

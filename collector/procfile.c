@@ -49,6 +49,14 @@ static ssize_t step(int fd, int positional, void *p, size_t n, off_t off)
  * Fill buf[0..cap-1) until EOF.  If the buffer fills exactly, one more
  * 1-byte read tells "fits to the byte" from "truncated": the latter is
  * EFBIG, never a short snapshot handed on as if it were whole.
+ *
+ * The read that returns 0 stays: a short read is not EOF (seq_file hands
+ * out one 4 KiB buffer per call; slabinfo takes 7), and it is cheap.  On
+ * 6.18, 3000 alternated rounds, CPU us per read through a kept fd, with the
+ * EOF read / without it / the EOF read alone: pagetypeinfo 618/610/1.7,
+ * slabinfo 196/191/1.7, buddyinfo 4.5/4.1/0.9, vmstat 17.5/17.1/0.9,
+ * meminfo 6.0/5.7/0.9, zoneinfo 22.2/21.8/1.0 (0.6 of each is the clock).
+ * ->start past the last record finds nothing to generate.
  */
 static ssize_t fill(int fd, int positional, char *buf, size_t cap)
 {

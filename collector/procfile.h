@@ -1,10 +1,26 @@
 /*
  * procfile: one bounded read of a /proc or /sys file.
  *
- * /proc files are generated on read; a single read() into a buffer of
- * known size gives a consistent snapshot for the seq_file-backed files we
- * use, and the size cap means a kernel that grows a file unexpectedly can't
- * make us allocate without bound.  Truncation is an error, not data.
+ * /proc files are generated on read, and the size cap means a kernel that
+ * grows a file unexpectedly can't make us allocate without bound.
+ * Truncation is an error, not data.
+ *
+ * What seq_file (fs/seq_file.c, seq_read_iter) does with our reads, measured
+ * on 6.18 (see the comment on fill() in procfile.c for the figures):
+ * - One read() returns at most one seq_file buffer (4 KiB after open) of
+ *   whole records, however large our buffer: /proc/slabinfo (one record per
+ *   cache, 25 KB) takes 7 reads, each calling ->start again.  So a short
+ *   read is not EOF, and a multi-chunk file is not one snapshot.
+ * - A record larger than the buffer (zoneinfo and pagetypeinfo are one
+ *   record per node) is generated again with a doubled buffer.  The buffer
+ *   lives as long as the open file: reading a 5.4 KB zoneinfo through a fresh
+ *   open costs 2 generations (43 us), through a kept fd 1 (22 us).  Hence
+ *   procfile_pread for anything read repeatedly.
+ * - The final read that returns 0 calls ->start past the last record, which
+ *   returns NULL without generating anything: about 1 us for every file we
+ *   read, pagetypeinfo included.  It does not regenerate the file.
+ * - pread at offset 0 resets the iterator and keeps the enlarged buffer;
+ *   lseek(0) + read() does the same work with one more syscall.
  */
 #ifndef FPUSOAK_PROCFILE_H
 #define FPUSOAK_PROCFILE_H

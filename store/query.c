@@ -8,7 +8,10 @@
 
 #include <sqlite3.h>
 
+#include "store/fields.h"
+
 #define BUSY_TIMEOUT_MS 200   /* a page waits this long for a WAL reset, then fails */
+#define QUERY_MIN_SCHEMA 5     /* the wide samples row, tick_rollup (schema/005_compact.sql) */
 
 /* Columns of a run, shared by the listing and the single-run query. */
 #define RUN_COLS \
@@ -16,7 +19,7 @@
 	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
-	"(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.run_id), " \
+	"r.ticks, " \
 	"(SELECT MIN(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
 	"(SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id) "
 
@@ -85,8 +88,23 @@ enum stmt_id {
 	S_PAGETYPE_LATEST,
 	S_SLAB_LATEST,
 	S_FAILURE_TIMES,
+	S_MEMINFO_ROLLUP,
+	S_CHURN_ROLLUP,
+	S_CHURN_ROLLED,
+	S_ROLLED_UPTO,
+	S_ATOMIC_ROLLED,
+	S_ATOMIC_ROLLUP_SERIES,
 	S_COUNT
 };
+
+#define X_CASE(i, name, col) " WHEN " #i " THEN " #col
+#define X_CASE_SUM(i, name, col) " WHEN " #i " THEN " #col "_sum"
+#define CHURN_SUMS "SUM(spawned), SUM(spawn_failed_eagain), SUM(spawn_failed_enomem), SUM(spawn_failed_other), " \
+	"SUM(exited), SUM(killed_sigkill), SUM(killed_sigsegv), SUM(killed_sigill), SUM(killed_other), " \
+	"SUM(oom_killed), SUM(exited_error)"
+#define CHURN_RSUMS "SUM(spawned_sum), SUM(spawn_failed_eagain_sum), SUM(spawn_failed_enomem_sum), " \
+	"SUM(spawn_failed_other_sum), SUM(exited_sum), SUM(killed_sigkill_sum), SUM(killed_sigsegv_sum), " \
+	"SUM(killed_sigill_sum), SUM(killed_other_sum), SUM(oom_killed_sum), SUM(exited_error_sum)"
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_HAS_TABLE] = "SELECT 1 FROM sqlite_master WHERE name = ?1 AND type IN ('table', 'view')",
@@ -114,8 +132,11 @@ static const char *const stmt_sql[S_COUNT] = {
 			   "WHERE b.run_id = ?1 AND b.ts_ms BETWEEN ?2 AND ?3 "
 			   "GROUP BY bk, b.zone_id ORDER BY bk, z.node, b.zone_id",
 	[S_NAME_ID] = "SELECT name_id FROM names WHERE source = ?1 AND name = ?2",
-	[S_MEMINFO_SERIES] = "SELECT (ts_ms - ?3) / ?5 AS bk, MIN(ts_ms), AVG(value_kb) FROM meminfo "
-			     "WHERE run_id = ?1 AND name_id = ?2 AND ts_ms BETWEEN ?3 AND ?4 "
+	/* ?2 is the field's index in store/fields.h: one statement serves every column. */
+	[S_MEMINFO_SERIES] = "SELECT (ts_ms - ?3) / ?5 AS bk, MIN(ts_ms), AVG(CASE ?2" STORE_MEMINFO_FIELDS(X_CASE)
+			     " END) FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?3 AND ?4 GROUP BY bk ORDER BY bk",
+	[S_MEMINFO_ROLLUP] = "SELECT (bucket_ms - ?3) / ?5 AS bk, MIN(bucket_ms), SUM(CASE ?2" STORE_MEMINFO_FIELDS(X_CASE_SUM)
+			     " END) * 1.0 / SUM(n) FROM tick_rollup WHERE run_id = ?1 AND tier = ?6 AND bucket_ms BETWEEN ?3 AND ?4 "
 			     "GROUP BY bk ORDER BY bk",
 	[S_VMSTAT_BEFORE] = "SELECT ts_ms, value FROM vmstat WHERE run_id = ?1 AND name_id = ?2 "
 			    "AND ts_ms <= ?3 ORDER BY ts_ms DESC LIMIT 1",
@@ -159,12 +180,32 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_CHURN_SERIES] = "SELECT (ts_ms - ?2) / ?4 AS bk, MIN(ts_ms), MAX(ts_ms), COUNT(*), AVG(population), MAX(population), "
 			   "SUM(spawned), SUM(spawn_failed_eagain), SUM(spawn_failed_enomem), SUM(spawn_failed_other), "
 			   "SUM(exited), SUM(killed_sigkill), SUM(killed_sigsegv), SUM(killed_sigill), SUM(killed_other), "
-			   "SUM(oom_killed), SUM(exited_error) FROM churn WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
+			   "SUM(oom_killed), SUM(exited_error) FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
+			   "AND population IS NOT NULL GROUP BY bk ORDER BY bk",
+	/* Rollup rows: population mean weighted by the churn ticks of each bucket. */
+	[S_CHURN_ROLLUP] = "SELECT (bucket_ms - ?2) / ?4 AS bk, MIN(bucket_ms), MAX(bucket_ms) + ?5 - 1, SUM(churn_n), "
+			   "SUM(population_sum) * 1.0 / SUM(churn_n), MAX(population_max), " CHURN_RSUMS
+			   " FROM tick_rollup WHERE run_id = ?1 AND tier = ?5 AND bucket_ms BETWEEN ?2 AND ?3 AND churn_n > 0 "
 			   "GROUP BY bk ORDER BY bk",
+	/* Totals over whole minutes [?2, ?3): the same columns as S_CHURN_TOTALS. */
+	[S_CHURN_ROLLED] = "SELECT 0, MIN(bucket_ms), MAX(bucket_ms), SUM(churn_n), SUM(population_sum) * 1.0 / SUM(churn_n), "
+			   "MAX(population_max), " CHURN_RSUMS " FROM tick_rollup WHERE run_id = ?1 AND tier = 60000 "
+			   "AND bucket_ms >= ?2 AND bucket_ms < ?3 AND churn_n > 0",
+	[S_ROLLED_UPTO] = "SELECT next_ms FROM rollup_state WHERE run_id = ?1 AND tier = 60000",
+	[S_ATOMIC_ROLLED] = "SELECT z.node, z.name, SUM(r.atomic_n), SUM(r.atomic_only_n), SUM(r.atomic_fail_n), "
+			    "SUM(r.kernel_fail_n), MIN(r.margin_min), COUNT(*) - COUNT(r.atomic_n) FROM buddy_rollup r "
+			    "JOIN zones z ON z.zone_id = r.zone_id WHERE r.run_id = ?1 AND r.tier = 60000 AND r.page_order = ?2 "
+			    "AND r.bucket_ms >= ?3 AND r.bucket_ms < ?4 GROUP BY r.zone_id ORDER BY z.node, z.name",
+	[S_ATOMIC_ROLLUP_SERIES] = "SELECT (r.bucket_ms - ?2) / ?4 AS bk, MIN(r.bucket_ms), z.node, z.name, "
+				   "SUM(r.atomic_only_n) * 1.0 / SUM(r.atomic_n) FROM buddy_rollup r "
+				   "JOIN zones z ON z.zone_id = r.zone_id WHERE r.run_id = ?1 AND r.tier = ?6 AND r.page_order = ?5 "
+				   "AND r.bucket_ms BETWEEN ?2 AND ?3 AND r.atomic_n > 0 GROUP BY bk, r.zone_id "
+				   "ORDER BY bk, z.node, z.name",
 	[S_CHURN_TOTALS] = "SELECT 0, MIN(ts_ms), MAX(ts_ms), COUNT(*), AVG(population), MAX(population), "
 			   "SUM(spawned), SUM(spawn_failed_eagain), SUM(spawn_failed_enomem), SUM(spawn_failed_other), "
 			   "SUM(exited), SUM(killed_sigkill), SUM(killed_sigsegv), SUM(killed_sigill), SUM(killed_other), "
-			   "SUM(oom_killed), SUM(exited_error) FROM churn WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3",
+			   "SUM(oom_killed), SUM(exited_error) FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
+			   "AND population IS NOT NULL",
 	[S_PROBES] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, detail FROM probes "
 		     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY ts_ms LIMIT ?5",
 	/* v_atomic_risk holds the model's per-order verdicts and margins (one copy of those formulas). */
@@ -298,6 +339,13 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 	}
 	if ((q->has_rollup = query_has_table(q, "buddy_rollup")) < 0) {
 		snprintf(err, errlen, "%s: %s", db_path, q->err);
+		goto fail;
+	}
+	/* Read-only handles cannot migrate: an older DB is upgraded by the daemon's writer (store_open). */
+	if ((r = query_schema_version(q)) < QUERY_MIN_SCHEMA) {
+		snprintf(err, errlen, "%s: schema version %d is older than this fpusoakd reads (%d); run"
+			 " 'fpusoakd --db %s --duration 1s --workers 0' once to upgrade it", db_path, r,
+			 QUERY_MIN_SCHEMA, db_path);
 		goto fail;
 	}
 	return q;
@@ -646,10 +694,24 @@ static int name_id(struct query *q, const char *source, const char *name, int64_
 	return one_i64(q, st, id);
 }
 
+/* Index of a kept meminfo field (a samples column), or -1. */
+static int meminfo_field(const char *name)
+{
+#define X_NAME(i, n, col) n,
+	static const char *const names[STORE_NMEMINFO] = { STORE_MEMINFO_FIELDS(X_NAME) };
+#undef X_NAME
+	for (int k = 0; k < STORE_NMEMINFO; k++)
+		if (strcmp(names[k], name) == 0)
+			return k;
+	return -1;
+}
+
 int query_has_name(struct query *q, const char *source, const char *name)
 {
 	int64_t id;
 
+	if (strcmp(source, "meminfo") == 0)
+		return meminfo_field(name) >= 0;
 	return name_id(q, source, name, &id);
 }
 
@@ -657,18 +719,25 @@ int query_meminfo_series(struct query *q, int64_t run_id, const char *name, stru
 			 query_point_fn fn, void *arg)
 {
 	sqlite3_stmt *st;
-	int64_t nid, raw_first, rollup_first;
-	int rc, n = 0, r;
+	int64_t raw_first, rollup_first, tier;
+	int rc, n = 0, r, field = meminfo_field(name);
 
-	if ((r = name_id(q, "meminfo", name, &nid)) <= 0 || (r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
+	if (field < 0)
+		return 0;
+	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
 		return r;
-	if (!(st = stmt(q, S_MEMINFO_SERIES)))
+	tier = buddy_tier(rg, raw_first, rollup_first);
+	if (rg->bucket_ms < tier)
+		rg->bucket_ms = tier;
+	if (!(st = stmt(q, tier ? S_MEMINFO_ROLLUP : S_MEMINFO_SERIES)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, nid);
+	sqlite3_bind_int64(st, 2, field);
 	sqlite3_bind_int64(st, 3, rg->from_ms);
 	sqlite3_bind_int64(st, 4, rg->to_ms);
 	sqlite3_bind_int64(st, 5, rg->bucket_ms);
+	if (tier)
+		sqlite3_bind_int64(st, 6, tier);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_point p = { sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2) };
 
@@ -744,6 +813,50 @@ static int vm_baseline(struct query *q, int64_t run_id, int64_t nid, const struc
  * edges) keeps jittered ticks from showing as alternating 0 and 2x rates;
  * a bucket without samples is skipped (nothing was measured there).
  */
+/*
+ * The same rates for buckets of a minute or more: the counter's value at
+ * each bucket's end is one index seek (its last change at or before it), so
+ * a 30-day chart costs ~1,000 seeks instead of grouping 2.6 million sample
+ * rows.  Bucket ends stand in for sample times; at a minute and wider the
+ * difference is under one sample interval per bucket.
+ */
+static int vmstat_rate_seek(struct query *q, int64_t run_id, int64_t nid, const struct query_range *rg,
+			    int64_t bt, int64_t bv, query_point_fn fn, void *arg)
+{
+	int n = 0;
+
+	for (int64_t end = rg->from_ms + rg->bucket_ms - 1;; end += rg->bucket_ms) {
+		sqlite3_stmt *st = stmt(q, S_VMSTAT_BEFORE);
+		int64_t t = end < rg->to_ms ? end : rg->to_ms, ts, v;
+		struct query_point p;
+		int r;
+
+		if (!st)
+			return -1;
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, nid);
+		sqlite3_bind_int64(st, 3, t);
+		if ((r = vm_row(q, st, &ts, &v)) < 0)
+			return -1;
+		if (r && t > bt) {
+			if (row_cap(q, n) < 0)
+				return -1;
+			p.ts_ms = t;
+			p.v = v >= bv ? (double)(v - bv) * 1000.0 / (double)(t - bt) : NAN;
+			bt = t;
+			bv = v;
+			n++;
+			if (fn(arg, &p) != 0) {
+				snprintf(q->err, sizeof q->err, "stopped by caller");
+				return -1;
+			}
+		}
+		if (t >= rg->to_ms)
+			break;
+	}
+	return n;
+}
+
 int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct query_range *rg,
 		      query_point_fn fn, void *arg)
 {
@@ -755,6 +868,8 @@ int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct 
 		return r;
 	if ((r = vm_baseline(q, run_id, nid, rg, &bt, &bv)) <= 0)
 		return r;
+	if (rg->bucket_ms >= 60000)
+		return vmstat_rate_seek(q, run_id, nid, rg, bt, bv, fn, arg);
 	if (!(ss = stmt(q, S_SAMPLE_BUCKETS)) || !(vs = stmt(q, S_VMSTAT_BUCKETS)))
 		return -1;
 	sqlite3_bind_int64(ss, 1, run_id);
@@ -1063,14 +1178,21 @@ int query_churn_series(struct query *q, int64_t run_id, struct query_range *rg, 
 	int64_t raw_first, rollup_first;
 	int rc, r, n = 0;
 
+	int64_t tier;
+
 	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
 		return r;
-	if (!(st = stmt(q, S_CHURN_SERIES)))
+	tier = buddy_tier(rg, raw_first, rollup_first);
+	if (rg->bucket_ms < tier)
+		rg->bucket_ms = tier;
+	if (!(st = stmt(q, tier ? S_CHURN_ROLLUP : S_CHURN_SERIES)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int64(st, 2, rg->from_ms);
 	sqlite3_bind_int64(st, 3, rg->to_ms);
 	sqlite3_bind_int64(st, 4, rg->bucket_ms);
+	if (tier)
+		sqlite3_bind_int64(st, 5, tier);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_churn c;
 
@@ -1083,27 +1205,96 @@ int query_churn_series(struct query *q, int64_t run_id, struct query_range *rg, 
 	return rows_done(q, st, rc, n);
 }
 
-int query_churn_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct query_churn *out)
+/*
+ * Split [lo, hi] for totals: whole minutes [*a, *b) the minute rollup holds
+ * (written, so complete), raw rows for the rest.  A 30-day total then reads
+ * ~43,000 minute rows and a minute of raw ticks at each end instead of
+ * 2.6 million ticks.  0, or -1 on error; *a == *b when nothing is rolled.
+ */
+static int rolled_split(struct query *q, int64_t run_id, int64_t lo, int64_t hi, int64_t *a, int64_t *b)
 {
-	struct query_range rg = { from_ms, to_ms, 1, 0, 0 };
-	sqlite3_stmt *st;
-	int64_t raw_first, rollup_first;
-	int rc, r;
+	sqlite3_stmt *st = stmt(q, S_ROLLED_UPTO);
+	int64_t upto = 0;
+	int r;
 
-	memset(out, 0, sizeof *out);
-	if ((r = resolve_range(q, run_id, &rg, &raw_first, &rollup_first)) < 0)
-		return -1;
-	if (!(st = stmt(q, S_CHURN_TOTALS)))
+	*a = *b = lo;
+	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	if ((r = one_i64(q, st, &upto)) <= 0)
+		return r;
+	*a = lo % 60000 ? lo - lo % 60000 + 60000 : lo;
+	*b = hi == INT64_MAX ? upto : (hi + 1) - (hi + 1) % 60000;
+	if (*b > upto)
+		*b = upto;
+	if (*b <= *a)
+		*a = *b = lo;
+	return 0;
+}
+
+/* Add the churn row in st (S_CHURN_TOTALS / S_CHURN_ROLLED columns) to *out; rows_end_pad widens the last time. */
+static void churn_add(sqlite3_stmt *st, int64_t last_pad, struct query_churn *out)
+{
+	int64_t rows = sqlite3_column_type(st, 3) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 3);
+	int64_t first = col_i64(st, 1), last = col_i64(st, 2);
+
+	if (rows <= 0)
+		return;
+	last += last_pad;
+	out->population = (out->population * (double)out->rows + col_real(st, 4) * (double)rows) /
+			  (double)(out->rows + rows);
+	if (out->rows == 0 || col_i64(st, 5) > out->population_max)
+		out->population_max = col_i64(st, 5);
+	if (out->rows == 0 || first < out->ts_ms)
+		out->ts_ms = first;
+	if (out->rows == 0 || last > out->last_ms)
+		out->last_ms = last;
+	out->rows += rows;
+	for (int i = 0; i < QC_N; i++)
+		out->c[i] += sqlite3_column_int64(st, 6 + i);
+}
+
+/* Run st (bound to (run, from, to) at 1..3) and add its one row to *out; 0 or -1. */
+static int churn_part(struct query *q, enum stmt_id id, int64_t run_id, int64_t from, int64_t to, int64_t last_pad,
+		      struct query_churn *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (from > to)
+		return 0;
+	if (!(st = stmt(q, id)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, from);
+	sqlite3_bind_int64(st, 3, to);
 	rc = sqlite3_step(st);
 	if (step_err(q, st, rc) < 0)
 		return -1;
 	if (rc == SQLITE_ROW)
-		churn_from_row(st, rg.interval_ms, out);
+		churn_add(st, last_pad, out);
 	done(st);
+	return 0;
+}
+
+int query_churn_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct query_churn *out)
+{
+	struct query_range rg = { from_ms, to_ms, 1, 0, 0 };
+	int64_t raw_first, rollup_first, lo = lo_of(from_ms), hi = hi_of(to_ms), a, b;
+
+	memset(out, 0, sizeof *out);
+	if (resolve_range(q, run_id, &rg, &raw_first, &rollup_first) < 0 || rolled_split(q, run_id, lo, hi, &a, &b) < 0)
+		return -1;
+	if (a < b) {
+		if (churn_part(q, S_CHURN_TOTALS, run_id, lo, a - 1, 0, out) < 0 ||
+		    churn_part(q, S_CHURN_ROLLED, run_id, a, b, 59999, out) < 0 ||
+		    churn_part(q, S_CHURN_TOTALS, run_id, b, hi, 0, out) < 0)
+			return -1;
+	} else if (churn_part(q, S_CHURN_TOTALS, run_id, lo, hi, 0, out) < 0) {
+		return -1;
+	}
+	/* Each row counts the interval ending at its time: n rows cover n intervals. */
+	out->span_ms = out->rows > 0 ? out->last_ms - out->ts_ms + rg.interval_ms : 0;
 	return out->rows > 0;
 }
 
@@ -1131,28 +1322,107 @@ int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from
 	return rows_done(q, st, rc, n);
 }
 
-int query_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
-			 query_atomic_fn fn, void *arg)
-{
-	sqlite3_stmt *st = stmt(q, S_ATOMIC_SUMMARY);
-	int rc, n = 0;
+#define ATOMIC_MAX_ZONES 64
 
-	if (!st)
+struct atomic_acc {
+	int n;
+	struct query_atomic z[ATOMIC_MAX_ZONES];
+	char names[ATOMIC_MAX_ZONES][32];
+};
+
+/* Add one (node, zone) row of S_ATOMIC_SUMMARY / S_ATOMIC_ROLLED columns to acc. */
+static void atomic_add(struct atomic_acc *acc, sqlite3_stmt *st)
+{
+	const char *zone = col_text(st, 1);
+	int node = sqlite3_column_int(st, 0), i;
+	struct query_atomic *a;
+
+	if (!zone || sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_int64(st, 2) == 0)
+		return;
+	for (i = 0; i < acc->n; i++)
+		if (acc->z[i].node == node && strcmp(acc->names[i], zone) == 0)
+			break;
+	if (i == acc->n) {
+		if (acc->n == ATOMIC_MAX_ZONES)
+			return;
+		acc->n++;
+		memset(&acc->z[i], 0, sizeof acc->z[i]);
+		snprintf(acc->names[i], sizeof acc->names[i], "%s", zone);
+		acc->z[i].node = node;
+		acc->z[i].zone = acc->names[i];
+	}
+	a = &acc->z[i];
+	a->samples += sqlite3_column_int64(st, 2);
+	a->risk += sqlite3_column_int64(st, 3);
+	a->atomic_fail += sqlite3_column_int64(st, 4);
+	a->kernel_fail += sqlite3_column_int64(st, 5);
+	if (sqlite3_column_type(st, 6) != SQLITE_NULL &&
+	    (!a->has_margin || sqlite3_column_int64(st, 6) < a->min_margin)) {
+		a->min_margin = sqlite3_column_int64(st, 6);
+		a->has_margin = 1;
+	}
+}
+
+/* Rows of id over [from, to] into acc; with *incomplete set when a rollup bucket predates schema 5. 0 or -1. */
+static int atomic_part(struct query *q, enum stmt_id id, int64_t run_id, int order, int64_t from, int64_t to,
+		       struct atomic_acc *acc, int *incomplete)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (from > to)
+		return 0;
+	if (!(st = stmt(q, id)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int(st, 2, order);
-	sqlite3_bind_int64(st, 3, lo_of(from_ms));
-	sqlite3_bind_int64(st, 4, hi_of(to_ms));
+	sqlite3_bind_int64(st, 3, from);
+	sqlite3_bind_int64(st, 4, to);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct query_atomic a = { sqlite3_column_int(st, 0), col_text(st, 1), sqlite3_column_int64(st, 2),
-					  sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
-					  sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6),
-					  sqlite3_column_type(st, 6) != SQLITE_NULL };
-		n++;
-		if (fn(arg, &a) != 0)
-			return stopped(q, st);
+		if (id == S_ATOMIC_ROLLED && sqlite3_column_int64(st, 7) > 0) {
+			*incomplete = 1;
+			done(st);
+			return 0;
+		}
+		atomic_add(acc, st);
 	}
-	return rows_done(q, st, rc, n);
+	return step_err(q, st, rc) < 0 ? -1 : (done(st), 0);
+}
+
+int query_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			 query_atomic_fn fn, void *arg)
+{
+	struct atomic_acc *acc = calloc(1, sizeof *acc);
+	int64_t lo = lo_of(from_ms), hi = hi_of(to_ms), a, b;
+	int incomplete = 0, rc = -1;
+
+	if (!acc) {
+		snprintf(q->err, sizeof q->err, "out of memory");
+		return -1;
+	}
+	if (rolled_split(q, run_id, lo, hi, &a, &b) < 0)
+		goto out;
+	if (a < b && atomic_part(q, S_ATOMIC_ROLLED, run_id, order, a, b, acc, &incomplete) < 0)
+		goto out;
+	if (a < b && !incomplete) {
+		if (atomic_part(q, S_ATOMIC_SUMMARY, run_id, order, lo, a - 1, acc, &incomplete) < 0 ||
+		    atomic_part(q, S_ATOMIC_SUMMARY, run_id, order, b, hi, acc, &incomplete) < 0)
+			goto out;
+	} else {
+		/* Nothing rolled, or minutes rolled up before the atomic columns existed: the raw rows. */
+		acc->n = 0;
+		if (atomic_part(q, S_ATOMIC_SUMMARY, run_id, order, lo, hi, acc, &incomplete) < 0)
+			goto out;
+	}
+	for (rc = 0; rc < acc->n; rc++)
+		if (fn(arg, &acc->z[rc]) != 0) {
+			snprintf(q->err, sizeof q->err, "stopped by caller");
+			rc = -1;
+			goto out;
+		}
+out:
+	free(acc);
+	return rc;
 }
 
 int query_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,
@@ -1162,15 +1432,22 @@ int query_atomic_series(struct query *q, int64_t run_id, int order, struct query
 	int64_t raw_first, rollup_first;
 	int rc, r, n = 0;
 
+	int64_t tier;
+
 	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
 		return r;
-	if (!(st = stmt(q, S_ATOMIC_SERIES)))
+	tier = buddy_tier(rg, raw_first, rollup_first);
+	if (rg->bucket_ms < tier)
+		rg->bucket_ms = tier;
+	if (!(st = stmt(q, tier ? S_ATOMIC_ROLLUP_SERIES : S_ATOMIC_SERIES)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int64(st, 2, rg->from_ms);
 	sqlite3_bind_int64(st, 3, rg->to_ms);
 	sqlite3_bind_int64(st, 4, rg->bucket_ms);
 	sqlite3_bind_int(st, 5, order);
+	if (tier)
+		sqlite3_bind_int64(st, 6, tier);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		double v = sqlite3_column_double(st, 4);
 		struct query_zone_point p = { sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2), col_text(st, 3),

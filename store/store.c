@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "store/fields.h"
 #include "store/migrations.h"
+#include "store/rollup.h"
 
 /* How long one write may wait for another writer's lock while all is well. */
 #define BUSY_TIMEOUT_MS 100
@@ -35,26 +37,38 @@ static int64_t mono_ms(void)
 #define MAX_NAMES 1024
 #define MAX_ZONES 256
 
-/* The meminfo fields that matter for fragmentation and churn. */
-static const char *const MEMINFO_KEEP[] = {
-	"MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "SwapFree", "AnonPages",
-	"Shmem", "Slab", "SReclaimable", "SUnreclaim", "KernelStack", "PageTables",
-	"Committed_AS", "Percpu", "AnonHugePages", "HugePages_Free", "CmaFree",
-};
+/* The meminfo fields that matter for fragmentation and churn: one column each (store/fields.h). */
+#define X_NAME(i, name, col) name,
+static const char *const MEMINFO_KEEP[STORE_NMEMINFO] = { STORE_MEMINFO_FIELDS(X_NAME) };
+#undef X_NAME
 
 enum stmt_id {
-	S_SAMPLE, S_BUDDY, S_VMSTAT, S_MEMINFO, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_CHURN, S_PROBE,
+	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE,
+	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_TICK, S_ROLL_STATE,
 	S_COUNT
 };
 
+#define X_COL(i, name, col) ", " #col
+#define X_CCOL(i, col) ", " #col
+#define X_SUM(i, name, col) ", " #col "_sum"
+#define X_CSUM(i, col) ", " #col "_sum"
+#define X_SUMUP(i, name, col) ", " #col "_sum = CASE WHEN " #col "_sum IS NULL OR excluded." #col "_sum IS NULL" \
+	" THEN NULL ELSE " #col "_sum + excluded." #col "_sum END"
+#define X_CSUMUP(i, col) ", " #col "_sum = coalesce(" #col "_sum, 0) + coalesce(excluded." #col "_sum, 0)"
+/* ?1 run, ?2 ts, ?3 sample_us, then the meminfo columns, then the churn columns. */
+#define SAMPLE_PARAMS "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, " \
+	"?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33"
+#define ROLL_TICK_PARAMS "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, " \
+	"?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37"
+
 static const char *const STMT_SQL[S_COUNT] = {
-	[S_SAMPLE] = "INSERT OR REPLACE INTO samples(run_id, ts_ms, sample_us) VALUES (?1, ?2, ?3)",
+	[S_SAMPLE] = "INSERT OR REPLACE INTO samples(run_id, ts_ms, sample_us" STORE_MEMINFO_FIELDS(X_COL)
+		     STORE_CHURN_FIELDS(X_CCOL) ") VALUES (" SAMPLE_PARAMS ")",
 	[S_BUDDY] = "INSERT OR REPLACE INTO buddy(run_id, ts_ms, zone_id, norders, o0, o1, o2, o3, o4,"
 		    " o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
 		    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	[S_VMSTAT] = "INSERT OR REPLACE INTO vmstat(run_id, ts_ms, name_id, value) VALUES (?1, ?2, ?3, ?4)",
-	[S_MEMINFO] = "INSERT OR REPLACE INTO meminfo(run_id, ts_ms, name_id, value_kb) VALUES (?1, ?2, ?3, ?4)",
 	[S_NAME] = "INSERT OR IGNORE INTO names(name_id, source, name) VALUES (?1, ?2, ?3)",
 	[S_ZONE] = "INSERT OR IGNORE INTO zones(zone_id, node, name) VALUES (?1, ?2, ?3)",
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -72,14 +86,39 @@ static const char *const STMT_SQL[S_COUNT] = {
 		   " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_SLAB] = "INSERT OR REPLACE INTO slab(run_id, ts_ms, name_id, active_objs, num_objs, objsize, objperslab,"
 		   " pagesperslab) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[S_CHURN] = "INSERT OR REPLACE INTO churn(run_id, ts_ms, population, spawned, spawn_failed_eagain,"
-		    " spawn_failed_enomem, spawn_failed_other, exited, killed_sigkill, killed_sigsegv, killed_sigill,"
-		    " killed_other, oom_killed, exited_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		    " ?13, ?14)",
 	[S_PROBE] = "INSERT OR REPLACE INTO probes(run_id, ts_ms, kind, result, stop_reason, duration_ms, detail,"
 		    " buddyinfo_before) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_ATOMIC] = "INSERT OR REPLACE INTO atomic_risk(run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask,"
 		     " margin0, kernel_margin0, legacy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[S_HAS_SAMPLE] = "SELECT 1 FROM samples WHERE run_id = ?1 AND ts_ms = ?2",
+	[S_TICKS] = "UPDATE runs SET ticks = ticks + 1 WHERE run_id = ?1",
+	/* A bucket seen twice (the wall clock stepped back into it) is merged, not overwritten. */
+	[S_ROLL_BUDDY] = "INSERT INTO buddy_rollup(run_id, tier, bucket_ms, zone_id, page_order, n, free_min, free_max,"
+			 " free_sum, free_last, head_min, head_max, head_sum, head_last, unusable_max, atomic_n,"
+			 " atomic_fail_n, atomic_only_n, kernel_fail_n, margin_min, kernel_margin_min) VALUES (?1, ?2, ?3,"
+			 " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
+			 " ON CONFLICT (run_id, tier, zone_id, page_order, bucket_ms) DO UPDATE SET n = n + excluded.n,"
+			 " free_min = min(free_min, excluded.free_min), free_max = max(free_max, excluded.free_max),"
+			 " free_sum = free_sum + excluded.free_sum, free_last = excluded.free_last,"
+			 " head_min = min(head_min, excluded.head_min), head_max = max(head_max, excluded.head_max),"
+			 " head_sum = head_sum + excluded.head_sum, head_last = excluded.head_last,"
+			 " unusable_max = max(unusable_max, excluded.unusable_max),"
+			 " atomic_n = coalesce(atomic_n, 0) + excluded.atomic_n,"
+			 " atomic_fail_n = coalesce(atomic_fail_n, 0) + excluded.atomic_fail_n,"
+			 " atomic_only_n = coalesce(atomic_only_n, 0) + excluded.atomic_only_n,"
+			 " kernel_fail_n = coalesce(kernel_fail_n, 0) + excluded.kernel_fail_n,"
+			 " margin_min = coalesce(min(margin_min, excluded.margin_min), margin_min, excluded.margin_min),"
+			 " kernel_margin_min = coalesce(min(kernel_margin_min, excluded.kernel_margin_min),"
+			 " kernel_margin_min, excluded.kernel_margin_min)",
+	[S_ROLL_TICK] = "INSERT INTO tick_rollup(run_id, tier, bucket_ms, n, sample_us_sum" STORE_MEMINFO_FIELDS(X_SUM)
+			", churn_n, population_max" STORE_CHURN_FIELDS(X_CSUM) ") VALUES (" ROLL_TICK_PARAMS ")"
+			" ON CONFLICT (run_id, tier, bucket_ms) DO UPDATE SET n = n + excluded.n,"
+			" sample_us_sum = sample_us_sum + excluded.sample_us_sum" STORE_MEMINFO_FIELDS(X_SUMUP)
+			", churn_n = churn_n + excluded.churn_n,"
+			" population_max = coalesce(max(population_max, excluded.population_max), population_max,"
+			" excluded.population_max)" STORE_CHURN_FIELDS(X_CSUMUP),
+	[S_ROLL_STATE] = "INSERT INTO rollup_state(run_id, tier, next_ms) VALUES (?1, ?2, ?3)"
+			 " ON CONFLICT (run_id, tier) DO UPDATE SET next_ms = max(next_ms, excluded.next_ms)",
 };
 
 enum kv_src { SRC_VMSTAT, SRC_MEMINFO, SRC_COUNTER, SRC_MIGRATETYPE, SRC_SLAB, NSRC };
@@ -154,8 +193,27 @@ struct tick_probe {
 	char *detail, *buddy;
 };
 
+/* A completed rollup bucket travelling with the tick that completed it. */
+struct tick_rollbuddy {
+	int64_t run_id, tier, bucket_ms;
+	uint16_t zone_id;
+	uint8_t order;
+	struct rollup_zo v;
+};
+
+struct tick_rolltick {
+	int64_t run_id, tier, bucket_ms;
+	struct rollup_ticks v;
+};
+
 struct store_tick {
 	struct store_tick *next;
+	int no_sample;        /* carries only rollup rows (the run's last, partial buckets) */
+	uint32_t mem_mask;    /* bit k: mem[k] was read */
+	int64_t mem[STORE_NMEMINFO];
+	int nrollb, nrollt;
+	struct tick_rollbuddy *rollb;
+	struct tick_rolltick *rollt;
 	int have_churn;
 	struct store_churn churn;
 	int nprobes;
@@ -191,7 +249,8 @@ struct store {
 	uint64_t dropped;
 	int failing;          /* last flush failed: log once per episode */
 	int64_t retry_ms;     /* while failing: no new attempt before this (monotonic ms) */
-	int64_t rollup_run, rollup_due_ms;  /* nothing to roll up for rollup_run before this wall time */
+	struct rollup_bucket acc[2];         /* the minute and the hour being filled */
+	int64_t wlast_run, wlast_ts;         /* the newest sample row written (duplicate check) */
 };
 
 static int step_reset(struct store *st, enum stmt_id id);
@@ -212,6 +271,8 @@ static void tick_free(struct store_tick *t)
 	free(t->slab);
 	free(t->atomic);
 	free(t->buddy);
+	free(t->rollb);
+	free(t->rollt);
 	free(t->kv);
 	free(t);
 }
@@ -432,6 +493,8 @@ void store_close(struct store *st)
 	}
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
+	rollup_free(&st->acc[0]);
+	rollup_free(&st->acc[1]);
 	if (st->db) {
 		/* Leave a small WAL behind: the next open has less to replay. */
 		sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
@@ -556,7 +619,7 @@ int64_t store_sample_count(struct store *st, int64_t run_id)
 	sqlite3_stmt *s;
 	int64_t n = -1;
 
-	if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM samples WHERE run_id = ?1", -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, "SELECT ticks FROM runs WHERE run_id = ?1", -1, &s, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(s, 1, run_id);
 	if (sqlite3_step(s) == SQLITE_ROW)
@@ -570,28 +633,6 @@ int64_t store_sample_count(struct store *st, int64_t run_id)
 #define ROLLUP_BUCKETS_PER_CALL 8
 #define RETAIN_SLICE_MS (10 * 60 * 1000)   /* raw history deleted per call: ~600 ticks at 1 s */
 
-/* Minute buckets from raw rows (through v_frag_x1000), hour buckets from minute rows. */
-static const char *const ROLLUP_SQL[2] = {
-	/* One pass over the minute's raw rows; "last" is the value at the zone's last tick. */
-	"WITH raw AS MATERIALIZED (SELECT zone_id, page_order, ts_ms, free_blocks, headroom_blocks, unusable_x1000"
-	"  FROM v_frag_x1000 WHERE run_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?2 + 60000),"
-	" lastts AS (SELECT zone_id, max(ts_ms) AS t FROM raw GROUP BY zone_id)"
-	" INSERT OR REPLACE INTO buddy_rollup SELECT ?1, 60000, ?2, r.zone_id, r.page_order, count(*),"
-	" min(r.free_blocks), max(r.free_blocks), sum(r.free_blocks),"
-	" max(CASE WHEN r.ts_ms = l.t THEN r.free_blocks END),"
-	" min(r.headroom_blocks), max(r.headroom_blocks), sum(r.headroom_blocks),"
-	" max(CASE WHEN r.ts_ms = l.t THEN r.headroom_blocks END),"
-	" max(r.unusable_x1000) FROM raw r JOIN lastts l USING (zone_id) GROUP BY r.zone_id, r.page_order",
-	"WITH m AS MATERIALIZED (SELECT * FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000"
-	"  AND bucket_ms >= ?2 AND bucket_ms < ?2 + 3600000),"
-	" lastb AS (SELECT zone_id, page_order, max(bucket_ms) AS b FROM m GROUP BY zone_id, page_order)"
-	" INSERT OR REPLACE INTO buddy_rollup SELECT ?1, 3600000, ?2, m.zone_id, m.page_order, sum(n),"
-	" min(free_min), max(free_max), sum(free_sum),"
-	" max(CASE WHEN m.bucket_ms = l.b THEN m.free_last END),"
-	" min(head_min), max(head_max), sum(head_sum),"
-	" max(CASE WHEN m.bucket_ms = l.b THEN m.head_last END),"
-	" max(unusable_max) FROM m JOIN lastb l USING (zone_id, page_order) GROUP BY m.zone_id, m.page_order",
-};
 static const int64_t TIER_MS[2] = { 60000, 3600000 };
 
 static int64_t query_i64(struct store *st, const char *sql, int64_t a, int64_t b, int64_t dflt)
@@ -624,65 +665,109 @@ static int exec_bind(struct store *st, const char *sql, int64_t a, int64_t b, in
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* Roll one tier: complete buckets from the stored cursor, at most *budget of them. */
-static int rollup_tier(struct store *st, int64_t run_id, int tier, int64_t now_ms, int *budget)
+/* Copy a completed bucket's rows onto the tick that carries them to the DB; 0 or -1. */
+static int rollup_emit(struct store_tick *t, const struct rollup_bucket *b, int tier)
 {
-	int64_t w = TIER_MS[tier];
-	int64_t next = query_i64(st, "SELECT next_ms FROM rollup_state WHERE run_id = ?1 AND tier = ?2", run_id, w, -1);
-	const char *first_sql = tier == 0 ? "SELECT min(ts_ms) FROM samples WHERE run_id = ?1 AND ts_ms >= ?2"
-					  : "SELECT min(bucket_ms) FROM buddy_rollup WHERE run_id = ?1 AND tier = 60000 AND bucket_ms >= ?2";
-	int rc = SQLITE_OK;
+	struct tick_rolltick *rt;
 
-	for (; *budget > 0; (*budget)--) {
-		/* Skip empty stretches (the daemon was down, or the DB was unwritable) in one step. */
-		int64_t first = query_i64(st, first_sql, run_id, next < 0 ? 0 : next, -1);
-		if (first < 0)
-			break;
-		if (next < first - first % w)
-			next = first - first % w;
-		if (now_ms != INT64_MAX && next + w > now_ms - now_ms % w)
-			break;            /* bucket not complete yet */
-		rc = exec_bind(st, ROLLUP_SQL[tier], run_id, next, 0);
-		if (rc == SQLITE_OK)
-			rc = exec_bind(st, "INSERT OR REPLACE INTO rollup_state(run_id, tier, next_ms) VALUES (?1, ?2, ?3)",
-				       run_id, w, next + w);
-		if (rc != SQLITE_OK)
-			return rc;
-		next += w;
+	if (!b->active)
+		return 0;
+	for (int z = 0; z < ROLLUP_MAX_ZONES; z++) {
+		if (!b->z[z])
+			continue;
+		for (int k = 0; k < b->z[z]->norders; k++) {
+			struct tick_rollbuddy *rb;
+			if (b->z[z]->o[k].n == 0)
+				continue;
+			if (!(rb = tick_grow(t, (void **)&t->rollb, &t->nrollb, sizeof *rb)))
+				return -1;
+			*rb = (struct tick_rollbuddy){ b->run_id, TIER_MS[tier], b->bucket_ms, (uint16_t)z, (uint8_t)k,
+						       b->z[z]->o[k] };
+		}
 	}
-	return rc;
+	if (!(rt = tick_grow(t, (void **)&t->rollt, &t->nrollt, sizeof *rt)))
+		return -1;
+	*rt = (struct tick_rolltick){ b->run_id, TIER_MS[tier], b->bucket_ms, b->t };
+	return 0;
+}
+
+/*
+ * Close the minute (and the hour) when t belongs to another bucket or run,
+ * or always when t is NULL-run (final); the rows ride on t.  A minute folds
+ * into its hour when it closes, so the hour needs no second pass.
+ */
+static int rollup_close(struct store *st, struct store_tick *t, int final)
+{
+	struct rollup_bucket *m = &st->acc[0], *h = &st->acc[1];
+	int64_t mb = t->ts_ms - t->ts_ms % TIER_MS[0], hb = t->ts_ms - t->ts_ms % TIER_MS[1];
+
+	if (m->active && (final || m->run_id != t->run_id || m->bucket_ms != mb)) {
+		if (rollup_emit(t, m, 0) < 0)
+			return -1;
+		if (h->active && (h->run_id != m->run_id || h->bucket_ms != m->bucket_ms - m->bucket_ms % TIER_MS[1])) {
+			if (rollup_emit(t, h, 1) < 0)
+				return -1;
+			rollup_reset(h, m->run_id, m->bucket_ms - m->bucket_ms % TIER_MS[1]);
+		}
+		if (!h->active)
+			rollup_reset(h, m->run_id, m->bucket_ms - m->bucket_ms % TIER_MS[1]);
+		if (rollup_merge(h, m) < 0)
+			return -1;
+		rollup_reset(m, t->run_id, mb);
+	}
+	if (h->active && (final || h->run_id != t->run_id || h->bucket_ms != hb)) {
+		if (rollup_emit(t, h, 1) < 0)
+			return -1;
+		rollup_reset(h, t->run_id, hb);
+	}
+	if (!m->active)
+		rollup_reset(m, t->run_id, mb);
+	return 0;
+}
+
+/* Account t in the minute being filled (closing buckets first); 0 or -1 (the tick is then not rolled up). */
+static int rollup_account(struct store *st, struct store_tick *t)
+{
+	struct rollup_bucket *m = &st->acc[0];
+	int64_t churn[STORE_NCHURN];
+
+	if (rollup_close(st, t, 0) < 0)
+		return -1;
+	if (t->have_churn) {
+		const struct store_churn *c = &t->churn;
+		const uint64_t v[STORE_NCHURN] = { c->population, c->spawned, c->spawn_failed_eagain,
+						   c->spawn_failed_enomem, c->spawn_failed_other, c->exited,
+						   c->killed_sigkill, c->killed_sigsegv, c->killed_sigill,
+						   c->killed_other, c->oom_killed, c->exited_error };
+		for (int k = 0; k < STORE_NCHURN; k++)
+			churn[k] = (int64_t)v[k];
+	}
+	rollup_add_tick(m, t->sample_us, t->mem, t->mem_mask, t->have_churn ? churn : NULL);
+	for (int i = 0; i < t->nbuddy; i++)
+		rollup_add_buddy(m, t->buddy[i].zone_id, t->buddy[i].norders, t->buddy[i].free);
+	for (int i = 0; i < t->natomic; i++) {
+		const struct tick_atomic *a = &t->atomic[i];
+		rollup_add_atomic(m, a->zone_id, a->norders, a->amask, a->kmask, a->margin0, a->kmargin0, a->legacy);
+	}
+	return 0;
 }
 
 int store_rollup(struct store *st, int64_t run_id, int64_t now_ms)
 {
-	int budget = now_ms == INT64_MAX ? 1 << 30 : ROLLUP_BUCKETS_PER_CALL;
-	int rc;
+	struct store_tick *t;
 
-	/* Most ticks complete no bucket: skip the transaction and the cursor query entirely. */
-	if (now_ms != INT64_MAX && run_id == st->rollup_run && now_ms < st->rollup_due_ms)
+	/* Buckets close as ticks are submitted; only the run's end has work: its partial buckets. */
+	if (now_ms != INT64_MAX || !st->acc[0].active || st->acc[0].run_id != run_id)
 		return 0;
-	if (st->qcount || st->failing)
-		return 1;             /* raw rows still in memory: roll them when they land */
-	if (step_reset(st, S_BEGIN) != SQLITE_OK)
-		return 1;
-	rc = rollup_tier(st, run_id, 0, now_ms, &budget);
-	if (rc == SQLITE_OK)
-		rc = rollup_tier(st, run_id, 1, now_ms, &budget);
-	if (rc != SQLITE_OK) {
-		step_reset(st, S_ROLLBACK);
-		log_warnx("database: rollup: %s", sqlite3_errstr(rc));
+	if (!(t = store_tick_new(st, run_id, st->acc[0].bucket_ms)))
+		return -1;
+	t->no_sample = 1;
+	if (rollup_close(st, t, 1) < 0) {
+		tick_free(t);
 		return -1;
 	}
-	if (step_reset(st, S_COMMIT) != SQLITE_OK) {
-		step_reset(st, S_ROLLBACK);
-		return 1;
-	}
-	/* All complete buckets are done: the next one completes at the next minute boundary. */
-	if (budget > 0 && now_ms != INT64_MAX) {
-		st->rollup_run = run_id;
-		st->rollup_due_ms = now_ms - now_ms % 60000 + 60000;
-	}
-	return budget == 0;
+	st->acc[0].active = st->acc[1].active = 0;
+	return store_submit(st, t) == 0 ? 0 : 1;
 }
 
 int store_headroom_minutes(struct store *st, int64_t run_id, int node, const char *zone, int order,
@@ -719,13 +804,11 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 		"DELETE FROM pagetype_free WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM slab WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM slow_samples WHERE run_id = ?1 AND ts_ms < ?2",
-		"DELETE FROM churn WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM samples WHERE run_id = ?1 AND ts_ms < ?2",
 	};
 	/* Keyed (run_id, name_id, ts_ms): one range delete per name. */
 	static const char *const by_name[] = {
 		"DELETE FROM vmstat WHERE run_id = ?1 AND name_id = ?3 AND ts_ms < ?2",
-		"DELETE FROM meminfo WHERE run_id = ?1 AND name_id = ?3 AND ts_ms < ?2",
 	};
 	sqlite3_stmt *s;
 	int64_t run, oldest, upto, rolled, deleted = 0;
@@ -758,7 +841,7 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 	}
 	for (int id = 0; rc == SQLITE_OK && id < st->nnames; id++)
 		for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_name / sizeof by_name[0]; i++) {
-			if (!st->names[id].name[0] || st->names[id].src != (i == 0 ? SRC_VMSTAT : SRC_MEMINFO))
+			if (!st->names[id].name[0] || st->names[id].src != SRC_VMSTAT)
 				continue;
 			rc = exec_bind(st, by_name[i], run, upto, id);
 			deleted += sqlite3_changes(st->db);
@@ -853,10 +936,15 @@ static int tick_add_kv(struct store_tick *t, int n)
 /* The vmstat counters worth a row: the ones that describe allocation, compaction, reclaim, OOM. */
 static int vmstat_keep(const char *name)
 {
+	/*
+	 * Not nr_free_pages, nr_slab_*, nr_kernel_stack, nr_page_table_pages: they
+	 * move every second and are MemFree, SReclaimable/SUnreclaim, KernelStack
+	 * and PageTables of the meminfo row, which is stored every tick anyway.
+	 */
 	static const char *const prefixes[] = {
-		"compact_", "allocstall_", "pgalloc_", "pgmigrate_", "oom_kill", "thp_", "nr_free_pages",
-		"pgscan_", "pgsteal_", "kswapd_", "pageoutrun", "drop_", "pgfree", "nr_slab_",
-		"nr_kernel_stack", "nr_page_table_pages", "pgfault", "pgmajfault", "workingset_refault",
+		"compact_", "allocstall_", "pgalloc_", "pgmigrate_", "oom_kill", "thp_",
+		"pgscan_", "pgsteal_", "kswapd_", "pageoutrun", "drop_", "pgfree",
+		"pgfault", "pgmajfault", "workingset_refault",
 	};
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
@@ -895,18 +983,15 @@ int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_se
 
 int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_set *mi)
 {
-	const size_t nkeep = sizeof MEMINFO_KEEP / sizeof MEMINFO_KEEP[0];
-
-	if (tick_add_kv(t, (int)nkeep) < 0)
-		return -1;
-	for (size_t k = 0; k < nkeep; k++) {
+	(void)st;
+	t->mem_mask = 0;
+	for (int k = 0; k < STORE_NMEMINFO; k++) {
 		uint64_t v;
-		int id;
 		if (kv_get(mi, MEMINFO_KEEP[k], &v) < 0)
 			continue;
-		id = name_id(st, SRC_MEMINFO, MEMINFO_KEEP[k]);
-		if (id >= 0)
-			t->kv[t->nkv++] = (struct tick_kv){ (uint16_t)id, SRC_MEMINFO, v };
+		/* kB values beyond INT64_MAX do not occur; store the bit pattern as vmstat does. */
+		t->mem[k] = (int64_t)v;
+		t->mem_mask |= 1u << k;
 	}
 	return 0;
 }
@@ -1208,19 +1293,6 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 		if ((rc = step_reset(st, S_SLAB)) != SQLITE_OK)
 			return rc;
 	}
-	if (t->have_churn) {
-		sqlite3_stmt *s = st->stmt[S_CHURN];
-		const struct store_churn *c = &t->churn;
-		const uint64_t v[] = { c->population, c->spawned, c->spawn_failed_eagain, c->spawn_failed_enomem,
-				       c->spawn_failed_other, c->exited, c->killed_sigkill, c->killed_sigsegv,
-				       c->killed_sigill, c->killed_other, c->oom_killed, c->exited_error };
-		sqlite3_bind_int64(s, 1, t->run_id);
-		sqlite3_bind_int64(s, 2, t->ts_ms);
-		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-			sqlite3_bind_int64(s, 3 + (int)k, (sqlite3_int64)v[k]);
-		if ((rc = step_reset(st, S_CHURN)) != SQLITE_OK)
-			return rc;
-	}
 	for (int i = 0; i < t->nprobes; i++) {
 		const struct tick_probe *r = &t->probes[i];
 		sqlite3_stmt *s = st->stmt[S_PROBE];
@@ -1282,14 +1354,113 @@ static int write_dimensions(struct store *st)
 	return SQLITE_OK;
 }
 
+/* The sample row: cost, the meminfo columns, the churn columns; counted in runs.ticks when new. */
+static int write_sample(struct store *st, const struct store_tick *t)
+{
+	sqlite3_stmt *s = st->stmt[S_SAMPLE];
+	int rc, fresh = 1;
+
+	/* Ticks arrive in time order; only a wall-clock step back can repeat a timestamp. */
+	if (t->run_id == st->wlast_run && t->ts_ms <= st->wlast_ts) {
+		sqlite3_bind_int64(st->stmt[S_HAS_SAMPLE], 1, t->run_id);
+		sqlite3_bind_int64(st->stmt[S_HAS_SAMPLE], 2, t->ts_ms);
+		fresh = sqlite3_step(st->stmt[S_HAS_SAMPLE]) != SQLITE_ROW;
+		sqlite3_reset(st->stmt[S_HAS_SAMPLE]);
+	}
+	sqlite3_bind_int64(s, 1, t->run_id);
+	sqlite3_bind_int64(s, 2, t->ts_ms);
+	sqlite3_bind_int64(s, 3, t->sample_us);
+	for (int k = 0; k < STORE_NMEMINFO; k++)
+		if (t->mem_mask & (1u << k))
+			sqlite3_bind_int64(s, 4 + k, t->mem[k]);
+	if (t->have_churn) {
+		const struct store_churn *c = &t->churn;
+		const uint64_t v[STORE_NCHURN] = { c->population, c->spawned, c->spawn_failed_eagain,
+						   c->spawn_failed_enomem, c->spawn_failed_other, c->exited,
+						   c->killed_sigkill, c->killed_sigsegv, c->killed_sigill,
+						   c->killed_other, c->oom_killed, c->exited_error };
+		for (int k = 0; k < STORE_NCHURN; k++)
+			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + k, (sqlite3_int64)v[k]);
+	}
+	if ((rc = step_reset(st, S_SAMPLE)) != SQLITE_OK)
+		return rc;
+	if (t->run_id != st->wlast_run || t->ts_ms > st->wlast_ts) {
+		st->wlast_run = t->run_id;
+		st->wlast_ts = t->ts_ms;
+	}
+	if (fresh) {
+		sqlite3_bind_int64(st->stmt[S_TICKS], 1, t->run_id);
+		if ((rc = step_reset(st, S_TICKS)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+static void bind_opt_i64(sqlite3_stmt *s, int i, int have, int64_t v)
+{
+	if (have)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* The completed rollup buckets the tick carries, and the cursor retention reads. */
+static int write_rollups(struct store *st, const struct store_tick *t)
+{
+	int rc;
+
+	for (int i = 0; i < t->nrollb; i++) {
+		const struct tick_rollbuddy *r = &t->rollb[i];
+		const struct rollup_zo *o = &r->v;
+		sqlite3_stmt *s = st->stmt[S_ROLL_BUDDY];
+		const int64_t v[] = { r->run_id, r->tier, r->bucket_ms, r->zone_id, r->order, o->n,
+				      o->free_min, o->free_max, o->free_sum, o->free_last, o->head_min, o->head_max,
+				      o->head_sum, o->head_last, o->unusable_max, o->atomic_n, o->atomic_fail_n,
+				      o->atomic_only_n, o->kernel_fail_n };
+		int k;
+		for (k = 0; k < (int)(sizeof v / sizeof v[0]); k++)
+			sqlite3_bind_int64(s, k + 1, v[k]);
+		bind_opt_i64(s, k + 1, o->has_margin, o->margin_min);
+		bind_opt_i64(s, k + 2, o->has_margin, o->kernel_margin_min);
+		if ((rc = step_reset(st, S_ROLL_BUDDY)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nrollt; i++) {
+		const struct tick_rolltick *r = &t->rollt[i];
+		const struct rollup_ticks *v = &r->v;
+		sqlite3_stmt *s = st->stmt[S_ROLL_TICK];
+		int p = 1;
+		sqlite3_bind_int64(s, p++, r->run_id);
+		sqlite3_bind_int64(s, p++, r->tier);
+		sqlite3_bind_int64(s, p++, r->bucket_ms);
+		sqlite3_bind_int64(s, p++, v->n);
+		sqlite3_bind_int64(s, p++, v->us_sum);
+		for (int k = 0; k < STORE_NMEMINFO; k++, p++)
+			bind_opt_i64(s, p, v->mem_n[k] == v->n && v->n > 0, v->mem_sum[k]);
+		sqlite3_bind_int64(s, p++, v->churn_n);
+		bind_opt_i64(s, p++, v->churn_n > 0, v->pop_max);
+		for (int k = 0; k < STORE_NCHURN; k++, p++)
+			bind_opt_i64(s, p, v->churn_n > 0, v->churn_sum[k]);
+		if ((rc = step_reset(st, S_ROLL_TICK)) != SQLITE_OK)
+			return rc;
+		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 1, r->run_id);
+		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 2, r->tier);
+		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 3, r->bucket_ms + r->tier);
+		if ((rc = step_reset(st, S_ROLL_STATE)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
 static int write_tick(struct store *st, const struct store_tick *t)
 {
 	int rc;
 
-	sqlite3_bind_int64(st->stmt[S_SAMPLE], 1, t->run_id);
-	sqlite3_bind_int64(st->stmt[S_SAMPLE], 2, t->ts_ms);
-	sqlite3_bind_int64(st->stmt[S_SAMPLE], 3, t->sample_us);
-	if ((rc = step_reset(st, S_SAMPLE)) != SQLITE_OK)
+	if ((rc = write_rollups(st, t)) != SQLITE_OK)
+		return rc;
+	if (t->no_sample)
+		return SQLITE_OK;
+	if ((rc = write_sample(st, t)) != SQLITE_OK)
 		return rc;
 	for (int i = 0; i < t->nbuddy; i++) {
 		sqlite3_stmt *s = st->stmt[S_BUDDY];
@@ -1303,7 +1474,7 @@ static int write_tick(struct store *st, const struct store_tick *t)
 			return rc;
 	}
 	for (int i = 0; i < t->nkv; i++) {
-		enum stmt_id id = t->kv[i].src == SRC_MEMINFO ? S_MEMINFO : t->kv[i].src == SRC_COUNTER ? S_COUNTER : S_VMSTAT;
+		enum stmt_id id = t->kv[i].src == SRC_COUNTER ? S_COUNTER : S_VMSTAT;
 		sqlite3_stmt *s = st->stmt[id];
 		sqlite3_bind_int64(s, 1, t->run_id);
 		sqlite3_bind_int64(s, 2, t->ts_ms);
@@ -1364,8 +1535,29 @@ static int flush_queue(struct store *st)
 	return 0;
 }
 
+/* A tick dropped from a full queue hands its rollup rows (whole minutes) to the next one. */
+static void rollups_hand_on(struct store_tick *from, struct store_tick *to)
+{
+	void *b = realloc(to->rollb, (size_t)(to->nrollb + from->nrollb) * sizeof *to->rollb);
+	void *t = b ? realloc(to->rollt, (size_t)(to->nrollt + from->nrollt) * sizeof *to->rollt) : NULL;
+
+	if (b)
+		to->rollb = b;
+	if (!b || !t)
+		return;            /* out of memory: those buckets are lost with the tick */
+	to->rollt = t;
+	memmove(to->rollb + from->nrollb, to->rollb, (size_t)to->nrollb * sizeof *to->rollb);
+	memcpy(to->rollb, from->rollb, (size_t)from->nrollb * sizeof *to->rollb);
+	memmove(to->rollt + from->nrollt, to->rollt, (size_t)to->nrollt * sizeof *to->rollt);
+	memcpy(to->rollt, from->rollt, (size_t)from->nrollt * sizeof *to->rollt);
+	to->nrollb += from->nrollb;
+	to->nrollt += from->nrollt;
+}
+
 int store_submit(struct store *st, struct store_tick *t)
 {
+	if (!t->no_sample && rollup_account(st, t) < 0)
+		log_warnx("database: out of memory rolling up the tick at %lld", (long long)t->ts_ms);
 	if (st->qtail)
 		st->qtail->next = t;
 	else
@@ -1379,6 +1571,8 @@ int store_submit(struct store *st, struct store_tick *t)
 		st->qbytes -= old->bytes;
 		st->qcount--;
 		st->dropped++;
+		if (old->nrollb || old->nrollt)
+			rollups_hand_on(old, st->qhead);
 		if (st->dropped == 1 || st->dropped % 1000 == 0)
 			log_warnx("database: sample queue full; dropped %llu oldest tick(s) so far",
 				  (unsigned long long)st->dropped);

@@ -190,7 +190,7 @@ int api_churn(struct web_req *r)
 	char cols[512];
 	size_t n = 0;
 
-	if (api_series_range(r, &rg) < 0 || need_table(r, "churn") <= 0)
+	if (api_series_range(r, &rg) < 0 || need_table(r, "churn_info") <= 0)
 		return -1;
 	n += (size_t)snprintf(cols + n, sizeof cols - n, "ts_ms,%sspan_ms,population_mean,population_max",
 			      o.csv ? "ts," : "");

@@ -103,7 +103,7 @@ static const struct section {
 	{ "1. Free memory by order", NULL, sec_free },
 	{ "2. Headroom", NULL, sec_headroom },
 	{ "3. Unusable free space index", NULL, sec_unusable },
-	{ "4. Churn", "churn", sec_churn },
+	{ "4. Churn", "churn_info", sec_churn },
 	{ "5. Probes", "probes", sec_probes },
 	{ "6. Allocation failures", "kmsg_events", sec_failures },
 	{ "7. Compaction, reclaim and memory", NULL, sec_counters },

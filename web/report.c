@@ -578,7 +578,7 @@ int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out
 	for (int i = 0; i < ob.n; i++)
 		report_orders_add(&out->orders, ob.order[i], ob.why[i]);
 	if ((has_probes = query_has_table(q, "probes")) < 0 || (has_kmsg = query_has_table(q, "kmsg_events")) < 0 ||
-	    (has_churn = query_has_table(q, "churn")) < 0 || (has_atomic = query_has_table(q, "atomic_risk")) < 0)
+	    (has_churn = query_has_table(q, "churn_info")) < 0 || (has_atomic = query_has_table(q, "atomic_risk")) < 0)
 		return -1;
 	if (cmp_probes(q, out, has_probes, "capacity", "capacity", "workers", "capacity probes") < 0 ||
 	    cmp_headroom(q, out) < 0 ||

@@ -339,7 +339,9 @@ int main(void)
 		sqlite3 *rw;
 		int ok2 = sqlite3_open(db, &rw) == SQLITE_OK &&
 			  testdb_exec(rw, "DELETE FROM buddy_rollup WHERE run_id = 1") == 0 &&   /* testdb's own: rebuilt here */
-			  testdb_exec(rw, "INSERT INTO buddy_rollup SELECT run_id, 60000, ts_ms / 60000 * 60000, zone_id, "
+			  testdb_exec(rw, "INSERT INTO buddy_rollup (run_id, tier, bucket_ms, zone_id, page_order, n, free_min, "
+				      "free_max, free_sum, free_last, head_min, head_max, head_sum, head_last, unusable_max) "
+				      "SELECT run_id, 60000, ts_ms / 60000 * 60000, zone_id, "
 				      "page_order, COUNT(*), MIN(free_blocks), MAX(free_blocks), SUM(free_blocks), 0, 0, 0, 0, "
 				      "0, 0 FROM v_frag_x1000 WHERE run_id = 1 GROUP BY ts_ms / 60000, zone_id, page_order") == 0 &&
 			  testdb_exec(rw, "DELETE FROM buddy WHERE run_id = 1 AND ts_ms < 1717243500000") == 0 &&

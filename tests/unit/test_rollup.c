@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "collector/kv.h"
 #include "store/store.h"
 #include "test.h"
 
@@ -53,6 +54,23 @@ int main(void)
 			for (int k = 0; k < 11; k++)
 				bi.z[z].free[k] = (uint64_t)((i * 7 + k * 13 + z * 101) % 97) * (uint64_t)(k + 1);
 		store_tick_buddyinfo(st, t, &bi);
+		/* meminfo, churn and atomic verdicts that vary tick by tick */
+		struct kv_set mi = { 0 };
+		snprintf(mi.e[0].name, sizeof mi.e[0].name, "MemFree");
+		mi.e[0].value = (uint64_t)(4000000 - (i * 37) % 5000);
+		snprintf(mi.e[1].name, sizeof mi.e[1].name, "Slab");
+		mi.e[1].value = (uint64_t)(200000 + (i * 11) % 900);
+		mi.n = 2;
+		store_tick_meminfo(st, t, &mi);
+		if (i % 7 != 3) {     /* some ticks without churn */
+			struct store_churn c = { .population = (uint64_t)(i % 50), .spawned = (uint64_t)(i % 13),
+						 .exited = (uint64_t)(i % 5), .killed_sigkill = (uint64_t)(i % 3 == 0) };
+			store_tick_churn(t, &c);
+		}
+		for (int z = 0; z < 2; z++)
+			store_tick_atomic(st, t, 0, bi.z[z].zone, 11, (uint32_t)(0x7ff & ~((i % 9 == z) << 3)),
+					  (uint32_t)(0x7ff & ~((i % 17 == 0) << 5)), 1000 - (i * 13) % 700,
+					  2000 - (i * 5) % 900, 0);
 		store_submit(st, t);
 		pending += store_rollup(st, run, ts) == 1;
 	}
@@ -78,6 +96,34 @@ int main(void)
 		  " WHERE h.headroom_min = raw.mn AND h.headroom_max = raw.mx AND abs(h.headroom_mean - raw.av) < 1e-6"
 		  " AND round(h.unusable_index_max * 1000) = raw.um"),
 	       q1("SELECT count(*) FROM v_buddyinfo_1h"), "every hour bucket: headroom min/max/mean and worst unusable index equal raw");
+	/* The writer's tick rollups and atomic columns against the views' raw rows. */
+	T_EQ_I(q1("SELECT count(*) FROM tick_rollup r WHERE tier = 60000 AND r.n = (SELECT count(*) FROM v_samples s"
+		  " WHERE s.ts_ms / 60000 * 60000 = r.bucket_ms) AND r.mem_free_sum = (SELECT sum(value_kb) FROM v_meminfo m"
+		  " WHERE m.name = 'MemFree' AND m.ts_ms / 60000 * 60000 = r.bucket_ms) AND r.slab_sum = (SELECT sum(value_kb)"
+		  " FROM v_meminfo m WHERE m.name = 'Slab' AND m.ts_ms / 60000 * 60000 = r.bucket_ms) AND r.mem_total_sum IS NULL"),
+	       q1("SELECT count(DISTINCT ts_ms / 60000) FROM v_samples"), "every minute: tick count and meminfo sums equal raw (absent field NULL)");
+	T_EQ_I(q1("SELECT count(*) FROM tick_rollup r WHERE tier = 60000 AND r.churn_n = (SELECT count(*) FROM v_churn c"
+		  " WHERE c.ts_ms / 60000 * 60000 = r.bucket_ms) AND r.spawned_sum IS (SELECT sum(spawned) FROM v_churn c"
+		  " WHERE c.ts_ms / 60000 * 60000 = r.bucket_ms) AND r.killed_sigkill_sum IS (SELECT sum(killed_sigkill)"
+		  " FROM v_churn c WHERE c.ts_ms / 60000 * 60000 = r.bucket_ms) AND r.population_max IS (SELECT max(population)"
+		  " FROM v_churn c WHERE c.ts_ms / 60000 * 60000 = r.bucket_ms)"),
+	       q1("SELECT count(*) FROM tick_rollup WHERE tier = 60000"), "every minute: churn sums and population max equal raw");
+	T_EQ_I(q1("SELECT count(*) FROM tick_rollup h WHERE tier = 3600000 AND h.n = (SELECT sum(n) FROM tick_rollup m"
+		  " WHERE m.tier = 60000 AND m.bucket_ms / 3600000 * 3600000 = h.bucket_ms) AND h.exited_sum = (SELECT"
+		  " sum(exited) FROM v_churn c WHERE c.ts_ms / 3600000 * 3600000 = h.bucket_ms)"), 4,
+	       "every hour: tick count = its minutes', churn sums equal raw");
+	T_EQ_I(q1("SELECT count(*) FROM buddy_rollup r JOIN zones z USING (zone_id) WHERE r.atomic_n = (SELECT count(*)"
+		  " FROM v_atomic_risk a WHERE a.zone = z.name AND a.page_order = r.page_order AND a.ts_ms / r.tier * r.tier"
+		  " = r.bucket_ms) AND r.atomic_only_n = (SELECT sum(atomic_ok = 0 AND kernel_ok = 1) FROM v_atomic_risk a"
+		  " WHERE a.zone = z.name AND a.page_order = r.page_order AND a.ts_ms / r.tier * r.tier = r.bucket_ms)"
+		  " AND r.kernel_fail_n = (SELECT sum(kernel_ok = 0) FROM v_atomic_risk a WHERE a.zone = z.name AND"
+		  " a.page_order = r.page_order AND a.ts_ms / r.tier * r.tier = r.bucket_ms) AND r.margin_min = (SELECT"
+		  " min(margin_pages) FROM v_atomic_risk a WHERE a.zone = z.name AND a.page_order = r.page_order AND"
+		  " a.ts_ms / r.tier * r.tier = r.bucket_ms)"),
+	       q1("SELECT count(*) FROM buddy_rollup"), "every minute and hour bucket: atomic-risk counts and margins equal raw");
+	T_CHECK(q1("SELECT sum(atomic_only_n) FROM buddy_rollup WHERE tier = 60000") > 0 &&
+		q1("SELECT sum(kernel_fail_n) FROM buddy_rollup WHERE tier = 60000") > 0, "the atomic data has both kinds of failure");
+	T_EQ_I(q1("SELECT ticks FROM runs"), ticks, "runs.ticks counts every tick");
 	sqlite3_close(db);
 
 	/* Retention: cut at 2 h; slices until nothing is left to delete. */

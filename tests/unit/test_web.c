@@ -996,7 +996,7 @@ static void *writer_loop(void *arg)
 		"INSERT INTO samples (run_id, ts_ms, sample_us) VALUES (?1, ?2, ?3)",
 		"INSERT INTO buddy (run_id, ts_ms, zone_id, norders, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-		"INSERT INTO meminfo (run_id, ts_ms, name_id, value_kb) VALUES (?1, ?2, ?3, ?4)",
+		TDB_MEMINFO_SQL,
 		"INSERT INTO vmstat (run_id, ts_ms, name_id, value) VALUES (?1, ?2, ?3, ?4)",
 	};
 

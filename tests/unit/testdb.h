@@ -199,15 +199,19 @@ static inline int testdb_report(sqlite3 *db)
 	int ok = -1;
 
 	/* Minute rollups as the store makes them, written independently here: windowed SQL over v_frag_x1000. */
-	if (testdb_exec(db, "INSERT INTO buddy_rollup SELECT run_id, 60000, bk, zone_id, page_order, count(*), "
+	if (testdb_exec(db, "INSERT INTO buddy_rollup (run_id, tier, bucket_ms, zone_id, page_order, n, free_min, free_max, "
+			    "free_sum, free_last, head_min, head_max, head_sum, head_last, unusable_max) "
+			    "SELECT run_id, 60000, bk, zone_id, page_order, count(*), "
 			    "min(free_blocks), max(free_blocks), sum(free_blocks), max(CASE WHEN rn = 1 THEN free_blocks END), "
 			    "min(headroom_blocks), max(headroom_blocks), sum(headroom_blocks), "
 			    "max(CASE WHEN rn = 1 THEN headroom_blocks END), max(unusable_x1000) FROM "
 			    "(SELECT *, ts_ms / 60000 * 60000 AS bk, row_number() OVER (PARTITION BY run_id, zone_id, page_order, "
 			    "ts_ms / 60000 ORDER BY ts_ms DESC) AS rn FROM v_frag_x1000) GROUP BY run_id, zone_id, page_order, bk") < 0)
 		return -1;
-	if (sqlite3_prepare_v2(db, "INSERT INTO churn VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "UPDATE samples SET population = ?3, spawned = ?4, spawn_failed_eagain = ?5, "
+			       "spawn_failed_enomem = ?6, spawn_failed_other = ?7, exited = ?8, killed_sigkill = ?9, "
+			       "killed_sigsegv = ?10, killed_sigill = ?11, killed_other = ?12, oom_killed = ?13, "
+			       "exited_error = ?14 WHERE run_id = ?1 AND ts_ms = ?2", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	for (int run = 1; run <= 3; run += 2)
 		for (int i = 0; i < (run == 1 ? TDB_N1 : TDB_N2); i++) {
@@ -258,6 +262,31 @@ static inline int testdb_report(sqlite3 *db)
 			}
 	sqlite3_finalize(st);
 	st = NULL;
+	/* The writer's other rollups, independently: atomic columns from v_atomic_risk, tick_rollup
+	 * from v_meminfo / v_churn, the rolled cursor, and the run's tick count. */
+	if (testdb_exec(db, "UPDATE buddy_rollup SET (atomic_n, atomic_fail_n, atomic_only_n, kernel_fail_n, margin_min, "
+			    "kernel_margin_min) = (SELECT count(*), sum(atomic_ok = 0), sum(atomic_ok = 0 AND kernel_ok = 1), "
+			    "sum(kernel_ok = 0), min(margin_pages), min(kernel_margin_pages) FROM v_atomic_risk a JOIN zones z "
+			    "ON z.node = a.node AND z.name = a.zone WHERE a.run_id = buddy_rollup.run_id AND "
+			    "z.zone_id = buddy_rollup.zone_id AND a.page_order = buddy_rollup.page_order AND "
+			    "a.ts_ms / 60000 * 60000 = buddy_rollup.bucket_ms)") < 0 ||
+	    testdb_exec(db, "INSERT INTO tick_rollup (run_id, tier, bucket_ms, n, sample_us_sum, mem_free_sum, "
+			    "mem_available_sum, churn_n, population_max, population_sum, spawned_sum, spawn_failed_eagain_sum, "
+			    "spawn_failed_enomem_sum, spawn_failed_other_sum, exited_sum, killed_sigkill_sum, killed_sigsegv_sum, "
+			    "killed_sigill_sum, killed_other_sum, oom_killed_sum, exited_error_sum) "
+			    "SELECT run_id, 60000, ts_ms / 60000 * 60000, count(*), sum(sample_us), "
+			    "(SELECT sum(value_kb) FROM v_meminfo m WHERE m.run_id = s.run_id AND m.name = 'MemFree' "
+			    " AND m.ts_ms / 60000 = s.ts_ms / 60000), "
+			    "(SELECT sum(value_kb) FROM v_meminfo m WHERE m.run_id = s.run_id AND m.name = 'MemAvailable' "
+			    " AND m.ts_ms / 60000 = s.ts_ms / 60000), "
+			    "count(population), max(population), sum(population), sum(spawned), sum(spawn_failed_eagain), "
+			    "sum(spawn_failed_enomem), sum(spawn_failed_other), sum(exited), sum(killed_sigkill), "
+			    "sum(killed_sigsegv), sum(killed_sigill), sum(killed_other), sum(oom_killed), sum(exited_error) "
+			    "FROM samples s GROUP BY run_id, ts_ms / 60000") < 0 ||
+	    testdb_exec(db, "INSERT INTO rollup_state SELECT run_id, 60000, max(bucket_ms) + 60000 FROM tick_rollup "
+			    "GROUP BY run_id") < 0 ||
+	    testdb_exec(db, "UPDATE runs SET ticks = (SELECT count(*) FROM v_samples v WHERE v.run_id = runs.run_id)") < 0)
+		goto out;
 	if (testdb_exec(db, "INSERT INTO names (name_id, source, name) VALUES (6, 'migratetype', 'Unmovable'), "
 			    "(7, 'migratetype', 'Movable'), (8, 'migratetype', 'Reclaimable'), (9, 'migratetype', 'HighAtomic'), "
 			    "(10, 'slab', 'task_struct'), (11, 'slab', 'mm_struct'), (12, 'slab', '<img src=x>')") < 0)
@@ -291,6 +320,10 @@ out:
 	return ok;
 }
 
+/* meminfo lives in the sample row (schema 005): name 1 is MemFree, 2 MemAvailable. */
+#define TDB_MEMINFO_SQL "UPDATE samples SET mem_free = CASE ?3 WHEN 1 THEN ?4 ELSE mem_free END, " \
+	"mem_available = CASE ?3 WHEN 2 THEN ?4 ELSE mem_available END WHERE run_id = ?1 AND ts_ms = ?2"
+
 /* Create dir/test.db with the known content; 0 or -1. path gets the DB path. */
 static inline int testdb_create(const char *dir, char *path, size_t pathlen)
 {
@@ -298,7 +331,7 @@ static inline int testdb_create(const char *dir, char *path, size_t pathlen)
 		"INSERT INTO samples (run_id, ts_ms, sample_us) VALUES (?1, ?2, ?3)",
 		"INSERT INTO buddy (run_id, ts_ms, zone_id, norders, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-		"INSERT INTO meminfo (run_id, ts_ms, name_id, value_kb) VALUES (?1, ?2, ?3, ?4)",
+		TDB_MEMINFO_SQL,
 		"INSERT INTO vmstat (run_id, ts_ms, name_id, value) VALUES (?1, ?2, ?3, ?4)",
 	};
 	sqlite3 *db = NULL;

@@ -1,0 +1,54 @@
+/*
+ * fields: the per-tick scalar columns of the samples table, one list shared
+ * by the writer (store.c), the reader (query.c) and schema/005_compact.sql.
+ *
+ * meminfo is stored as one wide row per tick, not one row per field: 18
+ * fields that move every second cost ~80 bytes as columns against ~330 as
+ * (run, name, ts, value) rows, and a tick dirties one B-tree page instead of
+ * eighteen.  v_meminfo turns the columns back into (name, value_kb) rows.
+ * A test checks this list against the table's columns.
+ */
+#ifndef FPUSOAK_FIELDS_H
+#define FPUSOAK_FIELDS_H
+
+/* X(index, /proc/meminfo name, samples column) */
+#define STORE_MEMINFO_FIELDS(X) \
+	X(0, "MemTotal", mem_total) \
+	X(1, "MemFree", mem_free) \
+	X(2, "MemAvailable", mem_available) \
+	X(3, "Buffers", buffers) \
+	X(4, "Cached", cached) \
+	X(5, "SwapFree", swap_free) \
+	X(6, "AnonPages", anon_pages) \
+	X(7, "Shmem", shmem) \
+	X(8, "Slab", slab) \
+	X(9, "SReclaimable", s_reclaimable) \
+	X(10, "SUnreclaim", s_unreclaim) \
+	X(11, "KernelStack", kernel_stack) \
+	X(12, "PageTables", page_tables) \
+	X(13, "Committed_AS", committed_as) \
+	X(14, "Percpu", percpu) \
+	X(15, "AnonHugePages", anon_huge_pages) \
+	X(16, "HugePages_Free", huge_pages_free) \
+	X(17, "CmaFree", cma_free)
+
+#define STORE_NMEMINFO 18
+
+/* X(index, samples column): the churn accounting of the interval ending at the tick (v_churn). */
+#define STORE_CHURN_FIELDS(X) \
+	X(0, population) \
+	X(1, spawned) \
+	X(2, spawn_failed_eagain) \
+	X(3, spawn_failed_enomem) \
+	X(4, spawn_failed_other) \
+	X(5, exited) \
+	X(6, killed_sigkill) \
+	X(7, killed_sigsegv) \
+	X(8, killed_sigill) \
+	X(9, killed_other) \
+	X(10, oom_killed) \
+	X(11, exited_error)
+
+#define STORE_NCHURN 12
+
+#endif

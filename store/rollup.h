@@ -1,0 +1,72 @@
+/*
+ * rollup: the minute and hour buckets of the per-tick series, accumulated
+ * in memory as ticks are submitted.  Pure: no SQL, no I/O; store.c writes
+ * what it emits.
+ *
+ * Computing a bucket from the values already in hand costs ~1 us per zone
+ * per tick; re-reading the bucket's raw rows through v_frag_x1000 cost
+ * 7-11 ms per minute and a second transaction (bench/RESULTS.md).
+ * Per (zone, order): free blocks and headroom (min, max, sum, last), the
+ * worst unusable index (the kernel's integer), and the atomic-risk verdicts
+ * (ticks, GFP_ATOMIC failures, failures GFP_KERNEL would pass, GFP_KERNEL
+ * failures, smallest margins).  Per bucket: tick count, sample cost, the
+ * meminfo fields and the churn counts (store/fields.h).
+ */
+#ifndef FPUSOAK_ROLLUP_H
+#define FPUSOAK_ROLLUP_H
+
+#include <stdint.h>
+
+#include "store/fields.h"
+
+#define ROLLUP_MAX_ORDER 16
+#define ROLLUP_MAX_ZONES 256
+
+struct rollup_zo {
+	int64_t n, free_min, free_max, free_sum, free_last, head_min, head_max, head_sum, head_last;
+	int64_t unusable_max;
+	int64_t atomic_n, atomic_fail_n, atomic_only_n, kernel_fail_n;
+	int64_t margin_min, kernel_margin_min;     /* valid when has_margin */
+	int has_margin;
+};
+
+struct rollup_zone {
+	int norders;
+	struct rollup_zo o[ROLLUP_MAX_ORDER];
+};
+
+struct rollup_ticks {
+	int64_t n, us_sum;
+	int64_t mem_sum[STORE_NMEMINFO], mem_n[STORE_NMEMINFO];
+	int64_t churn_n, pop_max, churn_sum[STORE_NCHURN];
+};
+
+/* One bucket of one tier being filled. */
+struct rollup_bucket {
+	int64_t run_id, bucket_ms;
+	int active;                                  /* has any tick */
+	struct rollup_zone *z[ROLLUP_MAX_ZONES];     /* by zone_id, allocated on first use */
+	struct rollup_ticks t;
+};
+
+/* Start bucket (run_id, bucket_ms), emptying what it held (keeps zone allocations). */
+void rollup_reset(struct rollup_bucket *b, int64_t run_id, int64_t bucket_ms);
+
+/* Free the zone allocations; the bucket is then empty and inactive. */
+void rollup_free(struct rollup_bucket *b);
+
+/* Account one tick's scalars: mem[k] valid when bit k of mem_mask; churn NULL when churn was off. */
+void rollup_add_tick(struct rollup_bucket *b, uint32_t sample_us, const int64_t *mem, uint32_t mem_mask,
+		     const int64_t *churn);
+
+/* Account one zone's buddyinfo row of the tick; -1 (nothing counted) on a bad zone id or allocation failure. */
+int rollup_add_buddy(struct rollup_bucket *b, int zone_id, int norders, const uint64_t *free);
+
+/* Account one zone's atomic-risk verdicts of the tick (bit k = order k passes); -1 as above. */
+int rollup_add_atomic(struct rollup_bucket *b, int zone_id, int norders, uint32_t atomic_mask, uint32_t kernel_mask,
+		      int64_t margin0, int64_t kernel_margin0, int legacy);
+
+/* Merge src (a complete earlier-or-equal bucket, e.g. a minute) into dst (e.g. its hour); 0 or -1. */
+int rollup_merge(struct rollup_bucket *dst, const struct rollup_bucket *src);
+
+#endif

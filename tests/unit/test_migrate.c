@@ -1,0 +1,130 @@
+/*
+ * test_migrate: a database written by schema 004 (meminfo and churn as
+ * separate tables) keeps every value through migration 005 (one wide
+ * samples row): the public views print the same text before and after,
+ * read by the sqlite3 CLI.  Also: store/fields.h names the samples columns.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/fields.h"
+#include "store/migrations.h"
+#include "store/store.h"
+#include "test.h"
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	char *e = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK) {
+		printf("      sql error: %s\n", e ? e : "?");
+		sqlite3_free(e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The sqlite3 CLI's output of sql on path into a malloc'd string (NULL on failure). */
+static char *cli(const char *path, const char *sql)
+{
+	char cmd[1024];
+	size_t cap = 1 << 20, n = 0, r;
+	char *buf = malloc(cap);
+	FILE *p;
+
+	snprintf(cmd, sizeof cmd, "sqlite3 -batch '%s' \"%s\"", path, sql);
+	if (!buf || !(p = popen(cmd, "r"))) {
+		free(buf);
+		return NULL;
+	}
+	while ((r = fread(buf + n, 1, cap - 1 - n, p)) > 0)
+		n += r;
+	buf[n] = '\0';
+	pclose(p);
+	return buf;
+}
+
+static int cli_int(const char *path, const char *sql)
+{
+	char *o = cli(path, sql);
+	int v = o ? atoi(o) : -1;
+	free(o);
+	return v;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/fpusoak-test-migrate-XXXXXX", path[256], err[256], cmd[300], sql[512];
+	static const char *const views[] = {
+		"SELECT * FROM v_samples ORDER BY run_id, ts_ms",
+		"SELECT * FROM v_meminfo ORDER BY run_id, ts_ms, name",
+		"SELECT * FROM v_churn ORDER BY run_id, ts_ms",
+		"SELECT run_id, label, started_ms FROM v_runs ORDER BY run_id",
+	};
+	char *before[4], *after[4];
+	sqlite3 *db;
+	struct store *st;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof path, "%s/old.db", dir);
+	T_CHECK(sqlite3_open(path, &db) == SQLITE_OK, "create a database");
+	for (int i = 0; i < store_nmigrations && store_migrations[i].version <= 4; i++) {
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", store_migrations[i].version);
+		if (exec(db, store_migrations[i].sql) < 0 || exec(db, sql) < 0)
+			T_CHECK(0, "apply %s", store_migrations[i].name);
+	}
+	/* Two runs as fpusoakd 004 wrote them: 300 ticks, meminfo names, churn on the second run only. */
+	T_CHECK(exec(db, "BEGIN; INSERT INTO runs (run_id, label, started_ms) VALUES (1, 'a', 1000), (2, 'b', 900000);"
+			 "INSERT INTO names VALUES (1, 'meminfo', 'MemFree'), (2, 'meminfo', 'MemAvailable'),"
+			 " (3, 'meminfo', 'HugePages_Free'), (4, 'vmstat', 'pgfault');"
+			 "WITH RECURSIVE i(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM i WHERE k < 299)"
+			 " INSERT INTO samples SELECT 1 + (k >= 150), 1000 + k * 1000 + (k >= 150) * 800000, 100 + k % 7 FROM i;"
+			 "INSERT INTO meminfo SELECT run_id, ts_ms, 1, 4000000 - ts_ms / 1000 FROM samples;"
+			 "INSERT INTO meminfo SELECT run_id, ts_ms, 2, 6000000 - ts_ms % 977 FROM samples WHERE ts_ms % 3 = 0;"
+			 "INSERT INTO meminfo SELECT run_id, ts_ms, 3, 0 FROM samples;"
+			 "INSERT INTO vmstat SELECT run_id, ts_ms, 4, ts_ms FROM samples;"
+			 "INSERT INTO churn SELECT run_id, ts_ms, ts_ms % 64, ts_ms % 5, 1, 0, ts_ms % 2, 3, 0, 1, 0, 0, 0, 0"
+			 " FROM samples WHERE run_id = 2; COMMIT;") == 0, "write 300 ticks the way schema 004 did");
+	sqlite3_close(db);
+	for (int v = 0; v < 4; v++)
+		before[v] = cli(path, views[v]);
+	T_CHECK(before[1] && strlen(before[1]) > 10000 && before[2] && strlen(before[2]) > 1000, "views readable before");
+
+	st = store_open(path, 1 << 20, err, sizeof err);
+	T_CHECK(st != NULL, "store_open migrates it (%s)", st ? "ok" : err);
+	store_close(st);
+	T_EQ_I(cli_int(path, "PRAGMA user_version"), store_migrations[store_nmigrations - 1].version, "at the newest schema");
+	for (int v = 0; v < 4; v++) {
+		after[v] = cli(path, views[v]);
+		T_CHECK(before[v] && after[v] && strcmp(before[v], after[v]) == 0, "%s: same text before and after (%zu bytes)",
+			views[v], before[v] ? strlen(before[v]) : 0);
+	}
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_meminfo"), 300 + 100 + 300, "every meminfo row kept (MemAvailable sparse)");
+	T_EQ_I(cli_int(path, "SELECT group_concat(ticks) FROM runs"), 150, "runs.ticks filled (run 1: 150)");
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM sqlite_master WHERE name IN ('meminfo', 'churn')"), 0, "old tables gone");
+
+	/* store/fields.h names the samples table's columns, in order. */
+	{
+#define X_NAME(i, name, col) #col,
+#define X_CNAME(i, col) #col,
+		static const char *const cols[] = { "run_id", "ts_ms", "sample_us", STORE_MEMINFO_FIELDS(X_NAME)
+						    STORE_CHURN_FIELDS(X_CNAME) };
+		char *have = cli(path, "SELECT group_concat(name, ' ') FROM pragma_table_info('samples')"), want[2048] = "";
+		for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+			snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? " " : "", cols[i]);
+		strcat(want, "\n");
+		T_CHECK(have && strcmp(have, want) == 0, "samples columns = store/fields.h (%s)", have ? have : "?");
+		free(have);
+	}
+	for (int v = 0; v < 4; v++) {
+		free(before[v]);
+		free(after[v]);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	T_DONE();
+}
