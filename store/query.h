@@ -168,8 +168,9 @@ struct query_zone_point {
 
 typedef int (*query_zone_fn)(void *arg, const struct query_zone_point *p);
 
-/* Order-k headroom from the minute rollups (v_buddyinfo_1m: v = headroom_mean, lo/hi = min/max) in [from, to]
- * (-1 = open), ordered by node, zone, time: what trends are fitted on; rows or -1. */
+/* Order-k headroom from the minute rollups (hour rollups when the data spans more than two days;
+ * v = headroom_mean, lo/hi = min/max) in [from, to] (-1 = open), ordered by node, zone, time: what
+ * trends are fitted on; rows or -1. */
 int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 			   query_zone_fn fn, void *arg);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "collector/kv.h"
+#include "store/query.h"
 #include "store/store.h"
 #include "test.h"
 
@@ -25,6 +26,53 @@ static int64_t q1(const char *sql)
 		v = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return v;
+}
+
+struct atom { int n; int64_t samples[4], risk[4], kfail[4], margin[4]; };
+
+static int atom_cb(void *arg, const struct query_atomic *a)
+{
+	struct atom *t = arg;
+	if (t->n == 4)
+		return -1;
+	t->samples[t->n] = a->samples;
+	t->risk[t->n] = a->risk;
+	t->kfail[t->n] = a->kernel_fail;
+	t->margin[t->n] = a->has_margin ? a->min_margin : -999999;
+	t->n++;
+	return 0;
+}
+
+/* query.c's totals over [from, to] (raw + minute + hour pieces) against plain SQL over the views. */
+static void check_totals(const char *path, int64_t from, int64_t to, const char *what)
+{
+	char err[256], sql[512];
+	struct query *q = query_open(path, err, sizeof err);
+	struct query_churn c;
+	struct atom a = { 0 };
+	long long q_from, q_to;
+
+	T_CHECK(q != NULL, "query_open (%s)", q ? "ok" : err);
+	if (!q)
+		return;
+	q_from = from < 0 ? 0 : from;      /* -1: open ends, as query.h has it */
+	q_to = to < 0 ? INT64_MAX : to;
+	T_EQ_I(query_churn_totals(q, 1, from, to, &c), 1, "%s: churn totals found", what);
+	snprintf(sql, sizeof sql, "SELECT sum(spawned) * 1000000 + sum(exited) * 1000 + count(*) FROM v_churn"
+		 " WHERE ts_ms BETWEEN %lld AND %lld", q_from, q_to);
+	T_EQ_I(c.c[0] * 1000000 + c.c[4] * 1000 + c.rows, q1(sql), "%s: spawned, exited, rows = raw sums", what);
+	T_CHECK(query_atomic_summary(q, 1, 3, from, to, atom_cb, &a) == 2, "%s: atomic summary, 2 zones", what);
+	for (int z = 0; z < a.n && z < 2; z++) {
+		snprintf(sql, sizeof sql, "SELECT count(*) * 1000000 + sum(atomic_ok = 0 AND kernel_ok = 1) * 1000"
+			 " + sum(kernel_ok = 0) FROM v_atomic_risk WHERE zone = '%s' AND page_order = 3 AND ts_ms"
+			 " BETWEEN %lld AND %lld", z == 0 ? "DMA32" : "Normal", q_from, q_to);
+		T_EQ_I(a.samples[z] * 1000000 + a.risk[z] * 1000 + a.kfail[z], q1(sql), "%s: zone %d ticks, risk, kernel"
+		       " failures = raw", what, z);
+		snprintf(sql, sizeof sql, "SELECT min(margin_pages) FROM v_atomic_risk WHERE zone = '%s' AND"
+			 " page_order = 3 AND ts_ms BETWEEN %lld AND %lld", z == 0 ? "DMA32" : "Normal", q_from, q_to);
+		T_EQ_I(a.margin[z], q1(sql), "%s: zone %d smallest margin = raw", what, z);
+	}
+	query_close(q);
 }
 
 int main(void)
@@ -124,6 +172,10 @@ int main(void)
 	T_CHECK(q1("SELECT sum(atomic_only_n) FROM buddy_rollup WHERE tier = 60000") > 0 &&
 		q1("SELECT sum(kernel_fail_n) FROM buddy_rollup WHERE tier = 60000") > 0, "the atomic data has both kinds of failure");
 	T_EQ_I(q1("SELECT ticks FROM runs"), ticks, "runs.ticks counts every tick");
+	/* Windows that need every piece: whole run, hours + minutes + raw edges, inside one minute. */
+	check_totals(path, -1, -1, "whole run");
+	check_totals(path, t0 + 1234567, t0 + 2 * 3600000 + 2345678, "from mid-minute to mid-minute 2.6 h later");
+	check_totals(path, t0 + 3600000 + 1000, t0 + 3600000 + 40000, "40 s inside a minute");
 	sqlite3_close(db);
 
 	/* Retention: cut at 2 h; slices until nothing is left to delete. */
