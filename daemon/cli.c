@@ -411,7 +411,7 @@ static void kernel_lines(struct query *q, int64_t id, const struct env *e, int *
 	if (has)
 		put("  allocation failures (kernel log): %" PRId64 "%s%s%s", fails, hours > 0 ? ", " : "",
 		    hours > 0 ? fmt_sig((double)fails / hours, r1, sizeof r1) : "", hours > 0 ? " per hour" : "");
-	if ((has = query_has_table(q, "churn")) < 0 || (has && (got = query_churn_totals(q, id, -1, -1, &c)) < 0)) {
+	if ((has = query_has_table(q, "churn_info")) < 0 || (has && (got = query_churn_totals(q, id, -1, -1, &c)) < 0)) {
 		*err = 1;
 		return;
 	}

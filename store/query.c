@@ -23,6 +23,10 @@
 	"(SELECT MIN(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
 	"(SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id) "
 
+#define WIDE_COLS \
+	"f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, " \
+	"h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, h10, h11, h12, h13, h14, h15, " \
+	"u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15"
 #define ORDER_COLS \
 	"b.o0, b.o1, b.o2, b.o3, b.o4, b.o5, b.o6, b.o7, b.o8, b.o9, b.o10, b.o11, b.o12, b.o13, b.o14, b.o15"
 #define ORDER_COLS_P \
@@ -110,10 +114,9 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* Primary-key order: no sorter; the buckets are averaged in C (buddy_raw_series). */
 	[S_BUDDY_RAW] = "SELECT ts_ms, zone_id, norders, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, "
 			"o14, o15 FROM buddy WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 ORDER BY ts_ms, zone_id",
-	/* One index range per (zone, order): the IN lists make SQLite seek, not scan the run's whole tier. */
-	[S_ROLLUP_GRID] = "SELECT zone_id, page_order, bucket_ms, n, free_sum, head_sum, unusable_max FROM buddy_rollup "
-			  "WHERE run_id = ?1 AND tier = ?2 AND zone_id IN (SELECT zone_id FROM zones) AND page_order IN "
-			  "(SELECT k FROM orders) AND bucket_ms BETWEEN ?3 AND ?4",
+	/* One index range per zone (the IN list makes SQLite seek, not scan the run's whole tier); orders in columns. */
+	[S_ROLLUP_GRID] = "SELECT zone_id, bucket_ms, n, norders, " WIDE_COLS " FROM buddy_wide_rollup "
+			  "WHERE run_id = ?1 AND tier = ?2 AND zone_id IN (SELECT zone_id FROM zones) AND bucket_ms BETWEEN ?3 AND ?4",
 	[S_ZONES] = "SELECT zone_id, node, name FROM zones ORDER BY node, zone_id",
 	[S_MEMINFO_ROLLUP] = "SELECT (bucket_ms - ?3) / ?5 AS bk, MIN(bucket_ms), SUM(CASE ?2" STORE_MEMINFO_FIELDS(X_CASE_SUM)
 			     " END) * 1.0 / SUM(n) FROM tick_rollup WHERE run_id = ?1 AND tier = ?6 AND bucket_ms BETWEEN ?3 AND ?4 "
@@ -317,7 +320,7 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 	/* Read-only handles cannot migrate: an older DB is upgraded by the daemon's writer (store_open). */
 	if ((r = query_schema_version(q)) < QUERY_MIN_SCHEMA) {
 		snprintf(err, errlen, "%s: schema version %d is older than this fpusoakd reads (%d); run"
-			 " 'fpusoakd --db %s --duration 1s --workers 0' once to upgrade it", db_path, r,
+			 " 'fpusoakd --db %s --duration 1s --workers 0 --listen none' once to upgrade it", db_path, r,
 			 QUERY_MIN_SCHEMA, db_path);
 		goto fail;
 	}
@@ -602,13 +605,18 @@ int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, i
  */
 static int64_t buddy_tier(const struct query_range *rg, int64_t raw_first, int64_t rollup_first)
 {
+	int raw_missing = raw_first < 0 || raw_first > rg->from_ms + 60000;
+
 	if (rollup_first < 0)
 		return 0;   /* no rollup in the window (none yet, or a schema without them) */
+	/* Under 6 hours the raw ticks are cheap and give buckets aligned to the window, not the clock. */
+	if (!raw_missing && rg->to_ms - rg->from_ms < 6 * 3600000LL)
+		return 0;
 	/* From 5-minute buckets on (windows of ~3.5 days at 1,000 points) hours are fine enough for a
 	 * chart and read 60x fewer rows: a 30-day chart reads 720 per series instead of 43,200. */
 	if (rg->bucket_ms >= 300000)
 		return 3600000;
-	if (rg->bucket_ms >= 60000 || raw_first < 0 || raw_first > rg->from_ms + 60000)
+	if (rg->bucket_ms >= 60000 || raw_missing)
 		return 60000;
 	return 0;
 }
@@ -784,24 +792,28 @@ static int grid_fill(struct query *q, int64_t run_id, int64_t tier, const struct
 	sqlite3_bind_int64(st, 3, rg->from_ms);
 	sqlite3_bind_int64(st, 4, rg->to_ms);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t zid = sqlite3_column_int64(st, 0), bms = sqlite3_column_int64(st, 2);
-		int k = sqlite3_column_int(st, 1), b = (int)((bms - rg->from_ms) / rg->bucket_ms), z;
-		struct grid_cell *c;
+		int64_t zid = sqlite3_column_int64(st, 0), bms = sqlite3_column_int64(st, 1), n = sqlite3_column_int64(st, 2);
+		int norders = sqlite3_column_int(st, 3), b = (int)((bms - rg->from_ms) / rg->bucket_ms), z;
 
 		for (z = 0; z < g->nz && g->z[z].zone_id != zid; z++)
 			;
-		if (z == g->nz || k < 0 || k >= BUDDY_MAX_ORDER || b < 0 || b >= g->nb)
+		if (z == g->nz || b < 0 || b >= g->nb || n <= 0)
 			continue;
-		c = cell(g, b, z, k);
-		if (c->n == 0 || bms < c->first)
-			c->first = bms;
-		if (c->n == 0 || sqlite3_column_int64(st, 6) > c->umax)
-			c->umax = sqlite3_column_int64(st, 6);
-		c->n += sqlite3_column_int64(st, 3);
-		c->free_sum += sqlite3_column_double(st, 4);
-		c->head_sum += sqlite3_column_double(st, 5);
-		if (k + 1 > g->z[z].norders)
-			g->z[z].norders = k + 1;
+		if (norders > BUDDY_MAX_ORDER)
+			norders = BUDDY_MAX_ORDER;
+		for (int k = 0; k < norders; k++) {
+			struct grid_cell *c = cell(g, b, z, k);
+			int64_t u = sqlite3_column_int64(st, 4 + 2 * BUDDY_MAX_ORDER + k);
+			if (c->n == 0 || bms < c->first)
+				c->first = bms;
+			if (c->n == 0 || u > c->umax)
+				c->umax = u;
+			c->n += n;
+			c->free_sum += (double)sqlite3_column_int64(st, 4 + k);
+			c->head_sum += (double)sqlite3_column_int64(st, 4 + BUDDY_MAX_ORDER + k);
+		}
+		if (norders > g->z[z].norders)
+			g->z[z].norders = norders;
 	}
 	if (step_err(q, st, rc) < 0)
 		return -1;
@@ -1451,6 +1463,9 @@ int query_churn_series(struct query *q, int64_t run_id, struct query_range *rg, 
 		struct query_churn c;
 
 		churn_from_row(st, rg->interval_ms, &c);
+		/* A rollup bucket covers its ticks, not its width: a partial edge minute is a partial span. */
+		if (tier)
+			c.span_ms = c.rows * rg->interval_ms;
 		if (row_take(q, st, &n) < 0)
 			return -1;
 		if (fn(arg, &c) != 0)
@@ -1585,6 +1600,11 @@ int query_churn_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t
 	for (int i = 0; i < np; i++)
 		if (churn_part(q, run_id, &pt[i], out) < 0)
 			return -1;
+	/* Rolled pieces start and end on bucket edges; the ticks inside start and end within them. */
+	if (out->rows > 0 && raw_first >= 0 && out->ts_ms < raw_first)
+		out->ts_ms = raw_first;
+	if (out->rows > 0 && rg.to_ms >= 0 && out->last_ms > rg.to_ms)
+		out->last_ms = rg.to_ms;
 	/* Each row counts the interval ending at its time: n rows cover n intervals. */
 	out->span_ms = out->rows > 0 ? out->last_ms - out->ts_ms + rg.interval_ms : 0;
 	return out->rows > 0;

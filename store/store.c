@@ -45,7 +45,7 @@ static const char *const MEMINFO_KEEP[STORE_NMEMINFO] = { STORE_MEMINFO_FIELDS(X
 enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE,
-	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_TICK, S_ROLL_STATE,
+	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_STATE,
 	S_COUNT
 };
 
@@ -110,6 +110,40 @@ static const char *const STMT_SQL[S_COUNT] = {
 			 " margin_min = coalesce(min(margin_min, excluded.margin_min), margin_min, excluded.margin_min),"
 			 " kernel_margin_min = coalesce(min(kernel_margin_min, excluded.kernel_margin_min),"
 			 " kernel_margin_min, excluded.kernel_margin_min)",
+	[S_ROLL_WIDE] = "INSERT INTO buddy_wide_rollup(run_id, tier, bucket_ms, zone_id, n, norders, f0, f1, f2, f3, f4, f5,"
+			" f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, h10, h11, h12,"
+			" h13, h14, h15, u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15) VALUES (?1, ?2,"
+			" ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
+			" ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43,"
+			" ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51, ?52, ?53, ?54) ON CONFLICT (run_id, tier, zone_id,"
+			" bucket_ms) DO UPDATE SET n = n + excluded.n, norders = max(norders, excluded.norders), f0 ="
+			" coalesce(f0 + excluded.f0, f0, excluded.f0), f1 = coalesce(f1 + excluded.f1, f1, excluded.f1), f2 ="
+			" coalesce(f2 + excluded.f2, f2, excluded.f2), f3 = coalesce(f3 + excluded.f3, f3, excluded.f3), f4 ="
+			" coalesce(f4 + excluded.f4, f4, excluded.f4), f5 = coalesce(f5 + excluded.f5, f5, excluded.f5), f6 ="
+			" coalesce(f6 + excluded.f6, f6, excluded.f6), f7 = coalesce(f7 + excluded.f7, f7, excluded.f7), f8 ="
+			" coalesce(f8 + excluded.f8, f8, excluded.f8), f9 = coalesce(f9 + excluded.f9, f9, excluded.f9), f10 ="
+			" coalesce(f10 + excluded.f10, f10, excluded.f10), f11 = coalesce(f11 + excluded.f11, f11,"
+			" excluded.f11), f12 = coalesce(f12 + excluded.f12, f12, excluded.f12), f13 = coalesce(f13 +"
+			" excluded.f13, f13, excluded.f13), f14 = coalesce(f14 + excluded.f14, f14, excluded.f14), f15 ="
+			" coalesce(f15 + excluded.f15, f15, excluded.f15), h0 = coalesce(h0 + excluded.h0, h0, excluded.h0),"
+			" h1 = coalesce(h1 + excluded.h1, h1, excluded.h1), h2 = coalesce(h2 + excluded.h2, h2, excluded.h2),"
+			" h3 = coalesce(h3 + excluded.h3, h3, excluded.h3), h4 = coalesce(h4 + excluded.h4, h4, excluded.h4),"
+			" h5 = coalesce(h5 + excluded.h5, h5, excluded.h5), h6 = coalesce(h6 + excluded.h6, h6, excluded.h6),"
+			" h7 = coalesce(h7 + excluded.h7, h7, excluded.h7), h8 = coalesce(h8 + excluded.h8, h8, excluded.h8),"
+			" h9 = coalesce(h9 + excluded.h9, h9, excluded.h9), h10 = coalesce(h10 + excluded.h10, h10,"
+			" excluded.h10), h11 = coalesce(h11 + excluded.h11, h11, excluded.h11), h12 = coalesce(h12 +"
+			" excluded.h12, h12, excluded.h12), h13 = coalesce(h13 + excluded.h13, h13, excluded.h13), h14 ="
+			" coalesce(h14 + excluded.h14, h14, excluded.h14), h15 = coalesce(h15 + excluded.h15, h15,"
+			" excluded.h15), u0 = coalesce(max(u0, excluded.u0), u0, excluded.u0), u1 = coalesce(max(u1,"
+			" excluded.u1), u1, excluded.u1), u2 = coalesce(max(u2, excluded.u2), u2, excluded.u2), u3 ="
+			" coalesce(max(u3, excluded.u3), u3, excluded.u3), u4 = coalesce(max(u4, excluded.u4), u4,"
+			" excluded.u4), u5 = coalesce(max(u5, excluded.u5), u5, excluded.u5), u6 = coalesce(max(u6,"
+			" excluded.u6), u6, excluded.u6), u7 = coalesce(max(u7, excluded.u7), u7, excluded.u7), u8 ="
+			" coalesce(max(u8, excluded.u8), u8, excluded.u8), u9 = coalesce(max(u9, excluded.u9), u9,"
+			" excluded.u9), u10 = coalesce(max(u10, excluded.u10), u10, excluded.u10), u11 = coalesce(max(u11,"
+			" excluded.u11), u11, excluded.u11), u12 = coalesce(max(u12, excluded.u12), u12, excluded.u12), u13 ="
+			" coalesce(max(u13, excluded.u13), u13, excluded.u13), u14 = coalesce(max(u14, excluded.u14), u14,"
+			" excluded.u14), u15 = coalesce(max(u15, excluded.u15), u15, excluded.u15)",
 	[S_ROLL_TICK] = "INSERT INTO tick_rollup(run_id, tier, bucket_ms, n, sample_us_sum" STORE_MEMINFO_FIELDS(X_SUM)
 			", churn_n, population_max" STORE_CHURN_FIELDS(X_CSUM) ") VALUES (" ROLL_TICK_PARAMS ")"
 			" ON CONFLICT (run_id, tier, bucket_ms) DO UPDATE SET n = n + excluded.n,"
@@ -1424,6 +1458,32 @@ static int write_rollups(struct store *st, const struct store_tick *t)
 		bind_opt_i64(s, k + 2, o->has_margin, o->kernel_margin_min);
 		if ((rc = step_reset(st, S_ROLL_BUDDY)) != SQLITE_OK)
 			return rc;
+	}
+	/* The chart form: a zone's orders in one row (rows of one bucket and zone are consecutive). */
+	for (int i = 0; i < t->nrollb;) {
+		const struct tick_rollbuddy *r = &t->rollb[i];
+		sqlite3_stmt *s = st->stmt[S_ROLL_WIDE];
+		int j = i, norders = 0;
+		sqlite3_bind_int64(s, 1, r->run_id);
+		sqlite3_bind_int64(s, 2, r->tier);
+		sqlite3_bind_int64(s, 3, r->bucket_ms);
+		sqlite3_bind_int64(s, 4, r->zone_id);
+		sqlite3_bind_int64(s, 5, r->v.n);
+		for (; j < t->nrollb && t->rollb[j].run_id == r->run_id && t->rollb[j].tier == r->tier &&
+		       t->rollb[j].bucket_ms == r->bucket_ms && t->rollb[j].zone_id == r->zone_id; j++) {
+			const struct tick_rollbuddy *o = &t->rollb[j];
+			if (o->order >= ROLLUP_MAX_ORDER)
+				continue;
+			sqlite3_bind_int64(s, 7 + o->order, o->v.free_sum);
+			sqlite3_bind_int64(s, 7 + ROLLUP_MAX_ORDER + o->order, o->v.head_sum);
+			sqlite3_bind_int64(s, 7 + 2 * ROLLUP_MAX_ORDER + o->order, o->v.unusable_max);
+			if (o->order + 1 > norders)
+				norders = o->order + 1;
+		}
+		sqlite3_bind_int64(s, 6, norders);
+		if ((rc = step_reset(st, S_ROLL_WIDE)) != SQLITE_OK)
+			return rc;
+		i = j;
 	}
 	for (int i = 0; i < t->nrollt; i++) {
 		const struct tick_rolltick *r = &t->rollt[i];

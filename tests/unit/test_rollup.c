@@ -171,6 +171,15 @@ int main(void)
 	       q1("SELECT count(*) FROM buddy_rollup"), "every minute and hour bucket: atomic-risk counts and margins equal raw");
 	T_CHECK(q1("SELECT sum(atomic_only_n) FROM buddy_rollup WHERE tier = 60000") > 0 &&
 		q1("SELECT sum(kernel_fail_n) FROM buddy_rollup WHERE tier = 60000") > 0, "the atomic data has both kinds of failure");
+	T_EQ_I(q1("SELECT count(*) FROM buddy_wide_rollup w JOIN buddy_rollup r USING (run_id, tier, bucket_ms, zone_id)"
+		  " WHERE r.n = w.n AND r.page_order < w.norders AND r.free_sum = CASE r.page_order WHEN 0 THEN w.f0 WHEN 3"
+		  " THEN w.f3 WHEN 10 THEN w.f10 ELSE r.free_sum END AND r.head_sum = CASE r.page_order WHEN 1 THEN w.h1"
+		  " WHEN 7 THEN w.h7 ELSE r.head_sum END AND r.unusable_max = CASE r.page_order WHEN 2 THEN w.u2 WHEN 9"
+		  " THEN w.u9 ELSE r.unusable_max END"), q1("SELECT count(*) FROM buddy_rollup"),
+	       "the wide rollup rows hold the same sums and worst indices as the per-order rows");
+	T_EQ_I(q1("SELECT count(*) FROM buddy_wide_rollup WHERE norders = 11 AND f11 IS NULL AND f10 IS NOT NULL"),
+	       q1("SELECT count(DISTINCT tier || ' ' || bucket_ms || ' ' || zone_id) FROM buddy_rollup"),
+	       "one wide row per bucket and zone, NULL past norders");
 	T_EQ_I(q1("SELECT ticks FROM runs"), ticks, "runs.ticks counts every tick");
 	/* Windows that need every piece: whole run, hours + minutes + raw edges, inside one minute. */
 	check_totals(path, -1, -1, "whole run");

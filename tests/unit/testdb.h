@@ -192,6 +192,21 @@ static inline int testdb_kernel_fails(int zone, int k)
 	return zone == 1 && k >= 8;
 }
 
+/* The per-zone wide rollup rows, pivoted from buddy_rollup in SQL; 0 or -1. */
+static inline int testdb_wide_rollup(sqlite3 *db)
+{
+	static const char *const col[3] = { "free_sum", "head_sum", "unusable_max" };
+	char sql[8192];
+	size_t n = (size_t)snprintf(sql, sizeof sql, "INSERT INTO buddy_wide_rollup SELECT run_id, tier, bucket_ms, "
+				    "zone_id, max(n), max(page_order) + 1");
+
+	for (int c = 0; c < 3; c++)
+		for (int k = 0; k < 16; k++)
+			n += (size_t)snprintf(sql + n, sizeof sql - n, ", sum(CASE page_order WHEN %d THEN %s END)", k, col[c]);
+	snprintf(sql + n, sizeof sql - n, " FROM buddy_rollup GROUP BY run_id, tier, bucket_ms, zone_id");
+	return testdb_exec(db, sql);
+}
+
 /* The report's tables (schema 002-004); 0 or -1. */
 static inline int testdb_report(sqlite3 *db)
 {
@@ -283,6 +298,7 @@ static inline int testdb_report(sqlite3 *db)
 			    "sum(spawn_failed_enomem), sum(spawn_failed_other), sum(exited), sum(killed_sigkill), "
 			    "sum(killed_sigsegv), sum(killed_sigill), sum(killed_other), sum(oom_killed), sum(exited_error) "
 			    "FROM samples s GROUP BY run_id, ts_ms / 60000") < 0 ||
+	    testdb_wide_rollup(db) < 0 ||
 	    testdb_exec(db, "INSERT INTO rollup_state SELECT run_id, 60000, max(bucket_ms) + 60000 FROM tick_rollup "
 			    "GROUP BY run_id") < 0 ||
 	    testdb_exec(db, "UPDATE runs SET ticks = (SELECT count(*) FROM v_samples v WHERE v.run_id = runs.run_id)") < 0)
