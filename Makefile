@@ -16,6 +16,9 @@ RUNTOOLS = sqlite3 curl
 BUILD   ?= build
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
 HARDEN   = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+# Full RELRO; and every symbol bound at load, which churn/spawner.c needs before it stops
+# forking the daemon's libraries into each worker (a lazy binding there would need them).
+LDHARDEN = -Wl,-z,relro,-z,now
 OPT     ?= -O2 -g
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -78,11 +81,11 @@ $(BUILD)/libfpusoak.a: $(LIBOBJ)
 	rm -f $@; ar rcs $@ $^
 
 $(BUILD)/fpusoakd: $(BUILD)/obj/daemon/main.o $(BUILD)/libfpusoak.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfpusoak.a tests/unit/test.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
 
 run: deps all
 	$(BUILD)/fpusoakd $(RUNFLAGS)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,6 +46,8 @@ const char *worker_exit_name(int code)
 		return "fpu";
 	case WORKER_EXIT_MEMORY:
 		return "memory";
+	case WORKER_EXIT_CAPS:
+		return "caps";
 	default:
 		return "exit";
 	}
@@ -60,6 +63,21 @@ static int set_oom_adj(void)
 	ok = write(fd, "1000", 4) == 4;
 	close(fd);
 	return ok ? 0 : -1;
+}
+
+int worker_drop_privileges(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	/* capset, not libcap: libcap is one of the libraries the spawner keeps out of workers (maps.h). */
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -1;
+	/* Ambient capabilities are cleared with permitted; clear them explicitly anyway (EINVAL: before 4.3). */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -1;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -1 : 0;
 }
 
 /* Close every inherited fd but 0-2 and keep: the spawner's socket and signalfd are not ours. */
@@ -117,6 +135,8 @@ void worker_run(const struct worker_args *a)
 		_exit(WORKER_EXIT_CGROUP);
 	if (set_oom_adj() < 0)
 		_exit(WORKER_EXIT_OOMADJ);
+	if (worker_drop_privileges() < 0)
+		_exit(WORKER_EXIT_CAPS);
 	prctl(PR_SET_DUMPABLE, 0);
 	close_inherited(a->ready_fd);
 	sigemptyset(&none);

@@ -481,8 +481,13 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
 		goto fail;
 	}
+	/*
+	 * 2 MiB of page cache: a tick appends to ~6 B-tree pages (one wide sample row, per-zone rows),
+	 * so the writer's working set is a few dozen pages; a bigger cache only lengthened the RSS
+	 * warm-up (bench/RESULTS.md, soak).
+	 */
 	if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-			     " PRAGMA foreign_keys=OFF; PRAGMA cache_size=-4096;"
+			     " PRAGMA foreign_keys=OFF; PRAGMA cache_size=-2048;"
 			     " PRAGMA journal_size_limit=16777216;", e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: %s", path, e2);
 		goto fail;

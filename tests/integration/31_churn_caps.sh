@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# 31_churn_caps: live churn workers hold no capability and cannot gain one, and (when bound at
+# load) do not inherit the daemon's libraries.
+#
+# The spawner runs as root with the daemon's capabilities; a worker drops all of them before its
+# FPU loop (churn/worker.c).  Read from the kernel (/proc/PID/status) for live workers of
+#   1. the engine alone (build/bench/churn_bench, its own sandbox cgroup; run with LD_BIND_NOW=1), and
+#   2. the daemon ($FPUSOAKD) in a 64 MB / 1000-PID sandbox cgroup,
+# and compared with their spawner, which must still hold capabilities (else the check proves nothing
+# and is skipped).  Libraries: /proc/PID/maps of each live worker may name no file but the
+# spawner's executable, libc and ld.so (churn/spawner.c, shed_libraries), checked only where the
+# spawner's executable is bound at load (-z now or LD_BIND_NOW), else skipped with the reason.
+# Bounded by timeouts; only PIDs started here are signalled; groups are removed.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+BUILD=${BUILD:-$(pwd)/build}
+bench=$BUILD/bench/churn_bench
+
+if [ "$(id -u)" != 0 ]; then
+	skip "needs root (cgroups, and capabilities to drop)"
+	t_done
+fi
+if [ ! -x "$bench" ] || [ "$BUILD/libfpusoak.a" -nt "$bench" ] || [ bench/churn_bench.c -nt "$bench" ]; then
+	mkdir -p "$BUILD/bench"
+	libs=$(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih 2>/dev/null)
+	if ! cc -std=gnu11 -O2 -I. bench/churn_bench.c "$BUILD/libfpusoak.a" $libs -lm -lpthread -o "$bench"; then
+		fail "build churn_bench"
+		t_done
+	fi
+fi
+
+status_field() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$2/status" 2>/dev/null; }
+
+# check_workers WHAT SPAWNER: every live child of SPAWNER has no capability and no_new_privs set.
+check_workers() {
+	local what=$1 sp=$2 kids="" i p bad=0 n=0 eff
+	for i in $(seq 100); do
+		kids=$(pgrep -P "$sp" | tr '\n' ' ')
+		[ "$(wc -w <<<"$kids")" -ge 4 ] && break
+		sleep 0.1
+	done
+	eff=$(status_field CapEff "$sp")
+	if [ -z "$eff" ] || [ "$eff" = 0000000000000000 ]; then
+		skip "$what: the spawner holds no capability (CapEff ${eff:-?}): nothing to drop"
+		return
+	fi
+	pass "$what: the spawner still holds capabilities (CapEff $eff)"
+	for p in $kids; do
+		local e pr ih am nnp
+		e=$(status_field CapEff "$p"); pr=$(status_field CapPrm "$p"); ih=$(status_field CapInh "$p")
+		am=$(status_field CapAmb "$p"); nnp=$(status_field NoNewPrivs "$p")
+		[ -z "$e" ] && continue        # exited in between
+		n=$((n + 1))
+		if [ "$e$pr$ih$am" != 0000000000000000000000000000000000000000000000000000000000000000 ] || [ "$nnp" != 1 ]; then
+			bad=$((bad + 1))
+			echo "  worker $p: CapEff=$e CapPrm=$pr CapInh=$ih CapAmb=$am NoNewPrivs=$nnp"
+		fi
+	done
+	check "$what: live workers found ($n)" test "$n" -ge 4
+	check "$what: every live worker has CapEff/CapPrm/CapInh/CapAmb 0000000000000000 and NoNewPrivs 1 ($bad of $n not)" \
+		test "$n" -ge 1 -a "$bad" = 0
+	check_libraries "$what" "$sp" "$kids"
+}
+
+# check_libraries WHAT SPAWNER KIDS: no live worker maps a file but the executable, libc and ld.so.
+check_libraries() {
+	local what=$1 sp=$2 kids=$3 exe p extra n=0 bad=0 splibs
+	exe=$(readlink "/proc/$sp/exe")
+	if ! grep -q '^LD_BIND_NOW=.' "/proc/$sp/environ" 2>/dev/null && ! readelf -d "$exe" 2>/dev/null | grep -qE 'BIND_NOW|Flags:.* NOW'; then
+		skip "$what: $exe not bound at load (no -z now, no LD_BIND_NOW): workers inherit every library by design"
+		return
+	fi
+	splibs=$(awk '$6 ~ /^\// { print $6 }' "/proc/$sp/maps" | sort -u | wc -l)
+	for p in $kids; do
+		extra=$(awk -v exe="$exe" '$6 ~ /^\// && $6 != exe && $6 !~ /\/libc\.so[.0-9]*$/ && $6 !~ /\/ld-linux[^\/]*\.so[.0-9]*$/ { print $6 }' \
+			"/proc/$p/maps" 2>/dev/null | sort -u)
+		[ -r "/proc/$p/maps" ] || continue
+		n=$((n + 1))
+		[ -n "$extra" ] && { bad=$((bad + 1)); echo "  worker $p maps:" $extra; }
+	done
+	check "$what: the spawner maps more files than a worker may ($splibs)" test "$splibs" -gt 3
+	check "$what: no live worker maps a library beyond the executable, libc and ld.so ($bad of $n do)" \
+		test "$n" -ge 1 -a "$bad" = 0
+}
+
+# ---- 1. the engine alone ------------------------------------------------------------------------
+log=$(mktemp)
+(LD_BIND_NOW=1 exec timeout -k 5 60 "$bench" --workers 8 --rate max --lifetime 60s --dist fixed --hold --cg-memory 64M >"$log" 2>&1) &
+owner_job=$!
+for i in $(seq 100); do grep -q '^ready ' "$log" && break; sleep 0.1; done
+owner=$(sed -n 's/^pid=//p' "$log")
+spawner=$(sed -n 's/^ready spawner=//p' "$log")
+if [ -z "$owner" ] || [ -z "$spawner" ]; then
+	fail "churn_bench --hold did not start: $(tr '\n' ' ' <"$log")"
+else
+	check_workers "engine" "$spawner"
+	# SIGTERM: churn_bench is not waiting for it, so use the test's own kill path (30_churn.sh, part 2).
+	kill -KILL "$owner"
+fi
+wait "$owner_job" 2>/dev/null
+# Children first: a sandbox cannot go while the workers' group inside it exists.
+for k in workers_group pids_group sandbox sandbox_pids; do
+	d=$(sed -n "s/^$k=//p" "$log")
+	for i in $(seq 50); do [ -n "$d" ] && [ -d "$d" ] || break; rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+	[ -n "$d" ] && [ -d "$d" ] && fail "engine: cannot remove $d"
+done
+rm -f "$log"
+
+# ---- 2. the daemon ------------------------------------------------------------------------------
+if [ -z "${FPUSOAKD:-}" ] || ! "$FPUSOAKD" --help 2>/dev/null | grep -q -- '--workers'; then
+	skip "no daemon with churn flags (\$FPUSOAKD): daemon check not run"
+	t_done
+fi
+mem_self=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)
+pids_self=$(awk -F: '$2 ~ /(^|,)pids(,|$)/ {print $3}' /proc/self/cgroup)
+if [ -z "$mem_self" ] || [ ! -d /sys/fs/cgroup/memory ]; then
+	skip "daemon check needs a cgroup v1 memory hierarchy for its sandbox"
+	t_done
+fi
+SBM=/sys/fs/cgroup/memory${mem_self%/}/fpusoak-it31-$$
+SBP=/sys/fs/cgroup/pids${pids_self%/}/fpusoak-it31-$$
+mkdir "$SBM" "$SBP" || { fail "create the daemon sandbox"; t_done; }
+echo 64M >"$SBM/memory.limit_in_bytes"
+[ -f "$SBM/memory.memsw.limit_in_bytes" ] && echo 64M >"$SBM/memory.memsw.limit_in_bytes"
+echo 1000 >"$SBP/pids.max"
+tmp=$(mktemp -d)
+bash -c 'echo $$ >"$1/cgroup.procs" && echo $$ >"$2/cgroup.procs" && shift 2 && exec "$@"' _ "$SBM" "$SBP" \
+	"$FPUSOAKD" --db "$tmp/db" --listen none --kmsg none --duration 30s --workers 8 --spawn-rate max \
+	--lifetime 60s --lifetime-dist fixed --cgroup-memory-max 48M --cgroup-pids-max 100 --probe-interval 0 \
+	--switch-probe-interval 0 >"$tmp/log" 2>&1 &
+dpid=$!
+for i in $(seq 100); do sp=$(pgrep -P "$dpid" | head -1); [ -n "$sp" ] && break; sleep 0.1; done
+if [ -z "$sp" ]; then
+	fail "daemon: no spawner appeared: $(tail -3 "$tmp/log" | tr '\n' ' ')"
+else
+	check_workers "daemon" "$sp"
+fi
+kill -TERM "$dpid" 2>/dev/null
+for i in $(seq 150); do kill -0 "$dpid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$dpid" 2>/dev/null && kill -KILL "$dpid"
+wait "$dpid" 2>/dev/null
+check "daemon: workers' accounting balanced at stop (no 'does not balance' warning)" \
+	bash -c "! grep -q 'does not balance' '$tmp/log'"
+for d in "$SBM/fpusoakd-workers" "$SBP/fpusoakd-workers" "$SBM" "$SBP"; do
+	for i in $(seq 50); do [ -d "$d" ] || break; rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+done
+check "daemon sandbox removed" test ! -d "$SBM" -a ! -d "$SBP"
+rm -rf "$tmp"
+t_done
