@@ -396,6 +396,14 @@ static void shed_libraries(struct spawner *s)
 		return;
 	n = procfile_read(NULL, "proc/self/maps", buf, sizeof buf);
 	/* Our executable, libc (a string in its rodata) and ld.so (AT_BASE): all else is not a worker's. */
+	/*
+	 * A sanitizer runtime (the ASan/UBSan test build) is a shared library every
+	 * intercepted call goes through: a worker without it dies at its first malloc.
+	 */
+	if (n >= 0 && memmem(buf, (size_t)n, "san.so", 6)) {
+		note(s, LOG_LVL_INFO, "spawner: a sanitizer runtime is loaded: workers inherit every library");
+		return;
+	}
 	if (n < 0 || maps_find(buf, (size_t)n, (uintptr_t)&spawner_main, &keep[0]) < 0 ||
 	    maps_find(buf, (size_t)n, (uintptr_t)gnu_get_libc_version(), &keep[1]) < 0 ||
 	    maps_find(buf, (size_t)n, (uintptr_t)getauxval(AT_BASE), &keep[2]) < 0) {

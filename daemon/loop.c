@@ -64,6 +64,8 @@ void loop_publish(struct daemon *d)
 		.run_id = d->run_id,
 		.run_started_ms = d->run_started_ms,
 		.samples_total = (uint64_t)d->ticks,
+		.samples_queued = store_queued(d->store),
+		.samples_dropped = store_dropped(d->store),
 		.sample_ts_ms = d->last_tick_wall_ms,
 		.sample_us = sampler_last_cost_us(d->sampler),
 		.buddy = sampler_buddyinfo(d->sampler),

@@ -20,8 +20,10 @@
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
 	"r.ticks, " \
-	"(SELECT MIN(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
-	"(SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id) "
+	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
+	" SELECT MIN(bucket_ms) FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = 60000)), " \
+	"coalesce((SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
+	" (SELECT MAX(bucket_ms) + 59999 FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = 60000)) "
 
 #define WIDE_COLS \
 	"f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, " \
@@ -74,6 +76,7 @@ enum stmt_id {
 	S_ROLLED_UPTO,
 	S_ATOMIC_ROLLED,
 	S_ATOMIC_ROLLUP_SERIES,
+	S_ROLLUP_MAXN,
 	S_COUNT
 };
 
@@ -166,6 +169,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_CHURN_ROLLED] = "SELECT 0, MIN(bucket_ms), MAX(bucket_ms), SUM(churn_n), SUM(population_sum) * 1.0 / SUM(churn_n), "
 			   "MAX(population_max), " CHURN_RSUMS " FROM tick_rollup WHERE run_id = ?1 AND tier = ?4 "
 			   "AND bucket_ms >= ?2 AND bucket_ms < ?3 AND churn_n > 0",
+	/* Ticks in a full minute: the sample interval where retention left no raw ticks to measure it. */
+	[S_ROLLUP_MAXN] = "SELECT MAX(n) FROM tick_rollup WHERE run_id = ?1 AND tier = 60000 AND bucket_ms BETWEEN ?2 AND ?3",
 	[S_ROLLED_UPTO] = "SELECT next_ms FROM rollup_state WHERE run_id = ?1 AND tier = ?2",
 	[S_ATOMIC_ROLLED] = "SELECT z.node, z.name, SUM(r.atomic_n), SUM(r.atomic_only_n), SUM(r.atomic_fail_n), "
 			    "SUM(r.kernel_fail_n), MIN(r.margin_min), COUNT(*) - COUNT(r.atomic_n) FROM buddy_rollup r "
@@ -549,6 +554,13 @@ static int resolve_range(struct query *q, int64_t run_id, struct query_range *rg
 		n = sqlite3_column_int64(st, 0);
 		rg->interval_ms = n >= 2 ? (sqlite3_column_int64(st, 2) - sqlite3_column_int64(st, 1) + n - 2) / (n - 1) : 0;
 		done(st);
+	}
+	if (!rg->interval_ms && *rollup_first >= 0) {
+		int64_t maxn = 0;
+		if ((r = bound(q, S_ROLLUP_MAXN, run_id, first, last, &maxn)) < 0)
+			return -1;
+		if (r && maxn > 0)
+			rg->interval_ms = 60000 / maxn;
 	}
 	span = last - first + 1;
 	bucket = span / rg->max_points + (span % rg->max_points != 0);
@@ -1605,6 +1617,11 @@ int query_churn_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t
 		out->ts_ms = raw_first;
 	if (out->rows > 0 && rg.to_ms >= 0 && out->last_ms > rg.to_ms)
 		out->last_ms = rg.to_ms;
+	/* No raw tick left in the window (retention): its rows cover one interval each. */
+	if (out->rows > 0 && raw_first < 0) {
+		out->span_ms = out->rows * rg.interval_ms;
+		return 1;
+	}
 	/* Each row counts the interval ending at its time: n rows cover n intervals. */
 	out->span_ms = out->rows > 0 ? out->last_ms - out->ts_ms + rg.interval_ms : 0;
 	return out->rows > 0;

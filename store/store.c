@@ -840,9 +840,13 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 	static const char *const by_ts[] = {
 		"DELETE FROM buddy WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM atomic_risk WHERE run_id = ?1 AND ts_ms < ?2",
-		"DELETE FROM pagetype_free WHERE run_id = ?1 AND ts_ms < ?2",
-		"DELETE FROM slab WHERE run_id = ?1 AND ts_ms < ?2",
-		"DELETE FROM slow_samples WHERE run_id = ?1 AND ts_ms < ?2",
+		/* A run's last slow sample stays: the report's orders of interest (task_struct's slab
+		 * order, the pageblock order) come from it. */
+		"DELETE FROM pagetype_free WHERE run_id = ?1 AND ts_ms < ?2"
+		" AND ts_ms < (SELECT max(ts_ms) FROM pagetype_free WHERE run_id = ?1)",
+		"DELETE FROM slab WHERE run_id = ?1 AND ts_ms < ?2 AND ts_ms < (SELECT max(ts_ms) FROM slab WHERE run_id = ?1)",
+		"DELETE FROM slow_samples WHERE run_id = ?1 AND ts_ms < ?2"
+		" AND ts_ms < (SELECT max(ts_ms) FROM slow_samples WHERE run_id = ?1)",
 		"DELETE FROM samples WHERE run_id = ?1 AND ts_ms < ?2",
 	};
 	/* Keyed (run_id, name_id, ts_ms): one range delete per name. */

@@ -57,6 +57,11 @@ static void run_families(struct strbuf *sb, const struct metrics_input *in)
 		  (int)(in->run_started_ms % 1000));
 	family(sb, "fpusoakd_samples_total", "counter", "Samples (ticks) stored in the current run.");
 	sb_printf(sb, "fpusoakd_samples_total %" PRIu64 "\n", in->samples_total);
+	family(sb, "fpusoakd_samples_queued", "gauge", "Samples waiting in memory because the database refuses writes.");
+	sb_printf(sb, "fpusoakd_samples_queued %" PRIu64 "\n", in->samples_queued);
+	family(sb, "fpusoakd_samples_dropped_total", "counter",
+	       "Samples lost since start because the in-memory queue (--queue-max) was full.");
+	sb_printf(sb, "fpusoakd_samples_dropped_total %" PRIu64 "\n", in->samples_dropped);
 	if (in->sample_ts_ms > 0) {
 		family(sb, "fpusoakd_last_sample_timestamp_seconds", "gauge", "When the last sample was taken, Unix time.");
 		sb_printf(sb, "fpusoakd_last_sample_timestamp_seconds %" PRId64 ".%03d\n", in->sample_ts_ms / 1000,

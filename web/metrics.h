@@ -53,6 +53,8 @@ struct metrics_input {
 	int64_t run_id;                  /* current run, > 0 */
 	int64_t run_started_ms;          /* epoch ms */
 	uint64_t samples_total;          /* ticks stored in this run */
+	uint64_t samples_queued;         /* ticks waiting for the DB to accept writes */
+	uint64_t samples_dropped;        /* ticks dropped since start because that queue was full */
 	int64_t sample_ts_ms;            /* when the last tick was taken, epoch ms; 0 = omit */
 	int64_t sample_us;               /* read+parse time of the last tick, microseconds; < 0 = omit */
 	const struct buddyinfo *buddy;   /* last snapshot, or NULL */

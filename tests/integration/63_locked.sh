@@ -67,9 +67,13 @@ status=$(curl -fs --max-time 2 "http://127.0.0.1:$port/api/v1/status")
 [ "$stored_mid" = "$stored_at_lock" ] && pass "nothing reached the DB while it was locked (the lock is real)" \
 	|| fail "samples were written while the DB was locked? max ts $stored_at_lock -> $stored_mid"
 echo "$status" | grep -q 'queued' && pass "status says samples are queued while the DB is locked" || fail "status during the lock: $status"
+mq=$(metric fpusoakd_samples_queued)
+[ -n "$mq" ] && [ "$mq" -gt 0 ] && pass "/metrics: fpusoakd_samples_queued $mq while locked" || fail "fpusoakd_samples_queued during the lock: '$mq'"
 wait $holder
 grep -q released "$R_TMP/holder.out" || fail "lock holder: $(cat "$R_TMP/holder.out")"
 sleep 2
+mq=$(metric fpusoakd_samples_queued); md=$(metric fpusoakd_samples_dropped_total)
+[ "$mq" = 0 ] && [ "$md" = 0 ] && pass "/metrics after the lock: nothing queued, nothing dropped" || fail "after the lock: queued '$mq' dropped '$md'"
 kill -TERM $pid; wait $pid; rc=$?
 [ $rc = 0 ] && pass "clean stop after the lock (exit 0)" || fail "exit $rc"
 

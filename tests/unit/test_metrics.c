@@ -61,6 +61,8 @@ int main(void)
 	in.run_id = 42;
 	in.run_started_ms = INT64_C(1717243200123);
 	in.samples_total = 3600;
+	in.samples_queued = 12;
+	in.samples_dropped = 3;
 	in.sample_ts_ms = INT64_C(1717246800456);
 	in.sample_us = 1234;
 	in.buddy = &bi;
@@ -145,13 +147,16 @@ int main(void)
 		!strstr(sb.buf, "fpusoakd_alloc_failures_total{order=\"13\"}"),
 		"allocation failures by order, up to the highest seen");
 	T_CHECK(has_line(&sb, "fpusoakd_oom_kills_total 4"), "kernel-log OOM kills");
+	T_CHECK(has_line(&sb, "# TYPE fpusoakd_samples_queued gauge") && has_line(&sb, "fpusoakd_samples_queued 12") &&
+		has_line(&sb, "# TYPE fpusoakd_samples_dropped_total counter") &&
+		has_line(&sb, "fpusoakd_samples_dropped_total 3"), "the DB queue: samples queued and dropped");
 	{
 		int types = 0, helps = 0;
 		for (const char *p = sb.buf; (p = strstr(p, "# TYPE ")); p++)
 			types++;
 		for (const char *p = sb.buf; (p = strstr(p, "# HELP ")); p++)
 			helps++;
-		T_CHECK(types == 25 && helps == 25, "25 families, each with HELP and TYPE (%d, %d)", types, helps);
+		T_CHECK(types == 27 && helps == 27, "27 families, each with HELP and TYPE (%d, %d)", types, helps);
 	}
 
 	if (!mkdtemp(dir)) {

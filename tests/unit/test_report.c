@@ -249,6 +249,35 @@ int main(void)
 	T_EQ_S(report_eagerfpu("noeagerfpu=on xeagerfpu=off", e, sizeof e), "", "only a whole word counts");
 	T_EQ_S(report_eagerfpu(NULL, e, sizeof e), "", "no command line");
 
+	/*
+	 * After retention deleted the raw ticks, the comparison comes from the rollups alone: the same
+	 * verdicts, with minute buckets on the clock (Normal at order 3 fails 12 of every 60 ticks in A:
+	 * exactly 20% per whole minute) and exposures of one interval per churn tick.
+	 */
+	{
+		sqlite3 *rw = NULL;
+		int ok = sqlite3_open(db, &rw) == SQLITE_OK &&
+			 testdb_exec(rw, "DELETE FROM samples WHERE run_id IN (1, 3); DELETE FROM buddy WHERE run_id IN (1, 3);"
+				     " DELETE FROM atomic_risk WHERE run_id IN (1, 3)") == 0;
+		sqlite3_close(rw);
+		T_CHECK(ok, "delete the raw ticks of runs 1 and 3, as retention would");
+		query_close(q);
+		q = query_open(db, err, sizeof err);
+		T_CHECK(q && report_compare(q, 1, 3, c) == 0, "compare 1 and 3 from rollups only");
+		l = find(c, "spawns/s");
+		T_CHECK(l && l->ok && l->c.a == 2 && fabs(l->c.b - 1) < 1e-3, "rollups: spawns/s 2 vs ~1");
+		l = find(c, "spawn failures/h");
+		T_CHECK(l && l->ok && l->na == 9 && l->nb == 16 && close_to(l->xa, 600000 / 3.6e6, 1e-12) &&
+			close_to(l->xb, 300000 / 3.6e6, 1e-12), "rollups: spawn failures 9 vs 16 over 600 s and 300 s of ticks");
+		l = find(c, "atomic risk o3 %");
+		T_CHECK(l && l->ok && l->c.a == 20 && l->c.b == 50 && stats_significant(&l->c),
+			"rollups: atomic risk o3 20%% vs 50%% per whole minute, significant");
+		l = find(c, "capacity");
+		T_CHECK(l && l->ok && l->c.a == 254 && l->c.b == 229, "rollups: capacity unchanged (probes are not raw ticks)");
+		l = find(c, "headroom o3/h");
+		T_CHECK(l && l->ok, "rollups: headroom slopes from the minute rollups");
+	}
+
 	query_close(q);
 	free(c);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
