@@ -70,6 +70,7 @@ enum stmt_id {
 	S_MEMINFO_ROLLUP,
 	S_BUDDY_RAW,
 	S_ROLLUP_GRID,
+	S_ROLLUP_GRID_FREE,
 	S_ZONES,
 	S_CHURN_ROLLUP,
 	S_CHURN_ROLLED,
@@ -120,6 +121,10 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* One index range per zone (the IN list makes SQLite seek, not scan the run's whole tier); orders in columns. */
 	[S_ROLLUP_GRID] = "SELECT zone_id, bucket_ms, n, norders, " WIDE_COLS " FROM buddy_wide_rollup "
 			  "WHERE run_id = ?1 AND tier = ?2 AND zone_id IN (SELECT zone_id FROM zones) AND bucket_ms BETWEEN ?3 AND ?4",
+	/* The buddy chart needs only the free sums: a third of the columns. */
+	[S_ROLLUP_GRID_FREE] = "SELECT zone_id, bucket_ms, n, norders, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, "
+			       "f12, f13, f14, f15 FROM buddy_wide_rollup WHERE run_id = ?1 AND tier = ?2 AND zone_id IN "
+			       "(SELECT zone_id FROM zones) AND bucket_ms BETWEEN ?3 AND ?4",
 	[S_ZONES] = "SELECT zone_id, node, name FROM zones ORDER BY node, zone_id",
 	[S_MEMINFO_ROLLUP] = "SELECT (bucket_ms - ?3) / ?5 AS bk, MIN(bucket_ms), SUM(CASE ?2" STORE_MEMINFO_FIELDS(X_CASE_SUM)
 			     " END) * 1.0 / SUM(n) FROM tick_rollup WHERE run_id = ?1 AND tier = ?6 AND bucket_ms BETWEEN ?3 AND ?4 "
@@ -609,11 +614,12 @@ int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, i
 }
 
 /*
- * The tier a buddy series reads: raw rows while the buckets are finer than a
- * minute and raw rows cover the window; else minute rollups; hour rollups
- * once buckets are an hour or wider.  The newest partial minute (hour) is
- * not rolled up yet, so a rollup-tier chart ends up to a bucket early.  A 30-day chart then reads ~720 rows
- * per zone and order instead of 2.6 million ticks.
+ * The tier a series reads (buddy, indices, meminfo, churn, atomic risk): raw
+ * ticks for windows under 6 hours that raw rows cover; else minute rollups,
+ * or hour rollups once buckets are 5 minutes or wider.  The newest partial
+ * minute (hour) is not rolled up yet, so a rollup-tier chart ends up to a
+ * bucket early.  A 30-day chart then reads ~720 rows per zone instead of
+ * 2.6 million ticks.
  */
 static int64_t buddy_tier(const struct query_range *rg, int64_t raw_first, int64_t rollup_first)
 {
@@ -628,9 +634,8 @@ static int64_t buddy_tier(const struct query_range *rg, int64_t raw_first, int64
 	 * chart and read 60x fewer rows: a 30-day chart reads 720 per series instead of 43,200. */
 	if (rg->bucket_ms >= 300000)
 		return 3600000;
-	if (rg->bucket_ms >= 60000 || raw_missing)
-		return 60000;
-	return 0;
+	/* 6 hours and more: at most a point a minute (max_points is a bound), not 260,000 raw rows a day. */
+	return 60000;
 }
 
 #define RAW_MAX_ZONES 64
@@ -781,8 +786,9 @@ static int zones_load(struct query *q, struct raw_zone *z)
 	return nz;
 }
 
-/* Fill g from tier's rows in rg; 0 or -1.  g->c is freed by the caller. */
-static int grid_fill(struct query *q, int64_t run_id, int64_t tier, const struct query_range *rg, struct grid *g)
+/* Fill g from tier's rows in rg (free sums only with free_only); 0 or -1.  g->c is freed by the caller. */
+static int grid_fill(struct query *q, int64_t run_id, int64_t tier, const struct query_range *rg, struct grid *g,
+		     int free_only)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -797,7 +803,7 @@ static int grid_fill(struct query *q, int64_t run_id, int64_t tier, const struct
 		snprintf(q->err, sizeof q->err, "out of memory");
 		return -1;
 	}
-	if (!(st = stmt(q, S_ROLLUP_GRID)))
+	if (!(st = stmt(q, free_only ? S_ROLLUP_GRID_FREE : S_ROLLUP_GRID)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int64(st, 2, tier);
@@ -815,14 +821,17 @@ static int grid_fill(struct query *q, int64_t run_id, int64_t tier, const struct
 			norders = BUDDY_MAX_ORDER;
 		for (int k = 0; k < norders; k++) {
 			struct grid_cell *c = cell(g, b, z, k);
-			int64_t u = sqlite3_column_int64(st, 4 + 2 * BUDDY_MAX_ORDER + k);
 			if (c->n == 0 || bms < c->first)
 				c->first = bms;
-			if (c->n == 0 || u > c->umax)
-				c->umax = u;
+			if (free_only) {
+				c->free_sum += (double)sqlite3_column_int64(st, 4 + k);
+			} else {
+				int64_t u = sqlite3_column_int64(st, 4 + 2 * BUDDY_MAX_ORDER + k);
+				if (c->n == 0 || u > c->umax)
+					c->umax = u;
+				c->head_sum += (double)sqlite3_column_int64(st, 4 + BUDDY_MAX_ORDER + k);
+			}
 			c->n += n;
-			c->free_sum += (double)sqlite3_column_int64(st, 4 + k);
-			c->head_sum += (double)sqlite3_column_int64(st, 4 + BUDDY_MAX_ORDER + k);
 		}
 		if (norders > g->z[z].norders)
 			g->z[z].norders = norders;
@@ -857,7 +866,7 @@ static int buddy_grid_series(struct query *q, int64_t run_id, int64_t tier, cons
 		snprintf(q->err, sizeof q->err, "out of memory");
 		return -1;
 	}
-	if (grid_fill(q, run_id, tier, rg, g) < 0)
+	if (grid_fill(q, run_id, tier, rg, g, 1) < 0)
 		goto out;
 	for (int b = 0; b < g->nb && g->c; b++)
 		for (int z = 0; z < g->nz; z++) {
@@ -1282,7 +1291,7 @@ static int frag_grid_series(struct query *q, int64_t run_id, int64_t tier, const
 		snprintf(q->err, sizeof q->err, "out of memory");
 		return -1;
 	}
-	if (grid_fill(q, run_id, tier, rg, g) < 0)
+	if (grid_fill(q, run_id, tier, rg, g, 0) < 0)
 		goto out;
 	for (int b = 0; b < g->nb && g->c; b++)
 		for (int z = 0; z < g->nz; z++) {
