@@ -18,13 +18,14 @@
  *   slow        pagetypeinfo + slabinfo every 60 s (the default --slow-interval);
  *   probes      a capacity probe every 10 minutes, its buddyinfo text attached;
  *   kernel log  a few page allocation failures spread over the span;
- *   rollups     store_rollup() after every tick, as the daemon's loop does.
+ *   rollups     store_rollup() after every tick, as the daemon's loop does (since
+ *               schema 5 the store rolls buckets up as ticks are submitted, and
+ *               store_rollup only closes the run's last buckets).
  *
  *   genhistory --db PATH --days N [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]
  *   (--limit-s stops early, after that much time, and reports what it wrote;
- *   --rollup-every N calls store_rollup every N ticks until it has caught up instead
- *   of once per tick: the same rollup rows, far fewer calls, for long histories whose
- *   per-call cost grows with the run — see bench/RESULTS.md)
+ *   --rollup-every N calls store_rollup every N ticks instead of once per tick: kept
+ *   for the older store whose rollup call cost grew with the run)
  *
  * Prints key=value lines: ticks, seconds, ticks_per_s, db_bytes,
  * bytes_per_tick, mb_per_day, and size_day1_bytes (db + WAL after the first

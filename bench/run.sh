@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # bench/run.sh: fpusoakd against what a kernel developer would reach for instead (issue 8).
 #
-#   bench/run.sh                    everything, ~12 minutes: churn (3 interleaved rounds: the daemon, its
+#   bench/run.sh                    everything, ~6 minutes: churn (3 interleaved rounds: the daemon, its
 #                                   engine alone, stress-ng, the bare loop), sampling, daemon CPU, /metrics,
 #                                   1 day of synthetic history + report/API latency, a 2-minute soak
 #   bench/run.sh --long             the same with a 10-minute soak
-#   bench/run.sh --history-days N   generate N days of history instead of 1 (~3 min per day, growing)
+#   bench/run.sh --history-days N   generate N days of history instead of 1 (~8 s per day)
 #   bench/run.sh --history-db PATH  measure the report/API on an existing genhistory DB (read-only)
 #                                   instead of generating one (e.g. 30 days made once with
-#                                   genhistory --days 30 --rollup-every 3600: 23 min here)
+#                                   genhistory --days 30: 4.5 min here)
 #   bench/run.sh --soak-seconds N   a soak of N seconds (the RSS reaches its plateau after ~10 minutes
 #                                   at 100 ms sampling: see bench/RESULTS.md)
 #   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,history,soak
