@@ -41,7 +41,9 @@ int maps_parse_line(const char *buf, size_t len, struct maps_entry *out)
 	if (hex_field(buf, len, &pos, '-', &out->start) < 0 || hex_field(buf, len, &pos, ' ', &out->end) < 0 ||
 	    out->start >= out->end)
 		return -1;
-	if (field(buf, len, &pos, ' ', &f, &n) < 0 || n != 4)
+	/* show_map_vma prints exactly [r-][w-][x-][ps] (found by fuzz_maps: a NUL got through) */
+	if (field(buf, len, &pos, ' ', &f, &n) < 0 || n != 4 || (f[0] != 'r' && f[0] != '-') ||
+	    (f[1] != 'w' && f[1] != '-') || (f[2] != 'x' && f[2] != '-') || (f[3] != 'p' && f[3] != 's'))
 		return -1;
 	memcpy(out->perms, f, 4);
 	if (hex_field(buf, len, &pos, ' ', &out->offset) < 0 || hex_field(buf, len, &pos, ':', &maj) < 0 ||

@@ -81,6 +81,13 @@ static void test_table(void)
 	}
 	for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++)
 		T_CHECK(maps_parse_line(bads[i], strlen(bads[i]), &e) < 0, "bad line %zu refused: \"%s\"", i, bads[i]);
+	{
+		/* fuzz_maps found this one: a NUL (or any other byte) inside the permissions */
+		static const char nul[] = "7f0000000000-7f0000001000 r\0xp 00000000 fd:01 1234  /lib/x.so";
+		static const char odd[] = "7f0000000000-7f0000001000 rwxq 00000000 fd:01 1234  /lib/x.so";
+		T_CHECK(maps_parse_line(nul, sizeof nul - 1, &e) < 0, "a NUL in the permissions is refused");
+		T_CHECK(maps_parse_line(odd, sizeof odd - 1, &e) < 0, "permissions other than [r-][w-][x-][ps] are refused");
+	}
 }
 
 static void test_same_file(void)
