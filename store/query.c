@@ -83,9 +83,6 @@ enum stmt_id {
 
 #define X_CASE(i, name, col) " WHEN " #i " THEN " #col
 #define X_CASE_SUM(i, name, col) " WHEN " #i " THEN " #col "_sum"
-#define CHURN_SUMS "SUM(spawned), SUM(spawn_failed_eagain), SUM(spawn_failed_enomem), SUM(spawn_failed_other), " \
-	"SUM(exited), SUM(killed_sigkill), SUM(killed_sigsegv), SUM(killed_sigill), SUM(killed_other), " \
-	"SUM(oom_killed), SUM(exited_error)"
 #define CHURN_RSUMS "SUM(spawned_sum), SUM(spawn_failed_eagain_sum), SUM(spawn_failed_enomem_sum), " \
 	"SUM(spawn_failed_other_sum), SUM(exited_sum), SUM(killed_sigkill_sum), SUM(killed_sigsegv_sum), " \
 	"SUM(killed_sigill_sum), SUM(killed_other_sum), SUM(oom_killed_sum), SUM(exited_error_sum)"

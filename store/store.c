@@ -669,7 +669,6 @@ int64_t store_sample_count(struct store *st, int64_t run_id)
 
 /* ------------------------------------------------------------ rollups and retention */
 
-#define ROLLUP_BUCKETS_PER_CALL 8
 #define RETAIN_SLICE_MS (10 * 60 * 1000)   /* raw history deleted per call: ~600 ticks at 1 s */
 
 static const int64_t TIER_MS[2] = { 60000, 3600000 };

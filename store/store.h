@@ -126,8 +126,9 @@ int store_flush(struct store *st);
 size_t store_queued(const struct store *st);
 uint64_t store_dropped(const struct store *st);
 
-/* Roll complete minute and hour buckets of run_id up to now_ms (INT64_MAX at the run's end),
- * at most a few buckets per call so a tick never stalls; 0, 1 if more remain, -1 on error. */
+/* Buckets close as ticks are submitted (store/rollup.c) and are written with the tick that completes
+ * them; at the run's end (now_ms = INT64_MAX) this queues the last, partial minute and hour of run_id.
+ * Other calls do nothing.  0, 1 if the DB did not take the write yet (queued), -1 on error. */
 int store_rollup(struct store *st, int64_t run_id, int64_t now_ms);
 
 /* Delete raw rows older than cutoff_ms, a bounded slice per call; rows deleted, or -1. Rollups stay. */
