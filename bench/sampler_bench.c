@@ -11,6 +11,8 @@
  * slow: N ticks of sampler_slow (pagetypeinfo + slabinfo) + store_submit.
  * raw:  N rounds of pread on the same open files: until the whole file is in
  *       without the final read that returns 0 (the floor), and until EOF.
+ * Floor and sampler run in 20 alternating slices of N/20 (interleaved()),
+ * so a kernel file whose cost drifts (pagetypeinfo) drifts for both.
  *
  * Costs are CPU time (CLOCK_THREAD_CPUTIME_ID, user + system) around each
  * phase: the machine is shared, and wall time there measures the
@@ -186,6 +188,65 @@ static int run_slow(struct sampler *s, struct store *st, int64_t run, int64_t ts
 	return 0;
 }
 
+#define CHUNKS 20
+
+static void floor_add(struct floor *acc, const struct floor *f, long n)
+{
+	acc->wall += f->wall * (double)n;
+	acc->cpu += f->cpu * (double)n;
+	for (int i = 0; i < 4; i++)
+		acc->per_cpu[i] += f->per_cpu[i] * (double)n;
+}
+
+static void floor_div(struct floor *acc, long n)
+{
+	acc->wall /= (double)n;
+	acc->cpu /= (double)n;
+	for (int i = 0; i < 4; i++)
+		acc->per_cpu[i] /= (double)n;
+}
+
+static void phases_add(struct phases *acc, const struct phases *p, long n)
+{
+	acc->sample += p->sample * (double)n;
+	acc->submit += p->submit * (double)n;
+	acc->rollup += p->rollup * (double)n;
+	acc->cpu += p->cpu * (double)n;
+	acc->wall += p->wall * (double)n;
+}
+
+/*
+ * The floor (whole file, and to EOF) and the sampler in CHUNKS alternating
+ * slices, so both see the same kernel state: /proc/pagetypeinfo's own cost
+ * follows the length of the free lists and drifted 0.5 -> 4.6 ms between
+ * phases measured one after the other (bench/RESULTS.md).  0 or -1.
+ */
+static int interleaved(const char *const *files, int nfiles, int slow, struct sampler *s, struct store *st,
+		       int64_t run, int64_t ts0, long n, char *buf, struct floor *f1, struct floor *fe, struct phases *ph)
+{
+	long chunk = n / CHUNKS > 0 ? n / CHUNKS : 1, done = 0;
+
+	memset(f1, 0, sizeof *f1);
+	memset(fe, 0, sizeof *fe);
+	memset(ph, 0, sizeof *ph);
+	while (done < n) {
+		long k = n - done < chunk ? n - done : chunk;
+		struct floor a, b;
+		struct phases p;
+		if (raw_floor(files, nfiles, k, buf, 0, &a) < 0 || raw_floor(files, nfiles, k, buf, 1, &b) < 0 ||
+		    (slow ? run_slow(s, st, run, ts0 + done * 1000, k, &p) : run_fast(s, st, run, ts0 + done * 1000, k, &p)) < 0)
+			return -1;
+		floor_add(f1, &a, k);
+		floor_add(fe, &b, k);
+		phases_add(ph, &p, k);
+		done += k;
+	}
+	floor_div(f1, n);
+	floor_div(fe, n);
+	phases_div(ph, n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *db = NULL;
@@ -232,9 +293,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sampler_bench: the fast sources could not be read (all four are needed)\n");
 		return 1;
 	}
-	raw_floor(FAST, 4, (long)n, buf, 0, &f1);
-	raw_floor(FAST, 4, (long)n, buf, 1, &fe);
-	if (run_fast(s, st, run, ts0 + 200 * 1000, (long)n, &f) < 0)
+	if (interleaved(FAST, 4, 0, s, st, run, ts0 + 200 * 1000, (long)n, buf, &f1, &fe, &f) < 0)
 		return 1;
 	printf("raw_fast n=%llu single_read_cpu_us=%.2f (buddyinfo %.2f vmstat %.2f meminfo %.2f zoneinfo %.2f)"
 	       " read_to_eof_cpu_us=%.2f wall_us=%.2f\n", (unsigned long long)n, f1.cpu, f1.per_cpu[0], f1.per_cpu[1],
@@ -245,8 +304,7 @@ int main(int argc, char **argv)
 	       f.sample / f1.cpu, (f.sample + f.submit) / f1.cpu, f.cpu / f1.cpu);
 	if (slow_n) {
 		int64_t ts1 = ts0 + (int64_t)(n + 200) * 1000;
-		if (raw_floor(SLOW, 2, (long)slow_n, buf, 0, &s1) < 0 || raw_floor(SLOW, 2, (long)slow_n, buf, 1, &se) < 0 ||
-		    run_slow(s, st, run, ts1, (long)slow_n, &sl) < 0) {
+		if (interleaved(SLOW, 2, 1, s, st, run, ts1, (long)slow_n, buf, &s1, &se, &sl) < 0) {
 			printf("raw_slow unavailable (pagetypeinfo and slabinfo need root)\n");
 		} else {
 			printf("raw_slow n=%llu single_read_cpu_us=%.2f (pagetypeinfo %.2f slabinfo %.2f)"
