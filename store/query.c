@@ -852,9 +852,12 @@ static int64_t grid_first(struct grid *g, int b, int z)
 	return t;
 }
 
-/* Rollup buckets of the buddy series: tick-weighted means of free blocks per order. */
-static int buddy_grid_series(struct query *q, int64_t run_id, int64_t tier, const struct query_range *rg,
-			     query_buddy_fn fn, void *arg)
+/* One (bucket, zone) of a grid with rows, as the caller's point handed to its callback; its result. */
+typedef int (*grid_emit_fn)(void *ctx, struct grid *g, int b, int z, int64_t first);
+
+/* Fill a grid from tier's rows in rg and emit each (bucket, zone) that has rows, in order; points or -1. */
+static int grid_series(struct query *q, int64_t run_id, int64_t tier, const struct query_range *rg, int free_only,
+		       grid_emit_fn emit, void *ctx)
 {
 	struct grid *g = malloc(sizeof *g);
 	int n = 0, ret = -1;
@@ -863,26 +866,17 @@ static int buddy_grid_series(struct query *q, int64_t run_id, int64_t tier, cons
 		snprintf(q->err, sizeof q->err, "out of memory");
 		return -1;
 	}
-	if (grid_fill(q, run_id, tier, rg, g, 1) < 0)
+	if (grid_fill(q, run_id, tier, rg, g, free_only) < 0)
 		goto out;
 	for (int b = 0; b < g->nb && g->c; b++)
 		for (int z = 0; z < g->nz; z++) {
-			struct query_buddy_point p;
 			int64_t t = grid_first(g, b, z);
 			if (t < 0)
 				continue;
 			if (row_cap(q, n) < 0)
 				goto out;
-			p.ts_ms = t;
-			p.node = g->z[z].node;
-			p.zone = g->z[z].name;
-			p.norders = g->z[z].norders < 1 ? 1 : g->z[z].norders;
-			for (int k = 0; k < BUDDY_MAX_ORDER; k++) {
-				struct grid_cell *c = cell(g, b, z, k);
-				p.free[k] = k < p.norders && c->n ? c->free_sum / (double)c->n : 0;
-			}
 			n++;
-			if (fn(arg, &p) != 0) {
+			if (emit(ctx, g, b, z, t) != 0) {
 				snprintf(q->err, sizeof q->err, "stopped by caller");
 				goto out;
 			}
@@ -892,6 +886,28 @@ out:
 	free(g->c);
 	free(g);
 	return ret;
+}
+
+struct buddy_emit {
+	query_buddy_fn fn;
+	void *arg;
+};
+
+/* A buddy point: tick-weighted means of free blocks per order. */
+static int buddy_emit(void *ctx, struct grid *g, int b, int z, int64_t first)
+{
+	struct buddy_emit *e = ctx;
+	struct query_buddy_point p;
+
+	p.ts_ms = first;
+	p.node = g->z[z].node;
+	p.zone = g->z[z].name;
+	p.norders = g->z[z].norders < 1 ? 1 : g->z[z].norders;
+	for (int k = 0; k < BUDDY_MAX_ORDER; k++) {
+		struct grid_cell *c = cell(g, b, z, k);
+		p.free[k] = k < p.norders && c->n ? c->free_sum / (double)c->n : 0;
+	}
+	return e->fn(e->arg, &p);
 }
 
 int query_buddy_series(struct query *q, int64_t run_id, struct query_range *rg, query_buddy_fn fn, void *arg)
@@ -906,7 +922,7 @@ int query_buddy_series(struct query *q, int64_t run_id, struct query_range *rg, 
 		rg->bucket_ms = tier;
 	if (!tier)
 		return buddy_raw_series(q, run_id, rg, fn, arg);
-	return buddy_grid_series(q, run_id, tier, rg, fn, arg);
+	return grid_series(q, run_id, tier, rg, 1, buddy_emit, &(struct buddy_emit){ fn, arg });
 }
 
 /* name_id of (source, name): 1 with *id, 0 if unknown, -1. */
@@ -1277,51 +1293,31 @@ int query_run_fpu_kind(struct query *q, int64_t run_id, char *out, size_t outlen
 	return found;
 }
 
-/* Rollup buckets of the index series: worst unusable index, mean headroom (the extfrag index is not rolled up). */
-static int frag_grid_series(struct query *q, int64_t run_id, int64_t tier, const struct query_range *rg,
-			    query_frag_fn fn, void *arg)
-{
-	struct grid *g = malloc(sizeof *g);
-	int n = 0, ret = -1;
+struct frag_emit {
+	query_frag_fn fn;
+	void *arg;
+};
 
-	if (!g) {
-		snprintf(q->err, sizeof q->err, "out of memory");
-		return -1;
+/* An index point from the rollups: worst unusable index, mean headroom (the extfrag index is not rolled up). */
+static int frag_emit(void *ctx, struct grid *g, int b, int z, int64_t first)
+{
+	struct frag_emit *e = ctx;
+	struct query_frag_point p;
+
+	memset(&p, 0, sizeof p);
+	p.ts_ms = first;
+	p.node = g->z[z].node;
+	p.zone = g->z[z].name;
+	for (int k = 0; k < BUDDY_MAX_ORDER; k++) {
+		struct grid_cell *c = cell(g, b, z, k);
+		p.unusable[k] = p.frag[k] = p.headroom[k] = NAN;
+		if (!c->n)
+			continue;
+		p.norders = k + 1;
+		p.unusable[k] = (double)c->umax / 1000.0;
+		p.headroom[k] = c->head_sum / (double)c->n;
 	}
-	if (grid_fill(q, run_id, tier, rg, g, 0) < 0)
-		goto out;
-	for (int b = 0; b < g->nb && g->c; b++)
-		for (int z = 0; z < g->nz; z++) {
-			struct query_frag_point p;
-			int64_t t = grid_first(g, b, z);
-			if (t < 0)
-				continue;
-			if (row_cap(q, n) < 0)
-				goto out;
-			memset(&p, 0, sizeof p);
-			p.ts_ms = t;
-			p.node = g->z[z].node;
-			p.zone = g->z[z].name;
-			for (int k = 0; k < BUDDY_MAX_ORDER; k++) {
-				struct grid_cell *c = cell(g, b, z, k);
-				p.unusable[k] = p.frag[k] = p.headroom[k] = NAN;
-				if (!c->n)
-					continue;
-				p.norders = k + 1;
-				p.unusable[k] = (double)c->umax / 1000.0;
-				p.headroom[k] = c->head_sum / (double)c->n;
-			}
-			n++;
-			if (fn(arg, &p) != 0) {
-				snprintf(q->err, sizeof q->err, "stopped by caller");
-				goto out;
-			}
-		}
-	ret = n;
-out:
-	free(g->c);
-	free(g);
-	return ret;
+	return e->fn(e->arg, &p);
 }
 
 int query_frag_series(struct query *q, int64_t run_id, struct query_range *rg, query_frag_fn fn, void *arg)
@@ -1338,7 +1334,7 @@ int query_frag_series(struct query *q, int64_t run_id, struct query_range *rg, q
 	if (rg->bucket_ms < tier)
 		rg->bucket_ms = tier;
 	if (tier)
-		return frag_grid_series(q, run_id, tier, rg, fn, arg);
+		return grid_series(q, run_id, tier, rg, 0, frag_emit, &(struct frag_emit){ fn, arg });
 	if (!(st = stmt(q, S_FRAG_RAW)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);

@@ -71,76 +71,7 @@ static int64_t clamp64(uint64_t v)
 	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-int rollup_add_buddy(struct rollup_bucket *b, int zone_id, int norders, const uint64_t *free)
-{
-	struct rollup_zone *z = zone_slot(b, zone_id);
-
-	if (!z || norders < 0)
-		return -1;
-	if (norders > ROLLUP_MAX_ORDER)
-		norders = ROLLUP_MAX_ORDER;
-	b->active = 1;
-	if (norders > z->norders)
-		z->norders = norders;
-	for (int k = 0; k < norders; k++) {
-		struct rollup_zo *o = &z->o[k];
-		struct frag_info fi;
-		int64_t f = clamp64(free[k]), h = clamp64(frag_headroom(free, norders, (unsigned)k));
-		int64_t u;
-
-		frag_fill(free, norders, (unsigned)k, &fi);
-		u = frag_unusable_index((unsigned)k, &fi);
-		if (o->n == 0) {
-			o->free_min = o->free_max = f;
-			o->head_min = o->head_max = h;
-			o->unusable_max = u;
-		} else {
-			if (f < o->free_min) o->free_min = f;
-			if (f > o->free_max) o->free_max = f;
-			if (h < o->head_min) o->head_min = h;
-			if (h > o->head_max) o->head_max = h;
-			if (u > o->unusable_max) o->unusable_max = u;
-		}
-		o->n++;
-		o->free_sum += f;
-		o->head_sum += h;
-		o->free_last = f;
-		o->head_last = h;
-	}
-	return 0;
-}
-
-int rollup_add_atomic(struct rollup_bucket *b, int zone_id, int norders, uint32_t atomic_mask, uint32_t kernel_mask,
-		      int64_t margin0, int64_t kernel_margin0, int legacy)
-{
-	struct rollup_zone *z = zone_slot(b, zone_id);
-
-	if (!z || norders < 0)
-		return -1;
-	if (norders > ROLLUP_MAX_ORDER)
-		norders = ROLLUP_MAX_ORDER;
-	b->active = 1;
-	for (int k = 0; k < norders; k++) {
-		struct rollup_zo *o = &z->o[k];
-		int aok = (atomic_mask >> k) & 1, kok = (kernel_mask >> k) & 1;
-
-		o->atomic_n++;
-		o->atomic_fail_n += !aok;
-		o->atomic_only_n += !aok && kok;
-		o->kernel_fail_n += !kok;
-		if (!legacy) {
-			/* As v_atomic_risk: margin_pages(k) = margin0 - ((1 << k) - 1) on kernels >= 4.4. */
-			int64_t m = margin0 - (((int64_t)1 << k) - 1), km = kernel_margin0 - (((int64_t)1 << k) - 1);
-			if (!o->has_margin || m < o->margin_min)
-				o->margin_min = m;
-			if (!o->has_margin || km < o->kernel_margin_min)
-				o->kernel_margin_min = km;
-			o->has_margin = 1;
-		}
-	}
-	return 0;
-}
-
+/* Fold s (a later tick or bucket) into d: the one rule for ticks, minutes and hours. */
 static void zo_merge(struct rollup_zo *d, const struct rollup_zo *s)
 {
 	if (s->n) {
@@ -174,6 +105,54 @@ static void zo_merge(struct rollup_zo *d, const struct rollup_zo *s)
 			d->kernel_margin_min = s->kernel_margin_min;
 		d->has_margin = 1;
 	}
+}
+
+int rollup_add_buddy(struct rollup_bucket *b, int zone_id, int norders, const uint64_t *free)
+{
+	struct rollup_zone *z = zone_slot(b, zone_id);
+
+	if (!z || norders < 0)
+		return -1;
+	if (norders > ROLLUP_MAX_ORDER)
+		norders = ROLLUP_MAX_ORDER;
+	b->active = 1;
+	if (norders > z->norders)
+		z->norders = norders;
+	for (int k = 0; k < norders; k++) {
+		struct rollup_zo *o = &z->o[k];
+		struct frag_info fi;
+		int64_t f = clamp64(free[k]), h = clamp64(frag_headroom(free, norders, (unsigned)k));
+		int64_t u;
+
+		frag_fill(free, norders, (unsigned)k, &fi);
+		u = frag_unusable_index((unsigned)k, &fi);
+		zo_merge(o, &(struct rollup_zo){ .n = 1, .free_min = f, .free_max = f, .free_sum = f, .free_last = f,
+						 .head_min = h, .head_max = h, .head_sum = h, .head_last = h,
+						 .unusable_max = u });
+	}
+	return 0;
+}
+
+int rollup_add_atomic(struct rollup_bucket *b, int zone_id, int norders, uint32_t atomic_mask, uint32_t kernel_mask,
+		      int64_t margin0, int64_t kernel_margin0, int legacy)
+{
+	struct rollup_zone *z = zone_slot(b, zone_id);
+
+	if (!z || norders < 0)
+		return -1;
+	if (norders > ROLLUP_MAX_ORDER)
+		norders = ROLLUP_MAX_ORDER;
+	b->active = 1;
+	for (int k = 0; k < norders; k++) {
+		int aok = (atomic_mask >> k) & 1, kok = (kernel_mask >> k) & 1;
+		/* As v_atomic_risk: margin_pages(k) = margin0 - ((1 << k) - 1) on kernels >= 4.4. */
+		int64_t step = ((int64_t)1 << k) - 1;
+
+		zo_merge(&z->o[k], &(struct rollup_zo){ .atomic_n = 1, .atomic_fail_n = !aok, .atomic_only_n = !aok && kok,
+							 .kernel_fail_n = !kok, .has_margin = !legacy,
+							 .margin_min = margin0 - step, .kernel_margin_min = kernel_margin0 - step });
+	}
+	return 0;
 }
 
 int rollup_merge(struct rollup_bucket *dst, const struct rollup_bucket *src)

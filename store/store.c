@@ -763,6 +763,17 @@ static int rollup_close(struct store *st, struct store_tick *t, int final)
 	return 0;
 }
 
+/* The churn counts in store/fields.h's column order (counts beyond INT64_MAX do not occur). */
+static void churn_values(const struct store_churn *c, int64_t v[STORE_NCHURN])
+{
+	const uint64_t u[STORE_NCHURN] = { c->population, c->spawned, c->spawn_failed_eagain, c->spawn_failed_enomem,
+					   c->spawn_failed_other, c->exited, c->killed_sigkill, c->killed_sigsegv,
+					   c->killed_sigill, c->killed_other, c->oom_killed, c->exited_error };
+
+	for (int k = 0; k < STORE_NCHURN; k++)
+		v[k] = (int64_t)u[k];
+}
+
 /* Account t in the minute being filled (closing buckets first); 0 or -1 (the tick is then not rolled up). */
 static int rollup_account(struct store *st, struct store_tick *t)
 {
@@ -771,15 +782,8 @@ static int rollup_account(struct store *st, struct store_tick *t)
 
 	if (rollup_close(st, t, 0) < 0)
 		return -1;
-	if (t->have_churn) {
-		const struct store_churn *c = &t->churn;
-		const uint64_t v[STORE_NCHURN] = { c->population, c->spawned, c->spawn_failed_eagain,
-						   c->spawn_failed_enomem, c->spawn_failed_other, c->exited,
-						   c->killed_sigkill, c->killed_sigsegv, c->killed_sigill,
-						   c->killed_other, c->oom_killed, c->exited_error };
-		for (int k = 0; k < STORE_NCHURN; k++)
-			churn[k] = (int64_t)v[k];
-	}
+	if (t->have_churn)
+		churn_values(&t->churn, churn);
 	rollup_add_tick(m, t->sample_us, t->mem, t->mem_mask, t->have_churn ? churn : NULL);
 	for (int i = 0; i < t->nbuddy; i++)
 		rollup_add_buddy(m, t->buddy[i].zone_id, t->buddy[i].norders, t->buddy[i].free);
@@ -1416,13 +1420,10 @@ static int write_sample(struct store *st, const struct store_tick *t)
 		if (t->mem_mask & (1u << k))
 			sqlite3_bind_int64(s, 4 + k, t->mem[k]);
 	if (t->have_churn) {
-		const struct store_churn *c = &t->churn;
-		const uint64_t v[STORE_NCHURN] = { c->population, c->spawned, c->spawn_failed_eagain,
-						   c->spawn_failed_enomem, c->spawn_failed_other, c->exited,
-						   c->killed_sigkill, c->killed_sigsegv, c->killed_sigill,
-						   c->killed_other, c->oom_killed, c->exited_error };
+		int64_t v[STORE_NCHURN];
+		churn_values(&t->churn, v);
 		for (int k = 0; k < STORE_NCHURN; k++)
-			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + k, (sqlite3_int64)v[k]);
+			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + k, v[k]);
 	}
 	if ((rc = step_reset(st, S_SAMPLE)) != SQLITE_OK)
 		return rc;

@@ -10,3 +10,16 @@ check() { # check "description" command...
 	if "$@" >/dev/null 2>&1; then pass "$d"; else fail "$d"; fi
 }
 t_done() { [ "$T_FAILS" -eq 0 ]; exit $?; }
+
+# build/bench/churn_bench (the churn engine alone), rebuilt when the library or its source is newer;
+# its path on stdout, or 1 with the compiler's first lines on stderr.  Same libraries as the daemon.
+churn_bench_path() {
+	local bench=${BUILD:-$PWD/build}/bench/churn_bench lib=${BUILD:-$PWD/build}/libfpusoak.a
+	if [ ! -x "$bench" ] || [ "$lib" -nt "$bench" ] || [ bench/churn_bench.c -nt "$bench" ]; then
+		mkdir -p "$(dirname "$bench")"
+		cc -std=gnu11 -O2 -I. bench/churn_bench.c "$lib" \
+			$(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih 2>/dev/null) -lm -lpthread \
+			-o "$bench" || return 1
+	fi
+	echo "$bench"
+}

@@ -270,6 +270,22 @@ fail:
 
 /* ---- series ---- */
 
+int api_close_rows(struct web_req *r, struct strbuf *rows)
+{
+	if (rows->len)
+		sb_append(&r->body, rows->buf, rows->len);
+	sb_puts(&r->body, "]}");
+	sb_free(rows);
+	return 0;
+}
+
+int api_drop_rows(struct web_req *r, struct strbuf *rows)
+{
+	r->body.err |= rows->err;
+	sb_free(rows);
+	return -1;
+}
+
 void api_put_num(struct strbuf *sb, double v, int csv)
 {
 	char n[40];
@@ -475,18 +491,11 @@ static int scalar(struct web_req *r, const char *source, series_fn fn, const cha
 	r->ctype = json_type;
 	sb_init(&pts, WEB_BODY_MAX);
 	o.b = &pts;
-	if (fn(r->q, r->id, name, &rg, point_cb, &o) < 0) {
-		r->body.err |= pts.err;   /* over the cap: server.c answers 400, not 500 */
-		sb_free(&pts);
-		return -1;
-	}
+	if (fn(r->q, r->id, name, &rg, point_cb, &o) < 0)
+		return api_drop_rows(r, &pts);   /* over the cap: server.c answers 400, not 500 */
 	api_series_head(r, &rg, name, unit);
 	sb_puts(&r->body, "\"points\":[");
-	if (pts.len)
-		sb_append(&r->body, pts.buf, pts.len);
-	sb_puts(&r->body, "]}");
-	sb_free(&pts);
-	return 0;
+	return api_close_rows(r, &pts);
 }
 
 int api_meminfo(struct web_req *r)
@@ -580,16 +589,9 @@ int api_failures(struct web_req *r)
 	sb_init(&rows, WEB_BODY_MAX);
 	o.b = &rows;
 	if (query_alloc_failures(r->q, r->id, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit, &total,
-				 fail_cb, &o) < 0) {
-		r->body.err |= rows.err;
-		sb_free(&rows);
-		return -1;
-	}
+				 fail_cb, &o) < 0)
+		return api_drop_rows(r, &rows);
 	sb_printf(&r->body, "{\"run_id\":%" PRId64 ",\"total\":%" PRId64 ",\"max_points\":%d,\"failures\":[", r->id, total,
 		  limit);
-	if (rows.len)
-		sb_append(&r->body, rows.buf, rows.len);
-	sb_puts(&r->body, "]}");
-	sb_free(&rows);
-	return 0;
+	return api_close_rows(r, &rows);
 }

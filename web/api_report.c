@@ -205,21 +205,14 @@ int api_churn(struct web_req *r)
 	r->ctype = json_type;
 	sb_init(&pts, WEB_BODY_MAX);
 	o.b = &pts;
-	if (query_churn_series(r->q, r->id, &rg, churn_cb, &o) < 0) {
-		r->body.err |= pts.err;
-		sb_free(&pts);
-		return -1;
-	}
+	if (query_churn_series(r->q, r->id, &rg, churn_cb, &o) < 0)
+		return api_drop_rows(r, &pts);   /* over the cap: server.c answers 400, not 500 */
 	api_series_head(r, &rg, NULL, NULL);
 	sb_puts(&r->body, "\"columns\":");
 	escape_json(&r->body, cols, strlen(cols));
 	sb_puts(&r->body, ",\"about\":\"per bucket: counts summed over the ticks in it, span_ms the time they cover, "
 		"population averaged\",\"points\":[");
-	if (pts.len)
-		sb_append(&r->body, pts.buf, pts.len);
-	sb_puts(&r->body, "]}");
-	sb_free(&pts);
-	return 0;
+	return api_close_rows(r, &pts);
 }
 
 /* ---------------------------------------------------------------- probes */
@@ -297,18 +290,11 @@ int api_probes(struct web_req *r)
 	sb_init(&rows, WEB_BODY_MAX);
 	o.b = &rows;
 	if (query_probes(r->q, r->id, kind, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit, probe_cb,
-			 &o) < 0) {
-		r->body.err |= rows.err;
-		sb_free(&rows);
-		return -1;
-	}
+			 &o) < 0)
+		return api_drop_rows(r, &rows);
 	sb_printf(&r->body, "{\"run_id\":%" PRId64 ",\"max_points\":%d,\"about\":\"oldest first; capacity: workers "
 		  "held, switch: system us per yield\",\"probes\":[", r->id, limit);
-	if (rows.len)
-		sb_append(&r->body, rows.buf, rows.len);
-	sb_puts(&r->body, "]}");
-	sb_free(&rows);
-	return 0;
+	return api_close_rows(r, &rows);
 }
 
 /* ---------------------------------------------------------------- figures as JSON */

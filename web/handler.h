@@ -76,6 +76,11 @@ int api_headroom_json(struct web_req *r, int64_t run_id, struct cJSON *obj);
 /* A number into JSON (null for NaN/inf) or CSV (empty). */
 void api_put_num(struct strbuf *sb, double v, int csv);
 
+/* A JSON list built in rows (comma-separated objects) after the head already in r->body: append it and
+ * "]}", free rows; 0.  api_drop_rows: the query failed: keep rows' error in r->body, free rows; -1. */
+int api_close_rows(struct web_req *r, struct strbuf *rows);
+int api_drop_rows(struct web_req *r, struct strbuf *rows);
+
 /* The range of a series request from from/to/max_points: 0, or -1 after a 400/404 (no such run). */
 int api_series_range(struct web_req *r, struct query_range *rg);
 

@@ -13,21 +13,12 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 BUILD=${BUILD:-$(pwd)/build}
-bench=$BUILD/bench/churn_bench
 
 if [ "$(id -u)" != 0 ]; then
 	skip "needs root (cgroups)"
 	t_done
 fi
-if [ ! -x "$bench" ] || [ "$BUILD/libfpusoak.a" -nt "$bench" ] || [ bench/churn_bench.c -nt "$bench" ]; then
-	mkdir -p "$BUILD/bench"
-	# Same libraries as the daemon (common/log uses libsystemd).
-	libs=$(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih 2>/dev/null)
-	if ! cc -std=gnu11 -O2 -I. bench/churn_bench.c "$BUILD/libfpusoak.a" $libs -lm -lpthread -o "$bench"; then
-		fail "build churn_bench"
-		t_done
-	fi
-fi
+bench=$(churn_bench_path) || { fail "build churn_bench"; t_done; }
 
 field() { # field NAME LINE: value of NAME=value in LINE
 	sed -n "s/.*[ ^]$1=\([^ ]*\).*/\1/p" <<<" $2"
