@@ -107,15 +107,25 @@ static void zo_merge(struct rollup_zo *d, const struct rollup_zo *s)
 	}
 }
 
+/* The zone's slot for one tick's row of norders orders (clamped), the bucket marked used; NULL if unusable. */
+static struct rollup_zone *zone_open(struct rollup_bucket *b, int zone_id, int *norders)
+{
+	struct rollup_zone *z = *norders < 0 ? NULL : zone_slot(b, zone_id);
+
+	if (!z)
+		return NULL;
+	if (*norders > ROLLUP_MAX_ORDER)
+		*norders = ROLLUP_MAX_ORDER;
+	b->active = 1;
+	return z;
+}
+
 int rollup_add_buddy(struct rollup_bucket *b, int zone_id, int norders, const uint64_t *free)
 {
-	struct rollup_zone *z = zone_slot(b, zone_id);
+	struct rollup_zone *z = zone_open(b, zone_id, &norders);
 
-	if (!z || norders < 0)
+	if (!z)
 		return -1;
-	if (norders > ROLLUP_MAX_ORDER)
-		norders = ROLLUP_MAX_ORDER;
-	b->active = 1;
 	if (norders > z->norders)
 		z->norders = norders;
 	for (int k = 0; k < norders; k++) {
@@ -136,13 +146,10 @@ int rollup_add_buddy(struct rollup_bucket *b, int zone_id, int norders, const ui
 int rollup_add_atomic(struct rollup_bucket *b, int zone_id, int norders, uint32_t atomic_mask, uint32_t kernel_mask,
 		      int64_t margin0, int64_t kernel_margin0, int legacy)
 {
-	struct rollup_zone *z = zone_slot(b, zone_id);
+	struct rollup_zone *z = zone_open(b, zone_id, &norders);
 
-	if (!z || norders < 0)
+	if (!z)
 		return -1;
-	if (norders > ROLLUP_MAX_ORDER)
-		norders = ROLLUP_MAX_ORDER;
-	b->active = 1;
 	for (int k = 0; k < norders; k++) {
 		int aok = (atomic_mask >> k) & 1, kok = (kernel_mask >> k) & 1;
 		/* As v_atomic_risk: margin_pages(k) = margin0 - ((1 << k) - 1) on kernels >= 4.4. */
