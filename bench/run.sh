@@ -11,7 +11,7 @@
 #                                   genhistory --days 30: 4.5 min here)
 #   bench/run.sh --soak-seconds N   a soak of N seconds (the RSS reaches its plateau after ~10 minutes
 #                                   at 100 ms sampling: see bench/RESULTS.md)
-#   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,history,soak
+#   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,storage,history,soak
 #
 # Every figure is printed next to its peer measured in the same run (this machine is shared and
 # noisy: only same-run ratios mean much), with the goal and whether it is met.  The whole output
@@ -24,7 +24,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= ONLY=churn,sampler,daemon,history,soak
+LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= ONLY=churn,sampler,daemon,storage,history,soak
 while [ $# -gt 0 ]; do
 	case $1 in
 	--long) LONG=1 ;;
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--history-db) HIST_DB=$2; shift ;;
 	--soak-seconds) SOAK_ARG=$2; shift ;;
 	--only) ONLY=$2; shift ;;
-	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--only churn,sampler,daemon,history,soak]" >&2; exit 64 ;;
+	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--only churn,sampler,daemon,storage,history,soak]" >&2; exit 64 ;;
 	esac
 	shift
 done
@@ -70,6 +70,19 @@ say() { printf '%s\n' "$*"; }
 hdr() { say ""; say "== $* ($(date -u +%H:%M:%S))"; }
 # row FIGURE FPUSOAKD PEER RATIO GOAL MET
 row() { SUMMARY+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
+STORE_UBPT= STORE_FILL_SHORT= HIST_FILL= STORE_S=240
+# store_row: the real daemon's storage row (section 4), over the steady-state fill of section 4a when it ran.
+store_row() {
+	[ -n "$STORE_UBPT" ] || return 0
+	local fill=${HIST_FILL:-$STORE_FILL_SHORT} how="pages as full as a day of history"
+	[ -n "$HIST_FILL" ] || how="pages as full as a ${STORE_S} s DB (pessimistic: section 4a did not run)"
+	local fbpt mbd
+	fbpt=$(calc "$STORE_UBPT / $fill" 1); mbd=$(calc "$fbpt * 86400 / 1e6")
+	say "storage of the daemon at defaults: $STORE_UBPT bytes used per tick / $(calc "$fill" 3) ($how) -> $fbpt bytes/tick -> $mbd MB/day"
+	row "storage, the daemon at default settings (${STORE_S} s window; $how)" "$mbd MB/day; $fbpt bytes/tick" \
+	    "Prometheus TSDB ≈ 1.3 bytes/sample" "-" "≤ 25 MB/day" "$(met_le "$mbd" 25)"
+	STORE_UBPT=
+}
 kv() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" | head -1; }     # kv KEY < text: value of KEY=value
 calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
 ge() { awk "BEGIN { exit !($1 >= $2) }"; }
@@ -280,7 +293,46 @@ if want daemon; then
 	cg_remove
 fi
 
-# ---------------------------------------------------------------- 4. history, storage, report latency
+# ---------------------------------------------------------------- 4. storage of the real daemon at defaults
+# The storage goal is about the daemon at its default settings, so it is measured on the daemon:
+# 1 s ticks, 60 s slow samples, churn at its defaults (32 workers, 50 spawns/s, 30 s lifetimes).
+# Bytes used by rows (page size minus free bytes, per dbstat) grow by the same amount each tick;
+# the DB file grows by that over how full its pages are in steady state, measured on the day of
+# synthetic history the same writer produces in section 4a (a 5-minute DB is mostly part-filled
+# last pages).
+if want storage; then
+	hdr "4. storage of the real daemon at default settings: bytes added per tick from 60 s to $((60 + STORE_S)) s"
+	cg_make "fpusoak-bench-store-$$" $((768 << 20)) 4500 || exit 1
+	say "\$ build/fpusoakd --db <tmp>/store.db --listen none --log-level warn --duration $((STORE_S + 90))s   (every other option at its default)"
+	cg_spawn "$FPUSOAKD" --db "$TMP/store.db" --listen none --log-level warn --duration "$((STORE_S + 90))s" 2> "$TMP/store.log"
+	spid=$!; PIDS+=("$spid")
+	used_sql="SELECT coalesce(sum(pgsize - unused), 0) FROM dbstat WHERE name NOT LIKE 'sqlite_%'"
+	sleep 60
+	u0=$(sqlite3 "$TMP/store.db" "$used_sql" 2>/dev/null); k0=$(sqlite3 "$TMP/store.db" "SELECT ticks FROM runs" 2>/dev/null)
+	sqlite3 "$TMP/store.db" "SELECT name, sum(pgsize - unused) FROM dbstat WHERE name NOT LIKE 'sqlite_%' GROUP BY name" \
+		> "$TMP/store0.txt" 2>/dev/null
+	sleep "$STORE_S"
+	u1=$(sqlite3 "$TMP/store.db" "$used_sql" 2>/dev/null); k1=$(sqlite3 "$TMP/store.db" "SELECT ticks FROM runs" 2>/dev/null)
+	fill=$(sqlite3 "$TMP/store.db" "SELECT 1.0 * sum(pgsize - unused) / sum(pgsize) FROM dbstat WHERE name NOT LIKE 'sqlite_%'" 2>/dev/null)
+	if [ -n "$u0" ] && [ -n "$u1" ] && [ -n "$k0" ] && [ -n "$k1" ] && [ "$k1" -gt "$k0" ] && [ -n "$fill" ]; then
+		say "ticks $k0 -> $k1; bytes used by rows $u0 -> $u1; pages $(calc "$fill * 100" 1)% full"
+		say "per table, bytes used per tick over the window:"
+		sqlite3 "$TMP/store.db" "SELECT name, sum(pgsize - unused) FROM dbstat WHERE name NOT LIKE 'sqlite_%' GROUP BY name" 2>/dev/null |
+			awk -F'|' -v n=$((k1 - k0)) 'NR == FNR { a[$1] = $2; next } { d = ($2 - a[$1]) / n; if (d != 0) printf "  %-24s %7.1f\n", $1, d }' \
+			"$TMP/store0.txt" - | sort -k2 -nr
+		say "kernel-log events stored in the window (this shared machine's own OOM kills and allocation failures): $(sqlite3 "$TMP/store.db" "SELECT count(*) FROM kmsg_events" 2>/dev/null)"
+		say "zone rows per tick (buddy, atomic_risk): $(sqlite3 "$TMP/store.db" "SELECT round(1.0 * (SELECT count(*) FROM buddy) / ticks, 2) || ', ' || round(1.0 * (SELECT count(*) FROM atomic_risk) / ticks, 2) FROM runs" 2>/dev/null) of $(sqlite3 "$TMP/store.db" "SELECT count(*) FROM zones" 2>/dev/null) zones"
+		STORE_UBPT=$(calc "($u1 - $u0) / ($k1 - $k0)" 1); STORE_FILL_SHORT=$fill
+		say "-> $STORE_UBPT bytes used by rows per tick (the file per tick is this over the pages' fill in steady state:"
+		say "   a ${STORE_S} s DB's own pages are $(calc "$fill * 100" 0)% full only because its tables are small; section 4a measures a day's)"
+	else
+		say "storage: could not read the daemon's DB ($(tail -3 "$TMP/store.log"))"
+	fi
+	stop_pid "$spid"
+	cg_remove
+fi
+
+# ---------------------------------------------------------------- 4a-b. history, storage, report latency
 if want history; then
 	if [ -n "$HIST_DB" ]; then
 		hdr "4a. synthetic history: the existing $HIST_DB (not regenerated)"
@@ -303,14 +355,17 @@ if want history; then
 			say "per table (dbstat):"
 			sqlite3 "$HDB" "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8" 2>/dev/null |
 				awk -F'|' -v t="$(kv ticks <<<" $out")" '{ printf "  %-24s %10.1f MB %7.1f bytes/tick\n", $1, $2 / 1e6, $2 / t }'
-			rows=$(sqlite3 "$HDB" "SELECT (SELECT count(*) FROM buddy) * 11 + (SELECT count(*) FROM vmstat) + (SELECT count(*) FROM v_meminfo)")
+			rows=$(sqlite3 "$HDB" "SELECT (SELECT count(*) FROM v_buddyinfo) + (SELECT count(*) FROM vmstat) + (SELECT count(*) FROM v_meminfo)")
 			bps=$(calc "$(kv db_bytes <<<" $out") / $rows")
 			say "stored values (buddyinfo free counts + vmstat + meminfo): $rows -> $bps bytes per stored value, whole DB"
-			row "storage at default settings (1 s, slow 60 s)" "$mbd MB/day; $bpt bytes/tick; $bps bytes/value" \
+			row "storage, synthetic history (1 s, slow 60 s; busiest zone changes every tick)" "$mbd MB/day; $bpt bytes/tick; $bps bytes/value" \
 			    "Prometheus TSDB ≈ 1.3 bytes/sample" "-" "≤ 25 MB/day" "$(met_le "$mbd" 25)"
+			HIST_FILL=$(sqlite3 "$HDB" "SELECT 1.0 * sum(pgsize - unused) / sum(pgsize) FROM dbstat WHERE name NOT LIKE 'sqlite_%'" 2>/dev/null)
+			say "pages of that DB: $(calc "${HIST_FILL:-0} * 100" 1)% full"
 		fi
 	fi
 
+	store_row
 	hdr "4b. report and JSON API latency on that history (wrk -t2 -c2 -d10s --timeout 60s --latency; 2 = the server's threads)"
 	"$B/webserve" --db "$HDB" > "$TMP/webserve.out" 2>&1 &
 	wpid=$!; PIDS+=("$wpid")
@@ -405,6 +460,7 @@ if want soak && [ "$(id -u)" = 0 ]; then
 fi
 
 # ---------------------------------------------------------------- summary
+store_row     # when section 4a did not run
 hdr "summary"
 say "| figure | fpusoakd | peer / floor | ratio | goal | result |"
 say "|---|---|---|---|---|---|"

@@ -1,6 +1,7 @@
 /*
  * fields: the per-tick scalar columns of the samples table, one list shared
- * by the writer (store.c), the reader (query.c) and schema/005_compact.sql.
+ * by the writer (store.c), the reader (query.c) and schema/005_compact.sql
+ * (006_change_only.sql for the vmstat columns).
  *
  * meminfo is stored as one wide row per tick, not one row per field: 18
  * fields that move every second cost ~80 bytes as columns against ~330 as
@@ -50,5 +51,20 @@
 	X(11, exited_error)
 
 #define STORE_NCHURN 12
+
+/*
+ * X(index, /proc/vmstat name, samples column): the counters that move nearly
+ * every tick under churn (schema 006).  As (run, name, ts, value) rows they
+ * cost ~21 bytes each per tick; as columns ~6.  Stored at every tick the
+ * kernel prints them (NULL where it does not: pgalloc_dma32 on a guest
+ * without that zone); v_vmstat shows them as rows, one per tick.
+ */
+#define STORE_VMSTAT_HOT(X) \
+	X(0, "pgalloc_dma32", pgalloc_dma32) \
+	X(1, "pgalloc_normal", pgalloc_normal) \
+	X(2, "pgfree", pgfree) \
+	X(3, "pgfault", pgfault)
+
+#define STORE_NVMHOT 4
 
 #endif

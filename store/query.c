@@ -11,7 +11,7 @@
 #include "store/fields.h"
 
 #define BUSY_TIMEOUT_MS 200   /* a page waits this long for a WAL reset, then fails */
-#define QUERY_MIN_SCHEMA 5     /* the wide samples row, tick_rollup (schema/005_compact.sql) */
+#define QUERY_MIN_SCHEMA 6     /* change-only zone rows keyed (run, zone, ts) (schema/006_change_only.sql) */
 
 /* Columns of a run, shared by the listing and the single-run query. */
 #define RUN_COLS \
@@ -69,6 +69,10 @@ enum stmt_id {
 	S_FAILURE_TIMES,
 	S_MEMINFO_ROLLUP,
 	S_BUDDY_RAW,
+	S_TICK_TIMES,
+	S_VMHOT_BEFORE,
+	S_VMHOT_FIRST,
+	S_VMHOT_BUCKETS,
 	S_ROLLUP_GRID,
 	S_ROLLUP_GRID_FREE,
 	S_ZONES,
@@ -104,17 +108,28 @@ static const char *const stmt_sql[S_COUNT] = {
 		       "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 ORDER BY ts_ms LIMIT 101)",
 	[S_SAMPLE_BUCKETS] = "SELECT (ts_ms - ?2) / ?4 AS bk, MAX(ts_ms) FROM samples "
 			     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 GROUP BY bk ORDER BY bk",
-	[S_BUDDY_LATEST] = "SELECT b.ts_ms, z.node, z.name, b.norders, " ORDER_COLS " FROM buddy b "
-			   "JOIN zones z ON z.zone_id = b.zone_id WHERE b.run_id = ?1 AND "
-			   "b.ts_ms = (SELECT MAX(ts_ms) FROM buddy WHERE run_id = ?1) "
-			   "ORDER BY z.node, b.zone_id",
+	/* Each zone's row in force now (schema 006 stores a zone's row when it changes); a gap row hides it. */
+	[S_BUDDY_LATEST] = "SELECT (SELECT MAX(ts_ms) FROM samples WHERE run_id = ?1), z.node, z.name, b.norders, "
+			   ORDER_COLS " FROM zones z CROSS JOIN buddy b ON b.run_id = ?1 AND b.zone_id = z.zone_id "
+			   "AND b.ts_ms = (SELECT MAX(x.ts_ms) FROM buddy x WHERE x.run_id = ?1 AND x.zone_id = z.zone_id) "
+			   "WHERE b.norders > 0 ORDER BY z.node, z.zone_id",
 	[S_NAME_ID] = "SELECT name_id FROM names WHERE source = ?1 AND name = ?2",
 	/* ?2 is the field's index in store/fields.h: one statement serves every column. */
 	[S_MEMINFO_SERIES] = "SELECT (ts_ms - ?3) / ?5 AS bk, MIN(ts_ms), AVG(CASE ?2" STORE_MEMINFO_FIELDS(X_CASE)
 			     " END) FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?3 AND ?4 GROUP BY bk ORDER BY bk",
-	/* Primary-key order: no sorter; the buckets are averaged in C (buddy_raw_series). */
-	[S_BUDDY_RAW] = "SELECT ts_ms, zone_id, norders, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, "
-			"o14, o15 FROM buddy WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 ORDER BY ts_ms, zone_id",
+	/* One zone's rows from the one in force at ?3 to ?4, in key order (buddy_raw_series fills the ticks). */
+	[S_BUDDY_RAW] = "SELECT ts_ms, norders, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15 "
+			"FROM buddy WHERE run_id = ?1 AND zone_id = ?2 AND ts_ms BETWEEN coalesce((SELECT MAX(ts_ms) "
+			"FROM buddy WHERE run_id = ?1 AND zone_id = ?2 AND ts_ms <= ?3), ?3) AND ?4 ORDER BY ts_ms",
+	[S_TICK_TIMES] = "SELECT ts_ms FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 ORDER BY ts_ms",
+	/* The vmstat counters kept as samples columns (?2: index in STORE_VMSTAT_HOT), as the three below. */
+	[S_VMHOT_BEFORE] = "SELECT ts_ms, v FROM (SELECT ts_ms, CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v FROM samples "
+			   "WHERE run_id = ?1 AND ts_ms <= ?3 ORDER BY ts_ms DESC LIMIT 1) WHERE v IS NOT NULL",
+	[S_VMHOT_FIRST] = "SELECT ts_ms, v FROM (SELECT ts_ms, CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v FROM samples "
+			  "WHERE run_id = ?1 AND ts_ms BETWEEN ?3 AND ?4 ORDER BY ts_ms LIMIT 1) WHERE v IS NOT NULL",
+	[S_VMHOT_BUCKETS] = "SELECT (ts_ms - ?3) / ?5 AS bk, MAX(ts_ms), CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v "
+			    "FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?3 AND ?4 AND v IS NOT NULL "
+			    "GROUP BY bk ORDER BY bk",
 	/* One index range per zone (the IN list makes SQLite seek, not scan the run's whole tier); orders in columns. */
 	[S_ROLLUP_GRID] = "SELECT zone_id, bucket_ms, n, norders, " WIDE_COLS " FROM buddy_wide_rollup "
 			  "WHERE run_id = ?1 AND tier = ?2 AND zone_id IN (SELECT zone_id FROM zones) AND bucket_ms BETWEEN ?3 AND ?4",
@@ -674,22 +689,70 @@ static int raw_flush(struct query *q, struct raw_zone *z, int nz, int *n, query_
 	return 0;
 }
 
+/* A zone's stored rows over a window: each holds from its ts_ms to the next row's. */
+struct raw_rows {
+	size_t n, cap, cur;
+	struct raw_row {
+		int64_t ts_ms;
+		int norders;
+		int64_t o[BUDDY_MAX_ORDER];
+	} *r;
+};
+
+/* Append every row of st (ts_ms, norders, o0..o15) to rr; 0 or -1. */
+static int raw_rows_load(struct query *q, sqlite3_stmt *st, struct raw_rows *rr)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct raw_row *w;
+		if (rr->n == rr->cap) {
+			size_t cap = rr->cap ? rr->cap * 2 : 256;
+			void *p = realloc(rr->r, cap * sizeof *rr->r);
+			if (!p) {
+				snprintf(q->err, sizeof q->err, "out of memory");
+				done(st);
+				return -1;
+			}
+			rr->r = p;
+			rr->cap = cap;
+		}
+		w = &rr->r[rr->n++];
+		w->ts_ms = sqlite3_column_int64(st, 0);
+		w->norders = sqlite3_column_int(st, 1);
+		if (w->norders > BUDDY_MAX_ORDER)
+			w->norders = BUDDY_MAX_ORDER;
+		if (w->norders < 0)
+			w->norders = 0;
+		/* o0..o(norders-1) are never NULL (the writer binds each): no per-column type check. */
+		for (int k = 0; k < w->norders; k++)
+			w->o[k] = sqlite3_column_int64(st, 2 + k);
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return 0;
+}
+
 /*
- * Raw buckets: rows come in key order (ts, zone) and are averaged here.  The
- * same result as GROUP BY bucket, zone in SQL, without the temp B-tree sort of
- * 10,800 rows per hour of history that dominated an API request.
+ * Raw buckets: the window's ticks in order, each zone's row in force at each
+ * tick (rows are stored when they change), averaged here.  The same result
+ * as GROUP BY bucket, zone over buddy_at in SQL, without a correlated seek
+ * per tick and zone or the sort of 10,800 rows per hour of history.
  */
 static int buddy_raw_series(struct query *q, int64_t run_id, const struct query_range *rg, query_buddy_fn fn,
 			    void *arg)
 {
 	struct raw_zone *z = calloc(RAW_MAX_ZONES, sizeof *z);
+	struct raw_rows *rows = calloc(RAW_MAX_ZONES, sizeof *rows);
 	sqlite3_stmt *st;
-	int64_t bk = -1;
+	int64_t bk = -1, *ticks = NULL;
+	size_t nticks = 0, tcap = 0;
 	int nz = 0, n = 0, rc, ret = -1;
 
-	if (!z) {
+	if (!z || !rows) {
 		snprintf(q->err, sizeof q->err, "out of memory");
-		return -1;
+		goto out;
 	}
 	if (!(st = stmt(q, S_ZONES)))
 		goto out;
@@ -702,43 +765,71 @@ static int buddy_raw_series(struct query *q, int64_t run_id, const struct query_
 		nz++;
 	}
 	done(st);
-	if (!(st = stmt(q, S_BUDDY_RAW)))
+	/* Ticks first: a tick the writer adds meanwhile is not charted, rather than charted with a row not read. */
+	if (!(st = stmt(q, S_TICK_TIMES)))
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int64(st, 2, rg->from_ms);
 	sqlite3_bind_int64(st, 3, rg->to_ms);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t ts = sqlite3_column_int64(st, 0), zid = sqlite3_column_int64(st, 1), b = (ts - rg->from_ms) / rg->bucket_ms;
-		int norders = sqlite3_column_int(st, 2), i;
-
-		if (b != bk && bk >= 0 && raw_flush(q, z, nz, &n, fn, arg) < 0) {
-			done(st);
-			goto out;
+		if (nticks == tcap) {
+			size_t cap = tcap ? tcap * 2 : 1024;
+			int64_t *p = realloc(ticks, cap * sizeof *ticks);
+			if (!p) {
+				snprintf(q->err, sizeof q->err, "out of memory");
+				done(st);
+				goto out;
+			}
+			ticks = p;
+			tcap = cap;
 		}
-		bk = b;
-		for (i = 0; i < nz && z[i].zone_id != zid; i++)
-			;
-		if (i == nz)
-			continue;         /* a zone beyond RAW_MAX_ZONES: not charted */
-		if (norders > BUDDY_MAX_ORDER)
-			norders = BUDDY_MAX_ORDER;
-		if (z[i].first < 0)
-			z[i].first = ts;
-		if (norders > z[i].norders)
-			z[i].norders = norders;
-		/* o0..o(norders-1) are never NULL (the writer binds each): no per-column type check. */
-		for (int k = 0; k < norders; k++) {
-			z[i].sum[k] += (double)sqlite3_column_int64(st, 3 + k);
-			z[i].n[k]++;
-		}
+		ticks[nticks++] = sqlite3_column_int64(st, 0);
 	}
 	if (step_err(q, st, rc) < 0)
 		goto out;
 	done(st);
+	for (int i = 0; i < nz; i++) {
+		if (!(st = stmt(q, S_BUDDY_RAW)))
+			goto out;
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, z[i].zone_id);
+		sqlite3_bind_int64(st, 3, rg->from_ms);
+		sqlite3_bind_int64(st, 4, rg->to_ms);
+		if (raw_rows_load(q, st, &rows[i]) < 0)
+			goto out;
+	}
+	for (size_t j = 0; j < nticks; j++) {
+		int64_t ts = ticks[j], b = (ts - rg->from_ms) / rg->bucket_ms;
+
+		if (b != bk && bk >= 0 && raw_flush(q, z, nz, &n, fn, arg) < 0)
+			goto out;
+		bk = b;
+		for (int i = 0; i < nz; i++) {
+			struct raw_rows *rr = &rows[i];
+			const struct raw_row *r;
+			while (rr->cur + 1 < rr->n && rr->r[rr->cur + 1].ts_ms <= ts)
+				rr->cur++;
+			if (rr->cur >= rr->n || (r = &rr->r[rr->cur])->ts_ms > ts || r->norders == 0)
+				continue;
+			if (z[i].first < 0)
+				z[i].first = ts;
+			if (r->norders > z[i].norders)
+				z[i].norders = r->norders;
+			for (int k = 0; k < r->norders; k++) {
+				z[i].sum[k] += (double)r->o[k];
+				z[i].n[k]++;
+			}
+		}
+	}
 	if (raw_flush(q, z, nz, &n, fn, arg) < 0)
 		goto out;
 	ret = n;
 out:
+	if (rows)
+		for (int i = 0; i < nz; i++)
+			free(rows[i].r);
+	free(rows);
+	free(ticks);
 	free(z);
 	return ret;
 }
@@ -1011,12 +1102,24 @@ static int vm_row(struct query *q, sqlite3_stmt *st, int64_t *ts, int64_t *v)
 	return found;
 }
 
+/* The index of a vmstat counter stored as a samples column (schema 006), or -1. */
+static int vm_hot(const char *name)
+{
+#define X_HOTNAME(i, name, col) name,
+	static const char *const hot[STORE_NVMHOT] = { STORE_VMSTAT_HOT(X_HOTNAME) };
+#undef X_HOTNAME
+	for (int k = 0; k < STORE_NVMHOT; k++)
+		if (strcmp(name, hot[k]) == 0)
+			return k;
+	return -1;
+}
+
 /*
  * The baseline of a counter rate: the counter's value and time just before
  * the window (the last sample before it), or else its first row inside the
  * window.  1 with bt and bv set, 0 if the counter has no row at all, -1.
  */
-static int vm_baseline(struct query *q, int64_t run_id, int64_t nid, const struct query_range *rg,
+static int vm_baseline(struct query *q, int64_t run_id, int64_t nid, int hot, const struct query_range *rg,
 		       int64_t *bt, int64_t *bv)
 {
 	sqlite3_stmt *st;
@@ -1030,7 +1133,7 @@ static int vm_baseline(struct query *q, int64_t run_id, int64_t nid, const struc
 	if ((r = one_i64(q, st, &prev)) < 0)
 		return -1;
 	if (r == 1) {
-		if (!(st = stmt(q, S_VMSTAT_BEFORE)))
+		if (!(st = stmt(q, hot ? S_VMHOT_BEFORE : S_VMSTAT_BEFORE)))
 			return -1;
 		sqlite3_bind_int64(st, 1, run_id);
 		sqlite3_bind_int64(st, 2, nid);
@@ -1040,7 +1143,7 @@ static int vm_baseline(struct query *q, int64_t run_id, int64_t nid, const struc
 			return r;
 		}
 	}
-	if (!(st = stmt(q, S_VMSTAT_FIRST)))
+	if (!(st = stmt(q, hot ? S_VMHOT_FIRST : S_VMSTAT_FIRST)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int64(st, 2, nid);
@@ -1063,13 +1166,13 @@ static int vm_baseline(struct query *q, int64_t run_id, int64_t nid, const struc
  * rows.  Bucket ends stand in for sample times; at a minute and wider the
  * difference is under one sample interval per bucket.
  */
-static int vmstat_rate_seek(struct query *q, int64_t run_id, int64_t nid, const struct query_range *rg,
+static int vmstat_rate_seek(struct query *q, int64_t run_id, int64_t nid, int hot, const struct query_range *rg,
 			    int64_t bt, int64_t bv, query_point_fn fn, void *arg)
 {
 	int n = 0;
 
 	for (int64_t end = rg->from_ms + rg->bucket_ms - 1;; end += rg->bucket_ms) {
-		sqlite3_stmt *st = stmt(q, S_VMSTAT_BEFORE);
+		sqlite3_stmt *st = stmt(q, hot ? S_VMHOT_BEFORE : S_VMSTAT_BEFORE);
 		int64_t t = end < rg->to_ms ? end : rg->to_ms, ts, v;
 		struct query_point p;
 		int r;
@@ -1105,15 +1208,19 @@ int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct 
 {
 	sqlite3_stmt *ss = NULL, *vs = NULL;
 	int64_t nid, bt, bv, vbk = -1, vval = 0, cur, raw_first, rollup_first;
-	int r, rc, vrc, n = 0;
+	int r, rc, vrc, n = 0, hot;
 
-	if ((r = name_id(q, "vmstat", name, &nid)) <= 0 || (r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
+	/* A hot counter is a samples column (store/fields.h), nid its index; others are vmstat rows. */
+	if ((nid = vm_hot(name)) < 0 && (r = name_id(q, "vmstat", name, &nid)) <= 0)
 		return r;
-	if ((r = vm_baseline(q, run_id, nid, rg, &bt, &bv)) <= 0)
+	hot = vm_hot(name) >= 0;
+	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
+		return r;
+	if ((r = vm_baseline(q, run_id, nid, hot, rg, &bt, &bv)) <= 0)
 		return r;
 	if (rg->bucket_ms >= 60000)
-		return vmstat_rate_seek(q, run_id, nid, rg, bt, bv, fn, arg);
-	if (!(ss = stmt(q, S_SAMPLE_BUCKETS)) || !(vs = stmt(q, S_VMSTAT_BUCKETS)))
+		return vmstat_rate_seek(q, run_id, nid, hot, rg, bt, bv, fn, arg);
+	if (!(ss = stmt(q, S_SAMPLE_BUCKETS)) || !(vs = stmt(q, hot ? S_VMHOT_BUCKETS : S_VMSTAT_BUCKETS)))
 		return -1;
 	sqlite3_bind_int64(ss, 1, run_id);
 	sqlite3_bind_int64(ss, 2, rg->from_ms);

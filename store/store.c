@@ -29,9 +29,9 @@ static int64_t mono_ms(void)
 }
 
 /*
- * vmstat counters are stored on change; every KEYFRAME_MS all of them are
- * stored so that any window of history can find a starting value without
- * scanning far back.
+ * vmstat counters, and a zone's buddyinfo and atomic-risk rows, are stored on
+ * change; every KEYFRAME_MS all of them are stored so that any window of
+ * history finds a starting value near it.
  */
 #define KEYFRAME_MS (3600 * 1000)
 #define MAX_NAMES 1024
@@ -58,13 +58,13 @@ enum stmt_id {
 #define X_CSUMUP(i, col) ", " #col "_sum = coalesce(" #col "_sum, 0) + coalesce(excluded." #col "_sum, 0)"
 /* ?1 run, ?2 ts, ?3 sample_us, then the meminfo columns, then the churn columns. */
 #define SAMPLE_PARAMS "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, " \
-	"?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33"
+	"?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37"
 #define ROLL_TICK_PARAMS "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, " \
 	"?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37"
 
 static const char *const STMT_SQL[S_COUNT] = {
 	[S_SAMPLE] = "INSERT OR REPLACE INTO samples(run_id, ts_ms, sample_us" STORE_MEMINFO_FIELDS(X_COL)
-		     STORE_CHURN_FIELDS(X_CCOL) ") VALUES (" SAMPLE_PARAMS ")",
+		     STORE_CHURN_FIELDS(X_CCOL) STORE_VMSTAT_HOT(X_COL) ") VALUES (" SAMPLE_PARAMS ")",
 	[S_BUDDY] = "INSERT OR REPLACE INTO buddy(run_id, ts_ms, zone_id, norders, o0, o1, o2, o3, o4,"
 		    " o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
 		    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
@@ -244,6 +244,8 @@ struct store_tick {
 	struct store_tick *next;
 	int no_sample;        /* carries only rollup rows (the run's last, partial buckets) */
 	uint32_t mem_mask;    /* bit k: mem[k] was read */
+	uint32_t vmhot_mask;  /* bit k: vmhot[k] was read */
+	uint64_t vmhot[STORE_NVMHOT];
 	int64_t mem[STORE_NMEMINFO];
 	int nrollb, nrollt;
 	struct tick_rollbuddy *rollb;
@@ -268,6 +270,21 @@ struct store_tick {
 	size_t bytes;        /* accounted against the queue bound */
 };
 
+/*
+ * The zone row last written for a (run, zone): a tick's row is written only
+ * when it differs (schema 006).  Kept at write time, not at submit, so a tick
+ * dropped from a full queue never makes a later tick look unchanged.
+ */
+struct zone_seen {
+	int64_t run_id, ts_ms, max_ts;    /* max_ts: a tick at or before it (clock stepped back) is always written */
+};
+
+struct zone_last {
+	struct zone_seen bs, as;          /* of the buddy row, of the atomic-risk row */
+	struct tick_buddy b;              /* norders 0: nothing in force (a gap row) */
+	struct tick_atomic a;
+};
+
 struct store {
 	sqlite3 *db;
 	char *path;
@@ -285,6 +302,8 @@ struct store {
 	int64_t retry_ms;     /* while failing: no new attempt before this (monotonic ms) */
 	struct rollup_bucket acc[2];         /* the minute and the hour being filled */
 	int64_t wlast_run, wlast_ts;         /* the newest sample row written (duplicate check) */
+	struct zone_last zlast[MAX_ZONES];   /* per zone_id */
+	struct zone_last zsaved[MAX_ZONES];  /* zlast at BEGIN: restored when the transaction fails */
 };
 
 static int step_reset(struct store *st, enum stmt_id id);
@@ -841,8 +860,6 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 {
 	/* Tables whose key starts (run_id, ts_ms): one range delete each. */
 	static const char *const by_ts[] = {
-		"DELETE FROM buddy WHERE run_id = ?1 AND ts_ms < ?2",
-		"DELETE FROM atomic_risk WHERE run_id = ?1 AND ts_ms < ?2",
 		/* A run's last slow sample stays: the report's orders of interest (task_struct's slab
 		 * order, the pageblock order) come from it. */
 		"DELETE FROM pagetype_free WHERE run_id = ?1 AND ts_ms < ?2"
@@ -855,6 +872,13 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 	/* Keyed (run_id, name_id, ts_ms): one range delete per name. */
 	static const char *const by_name[] = {
 		"DELETE FROM vmstat WHERE run_id = ?1 AND name_id = ?3 AND ts_ms < ?2",
+	};
+	/* Keyed (run_id, zone_id, ts_ms), change-only: the row in force at the cutoff stays. */
+	static const char *const by_zone[] = {
+		"DELETE FROM buddy WHERE run_id = ?1 AND zone_id = ?3 AND ts_ms < ?2 AND ts_ms < "
+		"(SELECT max(ts_ms) FROM buddy WHERE run_id = ?1 AND zone_id = ?3 AND ts_ms <= ?2)",
+		"DELETE FROM atomic_risk WHERE run_id = ?1 AND zone_id = ?3 AND ts_ms < ?2 AND ts_ms < "
+		"(SELECT max(ts_ms) FROM atomic_risk WHERE run_id = ?1 AND zone_id = ?3 AND ts_ms <= ?2)",
 	};
 	sqlite3_stmt *s;
 	int64_t run, oldest, upto, rolled, deleted = 0;
@@ -890,6 +914,11 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 			if (!st->names[id].name[0] || st->names[id].src != SRC_VMSTAT)
 				continue;
 			rc = exec_bind(st, by_name[i], run, upto, id);
+			deleted += sqlite3_changes(st->db);
+		}
+	for (int id = 0; rc == SQLITE_OK && id < st->nzones; id++)
+		for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_zone / sizeof by_zone[0]; i++) {
+			rc = exec_bind(st, by_zone[i], run, upto, id);
 			deleted += sqlite3_changes(st->db);
 		}
 	if (rc != SQLITE_OK || step_reset(st, S_COMMIT) != SQLITE_OK) {
@@ -998,6 +1027,18 @@ static int vmstat_keep(const char *name)
 	return 0;
 }
 
+/* The index of a counter kept as a samples column (store/fields.h), or -1. */
+static int vmstat_hot(const char *name)
+{
+#define X_HOTNAME(i, name, col) name,
+	static const char *const hot[STORE_NVMHOT] = { STORE_VMSTAT_HOT(X_HOTNAME) };
+#undef X_HOTNAME
+	for (int k = 0; k < STORE_NVMHOT; k++)
+		if (strcmp(name, hot[k]) == 0)
+			return k;
+	return -1;
+}
+
 int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm)
 {
 	int keyframe = t->run_id != st->keyframe_run || t->ts_ms - st->keyframe_ms >= KEYFRAME_MS;
@@ -1009,11 +1050,16 @@ int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_se
 		st->keyframe_ms = t->ts_ms;
 	}
 	for (int i = 0; i < vm->n; i++) {
-		int id;
+		int id, k;
 		struct name_ent *ne;
 
 		if (!vmstat_keep(vm->e[i].name))
 			continue;
+		if ((k = vmstat_hot(vm->e[i].name)) >= 0) {
+			t->vmhot[k] = vm->e[i].value;
+			t->vmhot_mask |= 1u << k;
+			continue;
+		}
 		id = name_id(st, SRC_VMSTAT, vm->e[i].name);
 		if (id < 0)
 			continue;
@@ -1354,21 +1400,6 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 		if ((rc = step_reset(st, S_PROBE)) != SQLITE_OK)
 			return rc;
 	}
-	for (int i = 0; i < t->natomic; i++) {
-		const struct tick_atomic *r = &t->atomic[i];
-		sqlite3_stmt *s = st->stmt[S_ATOMIC];
-		sqlite3_bind_int64(s, 1, t->run_id);
-		sqlite3_bind_int64(s, 2, t->ts_ms);
-		sqlite3_bind_int(s, 3, r->zone_id);
-		sqlite3_bind_int(s, 4, r->norders);
-		sqlite3_bind_int64(s, 5, r->amask);
-		sqlite3_bind_int64(s, 6, r->kmask);
-		sqlite3_bind_int64(s, 7, r->margin0);
-		sqlite3_bind_int64(s, 8, r->kmargin0);
-		sqlite3_bind_int(s, 9, r->legacy);
-		if ((rc = step_reset(st, S_ATOMIC)) != SQLITE_OK)
-			return rc;
-	}
 	return SQLITE_OK;
 }
 
@@ -1425,6 +1456,9 @@ static int write_sample(struct store *st, const struct store_tick *t)
 		for (int k = 0; k < STORE_NCHURN; k++)
 			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + k, v[k]);
 	}
+	for (int k = 0; k < STORE_NVMHOT; k++)
+		if (t->vmhot_mask & (1u << k))
+			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + STORE_NCHURN + k, (sqlite3_int64)t->vmhot[k]);
 	if ((rc = step_reset(st, S_SAMPLE)) != SQLITE_OK)
 		return rc;
 	if (t->run_id != st->wlast_run || t->ts_ms > st->wlast_ts) {
@@ -1521,6 +1555,115 @@ static int write_rollups(struct store *st, const struct store_tick *t)
 	return SQLITE_OK;
 }
 
+/* Whether a zone row is due: a new run, a change, a keyframe, or a tick at or before one already written. */
+static int zone_due(const struct zone_seen *l, int64_t run_id, int64_t ts_ms, int same)
+{
+	return l->run_id != run_id || !same || ts_ms <= l->max_ts || ts_ms - l->ts_ms >= KEYFRAME_MS;
+}
+
+static void zone_wrote(struct zone_seen *l, int64_t run_id, int64_t ts_ms)
+{
+	if (l->run_id != run_id)
+		l->max_ts = INT64_MIN;
+	l->run_id = run_id;
+	l->ts_ms = ts_ms;
+	if (ts_ms > l->max_ts)
+		l->max_ts = ts_ms;
+}
+
+static int buddy_same(const struct tick_buddy *a, const struct tick_buddy *b)
+{
+	return a->norders == b->norders && memcmp(a->free, b->free, sizeof a->free[0] * a->norders) == 0;
+}
+
+static int atomic_same(const struct tick_atomic *a, const struct tick_atomic *b)
+{
+	return a->norders == b->norders && a->legacy == b->legacy && a->amask == b->amask && a->kmask == b->kmask &&
+	       a->margin0 == b->margin0 && a->kmargin0 == b->kmargin0;
+}
+
+static int write_buddy_row(struct store *st, int64_t run_id, int64_t ts_ms, const struct tick_buddy *b)
+{
+	sqlite3_stmt *s = st->stmt[S_BUDDY];
+
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, ts_ms);
+	sqlite3_bind_int(s, 3, b->zone_id);
+	sqlite3_bind_int(s, 4, b->norders);
+	for (int k = 0; k < b->norders && k < BUDDY_MAX_ORDER; k++)
+		sqlite3_bind_int64(s, 5 + k, (sqlite3_int64)b->free[k]);
+	return step_reset(st, S_BUDDY);
+}
+
+static int write_atomic_row(struct store *st, int64_t run_id, int64_t ts_ms, const struct tick_atomic *r)
+{
+	sqlite3_stmt *s = st->stmt[S_ATOMIC];
+
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, ts_ms);
+	sqlite3_bind_int(s, 3, r->zone_id);
+	sqlite3_bind_int(s, 4, r->norders);
+	sqlite3_bind_int64(s, 5, r->amask);
+	sqlite3_bind_int64(s, 6, r->kmask);
+	sqlite3_bind_int64(s, 7, r->margin0);
+	sqlite3_bind_int64(s, 8, r->kmargin0);
+	sqlite3_bind_int(s, 9, r->legacy);
+	return step_reset(st, S_ATOMIC);
+}
+
+/*
+ * A tick's zone rows, change-only: a zone's row is written when it differs
+ * from the zone's last row in this run (or hourly), and a zone in force that
+ * the tick lacks gets a norders = 0 row, so the views show a gap, not the
+ * previous counts.  buddy_at / atomic_at (schema 006) fill the ticks between.
+ */
+static int write_zones(struct store *st, const struct store_tick *t)
+{
+	uint8_t bseen[MAX_ZONES] = { 0 }, aseen[MAX_ZONES] = { 0 };
+	int rc;
+
+	for (int i = 0; i < t->nbuddy; i++) {
+		const struct tick_buddy *b = &t->buddy[i];
+		struct zone_last *l = &st->zlast[b->zone_id];
+		bseen[b->zone_id] = 1;
+		if (!zone_due(&l->bs, t->run_id, t->ts_ms, buddy_same(&l->b, b)))
+			continue;
+		if ((rc = write_buddy_row(st, t->run_id, t->ts_ms, b)) != SQLITE_OK)
+			return rc;
+		l->b = *b;
+		zone_wrote(&l->bs, t->run_id, t->ts_ms);
+	}
+	for (int i = 0; i < t->natomic; i++) {
+		const struct tick_atomic *r = &t->atomic[i];
+		struct zone_last *l = &st->zlast[r->zone_id];
+		aseen[r->zone_id] = 1;
+		if (!zone_due(&l->as, t->run_id, t->ts_ms, atomic_same(&l->a, r)))
+			continue;
+		if ((rc = write_atomic_row(st, t->run_id, t->ts_ms, r)) != SQLITE_OK)
+			return rc;
+		l->a = *r;
+		zone_wrote(&l->as, t->run_id, t->ts_ms);
+	}
+	for (int z = 0; z < st->nzones; z++) {
+		struct zone_last *l = &st->zlast[z];
+		if (!bseen[z] && l->bs.run_id == t->run_id && l->b.norders) {
+			struct tick_buddy gap = { .zone_id = (uint16_t)z };
+			if ((rc = write_buddy_row(st, t->run_id, t->ts_ms, &gap)) != SQLITE_OK)
+				return rc;
+			l->b = gap;
+			zone_wrote(&l->bs, t->run_id, t->ts_ms);
+		}
+		if (!aseen[z] && l->as.run_id == t->run_id && l->a.norders) {
+			struct tick_atomic gap = { .zone_id = (uint16_t)z };
+			if ((rc = write_atomic_row(st, t->run_id, t->ts_ms, &gap)) != SQLITE_OK)
+				return rc;
+			l->a = gap;
+			zone_wrote(&l->as, t->run_id, t->ts_ms);
+		}
+	}
+	return SQLITE_OK;
+}
+
 static int write_tick(struct store *st, const struct store_tick *t)
 {
 	int rc;
@@ -1531,17 +1674,8 @@ static int write_tick(struct store *st, const struct store_tick *t)
 		return SQLITE_OK;
 	if ((rc = write_sample(st, t)) != SQLITE_OK)
 		return rc;
-	for (int i = 0; i < t->nbuddy; i++) {
-		sqlite3_stmt *s = st->stmt[S_BUDDY];
-		sqlite3_bind_int64(s, 1, t->run_id);
-		sqlite3_bind_int64(s, 2, t->ts_ms);
-		sqlite3_bind_int(s, 3, t->buddy[i].zone_id);
-		sqlite3_bind_int(s, 4, t->buddy[i].norders);
-		for (int k = 0; k < t->buddy[i].norders && k < BUDDY_MAX_ORDER; k++)
-			sqlite3_bind_int64(s, 5 + k, (sqlite3_int64)t->buddy[i].free[k]);
-		if ((rc = step_reset(st, S_BUDDY)) != SQLITE_OK)
-			return rc;
-	}
+	if ((rc = write_zones(st, t)) != SQLITE_OK)
+		return rc;
 	for (int i = 0; i < t->nkv; i++) {
 		enum stmt_id id = t->kv[i].src == SRC_COUNTER ? S_COUNTER : S_VMSTAT;
 		sqlite3_stmt *s = st->stmt[id];
@@ -1565,6 +1699,7 @@ static int flush_queue(struct store *st)
 		return 0;
 	if (st->failing && mono_ms() < st->retry_ms)
 		return 1;
+	memcpy(st->zsaved, st->zlast, (size_t)st->nzones * sizeof st->zlast[0]);
 	rc = step_reset(st, S_BEGIN);
 	if (rc == SQLITE_OK)
 		rc = write_dimensions(st);
@@ -1575,6 +1710,8 @@ static int flush_queue(struct store *st)
 	if (rc != SQLITE_OK) {
 		if (!sqlite3_get_autocommit(st->db))
 			step_reset(st, S_ROLLBACK);
+		/* The rolled-back zone rows were never stored: compare the retry with what is. */
+		memcpy(st->zlast, st->zsaved, (size_t)st->nzones * sizeof st->zlast[0]);
 		if (!st->failing)
 			log_warnx("database: cannot write (%s); keeping up to %zu KiB of samples in memory"
 				  " until it can", sqlite3_errstr(rc), st->qmax / 1024);

@@ -91,9 +91,13 @@ for i in $(seq "$N"); do
 		[ "$after" = "$b_n $b_sum" ] || { bad_kept=$((bad_kept + 1)); echo "kill $i: run $run had '$b_n $b_sum' committed, now '$after'"; }
 		er=$(q "SELECT end_reason FROM runs WHERE run_id = $run")
 		[ "$er" = crash ] || { bad_crash=$((bad_crash + 1)); echo "kill $i: run $run end_reason '$er'"; }
-		torn=$(q "SELECT count(*) FROM samples s WHERE run_id = $run AND NOT EXISTS
-			(SELECT 1 FROM buddy b WHERE b.run_id = s.run_id AND b.ts_ms = s.ts_ms)")
-		[ "$torn" = 0 ] || { bad_tick=$((bad_tick + 1)); echo "kill $i: $torn samples of run $run without buddyinfo rows"; }
+		# Zone rows are stored on change (schema 6): a tick's buddyinfo is the row in force (buddy_at),
+		# and a zone row never outlives its tick's sample row (same transaction).
+		torn=$(q "SELECT (SELECT count(*) FROM samples s WHERE run_id = $run AND NOT EXISTS
+			(SELECT 1 FROM buddy_at b WHERE b.run_id = s.run_id AND b.ts_ms = s.ts_ms))
+			+ (SELECT count(*) FROM buddy b WHERE run_id = $run AND NOT EXISTS
+			(SELECT 1 FROM samples s WHERE s.run_id = b.run_id AND s.ts_ms = b.ts_ms))")
+		[ "$torn" = 0 ] || { bad_tick=$((bad_tick + 1)); echo "kill $i: $torn samples of run $run without buddyinfo, or zone rows without their sample"; }
 	fi
 	now_old=$(q "SELECT count(*) FROM samples WHERE run_id = 1")
 	[ "$now_old" -lt "$prev_old" ] && retained_runs=$((retained_runs + 1))
@@ -111,8 +115,11 @@ done
 [ "$bad_crash" = 0 ] && [ ${#killed_runs[@]} -gt 0 ] && pass "all ${#killed_runs[@]} killed runs marked 'crash'" || fail "$bad_crash killed runs not marked 'crash'"
 [ "$bad_workers" = 0 ] && pass "no spawner or worker survived any of the $kills kills" || fail "processes survived $bad_workers kills"
 # Retention: whole slices deleted, rollups kept, and it made progress over the kills.
-orphans=$(q "SELECT (SELECT count(*) FROM buddy b WHERE run_id = 1 AND NOT EXISTS (SELECT 1 FROM samples s WHERE s.run_id = 1 AND s.ts_ms = b.ts_ms))
-	+ (SELECT count(*) FROM samples s WHERE run_id = 1 AND NOT EXISTS (SELECT 1 FROM buddy b WHERE b.run_id = 1 AND b.ts_ms = s.ts_ms))")
+# Retention keeps each zone's row in force at the cutoff (older than every remaining sample); any other
+# zone row without its sample, or a sample without buddyinfo, is an orphan.
+orphans=$(q "SELECT (SELECT count(*) FROM buddy b WHERE run_id = 1 AND b.ts_ms >= (SELECT min(ts_ms) FROM samples WHERE run_id = 1)
+	AND NOT EXISTS (SELECT 1 FROM samples s WHERE s.run_id = 1 AND s.ts_ms = b.ts_ms))
+	+ (SELECT count(*) FROM samples s WHERE run_id = 1 AND NOT EXISTS (SELECT 1 FROM buddy_at b WHERE b.run_id = 1 AND b.ts_ms = s.ts_ms))")
 [ "$orphans" = 0 ] && pass "aged run: raw rows deleted a whole tick at a time (no orphan rows)" || fail "aged run: $orphans orphan rows after retention under kills"
 check "aged run: rollups untouched by retention ($old_rollups rows)" test "$(q "SELECT count(*) FROM buddy_rollup WHERE run_id = 1")" = "$old_rollups"
 if [ "$retained_runs" -gt 0 ]; then

@@ -69,7 +69,7 @@ int main(void)
 	sqlite3_prepare_v2(db, "SELECT b.norders, b.o0, b.o1, b.o2, b.o3, b.o4, b.o5, b.o6, b.o7, b.o8, b.o9, b.o10,"
 			       " b.o11, b.o12, b.o13, f.page_order, f.unusable_x1000, f.fragmentation_x1000,"
 			       " f.headroom_blocks FROM v_frag f JOIN zones z ON z.node = f.node AND z.name = f.zone"
-			       " JOIN buddy b ON b.zone_id = z.zone_id AND b.ts_ms = f.ts_ms AND b.run_id = f.run_id",
+			       " JOIN buddy_at b ON b.zone_id = z.zone_id AND b.ts_ms = f.ts_ms AND b.run_id = f.run_id",
 			   -1, &s, NULL);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		uint64_t fr[16] = { 0 };

@@ -256,7 +256,7 @@ static void test_pages(unsigned port)
 	T_CHECK(body_has(&r, exp), "/ sample count = CLI count (%s)", exp);
 	for (int z = 1; z <= 3; z++) {
 		char sql[256], cells[512], name[16];
-		snprintf(sql, sizeof sql, "SELECT o0,o1,o2,o3,o4,o5,o6,o7,o8,o9,o10 FROM buddy WHERE run_id=3 AND "
+		snprintf(sql, sizeof sql, "SELECT o0,o1,o2,o3,o4,o5,o6,o7,o8,o9,o10 FROM buddy_at WHERE run_id=3 AND "
 			 "zone_id=%d AND ts_ms=%lld", z, (long long)last);
 		cli_line(sql, cells, sizeof cells);
 		snprintf(name, sizeof name, "%s", z == 1 ? "DMA" : z == 2 ? "DMA32" : "Normal");

@@ -15,7 +15,7 @@
  *   buddy o_k at tick i of zone z:  testdb_free(run, i, z, k)
  *   meminfo MemFree = 4000000 - 100 i, MemAvailable = 6000000 - 50 i (kB)
  *   vmstat compact_stall: 100 at tick 0, +3 at every tick with i % 10 == 0 (stored on change)
- *          pgfault: 1000 i (a row every tick); compact_fail: 7, rows at ticks 0, 60, 120, ...
+ *          pgfault: 1000 i (the samples column, every tick); compact_fail: 7, rows at ticks 0, 60, 120, ...
  *   kmsg_events of run 1: alloc_fail at ticks 100 (comm tdb_comm1, order 3), 200 (tdb_comm2,
  *          order 0), 300 ("kworker/0:1", order 9); an oom_kill at tick 400 (not a failure);
  *          run 3: alloc_fail at tick 50 (comm "victim3", order 3, GFP_ATOMIC|__GFP_NOWARN)
@@ -122,6 +122,15 @@ static inline int testdb_tick(sqlite3 *db, sqlite3_stmt *const *st, int run, int
 		if (v == 5 && i % 60 != 0)
 			continue;
 		val = v == 3 ? testdb_stall(i) : v == 4 ? 1000 * (int64_t)i : 7;
+		if (v == 4) {
+			/* pgfault is a samples column since schema 006 (store/fields.h STORE_VMSTAT_HOT). */
+			char sql[160];
+			snprintf(sql, sizeof sql, "UPDATE samples SET pgfault = %lld WHERE run_id = %d AND ts_ms = %lld",
+				 (long long)val, run, (long long)ts);
+			if (testdb_exec(db, sql) < 0)
+				return -1;
+			continue;
+		}
 		sqlite3_bind_int64(st[3], 1, run);
 		sqlite3_bind_int64(st[3], 2, ts);
 		sqlite3_bind_int64(st[3], 3, v);
@@ -130,7 +139,6 @@ static inline int testdb_tick(sqlite3 *db, sqlite3_stmt *const *st, int run, int
 			return -1;
 		sqlite3_reset(st[3]);
 	}
-	(void)db;
 	return 0;
 }
 
@@ -254,7 +262,8 @@ static inline int testdb_report(sqlite3 *db)
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, "INSERT INTO atomic_risk VALUES (?1, ?2, ?3, 11, ?4, ?5, ?6, ?7, 0)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "INSERT INTO atomic_risk (run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask, margin0, "
+			       "kernel_margin0, legacy) VALUES (?1, ?2, ?3, 11, ?4, ?5, ?6, ?7, 0)", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	for (int run = 1; run <= 3; run += 2)
 		for (int i = 0; i < (run == 1 ? TDB_N1 : TDB_N2); i++)
