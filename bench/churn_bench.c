@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "churn/probe.h"
 #include "churn/cgroup.h"
 #include "churn/churn.h"
 #include "common/log.h"
@@ -211,6 +212,8 @@ int main(int argc, char **argv)
 {
 	static struct opts o;
 	static struct churn_rec rec;
+
+	probe_switch_exec_main(argc, argv);     /* the switch probe's child (churn/probe.h) */
 	static int64_t counts[1024];
 	char err[512], name[64], line[512];
 	struct churn_status fin;

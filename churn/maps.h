@@ -1,9 +1,9 @@
 /*
  * maps: one line of /proc/PID/maps, parsed.
  *
- * The spawner uses it to find the shared libraries a worker never runs
- * (the daemon's HTTP, TLS, SQLite and journal stacks: 19 of its 22 libraries,
- * 95 of its 137 mappings) and marks them MADV_DONTFORK.  fork's cost grows
+ * The spawner uses it to find the shared libraries neither it nor a worker
+ * runs (the daemon's HTTP, TLS, SQLite and journal stacks: 18 of its 22
+ * libraries, ~100 of its 137 mappings) and unmaps them.  fork's cost grows
  * with the parent's mappings (dup_mmap, copy_page_range, anon_vma_fork per
  * VMA, and the same again in the child's exit_mmap), and the spawner forks
  * once per worker.

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -269,6 +270,29 @@ void probe_switch_child(enum fpu_kind kind, int threads, int64_t pass_ms, int fd
 	if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
 		_exit(2);
 	_exit(0);
+}
+
+/* A decimal argument in [lo, hi], or lo - 1. */
+static long long arg_num(const char *a, long long lo, long long hi)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(a, &end, 10);
+	return errno || end == a || *end || v < lo || v > hi ? lo - 1 : v;
+}
+
+int probe_switch_exec_main(int argc, char **argv)
+{
+	long long kind, threads, ms, fd;
+
+	if (argc < 2 || strcmp(argv[1], PROBE_SWITCH_ARGV1) != 0)
+		return 0;
+	if (argc != 6 || (kind = arg_num(argv[2], 0, 64)) < 0 || (threads = arg_num(argv[3], 1, 4096)) < 1 ||
+	    (ms = arg_num(argv[4], 1, 86400000)) < 1 || (fd = arg_num(argv[5], 3, 1023)) < 3)
+		_exit(2);
+	probe_switch_child((enum fpu_kind)kind, (int)threads, ms, (int)fd);
 }
 
 void probe_switch_report(const struct probe_switch_result *r, struct churn_probe_done *d)

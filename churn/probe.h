@@ -93,6 +93,17 @@ struct probe_switch_result {
 /* In a fresh single-threaded child: run both passes, write the result to fd; never returns. */
 void probe_switch_child(enum fpu_kind kind, int threads, int64_t pass_ms, int fd) __attribute__((noreturn));
 
+/*
+ * The switch probe's child is a fresh exec of the program (the spawner has
+ * unmapped libraries that threads and glibc's fork handlers may need):
+ * argv = { any, PROBE_SWITCH_ARGV1, kind, threads, pass_ms, fd }.  Every
+ * main() of a program that runs the churn engine calls this first: for that
+ * command line it runs probe_switch_child and never returns; else it returns 0.
+ */
+#define PROBE_SWITCH_ARGV1 "--internal-switch-probe"
+#define PROBE_SWITCH_EXIT_EXEC 3      /* the child could not exec the program again */
+int probe_switch_exec_main(int argc, char **argv);
+
 /* Fill d's switch fields, result, stop_reason and detail from r. */
 void probe_switch_report(const struct probe_switch_result *r, struct churn_probe_done *d);
 

@@ -7,6 +7,7 @@
 #include <gnu/libc-version.h>
 #include <link.h>
 #include <linux/sched.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -89,10 +90,8 @@ struct spawner {
 	struct probe_switch_result sw;
 	int64_t sw_start, sw_start_real;
 
-	/* Mappings marked MADV_DONTFORK (libraries no worker runs); see shed_libraries. */
+	/* Library mappings unmapped from the spawner (none of its code runs in them); see shed_libraries. */
 	struct {
-		uintptr_t start[SHED_MAX];
-		size_t len[SHED_MAX];
 		int n;
 	} shed;
 
@@ -316,21 +315,23 @@ static void send_status(struct spawner *s, int64_t now, int must)
  * shared libraries (TLS, HTTP, SQLite, journal: 110 of its 137 mappings)
  * and every worker's fork copied them all: dup_mmap and anon_vma_fork per
  * mapping, page tables of their written .data/.got, and the same again in
- * the worker's exit_mmap.  A worker runs only our executable, libc and
- * ld.so; every other file mapping is marked MADV_DONTFORK here, so workers
- * are born with 33 mappings instead of 137.  Measured on the development VM
- * (6.18, 2 vCPUs, v1 cgroups, --lifetime 0 at max rate): spawner CPU per
- * lifecycle 170 -> 112 us (churn_bench's spawner: 114 us); daemon
- * lifecycles/s in interleaved rounds 2,808-4,002 -> 6,241-7,499.  What
- * remains of the libraries' cost is dup_mmap taking each DONTFORK mapping
- * back out of the copied maple tree (~30% of the spawner's CPU); unmapping
- * them in the spawner would save that, but then any spawner code that
- * reaches into them (libm for the lifetimes, glibc fork's atfork handlers)
- * kills the spawner, so we do not.
+ * the worker's exit_mmap.  The spawner's own code runs only in our
+ * executable, libc, libm (the lifetimes' log()) and ld.so, so it unmaps
+ * every other file mapping from itself: workers are born with ~34 mappings
+ * and nothing is copied or taken out again for them.
  *
- * Workers are forked with a raw clone3, so no pthread_atfork handler (which
- * may live in a shed library) runs in them.  The switch probe's child is
- * forked by glibc and uses threads: sheds_copy(1) around that one fork.
+ * Measured on the development VM (6.18, 2 vCPUs, v1 cgroups, --lifetime 0 at
+ * max rate, interleaved rounds): marking the libraries MADV_DONTFORK instead
+ * (the previous way) took spawner CPU per lifecycle from 170 to 112 us, but
+ * dup_mmap then spent ~30% of it taking each DONTFORK mapping back out of
+ * the copied maple tree; unmapping them took the daemon from 7,121 / 8,250 /
+ * 5,532 to 13,022 / 14,267 / 11,696 lifecycles/s.
+ *
+ * What that forbids: spawner code must never call into an unmapped library.
+ * So no glibc fork() once anything is unmapped (atfork handlers live in
+ * those libraries): workers and probes are forked with a raw clone3, and
+ * the switch probe's child, which needs threads, execs the program afresh
+ * (probe_switch_exec_main).  Under a sanitizer runtime nothing is unmapped.
  */
 static int line_at(const char *buf, size_t len, size_t *pos, struct maps_entry *e)
 {
@@ -384,7 +385,7 @@ static int raw_fork_ok(void)
 static void shed_libraries(struct spawner *s)
 {
 	static char buf[MAPS_CAP];
-	struct maps_entry keep[3], e;
+	struct maps_entry keep[3], e, lm;
 	ssize_t n;
 	size_t pos = 0;
 
@@ -411,25 +412,21 @@ static void shed_libraries(struct spawner *s)
 		     n < 0 ? strerror(errno) : "no match");
 		return;
 	}
+	/* libm: churn_ctl draws exponential lifetimes with log(). */
+	if (maps_find(buf, (size_t)n, (uintptr_t)&log, &lm) < 0) {
+		note(s, LOG_LVL_INFO, "spawner: cannot find libm's mapping; workers inherit every library");
+		return;
+	}
 	while (line_at(buf, (size_t)n, &pos, &e) && s->shed.n < SHED_MAX) {
 		if (!e.inode || maps_same_file(&e, &keep[0]) || maps_same_file(&e, &keep[1]) ||
-		    maps_same_file(&e, &keep[2]))
+		    maps_same_file(&e, &keep[2]) || maps_same_file(&e, &lm))
 			continue;
-		if (madvise((void *)(uintptr_t)e.start, e.end - e.start, MADV_DONTFORK) < 0)
-			continue;
-		s->shed.start[s->shed.n] = (uintptr_t)e.start;
-		s->shed.len[s->shed.n++] = e.end - e.start;
+		if (munmap((void *)(uintptr_t)e.start, e.end - e.start) == 0)
+			s->shed.n++;
 	}
 }
 
-/* copy = 1: children get the shed libraries again (glibc fork); 0: back to shedding them. */
-static void sheds_copy(struct spawner *s, int copy)
-{
-	for (int i = 0; i < s->shed.n; i++)
-		madvise((void *)s->shed.start[i], s->shed.len[i], copy ? MADV_DOFORK : MADV_DONTFORK);
-}
-
-/* fork(2) without glibc's wrapper: no pthread_atfork handlers run in the child (see shed_libraries). */
+/* fork(2) without glibc's wrapper: no pthread_atfork handler (maybe in an unmapped library) runs. */
 static pid_t raw_fork(const struct spawner *s)
 {
 	struct clone_args ca = { .exit_signal = SIGCHLD };
@@ -701,7 +698,8 @@ static void cap_ready(struct spawner *s, int64_t now)
 
 static void sw_start(struct spawner *s, int64_t now)
 {
-	int fds[2];
+	int fds[2], fd;
+	sigset_t none;
 	pid_t pid;
 
 	s->sw_pending = 0;
@@ -709,11 +707,10 @@ static void sw_start(struct spawner *s, int64_t now)
 		note(s, LOG_LVL_WARN, "switch probe: pipe: %s", strerror(errno));
 		return;
 	}
-	sheds_copy(s, 1);
-	pid = fork();
+	pid = raw_fork(s);
 	if (pid == 0) {
-		sigset_t none;
-		int fd;
+		char k[16], t[16], ms[24];
+		char *argv[] = { "fpusoakd-switch-probe", PROBE_SWITCH_ARGV1, k, t, ms, "3", NULL };
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != s->self)
 			_exit(1);
@@ -730,9 +727,17 @@ static void sw_start(struct spawner *s, int64_t now)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(fds[0]);
-		probe_switch_child(s->kind, s->cfg->cc.switch_threads, s->cfg->cc.switch_ms, fds[1]);
+		/* The result pipe becomes fd 3 of the new image; nothing else crosses the exec. */
+		if (fds[1] == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(fds[1], 3) < 0)
+			_exit(1);
+		syscall(SYS_close_range, 4u, ~0u, 0u);
+		snprintf(k, sizeof k, "%d", (int)s->kind);
+		snprintf(t, sizeof t, "%d", s->cfg->cc.switch_threads);
+		snprintf(ms, sizeof ms, "%lld", (long long)s->cfg->cc.switch_ms);
+		/* A fresh image: every library mapped again, glibc state of its own for the threads. */
+		execve("/proc/self/exe", argv, environ);
+		_exit(PROBE_SWITCH_EXIT_EXEC);
 	}
-	sheds_copy(s, 0);
 	close(fds[1]);
 	if (pid < 0) {
 		close(fds[0]);

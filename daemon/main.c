@@ -17,6 +17,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "churn/probe.h"
 #include "collector/envinfo.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
@@ -178,6 +179,8 @@ static void close_fd(int fd)
 
 int main(int argc, char **argv)
 {
+	/* The churn engine's switch-probe child runs as a fresh exec of this program (churn/probe.h). */
+	probe_switch_exec_main(argc, argv);
 	if (argc > 1 && (!strcmp(argv[1], "report") || !strcmp(argv[1], "summary"))) return cli_main(argc - 1, argv + 1);
 	struct daemon *d = calloc(1, sizeof *d);
 	static struct envinfo env;    /* 5 KiB, filled once */

@@ -7,9 +7,10 @@
 #   1. the engine alone (build/bench/churn_bench, its own sandbox cgroup; run with LD_BIND_NOW=1), and
 #   2. the daemon ($FPUSOAKD) in a 64 MB / 1000-PID sandbox cgroup,
 # and compared with their spawner, which must still hold capabilities (else the check proves nothing
-# and is skipped).  Libraries: /proc/PID/maps of each live worker may name no file but the
-# spawner's executable, libc and ld.so (churn/spawner.c, shed_libraries), checked only where the
-# spawner's executable is bound at load (-z now or LD_BIND_NOW), else skipped with the reason.
+# and is skipped).  Libraries: /proc/PID/maps of the spawner and of each live worker may name no
+# file but the executable, libc, libm and ld.so (the spawner unmaps the rest from itself:
+# churn/spawner.c, shed_libraries), while the process that started them maps more; checked only
+# where the executable is bound at load (-z now or LD_BIND_NOW), else skipped with the reason.
 # Bounded by timeouts; only PIDs started here are signalled; groups are removed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -24,9 +25,9 @@ bench=$(churn_bench_path) || { fail "build churn_bench"; t_done; }
 
 status_field() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$2/status" 2>/dev/null; }
 
-# check_workers WHAT SPAWNER: every live child of SPAWNER has no capability and no_new_privs set.
+# check_workers WHAT SPAWNER OWNER: every live child of SPAWNER has no capability and no_new_privs set.
 check_workers() {
-	local what=$1 sp=$2 kids="" i p bad=0 n=0 eff
+	local what=$1 sp=$2 owner_pid=$3 kids="" i p bad=0 n=0 eff
 	for i in $(seq 100); do
 		kids=$(pgrep -P "$sp" | tr '\n' ' ')
 		[ "$(wc -w <<<"$kids")" -ge 4 ] && break
@@ -52,27 +53,36 @@ check_workers() {
 	check "$what: live workers found ($n)" test "$n" -ge 4
 	check "$what: every live worker has CapEff/CapPrm/CapInh/CapAmb 0000000000000000 and NoNewPrivs 1 ($bad of $n not)" \
 		test "$n" -ge 1 -a "$bad" = 0
-	check_libraries "$what" "$sp" "$kids"
+	check_libraries "$what" "$sp" "$kids" "$owner_pid"
 }
 
-# check_libraries WHAT SPAWNER KIDS: no live worker maps a file but the executable, libc and ld.so.
+# other_files PID EXE: the files PID maps besides EXE, libc, libm and ld.so, one per line.
+other_files() {
+	awk -v exe="$2" '$6 ~ /^\// && $6 != exe && $6 !~ /\/lib[cm]\.so[.0-9]*$/ && $6 !~ /\/ld-linux[^\/]*\.so[.0-9]*$/ { print $6 }' \
+		"/proc/$1/maps" 2>/dev/null | sort -u
+}
+
+# check_libraries WHAT SPAWNER KIDS OWNER: the spawner and its live workers map no file but the
+# executable, libc, libm and ld.so, while OWNER (which forked the spawner) maps more.
 check_libraries() {
-	local what=$1 sp=$2 kids=$3 exe p extra n=0 bad=0 splibs
+	local what=$1 sp=$2 kids=$3 owner_pid=$4 exe p extra n=0 bad=0 olibs
 	exe=$(readlink "/proc/$sp/exe")
 	if ! grep -q '^LD_BIND_NOW=.' "/proc/$sp/environ" 2>/dev/null && ! readelf -d "$exe" 2>/dev/null | grep -qE 'BIND_NOW|Flags:.* NOW'; then
 		skip "$what: $exe not bound at load (no -z now, no LD_BIND_NOW): workers inherit every library by design"
 		return
 	fi
-	splibs=$(awk '$6 ~ /^\// { print $6 }' "/proc/$sp/maps" | sort -u | wc -l)
+	olibs=$(other_files "$owner_pid" "$exe" | wc -l)
+	check "$what: the process that started the spawner maps other libraries ($olibs), so there is something to shed" \
+		test "$olibs" -gt 0
+	extra=$(other_files "$sp" "$exe")
+	check "$what: the spawner unmapped every library but libc, libm and ld.so (left: ${extra:-none})" test -z "$extra"
 	for p in $kids; do
-		extra=$(awk -v exe="$exe" '$6 ~ /^\// && $6 != exe && $6 !~ /\/libc\.so[.0-9]*$/ && $6 !~ /\/ld-linux[^\/]*\.so[.0-9]*$/ { print $6 }' \
-			"/proc/$p/maps" 2>/dev/null | sort -u)
 		[ -r "/proc/$p/maps" ] || continue
+		extra=$(other_files "$p" "$exe")
 		n=$((n + 1))
 		[ -n "$extra" ] && { bad=$((bad + 1)); echo "  worker $p maps:" $extra; }
 	done
-	check "$what: the spawner maps more files than a worker may ($splibs)" test "$splibs" -gt 3
-	check "$what: no live worker maps a library beyond the executable, libc and ld.so ($bad of $n do)" \
+	check "$what: no live worker maps a library beyond the executable, libc, libm and ld.so ($bad of $n do)" \
 		test "$n" -ge 1 -a "$bad" = 0
 }
 
@@ -86,7 +96,7 @@ spawner=$(sed -n 's/^ready spawner=//p' "$log")
 if [ -z "$owner" ] || [ -z "$spawner" ]; then
 	fail "churn_bench --hold did not start: $(tr '\n' ' ' <"$log")"
 else
-	check_workers "engine" "$spawner"
+	check_workers "engine" "$spawner" "$owner"
 	# SIGTERM: churn_bench is not waiting for it, so use the test's own kill path (30_churn.sh, part 2).
 	kill -KILL "$owner"
 fi
@@ -126,7 +136,7 @@ for i in $(seq 100); do sp=$(pgrep -P "$dpid" | head -1); [ -n "$sp" ] && break;
 if [ -z "$sp" ]; then
 	fail "daemon: no spawner appeared: $(tail -3 "$tmp/log" | tr '\n' ' ')"
 else
-	check_workers "daemon" "$sp"
+	check_workers "daemon" "$sp" "$dpid"
 fi
 kill -TERM "$dpid" 2>/dev/null
 for i in $(seq 150); do kill -0 "$dpid" 2>/dev/null || break; sleep 0.1; done
