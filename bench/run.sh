@@ -70,7 +70,7 @@ say() { printf '%s\n' "$*"; }
 hdr() { say ""; say "== $* ($(date -u +%H:%M:%S))"; }
 # row FIGURE FPUSOAKD PEER RATIO GOAL MET
 row() { SUMMARY+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
-STORE_UBPT= STORE_FILL_SHORT= HIST_FILL= STORE_S=240
+STORE_UBPT= STORE_FILL_SHORT= STORE_VALUES= HIST_FILL= STORE_S=240
 # store_row: the real daemon's storage row (section 4), over the steady-state fill of section 4a when it ran.
 store_row() {
 	[ -n "$STORE_UBPT" ] || return 0
@@ -78,8 +78,10 @@ store_row() {
 	[ -n "$HIST_FILL" ] || how="pages as full as a ${STORE_S} s DB (pessimistic: section 4a did not run)"
 	local fbpt mbd
 	fbpt=$(calc "$STORE_UBPT / $fill" 1); mbd=$(calc "$fbpt * 86400 / 1e6")
-	say "storage of the daemon at defaults: $STORE_UBPT bytes used per tick / $(calc "$fill" 3) ($how) -> $fbpt bytes/tick -> $mbd MB/day"
-	row "storage, the daemon at default settings (${STORE_S} s window; $how)" "$mbd MB/day; $fbpt bytes/tick" \
+	local bpv="?"
+	[ -n "$STORE_VALUES" ] && [ "$STORE_VALUES" -gt 0 ] && bpv=$(calc "$fbpt / $STORE_VALUES")
+	say "storage of the daemon at defaults: $STORE_UBPT bytes used per tick / $(calc "$fill" 3) ($how) -> $fbpt bytes/tick -> $mbd MB/day; $bpv bytes per value sampled"
+	row "storage, the daemon at default settings (${STORE_S} s window; $how)" "$mbd MB/day; $fbpt bytes/tick; $bpv bytes/value sampled" \
 	    "Prometheus TSDB ≈ 1.3 bytes/sample" "-" "≤ 25 MB/day" "$(met_le "$mbd" 25)"
 	STORE_UBPT=
 }
@@ -322,6 +324,11 @@ if want storage; then
 			"$TMP/store0.txt" - | sort -k2 -nr
 		say "kernel-log events stored in the window (this shared machine's own OOM kills and allocation failures): $(sqlite3 "$TMP/store.db" "SELECT count(*) FROM kmsg_events" 2>/dev/null)"
 		say "zone rows per tick (buddy, atomic_risk): $(sqlite3 "$TMP/store.db" "SELECT round(1.0 * (SELECT count(*) FROM buddy) / ticks, 2) || ', ' || round(1.0 * (SELECT count(*) FROM atomic_risk) / ticks, 2) FROM runs" 2>/dev/null) of $(sqlite3 "$TMP/store.db" "SELECT count(*) FROM zones" 2>/dev/null) zones"
+		# Values sampled per tick, as node_exporter's buddyinfo+vmstat+meminfo collectors would count them.
+		STORE_VALUES=$(sqlite3 "$TMP/store.db" "SELECT (SELECT count(*) FROM v_buddyinfo WHERE ts_ms = m.t)
+			+ (SELECT count(DISTINCT name) FROM v_vmstat) + (SELECT count(*) FROM v_meminfo WHERE ts_ms = m.t)
+			FROM (SELECT max(ts_ms) AS t FROM samples) m" 2>/dev/null)
+		say "values sampled per tick (buddyinfo free counts + vmstat counters kept + meminfo fields): ${STORE_VALUES:-?}"
 		STORE_UBPT=$(calc "($u1 - $u0) / ($k1 - $k0)" 1); STORE_FILL_SHORT=$fill
 		say "-> $STORE_UBPT bytes used by rows per tick (the file per tick is this over the pages' fill in steady state:"
 		say "   a ${STORE_S} s DB's own pages are $(calc "$fill * 100" 0)% full only because its tables are small; section 4a measures a day's)"
@@ -342,7 +349,7 @@ if want history; then
 		HIST_DAYS=$(calc "$ticks / 86400" 1)
 		mbd=$(calc "$bytes / ($ticks / 86400) / 1e6"); bpt=$(calc "$bytes / $ticks" 1)
 		say "ticks=$ticks db_bytes=$bytes -> mb_per_day=$mbd bytes_per_tick=$bpt"
-		row "storage at default settings ($HIST_DAYS-day DB)" "$mbd MB/day; $bpt bytes/tick" "Prometheus TSDB ≈ 1.3 bytes/sample" "-" \
+		row "storage, synthetic history ($HIST_DAYS-day DB; busiest zone changes every tick)" "$mbd MB/day; $bpt bytes/tick" "Prometheus TSDB ≈ 1.3 bytes/sample" "-" \
 		    "≤ 25 MB/day" "$(met_le "$mbd" 25)"
 	else
 		hdr "4a. synthetic history: $HIST_DAYS day(s) of 1 s ticks through the store module (bench/genhistory.c)"

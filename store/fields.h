@@ -12,6 +12,8 @@
 #ifndef FPUSOAK_FIELDS_H
 #define FPUSOAK_FIELDS_H
 
+#include <string.h>
+
 /* X(index, /proc/meminfo name, samples column) */
 #define STORE_MEMINFO_FIELDS(X) \
 	X(0, "MemTotal", mem_total) \
@@ -66,5 +68,17 @@
 	X(3, "pgfault", pgfault)
 
 #define STORE_NVMHOT 4
+
+/* The index of a vmstat counter kept as a samples column (STORE_VMSTAT_HOT), or -1. */
+static inline int store_vmstat_hot(const char *name)
+{
+#define X_HOTNAME(i, name, col) name,
+	static const char *const hot[STORE_NVMHOT] = { STORE_VMSTAT_HOT(X_HOTNAME) };
+#undef X_HOTNAME
+	for (int k = 0; k < STORE_NVMHOT; k++)
+		if (strcmp(name, hot[k]) == 0)
+			return k;
+	return -1;
+}
 
 #endif

@@ -1102,18 +1102,6 @@ static int vm_row(struct query *q, sqlite3_stmt *st, int64_t *ts, int64_t *v)
 	return found;
 }
 
-/* The index of a vmstat counter stored as a samples column (schema 006), or -1. */
-static int vm_hot(const char *name)
-{
-#define X_HOTNAME(i, name, col) name,
-	static const char *const hot[STORE_NVMHOT] = { STORE_VMSTAT_HOT(X_HOTNAME) };
-#undef X_HOTNAME
-	for (int k = 0; k < STORE_NVMHOT; k++)
-		if (strcmp(name, hot[k]) == 0)
-			return k;
-	return -1;
-}
-
 /*
  * The baseline of a counter rate: the counter's value and time just before
  * the window (the last sample before it), or else its first row inside the
@@ -1211,9 +1199,9 @@ int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct 
 	int r, rc, vrc, n = 0, hot;
 
 	/* A hot counter is a samples column (store/fields.h), nid its index; others are vmstat rows. */
-	if ((nid = vm_hot(name)) < 0 && (r = name_id(q, "vmstat", name, &nid)) <= 0)
+	if ((nid = store_vmstat_hot(name)) < 0 && (r = name_id(q, "vmstat", name, &nid)) <= 0)
 		return r;
-	hot = vm_hot(name) >= 0;
+	hot = store_vmstat_hot(name) >= 0;
 	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
 		return r;
 	if ((r = vm_baseline(q, run_id, nid, hot, rg, &bt, &bv)) <= 0)

@@ -1027,18 +1027,6 @@ static int vmstat_keep(const char *name)
 	return 0;
 }
 
-/* The index of a counter kept as a samples column (store/fields.h), or -1. */
-static int vmstat_hot(const char *name)
-{
-#define X_HOTNAME(i, name, col) name,
-	static const char *const hot[STORE_NVMHOT] = { STORE_VMSTAT_HOT(X_HOTNAME) };
-#undef X_HOTNAME
-	for (int k = 0; k < STORE_NVMHOT; k++)
-		if (strcmp(name, hot[k]) == 0)
-			return k;
-	return -1;
-}
-
 int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm)
 {
 	int keyframe = t->run_id != st->keyframe_run || t->ts_ms - st->keyframe_ms >= KEYFRAME_MS;
@@ -1055,7 +1043,7 @@ int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_se
 
 		if (!vmstat_keep(vm->e[i].name))
 			continue;
-		if ((k = vmstat_hot(vm->e[i].name)) >= 0) {
+		if ((k = store_vmstat_hot(vm->e[i].name)) >= 0) {
 			t->vmhot[k] = vm->e[i].value;
 			t->vmhot_mask |= 1u << k;
 			continue;
