@@ -194,11 +194,10 @@ static const char *const stmt_sql[S_COUNT] = {
 			    "JOIN zones z ON z.zone_id = r.zone_id WHERE r.run_id = ?1 AND r.tier = ?5 AND r.zone_id IN "
 			    "(SELECT zone_id FROM zones) AND r.page_order = ?2 AND r.bucket_ms >= ?3 AND r.bucket_ms < ?4 "
 			    "GROUP BY r.zone_id ORDER BY z.node, z.name",
-	[S_ATOMIC_ROLLUP_SERIES] = "SELECT (r.bucket_ms - ?2) / ?4 AS bk, MIN(r.bucket_ms), z.node, z.name, "
-				   "SUM(r.atomic_only_n) * 1.0 / SUM(r.atomic_n) FROM buddy_rollup r "
-				   "JOIN zones z ON z.zone_id = r.zone_id WHERE r.run_id = ?1 AND r.tier = ?6 AND r.page_order = ?5 "
-				   "AND r.bucket_ms BETWEEN ?2 AND ?3 AND r.atomic_n > 0 GROUP BY bk, r.zone_id "
-				   "ORDER BY bk, z.node, z.name",
+	/* Key order (zone, bucket) within each zone's range: summed per chart bucket in C (atomic_rollup_series). */
+	[S_ATOMIC_ROLLUP_SERIES] = "SELECT zone_id, bucket_ms, atomic_n, atomic_only_n FROM buddy_rollup WHERE run_id = ?1 "
+				   "AND tier = ?2 AND zone_id IN (SELECT zone_id FROM zones) AND page_order = ?3 "
+				   "AND bucket_ms BETWEEN ?4 AND ?5 AND atomic_n > 0",
 	[S_CHURN_TOTALS] = "SELECT 0, MIN(ts_ms), MAX(ts_ms), COUNT(*), AVG(population), MAX(population), "
 			   "SUM(spawned), SUM(spawn_failed_eagain), SUM(spawn_failed_enomem), SUM(spawn_failed_other), "
 			   "SUM(exited), SUM(killed_sigkill), SUM(killed_sigsegv), SUM(killed_sigill), SUM(killed_other), "
@@ -1852,6 +1851,89 @@ out:
 	return rc;
 }
 
+/* Whether zone a sorts before zone b in (node, name) order, as the SQL series order them. */
+static int zone_before(const struct raw_zone *a, const struct raw_zone *b)
+{
+	return a->node != b->node ? a->node < b->node : strcmp(a->name, b->name) < 0;
+}
+
+/*
+ * The rollup tier of query_atomic_series: per chart bucket and zone,
+ * sum(atomic_only_n) / sum(atomic_n) over the order's rows, summed here in
+ * key order instead of GROUP BY bucket, zone with a sort (a fifth of a 1-day
+ * report's SQL time).  Same values and order as the SQL it replaces.
+ */
+static int atomic_rollup_series(struct query *q, int64_t run_id, int order, int64_t tier,
+				const struct query_range *rg, query_zone_fn fn, void *arg)
+{
+	struct raw_zone *z = calloc(RAW_MAX_ZONES, sizeof *z);
+	struct acell { int64_t n, only, first; } *c = NULL;
+	int idx[RAW_MAX_ZONES], nz, n = 0, rc, ret = -1;
+	int64_t nb = (rg->to_ms - rg->from_ms) / rg->bucket_ms + 1;
+	sqlite3_stmt *st;
+
+	if (!z || (nz = zones_load(q, z)) < 0)
+		goto out;
+	if (nb < 1 || nb > QUERY_MAX_ROWS || !(c = calloc((size_t)nb * (size_t)(nz ? nz : 1), sizeof *c))) {
+		snprintf(q->err, sizeof q->err, nb > QUERY_MAX_ROWS ? "more than %d rows" : "out of memory", QUERY_MAX_ROWS);
+		goto out;
+	}
+	/* Insertion sort of at most RAW_MAX_ZONES indices: no comparator state shared between threads. */
+	for (int i = 0; i < nz; i++) {
+		int j = i;
+		for (; j > 0 && zone_before(&z[i], &z[idx[j - 1]]); j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+	}
+	if (!(st = stmt(q, S_ATOMIC_ROLLUP_SERIES)))
+		goto out;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, tier);
+	sqlite3_bind_int(st, 3, order);
+	sqlite3_bind_int64(st, 4, rg->from_ms);
+	sqlite3_bind_int64(st, 5, rg->to_ms);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t zid = sqlite3_column_int64(st, 0), bms = sqlite3_column_int64(st, 1), b = (bms - rg->from_ms) / rg->bucket_ms;
+		struct acell *e;
+		int i;
+		for (i = 0; i < nz && z[i].zone_id != zid; i++)
+			;
+		if (i == nz || b < 0 || b >= nb)
+			continue;
+		e = &c[b * nz + i];
+		if (!e->n || bms < e->first)
+			e->first = bms;
+		e->n += sqlite3_column_int64(st, 2);
+		e->only += sqlite3_column_int64(st, 3);
+	}
+	if (step_err(q, st, rc) < 0)
+		goto out;
+	done(st);
+	for (int64_t b = 0; b < nb; b++)
+		for (int j = 0; j < nz; j++) {
+			const struct acell *e = &c[b * nz + idx[j]];
+			struct query_zone_point p;
+			if (!e->n)
+				continue;
+			if (row_cap(q, n) < 0)
+				goto out;
+			p.ts_ms = e->first;
+			p.node = z[idx[j]].node;
+			p.zone = z[idx[j]].name;
+			p.v = p.lo = p.hi = (double)e->only * 1.0 / (double)e->n;
+			n++;
+			if (fn(arg, &p) != 0) {
+				snprintf(q->err, sizeof q->err, "stopped by caller");
+				goto out;
+			}
+		}
+	ret = n;
+out:
+	free(c);
+	free(z);
+	return ret;
+}
+
 int query_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,
 			void *arg)
 {
@@ -1866,15 +1948,15 @@ int query_atomic_series(struct query *q, int64_t run_id, int order, struct query
 	tier = buddy_tier(rg, raw_first, rollup_first);
 	if (rg->bucket_ms < tier)
 		rg->bucket_ms = tier;
-	if (!(st = stmt(q, tier ? S_ATOMIC_ROLLUP_SERIES : S_ATOMIC_SERIES)))
+	if (tier)
+		return atomic_rollup_series(q, run_id, order, tier, rg, fn, arg);
+	if (!(st = stmt(q, S_ATOMIC_SERIES)))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int64(st, 2, rg->from_ms);
 	sqlite3_bind_int64(st, 3, rg->to_ms);
 	sqlite3_bind_int64(st, 4, rg->bucket_ms);
 	sqlite3_bind_int(st, 5, order);
-	if (tier)
-		sqlite3_bind_int64(st, 6, tier);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		double v = sqlite3_column_double(st, 4);
 		struct query_zone_point p = { sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2), col_text(st, 3),
