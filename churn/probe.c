@@ -8,12 +8,13 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "common/num.h"
 
 const char *probe_signame(int sig, char *out, size_t len)
 {
@@ -272,20 +273,17 @@ void probe_switch_child(enum fpu_kind kind, int threads, int64_t pass_ms, int fd
 	_exit(0);
 }
 
-/* A decimal argument in [lo, hi], or lo - 1. */
-static long long arg_num(const char *a, long long lo, long long hi)
+/* A decimal argument in [lo, hi] (common/num's rules), or lo - 1. */
+static int64_t arg_num(const char *a, int64_t lo, int64_t hi)
 {
-	char *end;
-	long long v;
+	int64_t v;
 
-	errno = 0;
-	v = strtoll(a, &end, 10);
-	return errno || end == a || *end || v < lo || v > hi ? lo - 1 : v;
+	return num_parse_i64(a, strlen(a), &v) < 0 || v < lo || v > hi ? lo - 1 : v;
 }
 
 int probe_switch_exec_main(int argc, char **argv)
 {
-	long long kind, threads, ms, fd;
+	int64_t kind, threads, ms, fd;
 
 	if (argc < 2 || strcmp(argv[1], PROBE_SWITCH_ARGV1) != 0)
 		return 0;

@@ -90,10 +90,7 @@ struct spawner {
 	struct probe_switch_result sw;
 	int64_t sw_start, sw_start_real;
 
-	/* Library mappings unmapped from the spawner (none of its code runs in them); see shed_libraries. */
-	struct {
-		int n;
-	} shed;
+	int nshed;                   /* library mappings unmapped from the spawner; see shed_libraries */
 
 	struct {
 		struct churn_rec *rec[OUTBOX_MAX];
@@ -417,12 +414,12 @@ static void shed_libraries(struct spawner *s)
 		note(s, LOG_LVL_INFO, "spawner: cannot find libm's mapping; workers inherit every library");
 		return;
 	}
-	while (line_at(buf, (size_t)n, &pos, &e) && s->shed.n < SHED_MAX) {
+	while (line_at(buf, (size_t)n, &pos, &e) && s->nshed < SHED_MAX) {
 		if (!e.inode || maps_same_file(&e, &keep[0]) || maps_same_file(&e, &keep[1]) ||
 		    maps_same_file(&e, &keep[2]) || maps_same_file(&e, &lm))
 			continue;
 		if (munmap((void *)(uintptr_t)e.start, e.end - e.start) == 0)
-			s->shed.n++;
+			s->nshed++;
 	}
 }
 
@@ -431,7 +428,7 @@ static pid_t raw_fork(const struct spawner *s)
 {
 	struct clone_args ca = { .exit_signal = SIGCHLD };
 
-	if (!s->shed.n)
+	if (!s->nshed)
 		return fork();
 	return (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
 }

@@ -688,6 +688,45 @@ static int raw_flush(struct query *q, struct raw_zone *z, int nz, int *n, query_
 	return 0;
 }
 
+static int zones_load(struct query *q, struct raw_zone *z)
+{
+	sqlite3_stmt *st = stmt(q, S_ZONES);
+	int nz = 0, rc;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && nz < RAW_MAX_ZONES) {
+		const char *name = col_text(st, 2);
+		memset(&z[nz], 0, sizeof z[nz]);
+		z[nz].zone_id = sqlite3_column_int64(st, 0);
+		z[nz].node = sqlite3_column_int(st, 1);
+		snprintf(z[nz].name, sizeof z[nz].name, "%s", name ? name : "?");
+		z[nz].first = -1;
+		nz++;
+	}
+	if (rc != SQLITE_ROW && step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return nz;
+}
+
+/* Make room for one more element of size sz in *p (capacity *cap, n used); 0, or -1 with q->err set. */
+static int grow(struct query *q, void **p, size_t *cap, size_t n, size_t sz)
+{
+	size_t c = *cap ? *cap * 2 : 256;
+	void *np;
+
+	if (n < *cap)
+		return 0;
+	if (!(np = realloc(*p, c * sz))) {
+		snprintf(q->err, sizeof q->err, "out of memory");
+		return -1;
+	}
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
 /* A zone's stored rows over a window: each holds from its ts_ms to the next row's. */
 struct raw_rows {
 	size_t n, cap, cur;
@@ -705,16 +744,9 @@ static int raw_rows_load(struct query *q, sqlite3_stmt *st, struct raw_rows *rr)
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct raw_row *w;
-		if (rr->n == rr->cap) {
-			size_t cap = rr->cap ? rr->cap * 2 : 256;
-			void *p = realloc(rr->r, cap * sizeof *rr->r);
-			if (!p) {
-				snprintf(q->err, sizeof q->err, "out of memory");
-				done(st);
-				return -1;
-			}
-			rr->r = p;
-			rr->cap = cap;
+		if (grow(q, (void **)&rr->r, &rr->cap, rr->n, sizeof *rr->r) < 0) {
+			done(st);
+			return -1;
 		}
 		w = &rr->r[rr->n++];
 		w->ts_ms = sqlite3_column_int64(st, 0);
@@ -753,17 +785,10 @@ static int buddy_raw_series(struct query *q, int64_t run_id, const struct query_
 		snprintf(q->err, sizeof q->err, "out of memory");
 		goto out;
 	}
-	if (!(st = stmt(q, S_ZONES)))
+	if ((nz = zones_load(q, z)) < 0) {
+		nz = 0;
 		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && nz < RAW_MAX_ZONES) {
-		const char *name = col_text(st, 2);
-		z[nz].zone_id = sqlite3_column_int64(st, 0);
-		z[nz].node = sqlite3_column_int(st, 1);
-		snprintf(z[nz].name, sizeof z[nz].name, "%s", name ? name : "?");
-		z[nz].first = -1;
-		nz++;
 	}
-	done(st);
 	/* Ticks first: a tick the writer adds meanwhile is not charted, rather than charted with a row not read. */
 	if (!(st = stmt(q, S_TICK_TIMES)))
 		goto out;
@@ -771,16 +796,9 @@ static int buddy_raw_series(struct query *q, int64_t run_id, const struct query_
 	sqlite3_bind_int64(st, 2, rg->from_ms);
 	sqlite3_bind_int64(st, 3, rg->to_ms);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (nticks == tcap) {
-			size_t cap = tcap ? tcap * 2 : 1024;
-			int64_t *p = realloc(ticks, cap * sizeof *ticks);
-			if (!p) {
-				snprintf(q->err, sizeof q->err, "out of memory");
-				done(st);
-				goto out;
-			}
-			ticks = p;
-			tcap = cap;
+		if (grow(q, (void **)&ticks, &tcap, nticks, sizeof *ticks) < 0) {
+			done(st);
+			goto out;
 		}
 		ticks[nticks++] = sqlite3_column_int64(st, 0);
 	}
@@ -849,28 +867,6 @@ struct grid {
 static struct grid_cell *cell(struct grid *g, int b, int z, int k)
 {
 	return &g->c[((size_t)b * (size_t)g->nz + (size_t)z) * BUDDY_MAX_ORDER + (size_t)k];
-}
-
-static int zones_load(struct query *q, struct raw_zone *z)
-{
-	sqlite3_stmt *st = stmt(q, S_ZONES);
-	int nz = 0, rc;
-
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && nz < RAW_MAX_ZONES) {
-		const char *name = col_text(st, 2);
-		memset(&z[nz], 0, sizeof z[nz]);
-		z[nz].zone_id = sqlite3_column_int64(st, 0);
-		z[nz].node = sqlite3_column_int(st, 1);
-		snprintf(z[nz].name, sizeof z[nz].name, "%s", name ? name : "?");
-		z[nz].first = -1;
-		nz++;
-	}
-	if (rc != SQLITE_ROW && step_err(q, st, rc) < 0)
-		return -1;
-	done(st);
-	return nz;
 }
 
 /* Fill g from tier's rows in rg (free sums only with free_only); 0 or -1.  g->c is freed by the caller. */
@@ -1198,9 +1194,9 @@ int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct 
 	int r, rc, vrc, n = 0, hot;
 
 	/* A hot counter is a samples column (store/fields.h), nid its index; others are vmstat rows. */
-	if ((nid = store_vmstat_hot(name)) < 0 && (r = name_id(q, "vmstat", name, &nid)) <= 0)
+	hot = (nid = store_vmstat_hot(name)) >= 0;
+	if (!hot && (r = name_id(q, "vmstat", name, &nid)) <= 0)
 		return r;
-	hot = store_vmstat_hot(name) >= 0;
 	if ((r = resolve_range(q, run_id, rg, &raw_first, &rollup_first)) <= 0)
 		return r;
 	if ((r = vm_baseline(q, run_id, nid, hot, rg, &bt, &bv)) <= 0)
