@@ -6,6 +6,7 @@ SBINDIR   ?= $(PREFIX)/sbin
 MANDIR    ?= $(PREFIX)/share/man
 UNITDIR   ?= /lib/systemd/system
 SYSCONFDIR ?= /etc
+LIBEXECDIR ?= $(PREFIX)/libexec/fpusoakd
 
 CC      ?= cc
 PKGS     = libmicrohttpd sqlite3 libcjson libsystemd inih
@@ -25,12 +26,13 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -I. -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm -lpthread
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
-CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"'
+CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"' -DFPUSOAK_LIBEXECDIR='"$(LIBEXECDIR)"'
 
 # -Wno-format-truncation: snprintf into bounded buffers is how we truncate on purpose.
-# Every module folder feeds one static library; daemon/main.c is the binary.
+# Every module folder feeds one static library; daemon/main.c is the binary, daemon/spawner_main.c
+# the churn spawner it execs (static: see churn/spawner.h).
 LIBDIRS  = common collector analysis churn store web daemon
-LIBSRC   = $(filter-out daemon/main.c,$(wildcard $(addsuffix /*.c,$(LIBDIRS))))
+LIBSRC   = $(filter-out daemon/main.c daemon/spawner_main.c,$(wildcard $(addsuffix /*.c,$(LIBDIRS))))
 LIBOBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBSRC)) $(BUILD)/obj/gen/schema.o
 UNITSRC  = $(wildcard tests/unit/test_*.c)
 UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
@@ -38,7 +40,7 @@ INTEG    = $(sort $(wildcard tests/integration/*.sh))
 SCHEMA   = $(sort $(wildcard schema/*.sql))
 
 .PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen
-all: $(BUILD)/fpusoakd
+all: $(BUILD)/fpusoakd $(BUILD)/fpusoakd-spawner
 
 # deps: check pkg-config; install missing -dev packages with apt-get when root.
 deps:
@@ -83,6 +85,14 @@ $(BUILD)/libfpusoak.a: $(LIBOBJ)
 $(BUILD)/fpusoakd: $(BUILD)/obj/daemon/main.o $(BUILD)/libfpusoak.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $^ $(LDLIBS)
 
+# -static-pie: glibc's libc.a and rcrt1.o come with libc6-dev (build-essential); the archive
+# brings in only what the spawner calls (no libsystemd, SQLite or HTTP).  A sanitizer build
+# cannot link statically: its daemon runs the spawner in its forked copy.
+$(BUILD)/fpusoakd-spawner: $(BUILD)/obj/daemon/spawner_main.o $(BUILD)/libfpusoak.a
+	@case "$(LDFLAGS)" in *sanitize*) echo "fpusoakd-spawner: not built with sanitizers"; rm -f $@; exit 0;; esac; \
+	echo "$(CC) ... -static-pie -o $@"; \
+	$(CC) $(CFLAGS) $(LDHARDEN) -static-pie -o $@ $^ -lm
+
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfpusoak.a tests/unit/test.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
@@ -111,6 +121,7 @@ asan-units: $(UNITBIN) $(BUILD)/fpusoakd
 
 install: all
 	install -D -m 0755 $(BUILD)/fpusoakd $(DESTDIR)$(SBINDIR)/fpusoakd
+	install -D -m 0755 $(BUILD)/fpusoakd-spawner $(DESTDIR)$(LIBEXECDIR)/fpusoakd-spawner
 	install -D -m 0644 man/fpusoakd.8 $(DESTDIR)$(MANDIR)/man8/fpusoakd.8
 	@mkdir -p $(BUILD)
 	sed -e 's#/usr/local/sbin/fpusoakd#$(SBINDIR)/fpusoakd#' -e 's#/etc/fpusoakd/#$(SYSCONFDIR)/fpusoakd/#' \
@@ -121,7 +132,7 @@ install: all
 		install -D -m 0644 fpusoakd.conf $(DESTDIR)$(SYSCONFDIR)/fpusoakd/fpusoakd.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/fpusoakd $(DESTDIR)$(MANDIR)/man8/fpusoakd.8 \
+	rm -f $(DESTDIR)$(SBINDIR)/fpusoakd $(DESTDIR)$(LIBEXECDIR)/fpusoakd-spawner $(DESTDIR)$(MANDIR)/man8/fpusoakd.8 \
 	      $(DESTDIR)$(UNITDIR)/fpusoakd.service $(DESTDIR)$(UNITDIR)/fpusoakd.socket
 
 clean:

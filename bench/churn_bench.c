@@ -34,6 +34,7 @@
 #include "common/num.h"
 
 struct opts {
+	int spawner_set;
 	struct churn_cfg cc;
 	int64_t seconds_ms;
 	uint64_t sb_mem, sb_pids;
@@ -55,7 +56,9 @@ static void usage(void)
 			"  [--dist exp|fixed|uniform] [--seed N] [--fpu KIND] [--memory SIZE] [--sandbox-memory SIZE]\n"
 			"  [--sandbox-pids N] [--cg-memory SIZE] [--cg-pids N] [--probes N] [--probe-limit N]\n"
 			"  [--probe-gap DUR] [--scope cgroup|guest] [--switch] [--switch-threads N] [--switch-ms DUR]\n"
-			"  [--cgroup auto|v1|v2|none] [--hold] [--stat] [-v]\n");
+			"  [--cgroup auto|v1|v2|none] [--spawner PATH|none] [--hold] [--stat] [-v]\n"
+			"  --spawner: the static spawner to exec (default: fpusoakd-spawner next to this program or\n"
+			"  installed); none: the forked copy of this program runs it\n");
 	exit(64);
 }
 
@@ -156,7 +159,9 @@ static void parse(int argc, char **argv, struct opts *o)
 				o->cc.cgroup = CGROUP_NONE;
 			else if (strcmp(v, "auto") != 0)
 				usage();
-		} else if (!strcmp(a, "--switch-threads"))
+		} else if (!strcmp(a, "--spawner"))
+			o->cc.spawner_exe = strcmp(v, "none") ? v : NULL, o->spawner_set = 1;
+		else if (!strcmp(a, "--switch-threads"))
 			o->cc.switch_threads = (int)u64arg(v);
 		else if (!strcmp(a, "--switch-ms"))
 			o->cc.switch_ms = durarg(v);
@@ -221,8 +226,20 @@ int main(int argc, char **argv)
 	struct churn *ch;
 	int64_t t0, deadline, next_print, next_probe = 0;
 	int probes_done = 0, probes_asked = 0, switch_asked = 0, rc = 0;
+	static char spawner_buf[4096];
 
 	parse(argc, argv, &o);
+	if (!o.spawner_set) {
+		/* build/bench/churn_bench → build/fpusoakd-spawner, the same build's; else the usual lookup. */
+		ssize_t n = readlink("/proc/self/exe", spawner_buf, sizeof spawner_buf - 32);
+		char *slash = n > 0 ? memrchr(spawner_buf, '/', (size_t)n) : NULL;
+		if (slash) {
+			strcpy(slash, "/../fpusoakd-spawner");
+			o.cc.spawner_exe = access(spawner_buf, X_OK) == 0 ? spawner_buf : NULL;
+		}
+		if (!o.cc.spawner_exe)
+			o.cc.spawner_exe = churn_spawner_path(spawner_buf, sizeof spawner_buf);
+	}
 	log_init(LOG_LVL_INFO);
 	snprintf(name, sizeof name, "fpusoak-bench-%d", (int)getpid());
 	sb = cgroup_open(&(struct cgroup_cfg){ .ver = CGROUP_AUTO, .name = name, .enter = 1,
@@ -241,8 +258,9 @@ int main(int argc, char **argv)
 	const struct churn_hello *h = churn_hello_info(ch);
 	printf("pid=%d\nsandbox=%s\nsandbox_pids=%s\nworkers_group=%s\npids_group=%s\n", (int)getpid(), cgroup_dir(sb),
 	       cgroup_pids_dir(sb), cgroup_dir(churn_cgroup(ch)), cgroup_pids_dir(churn_cgroup(ch)));
-	printf("spawner=%d fpu=%s cgroup=v%d clone_into=%d protected=%d seed=%llu note=\"%s\"\n", h->spawner_pid,
-	       fpu_kind_name((enum fpu_kind)h->fpu_kind), h->cgroup_ver, h->clone_into_cgroup, h->protected_,
+	printf("spawner=%d exec=%s fpu=%s cgroup=v%d clone_into=%d protected=%d seed=%llu note=\"%s\"\n", h->spawner_pid,
+	       h->exec_ok ? o.cc.spawner_exe : "none", fpu_kind_name((enum fpu_kind)h->fpu_kind), h->cgroup_ver,
+	       h->clone_into_cgroup, h->protected_,
 	       (unsigned long long)h->seed, h->fpu_note);
 	if (o.hold)
 		printf("ready spawner=%d\n", h->spawner_pid);

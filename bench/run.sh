@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/run.sh: fpusoakd against what a kernel developer would reach for instead (issue 8).
 #
-#   bench/run.sh                    everything, ~6 minutes: churn (3 interleaved rounds: the daemon, its
-#                                   engine alone, stress-ng, the bare loop), sampling, daemon CPU, /metrics,
+#   bench/run.sh                    everything, ~11 minutes: churn (3 interleaved rounds: the daemon, its
+#                                   engine alone with and without the static spawner, stress-ng, the bare
+#                                   loop), sampling, daemon CPU, /metrics, storage,
 #                                   1 day of synthetic history + report/API latency, a 2-minute soak
 #   bench/run.sh --long             the same with a 10-minute soak
 #   bench/run.sh --history-days N   generate N days of history instead of 1 (~8 s per day)
@@ -160,7 +161,7 @@ for b in sampler_bench webserve; do
 		{ say "bench: building $b-prof failed"; exit 1; }
 done
 FPUSOAKD=$ROOT/build/fpusoakd
-say "built: build/fpusoakd and build/bench/{forkloop,churn_bench,sampler_bench,genhistory,webserve}"
+say "built: build/fpusoakd, build/fpusoakd-spawner and build/bench/{forkloop,churn_bench,sampler_bench,genhistory,webserve}"
 
 # ---------------------------------------------------------------- 1. churn
 if want churn && [ "$(id -u)" = 0 ]; then
@@ -168,20 +169,27 @@ if want churn && [ "$(id -u)" = 0 ]; then
 	cg_make "fpusoak-bench-churn-$$" $((256 << 20)) 2000 || { say "bench: cannot make a cgroup"; exit 1; }
 	# Interleaved rounds, median of each: on a shared machine the load changes from one 10 s run
 	# to the next, and alternating short runs exposes every contender to the same conditions.
-	f1=() fN=() fw=() en=() sn=() dm=()
+	f1=() fN=() fw=() en=() ef=() sn=() dm=()
 	for r in 1 2 3; do
 		out=$(cg_exec "$B/forkloop" --procs 1 --seconds 4s); say "[round $r] \$ build/bench/forkloop --procs 1 --seconds 4s"; say "$out"
 		f1+=("$(kv per_s <<<" $out")")
 		out=$(cg_exec "$B/forkloop" --procs "$NPROC" --seconds 4s); say "[round $r] \$ build/bench/forkloop --procs $NPROC --seconds 4s"; say "$out"
 		fN+=("$(kv per_s <<<" $out")")
-		# The same loop plus exactly what a churn worker does before it exits (worker_run: PDEATHSIG,
-		# move into a child cgroup, oom_score_adj, non-dumpable, close_range, sigprocmask).
+		# The same loop plus everything a churn worker can do before it exits (worker_run: PDEATHSIG,
+		# move into a child cgroup, oom_score_adj, capabilities, non-dumpable, close_range, sigprocmask);
+		# the engine's workers now skip the move (v1) and the capabilities (see churn/spawner.h).
 		out=$(cg_exec "$B/forkloop" --procs 1 --seconds 4s --mode worker); say "[round $r] \$ build/bench/forkloop --procs 1 --seconds 4s --mode worker"; say "$out"
 		fw+=("$(kv per_s <<<" $out")")
 		out=$(cg_exec "$B/churn_bench" --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500 2>&1)
 		say "[round $r] \$ build/bench/churn_bench --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500"
 		say "$out" | grep -E '^(final|seconds)'
 		en+=("$(kv lifecycles_per_s <<<" $out")")
+		# The same engine without the static spawner: its forked copy spawns (what a sanitizer
+		# build or a partial install runs; churn/spawner.h).
+		out=$(cg_exec "$B/churn_bench" --spawner none --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500 2>&1)
+		say "[round $r] \$ build/bench/churn_bench --spawner none --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500"
+		say "$out" | grep -E '^(final|seconds)'
+		ef+=("$(kv lifecycles_per_s <<<" $out")")
 		# The real daemon: its engine behind the loop, sampling every 250 ms, lifecycles/s from v_churn.
 		rm -f "$TMP/churn.db"*
 		cg_exec "$FPUSOAKD" --workers 64 --spawn-rate max --lifetime 0 --sample-interval 250ms --listen none \
@@ -195,8 +203,8 @@ if want churn && [ "$(id -u)" = 0 ]; then
 		sn+=("$(awk '$4 == "fork" && $5 ~ /^[0-9]+$/ { print $9 }' <<<"$out" | head -1)")
 	done
 	med() { printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-	bare1=$(med "${f1[@]}"); bareN=$(med "${fN[@]}"); barew=$(med "${fw[@]}"); eng=$(med "${en[@]}"); sng=$(med "${sn[@]}"); dmn=$(med "${dm[@]}")
-	say "rounds: daemon ${dm[*]} | engine (churn_bench) ${en[*]} | stress-ng ${sn[*]} | bare $NPROC spawners ${fN[*]} | bare 1 spawner ${f1[*]} | bare+worker setup ${fw[*]}"
+	bare1=$(med "${f1[@]}"); bareN=$(med "${fN[@]}"); barew=$(med "${fw[@]}"); eng=$(med "${en[@]}"); engf=$(med "${ef[@]}"); sng=$(med "${sn[@]}"); dmn=$(med "${dm[@]}")
+	say "rounds: daemon ${dm[*]} | engine (churn_bench) ${en[*]} | engine, forked-copy spawner ${ef[*]} | stress-ng ${sn[*]} | bare $NPROC spawners ${fN[*]} | bare 1 spawner ${f1[*]} | bare+worker setup ${fw[*]}"
 	say "per-round ratios daemon/stress-ng: $(for i in 0 1 2; do calc "${dm[$i]:-0} / ${sn[$i]:-1}"; printf ' '; done)" \
 	    "daemon/bare $NPROC: $(for i in 0 1 2; do calc "${dm[$i]:-0} / ${fN[$i]:-1}"; printf ' '; done)" \
 	    "engine/stress-ng: $(for i in 0 1 2; do calc "${en[$i]:-0} / ${sn[$i]:-1}"; printf ' '; done)" \
@@ -208,7 +216,8 @@ if want churn && [ "$(id -u)" = 0 ]; then
 		row "lifecycles/s, fpusoakd daemon vs bare loop, $NPROC spawners" "$dmn" "$bareN" "x$(calc "$dmn / $bareN")" "≥ 0.8×" "$(met "$(calc "$dmn / $bareN")" 0.8)"
 		row "lifecycles/s, engine alone (churn_bench) vs stress-ng" "$eng" "$sng" "x$(calc "$eng / $sng")" "(≥ 2×)" "$(met "$(calc "$eng / $sng")" 2)"
 		row "lifecycles/s, engine alone vs bare loop, $NPROC spawners" "$eng" "$bareN" "x$(calc "$eng / $bareN")" "(≥ 0.8×)" "$(met "$(calc "$eng / $bareN")" 0.8)"
-		row "bare loop, 1 spawner; + churn's worker setup" "$dmn (daemon)" "$bare1; $barew" "x$(calc "$dmn / $bare1"); x$(calc "$dmn / $barew")" "(context)" "-"
+		row "bare loop, 1 spawner; + a worker's full setup when it moves itself and drops its own capabilities" "$dmn (daemon)" "$bare1; $barew" "x$(calc "$dmn / $bare1"); x$(calc "$dmn / $barew")" "(context)" "-"
+		[ -n "$engf" ] && row "engine, static spawner vs its forked-copy fallback (--spawner none)" "$eng" "$engf" "x$(calc "$eng / $engf")" "(context)" "-"
 	else
 		say "churn: a figure is missing (daemon=$dmn engine=$eng stress-ng=$sng bare1=$bare1 bareN=$bareN)"
 	fi

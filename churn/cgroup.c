@@ -955,11 +955,22 @@ int cgroup_enter_pids(const struct cgroup *cg)
 	return write(cg->pids_procs_fd, "0", 1) == 1 ? 0 : -1;
 }
 
-int cgroup_leave_pids(const struct cgroup *cg)
+int cgroup_enter_memory(const struct cgroup *cg)
 {
-	if (!cg || cg->ver != CGROUP_V1 || !cg->pids_dir[0])
+	if (!cg || cg->ver != CGROUP_V1 || cg->child_fd < 0) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return write(cg->child_fd, "0", 1) == 1 ? 0 : -1;
+}
+
+int cgroup_leave(const struct cgroup *cg)
+{
+	if (!cg || cg->ver != CGROUP_V1)
 		return 0;
-	return wfile(cg->own_pids, "cgroup.procs", "0");
+	if (wfile(cg->own, "cgroup.procs", "0") < 0)
+		return -1;
+	return cg->pids_dir[0] ? wfile(cg->own_pids, "cgroup.procs", "0") : 0;
 }
 
 uint64_t cgroup_memory_max(const struct cgroup *cg)
@@ -1069,4 +1080,28 @@ int cgroup_kill(const struct cgroup *cg, int sig)
 			sent++;
 	free(pids);
 	return sent;
+}
+
+size_t cgroup_blob_size(void)
+{
+	return sizeof(struct cgroup);
+}
+
+void cgroup_blob_save(const struct cgroup *cg, void *out)
+{
+	memcpy(out, cg, sizeof *cg);
+}
+
+struct cgroup *cgroup_blob_load(const void *in)
+{
+	struct cgroup *cg = malloc(sizeof *cg);
+
+	if (!cg)
+		return NULL;
+	memcpy(cg, in, sizeof *cg);
+	/* Bytes from another process: every path ends inside its array whatever they say. */
+	cg->dir[CGROUP_PATH_MAX - 1] = cg->pids_dir[CGROUP_PATH_MAX - 1] = cg->rel[CGROUP_PATH_MAX - 1] = 0;
+	cg->pids_rel[CGROUP_PATH_MAX - 1] = cg->own[CGROUP_PATH_MAX - 1] = 0;
+	cg->own_pids[CGROUP_PATH_MAX - 1] = cg->leaf[CGROUP_PATH_MAX - 1] = 0;
+	return cg;
 }

@@ -13,15 +13,22 @@
  * created under the caller's cgroup in each hierarchy.  The spawner joins
  * the *pids* group itself, because v1 checks pids.max only at fork, never
  * on migration: forking from inside is the only way a pids limit turns into
- * EAGAIN.  It stays out of the *memory* group, so a worker OOM in the group
- * can never pick it; each worker writes "0" (= itself) into the memory
- * group's cgroup.procs before it touches anything.  memory.memsw is set to
+ * EAGAIN.  It joins the *memory* group too (after touching its own tables,
+ * whose charge stays where it was made), because a worker that moved
+ * itself there took 50-70 us with cgroup_threadgroup_rwsem held for writing,
+ * which stalls every fork on the machine.  In the group, the spawner is an
+ * OOM candidate; workers run at oom_score_adj 1000 and it at -1000 (or what
+ * it inherited, 0 or -900 without CAP_SYS_RESOURCE), so it is picked only if
+ * no worker is alive.  If it cannot join, each worker writes "0" (= itself)
+ * into the memory group's cgroup.procs as before.  memory.memsw is set to
  * the same limit so the group cannot spill into swap.
  *
- * Kernel objects of a worker (task_struct with its xstate, kernel stack)
- * are allocated by fork in the parent's context and charged to the
- * spawner's memory cgroup, not the workers': a cgroup-scope capacity probe
- * counts user memory and page tables, not task_struct.
+ * Kernel objects of a worker (task_struct with its xstate, kernel stack,
+ * the page tables fork copies) are allocated by fork in the parent's
+ * context and charged to the parent's memory cgroup: on v1, with the
+ * spawner inside, to the workers' group; on v2 (clone3 into the group from
+ * outside) to the daemon's.  A cgroup-scope capacity probe therefore counts
+ * them on v1 and not on v2; its detail says which (fork_charge=).
  *
  * Killing: only PIDs in our own group are signalled.  Each PID read from
  * cgroup.procs is pinned with pidfd_open() and then verified against
@@ -117,8 +124,12 @@ int cgroup_reset_peak(const struct cgroup *cg);
 /* v1: move the calling process into the pids group (so its forks obey pids.max); no-op in v2; 0 or -1. */
 int cgroup_enter_pids(const struct cgroup *cg);
 
-/* v1: move the calling process back to the pids group's parent; no-op in v2; 0 or -1. */
-int cgroup_leave_pids(const struct cgroup *cg);
+/* v1: move the calling process into the memory group, so its forks are born there; -1 with
+ * EOPNOTSUPP in v2 (clone3 places workers there) and without a group; 0 or -1. */
+int cgroup_enter_memory(const struct cgroup *cg);
+
+/* v1: move the calling process back to the parents of the pids and memory groups; no-op in v2; 0 or -1. */
+int cgroup_leave(const struct cgroup *cg);
 
 /* Set the memory limit (0 = none); v1 orders memsw/memory writes as the kernel requires; 0 or -1. */
 int cgroup_set_memory_max(struct cgroup *cg, uint64_t bytes);
@@ -142,5 +153,12 @@ int cgroup_procs(const struct cgroup *cg, pid_t *pids, size_t cap, size_t *n);
 
 /* Send sig to every verified PID in the group except the caller; returns how many were signalled, -1 on error. */
 int cgroup_kill(const struct cgroup *cg, int sig);
+
+/* The handle is a plain struct (paths, flags, fd numbers): these carry it across the spawner's exec.
+ * Size of the bytes; copy them out; a heap copy from them (NULL on ENOMEM).  The fds must survive
+ * the exec (no FD_CLOEXEC) for the copy to be usable; cgroup_close() is not meant for a copy. */
+size_t cgroup_blob_size(void);
+void cgroup_blob_save(const struct cgroup *cg, void *out);
+struct cgroup *cgroup_blob_load(const void *in);
 
 #endif

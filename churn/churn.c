@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,6 +51,29 @@ void churn_cfg_defaults(struct churn_cfg *cfg)
 	cfg->switch_ms = 2000;
 	cfg->status_ms = 250;
 	cfg->death_records_max = 64;
+}
+
+#ifndef FPUSOAK_LIBEXECDIR
+#define FPUSOAK_LIBEXECDIR "/usr/local/libexec/fpusoakd"
+#endif
+
+const char *churn_spawner_path(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	char *slash;
+
+	/* Next to the executable first: a build tree runs its own helper, never an installed one. */
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash && (size_t)snprintf(buf, len, "%.*s/fpusoakd-spawner", (int)(slash - exe), exe) < len &&
+		    access(buf, X_OK) == 0)
+			return buf;
+	}
+	if ((size_t)snprintf(buf, len, "%s/fpusoakd-spawner", FPUSOAK_LIBEXECDIR) < len && access(buf, X_OK) == 0)
+		return buf;
+	return NULL;
 }
 
 static int64_t mono_ms(void)
@@ -216,6 +240,8 @@ struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen)
 	ch->pid = fork();
 	if (ch->pid == 0) {
 		close(sv[0]);
+		if (scfg.cc.spawner_exe && spawner_exec(&scfg, scfg.cc.spawner_exe) < 0)
+			scfg.exec_errno = errno;
 		spawner_main(&scfg);
 	}
 	close(sv[1]);

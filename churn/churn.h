@@ -2,8 +2,11 @@
  * churn: the daemon's handle on the churn engine (the process side of the soak).
  *
  * The daemon is multithreaded (libmicrohttpd), so it never forks workers:
- * churn_open() forks one small single-threaded spawner process, which must
- * happen before any thread exists.  The spawner runs the population
+ * churn_open() forks one single-threaded spawner process, which must happen
+ * before any thread exists; that child execs the small static
+ * fpusoakd-spawner when cfg->spawner_exe names one (spawner.h: every worker
+ * is a fork of the spawner, and a fork costs more the more the forking
+ * process maps), else it runs the spawner itself.  The spawner runs the population
  * controller itself (no IPC per spawn), forks workers, reaps them, counts
  * every fate, runs the probes, and reports over a SOCK_SEQPACKET
  * socketpair: one fixed-layout struct churn_rec per message.  Counters are
@@ -14,11 +17,14 @@
  * host load ~4, medians of 5 interleaved 2 s runs): a bare fork + AVX-512 touch + _exit + waitpid
  * loop does 6,375 lifecycles/s per process; posix_spawn + exec of a static binary that does the same
  * 2,375/s.  exec throws away the address space fork just copied and builds a new one from an ELF
- * file; the engine (one spawner, 4 workers in flight) does 4,425/s on cgroup v1 and 4,825/s on the
- * v2 path, i.e. ~1.9x posix_spawn.  What separates it from the bare loop is the worker's own setup,
+ * file; the engine (one spawner, 4 workers in flight) did 4,425/s on cgroup v1 and 4,825/s on the
+ * v2 path, i.e. ~1.9x posix_spawn.  What separated it from the bare loop was the worker's own setup,
  * measured per step: joining the v1 memory cgroup 50-70 us (cgroup_threadgroup_rwsem is taken for
  * writing; v2's clone3(CLONE_INTO_CGROUP) needs no migration), oom_score_adj 14 us, PDEATHSIG and
- * the getppid() check 6 us, sigprocmask 5 us, close_range 3 us.
+ * the getppid() check 6 us, sigprocmask 5 us, close_range 3 us; and the spawner's own size.  Now
+ * the spawner is static, joins the v1 memory group itself and drops capabilities for every worker
+ * at once: `make bench` 16,651/s (64 in flight), the bare loop with two spawners 16,725/s.
+ * cgroup.h says what joining the memory group changes for the capacity probe.
  *
  * Lifetimes of the processes involved:
  * - the spawner has PR_SET_PDEATHSIG(SIGKILL) and treats EOF on its socket
@@ -84,6 +90,8 @@ struct churn_cfg {
 	int64_t switch_ms;            /* FPU-cost probe: each of its two passes (2000) */
 	int64_t status_ms;            /* STATUS record period (250) */
 	int death_records_max;        /* DEATH records per status period (64; the rest are only counted) */
+	const char *spawner_exe;      /* the static fpusoakd-spawner to exec into (churn_spawner_path);
+					 NULL or unusable: the forked copy of the caller runs the spawner */
 };
 
 /* A spawner is up: what it resolved.  First record after churn_open(). */
@@ -95,7 +103,7 @@ struct churn_hello {
 	int32_t pop_cap;              /* population cap in force */
 	int32_t clone_into_cgroup;    /* 1: workers born in the group (clone3); 0: fork + self-move */
 	int32_t protected_;           /* 1: the spawner runs at oom_score_adj -1000 */
-	int32_t pad;
+	int32_t exec_ok;              /* 1: it runs as the exec'd static fpusoakd-spawner; 0: in the forked copy */
 	uint64_t seed;
 	char fpu_note[192];           /* e.g. "avx512 (auto); amx unavailable: cpu lacks amx-tile" */
 };
@@ -177,6 +185,10 @@ struct churn;
 
 /* Defaults for everything (32 workers, 50/s, 30 s exp, 256K, auto FPU, auto cgroup). */
 void churn_cfg_defaults(struct churn_cfg *cfg);
+
+/* The static spawner to exec: fpusoakd-spawner next to the running executable, else in
+ * FPUSOAK_LIBEXECDIR; written into buf and returned, or NULL if neither is executable. */
+const char *churn_spawner_path(char *buf, size_t len);
 
 /* Create the workers' cgroup and fork the spawner; waits for its HELLO (<= 5 s).  Call before any
  * thread exists.  Without a cgroup: one warning, and the population is capped.  NULL with err. */

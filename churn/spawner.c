@@ -91,6 +91,9 @@ struct spawner {
 	int64_t sw_start, sw_start_real;
 
 	int nshed;                   /* library mappings unmapped from the spawner; see shed_libraries */
+	int in_memcg;                /* v1: the spawner sits in the workers' memory group (cgroup.h) */
+	int privs_dropped;           /* the spawner holds no capabilities: workers inherit that */
+	int raw_ok;                  /* clone3 works here (raw_fork_ok) */
 
 	struct {
 		struct churn_rec *rec[OUTBOX_MAX];
@@ -169,8 +172,11 @@ static void tab_remove(struct table *t, struct slot *victim)
 }
 
 /*
- * The table lives outside every worker: MADV_DONTFORK keeps fork from
- * copying its page tables and COW-marking its pages for each child.  It is
+ * The table lives outside every worker: a shared mapping is neither copied
+ * nor COW-marked by fork (a child's copy is an empty VMA it never touches),
+ * where MADV_DONTFORK made every fork build the child's VMA tree and then
+ * delete the table from it again.  Allocate it after shed_libraries, which
+ * unmaps file-backed mappings and would take a shared one for a file.  It is
  * touched in full now, so the spawner's memory (charged to the same cgroup
  * as the kernel side of every worker) does not creep up as new PIDs hash
  * into fresh pages; that creep made back-to-back capacity probes drift.
@@ -178,11 +184,10 @@ static void tab_remove(struct table *t, struct slot *victim)
 static struct slot *table_alloc(size_t slots)
 {
 	size_t len = slots * sizeof(struct slot);
-	struct slot *t = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct slot *t = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	if (t == MAP_FAILED)
 		return NULL;
-	madvise(t, len, MADV_DONTFORK);
 	memset(t, 0, len);
 	return t;
 }
@@ -390,7 +395,7 @@ static void shed_libraries(struct spawner *s)
 		note(s, LOG_LVL_INFO, "spawner: executable not linked with -z now: workers inherit every library");
 		return;
 	}
-	if (!raw_fork_ok())
+	if (!s->raw_ok)
 		return;
 	n = procfile_read(NULL, "proc/self/maps", buf, sizeof buf);
 	/* Our executable, libc (a string in its rodata) and ld.so (AT_BASE): all else is not a worker's. */
@@ -423,12 +428,16 @@ static void shed_libraries(struct spawner *s)
 	}
 }
 
-/* fork(2) without glibc's wrapper: no pthread_atfork handler (maybe in an unmapped library) runs. */
+/*
+ * fork(2) without glibc's wrapper: no pthread_atfork handler (maybe in an unmapped library) runs,
+ * and none of its bookkeeping, which a single-threaded static spawner does not need either.
+ */
 static pid_t raw_fork(const struct spawner *s)
 {
 	struct clone_args ca = { .exit_signal = SIGCHLD };
 
-	if (!s->nshed)
+	/* raw_ok: systemd's seccomp filter answers clone3 with ENOSYS (it cannot inspect its flags). */
+	if (!s->raw_ok || (!s->nshed && !s->cfg->exec_ok))
 		return fork();
 	return (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
 }
@@ -444,8 +453,9 @@ static pid_t spawn(struct spawner *s, int role, int64_t lifetime_ms, int64_t now
 		.tick_ms = s->cfg->cc.worker_tick_ms,
 		.work_iters = s->cfg->cc.worker_work_iters,
 		.parent = s->self,
-		.procs_fd = s->clone_fd >= 0 ? -1 : s->procs_fd,
+		.procs_fd = s->clone_fd >= 0 || s->in_memcg ? -1 : s->procs_fd,
 		.ready_fd = role == ROLE_PROBE ? s->ready_wr : -1,
+		.privs_dropped = s->privs_dropped,
 	};
 	pid_t pid;
 
@@ -457,7 +467,7 @@ static pid_t spawn(struct spawner *s, int role, int64_t lifetime_ms, int64_t now
 			note(s, LOG_LVL_NOTICE, "clone3(CLONE_INTO_CGROUP) unavailable (%s): workers move themselves",
 			     strerror(errno));
 			s->clone_fd = -1;
-			wa.procs_fd = s->procs_fd;
+			wa.procs_fd = s->in_memcg ? -1 : s->procs_fd;
 			pid = raw_fork(s);
 		}
 	} else
@@ -599,6 +609,25 @@ static void cap_retired(struct spawner *s, int64_t now)
 	cap_act(s, now, probe_cap_retired(&s->cap, now, oom));
 }
 
+/*
+ * A reaped worker's task_struct and kernel stack are freed an RCU grace period later.  On v1 they
+ * are charged to the workers' group (the spawner forks from inside, cgroup.h), so right after a
+ * fill their charge can hold usage above the old limit, and v1 refuses a limit below usage (EBUSY)
+ * until the callbacks have run: retry for up to a second.
+ */
+static int restore_limit(struct spawner *s)
+{
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		if (cgroup_set_memory_max(s->cg, s->saved_mem_max) == 0)
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
 static void cap_finish(struct spawner *s, int64_t now)
 {
 	static struct churn_rec r;
@@ -608,7 +637,7 @@ static void cap_finish(struct spawner *s, int64_t now)
 
 	oom_poll(s);
 	cgroup_memory_usage(s->cg, &cur, &peak);
-	if (s->lifted && cgroup_set_memory_max(s->cg, s->saved_mem_max) < 0)
+	if (s->lifted && restore_limit(s) < 0)
 		note(s, LOG_LVL_WARN, "guest-scope probe: cannot restore the memory limit: %s", strerror(errno));
 	probe_cap_released(&s->cap, now);
 	close(s->ready_rd);
@@ -630,12 +659,12 @@ static void cap_finish(struct spawner *s, int64_t now)
 	snprintf(d->stop_reason, sizeof d->stop_reason, "%s", s->cap.stop_reason);
 	snprintf(d->detail, sizeof d->detail,
 		 "scope=%s limit=%d spawned=%lld ready=%lld oom_kills=%llu worker_memory=%llu fpu=%s "
-		 "mem_limit=%llu mem_peak=%llu retire_ms=%lld release_ms=%lld",
+		 "mem_limit=%llu mem_peak=%llu retire_ms=%lld release_ms=%lld fork_charge=%s",
 		 d->scope == CHURN_SCOPE_GUEST ? "guest" : "cgroup", s->cap.limit, (long long)s->cap.spawned,
 		 (long long)s->cap.ready, (unsigned long long)s->cap_oom,
 		 (unsigned long long)s->cfg->cc.worker_memory, fpu_kind_name(s->kind),
 		 (unsigned long long)cgroup_memory_max(s->cg), (unsigned long long)peak, (long long)d->retire_ms,
-		 (long long)d->release_ms);
+		 (long long)d->release_ms, s->in_memcg ? "group" : s->cg ? "outside" : "none");
 	emit(s, &r, 1);
 	s->probes_done++;
 	if (s->stopping)
@@ -711,8 +740,8 @@ static void sw_start(struct spawner *s, int64_t now)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != s->self)
 			_exit(1);
-		/* Its threads must not eat the workers' pids.max (v1: we sit in that group). */
-		cgroup_leave_pids(s->cg);
+		/* Its threads must not eat the workers' pids.max or memory (v1: we sit in those groups). */
+		cgroup_leave(s->cg);
 		fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			if (write(fd, "1000", 4) < 0)
@@ -1080,6 +1109,7 @@ static void hello(struct spawner *s, int protected_, int amx_ok, const char *amx
 	h->pop_cap = s->cfg->pop_cap;
 	h->clone_into_cgroup = s->clone_fd >= 0;
 	h->protected_ = protected_;
+	h->exec_ok = s->cfg->exec_ok;
 	h->seed = s->cfg->cc.seed;
 	snprintf(h->fpu_note, sizeof h->fpu_note, "%s%s%s%s", fpu_kind_name(s->kind),
 		 s->cfg->cc.fpu == FPU_AUTO ? " (auto)" : "", amx_ok ? "; amx usable" : "; amx unavailable: ",
@@ -1144,6 +1174,13 @@ void spawner_main(const struct spawner_cfg *cfg)
 	}
 	amx_ok = fpu_supported(FPU_AMX, why, sizeof why);
 
+	/* The static spawner maps nothing to shed; the daemon's forked copy maps ~20 libraries. */
+	if (cfg->exec_errno)
+		note(s, LOG_LVL_NOTICE, "spawner: cannot exec %s (%s): running in the daemon's forked copy,"
+		     " whose larger address space every fork copies", cfg->cc.spawner_exe, strerror(cfg->exec_errno));
+	s->raw_ok = raw_fork_ok();
+	if (!cfg->exec_ok)
+		shed_libraries(s);
 	while (slots < 2 * ((size_t)cfg->pop_cap + (size_t)cfg->probe_cap + 16))
 		slots *= 2;
 	s->tab.s = table_alloc(slots);
@@ -1153,7 +1190,22 @@ void spawner_main(const struct spawner_cfg *cfg)
 		finish(s);
 		_exit(1);
 	}
-	shed_libraries(s);
+	/* After the table is touched: its pages stay charged where they were made (see cgroup.h). */
+	if (cgroup_version(s->cg) == CGROUP_V1) {
+		if (cgroup_enter_memory(s->cg) == 0)
+			s->in_memcg = 1;
+		else
+			note(s, LOG_LVL_WARN, "spawner: cannot join the memory group (%s): each worker moves itself",
+			     strerror(errno));
+	}
+	/*
+	 * Nothing the spawner does from here needs a capability (its cgroup files are root's and it
+	 * is root; it signals only its own children), so it drops them once for every worker: each
+	 * worker's capset and ambient clear were two credential copies per lifecycle.
+	 */
+	s->privs_dropped = worker_drop_privileges() == 0;
+	if (!s->privs_dropped)
+		note(s, LOG_LVL_INFO, "spawner: cannot drop capabilities (%s): each worker drops its own", strerror(errno));
 	s->have_oom = s->cg && cgroup_oom_kills(s->cg, &s->oom_base) == 0;
 	s->oom_last = s->oom_base;
 	s->want = cfg->cc.params;

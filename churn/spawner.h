@@ -36,12 +36,37 @@ struct spawner_cfg {
 	int sock;                   /* its end of the socketpair */
 	pid_t daemon;               /* for the PDEATHSIG race check */
 	int pop_cap, probe_cap;     /* caps in force */
+	int exec_errno;             /* spawner_exec() of cc.spawner_exe failed with this; 0 if not tried */
+	int exec_ok;                /* 1 in the exec'd static spawner (set by spawner_blob_unpack) */
 };
+
+/* Most bytes a packed spawner_cfg (with its cgroup handle) takes. */
+#define SPAWNER_BLOB_MAX 16384
 
 /* Bytes on the wire for a record of this type (header + its union member). */
 size_t spawner_rec_size(uint32_t type);
 
 /* Run the spawner in the freshly forked child: never returns (exit code 0 after a clean stop). */
 void spawner_main(const struct spawner_cfg *cfg) __attribute__((noreturn));
+
+/*
+ * The static spawner (spawner_exec.c).  Every fork copies the forking process's mappings, so the
+ * spawner execs a small static binary whose address space is a third of the daemon's forked copy.
+ */
+
+/* Pack cfg and its cgroup handle into buf[0..cap); bytes written, 0 if cap is too small. */
+size_t spawner_blob_pack(const struct spawner_cfg *cfg, void *buf, size_t cap);
+
+/* Unpack what spawner_blob_pack wrote (layout, sizes and length checked; string pointers cleared,
+ * the cgroup handle a heap copy, exec_ok set); 0, or -1 with why. */
+int spawner_blob_unpack(const void *buf, size_t len, struct spawner_cfg *cfg, char *why, size_t whylen);
+
+/* In the freshly forked child: exec path as the spawner, handing cfg over in a memfd.  Returns -1
+ * with errno only when it could not exec (the caller then runs spawner_main itself). */
+int spawner_exec(const struct spawner_cfg *cfg, const char *path);
+
+/* main() of the static spawner: if argv is {name, "--internal-spawner", FD}, runs the spawner from
+ * the blob in FD and never returns (exit 70 on a bad blob); otherwise returns 0. */
+int spawner_exec_main(int argc, char **argv);
 
 #endif

@@ -135,7 +135,7 @@ void worker_run(const struct worker_args *a)
 		_exit(WORKER_EXIT_CGROUP);
 	if (set_oom_adj() < 0)
 		_exit(WORKER_EXIT_OOMADJ);
-	if (worker_drop_privileges() < 0)
+	if (!a->privs_dropped && worker_drop_privileges() < 0)
 		_exit(WORKER_EXIT_CAPS);
 	prctl(PR_SET_DUMPABLE, 0);
 	close_inherited(a->ready_fd);

@@ -49,6 +49,7 @@ struct worker_args {
 	pid_t parent;              /* the spawner, for the PDEATHSIG race check */
 	int procs_fd;              /* cgroup.procs to write "0" into; -1 if born in the cgroup (clone3) */
 	int ready_fd;              /* gets one byte after the memory touch; -1 for none */
+	int privs_dropped;         /* 1: the spawner already dropped them (inherited); skip the capset */
 };
 
 /* Install, in the spawner, what workers inherit: SIGTERM → _exit(WORKER_EXIT_RETIRED). 0 or -1. */

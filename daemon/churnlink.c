@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "churn/churn.h"
+#include "churn/worker.h"
 #include "common/log.h"
 #include "store/store.h"
 
@@ -32,6 +33,8 @@ struct churnlink {
 	int ndeaths;
 	uint64_t worker_oom_kills;
 	char probe_running;
+	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
+	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
 
 struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen)
@@ -65,6 +68,7 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	cc.probe_limit = (int)cfg->probe_limit;
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
 	cc.switch_threads = (int)cfg->switch_threads;
+	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
 	cl->ch = churn_open(&cc, err, errlen);
 	if (!cl->ch) {
 		free(cl);
@@ -113,6 +117,21 @@ static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *p
 	else
 		log_warnx("churn: probe result dropped (the database has been unwritable for a long time)");
 }
+/*
+ * A worker that exits during its setup (exit code >= 10 but not 'retired': cgroup move,
+ * oom_score_adj, capabilities, FPU or memory) makes churn a fork loop that holds no
+ * population; say so once per cause instead of only counting it.
+ */
+static void warn_setup_failures(struct churnlink *cl, const struct churn_status *st)
+{
+	int code = st->c.last_exit_error;
+
+	if (!cl->have_status || st->c.exited_error == cl->last.c.exited_error || code == cl->warned_exit_code)
+		return;
+	cl->warned_exit_code = code;
+	log_warnx("churn: workers exit during setup (exit code %d: %s; %llu so far): they hold no memory or FPU state",
+		  code, worker_exit_name(code), (unsigned long long)st->c.exited_error);
+}
 
 int churnlink_drain(struct churnlink *cl)
 {
@@ -124,6 +143,7 @@ int churnlink_drain(struct churnlink *cl)
 	while ((rc = churn_read(cl->ch, &rec)) == 1) {
 		switch (rec.type) {
 		case CHURN_REC_STATUS:
+			warn_setup_failures(cl, &rec.u.status);
 			cl->last = rec.u.status;
 			cl->have_status = 1;
 			break;
@@ -167,9 +187,9 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 	store_churn_info(st, run_id, fpu_kind_name((enum fpu_kind)h->fpu_kind), h->amx_ok,
 			 h->cgroup_ver == CGROUP_V2 ? "v2" : h->cgroup_ver == CGROUP_V1 ? "v1" : "none", h->pop_cap,
 			 h->seed, h->fpu_note[0] ? h->fpu_note : churn_nocgroup_reason(cl->ch));
-	log_info("churn: %s; cgroup %s; seed %llu", h->fpu_note,
+	log_info("churn: %s; cgroup %s; seed %llu; spawner %s", h->fpu_note,
 		 h->cgroup_ver == CGROUP_V2 ? "v2" : h->cgroup_ver == CGROUP_V1 ? "v1" : "none (population capped)",
-		 (unsigned long long)h->seed);
+		 (unsigned long long)h->seed, h->exec_ok ? cl->spawner_exe : "in the daemon's forked copy");
 }
 
 void churnlink_attach(struct churnlink *cl, struct store_tick *t)

@@ -2,15 +2,19 @@
 # 31_churn_caps: live churn workers hold no capability and cannot gain one, and (when bound at
 # load) do not inherit the daemon's libraries.
 #
-# The spawner runs as root with the daemon's capabilities; a worker drops all of them before its
-# FPU loop (churn/worker.c).  Read from the kernel (/proc/PID/status) for live workers of
-#   1. the engine alone (build/bench/churn_bench, its own sandbox cgroup; run with LD_BIND_NOW=1), and
-#   2. the daemon ($FPUSOAKD) in a 64 MB / 1000-PID sandbox cgroup,
-# and compared with their spawner, which must still hold capabilities (else the check proves nothing
-# and is skipped).  Libraries: /proc/PID/maps of the spawner and of each live worker may name no
-# file but the executable, libc, libm and ld.so (the spawner unmaps the rest from itself:
-# churn/spawner.c, shed_libraries), while the process that started them maps more; checked only
-# where the executable is bound at load (-z now or LD_BIND_NOW), else skipped with the reason.
+# The spawner starts with the daemon's capabilities and drops all of them once it has set itself
+# up, so workers inherit none (a worker whose spawner could not drop them drops its own:
+# churn/worker.c).  Read from the kernel (/proc/PID/status) for the spawner and the live workers of
+#   1. the engine alone (build/bench/churn_bench --spawner none: the spawner runs in its forked
+#      copy, its own sandbox cgroup; run with LD_BIND_NOW=1), and
+#   2. the daemon ($FPUSOAKD, which execs the static fpusoakd-spawner beside it) in a 64 MB /
+#      1000-PID sandbox cgroup,
+# and compared with the process that started the spawner, which must hold capabilities (else the
+# check proves nothing and is skipped).  Libraries: /proc/PID/maps of the spawner and of each live
+# worker may name no file but the executable, libc, libm and ld.so (the forked copy unmaps the
+# rest from itself: churn/spawner.c, shed_libraries; the static spawner maps only itself), while
+# the process that started them maps more; checked only where the executable is bound at load
+# (-z now or LD_BIND_NOW), else skipped with the reason.
 # Bounded by timeouts; only PIDs started here are signalled; groups are removed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -33,12 +37,14 @@ check_workers() {
 		[ "$(wc -w <<<"$kids")" -ge 4 ] && break
 		sleep 0.1
 	done
-	eff=$(status_field CapEff "$sp")
+	eff=$(status_field CapEff "$owner_pid")
 	if [ -z "$eff" ] || [ "$eff" = 0000000000000000 ]; then
-		skip "$what: the spawner holds no capability (CapEff ${eff:-?}): nothing to drop"
+		skip "$what: the process that started the spawner holds no capability (CapEff ${eff:-?}): nothing to drop"
 		return
 	fi
-	pass "$what: the spawner still holds capabilities (CapEff $eff)"
+	pass "$what: the process that started the spawner holds capabilities (CapEff $eff)"
+	check "$what: the spawner dropped every capability and set NoNewPrivs (CapEff $(status_field CapEff "$sp") CapPrm $(status_field CapPrm "$sp") NoNewPrivs $(status_field NoNewPrivs "$sp"))" \
+		test "$(status_field CapEff "$sp")$(status_field CapPrm "$sp")$(status_field CapAmb "$sp")$(status_field NoNewPrivs "$sp")" = 0000000000000000000000000000000000000000000000001
 	for p in $kids; do
 		local e pr ih am nnp
 		e=$(status_field CapEff "$p"); pr=$(status_field CapPrm "$p"); ih=$(status_field CapInh "$p")
@@ -58,7 +64,8 @@ check_workers() {
 
 # other_files PID EXE: the files PID maps besides EXE, libc, libm and ld.so, one per line.
 other_files() {
-	awk -v exe="$2" '$6 ~ /^\// && $6 != exe && $6 !~ /\/lib[cm]\.so[.0-9]*$/ && $6 !~ /\/ld-linux[^\/]*\.so[.0-9]*$/ { print $6 }' \
+	# /dev/zero: the spawner's PID table, a shared anonymous mapping (churn/spawner.c, table_alloc).
+	awk -v exe="$2" '$6 ~ /^\// && $6 != exe && $6 != "/dev/zero" && $6 !~ /\/lib[cm]\.so[.0-9]*$/ && $6 !~ /\/ld-linux[^\/]*\.so[.0-9]*$/ { print $6 }' \
 		"/proc/$1/maps" 2>/dev/null | sort -u
 }
 
@@ -88,7 +95,7 @@ check_libraries() {
 
 # ---- 1. the engine alone ------------------------------------------------------------------------
 log=$(mktemp)
-(LD_BIND_NOW=1 exec timeout -k 5 60 "$bench" --workers 8 --rate max --lifetime 60s --dist fixed --hold --cg-memory 64M >"$log" 2>&1) &
+(LD_BIND_NOW=1 exec timeout -k 5 60 "$bench" --spawner none --workers 8 --rate max --lifetime 60s --dist fixed --hold --cg-memory 64M >"$log" 2>&1) &
 owner_job=$!
 for i in $(seq 100); do grep -q '^ready ' "$log" && break; sleep 0.1; done
 owner=$(sed -n 's/^pid=//p' "$log")
@@ -137,6 +144,11 @@ if [ -z "$sp" ]; then
 	fail "daemon: no spawner appeared: $(tail -3 "$tmp/log" | tr '\n' ' ')"
 else
 	check_workers "daemon" "$sp" "$dpid"
+	spexe=$(readlink "/proc/$sp/exe")
+	check "daemon: the spawner is the static fpusoakd-spawner beside the daemon ($spexe)" \
+		test "$spexe" = "$(dirname "$(readlink -f "$FPUSOAKD")")/fpusoakd-spawner"
+	check "daemon: the static spawner maps no file but itself and its table ($(awk '$6 ~ /^\// { print $6 }' "/proc/$sp/maps" | sort -u | tr '\n' ' '))" \
+		test -z "$(awk -v e="$spexe" '$6 ~ /^\// && $6 != e && $6 != "/dev/zero"' "/proc/$sp/maps")"
 fi
 kill -TERM "$dpid" 2>/dev/null
 for i in $(seq 150); do kill -0 "$dpid" 2>/dev/null || break; sleep 0.1; done

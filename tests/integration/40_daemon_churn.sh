@@ -91,4 +91,16 @@ else
 	fail "no capacity probe result within 60 s: $(tail -5 "$tmp/d.log")"
 fi
 kill -TERM $pid; wait $pid; pid=
+
+# E: workers that fail their own setup are named in the log once, not only counted.  RLIMIT_AS of
+# 400 MB (inherited by every worker) makes each worker's 1 GB mapping fail: exit code 15, "memory".
+db=$tmp/e.db
+(ulimit -v 400000; exec "$FPUSOAKD" --db "$db" $SAFE --probe-interval 0 --workers 4 --spawn-rate 20 --lifetime 5s \
+	--worker-memory 1G --duration 3s) >"$tmp/e.log" 2>&1
+rc=$?
+check "setup failures: the daemon ran to its --duration and exited 0 (rc $rc)" test "$rc" = 0
+check "setup failures: one warning names the cause ($(grep -m1 'exit during setup' "$tmp/e.log"))" \
+	test "$(grep -c 'workers exit during setup (exit code 15: memory' "$tmp/e.log")" = 1
+check "setup failures: counted as exits with an error in the DB ($(q "SELECT sum(exited_error) FROM v_churn"))" \
+	test "$(q "SELECT sum(exited_error) > 0 FROM v_churn")" = 1
 t_done

@@ -260,10 +260,10 @@ install_into_root() {
 check_layout() {
 	local f missing=""
 	for f in usr/local/sbin/fpusoakd lib/systemd/system/fpusoakd.service lib/systemd/system/fpusoakd.socket \
-		etc/fpusoakd/fpusoakd.conf usr/local/share/man/man8/fpusoakd.8; do
+		etc/fpusoakd/fpusoakd.conf usr/local/share/man/man8/fpusoakd.8 usr/local/libexec/fpusoakd/fpusoakd-spawner; do
 		[ -e "$root/$f" ] || missing="$missing /$f"
 	done
-	[ -z "$missing" ] && pass "make install laid out binary, units, config and man page" ||
+	[ -z "$missing" ] && pass "make install laid out binary, static spawner, units, config and man page" ||
 		fail "make install did not install:$missing"
 }
 
@@ -516,7 +516,29 @@ check_cgroup_layout() {
 	n=$(unit_pids | wc -l)
 	note "processes in fpusoakd.service's cgroup: $n"
 	[ $standin = 1 ] && return
-	local ctl
+	local ctl jl
+	# Under the unit's seccomp filter and capability bounding set: the installed static spawner
+	# is exec'd, and workers get through their setup (capset included) and hold a population.
+	jl=$(ct 10 journalctl -u fpusoakd -t fpusoakd -o cat --no-pager 2>/dev/null)
+	if grep -q 'spawner /usr/local/libexec/fpusoakd/fpusoakd-spawner' <<<"$jl"; then
+		pass "the daemon execs the installed static spawner"
+	else
+		fail "the daemon did not exec /usr/local/libexec/fpusoakd/fpusoakd-spawner: $(grep -m1 'churn:' <<<"$jl" | cut -c1-200)"
+	fi
+	local st spawned failed
+	st=$(prop StatusText)
+	spawned=$(sed -n 's/.*spawned \([0-9]*\).*/\1/p' <<<"$st")
+	failed=$(sed -n 's/.*failed \([0-9]*\).*/\1/p' <<<"$st")
+	if [ "${spawned:-0}" -gt 0 ] && [ "${failed:-1}" = 0 ]; then
+		pass "the spawner forks workers under the unit's seccomp filter (spawned $spawned, failed 0)"
+	else
+		fail "spawns fail under the unit (spawned ${spawned:-?}, failed ${failed:-?}): $st"
+	fi
+	if grep -q 'workers exit during setup' <<<"$jl"; then
+		fail "workers fail their setup under the unit: $(grep -m1 'workers exit during setup' <<<"$jl" | cut -c1-200)"
+	else
+		pass "no worker fails its setup under the unit's sandboxing"
+	fi
 	ctl=$(ct 5 cat "$(unit_cg)/cgroup.controllers" 2>/dev/null)
 	case " $ctl " in
 	*" memory "*" pids "* | *" pids "*" memory "*) ;;

@@ -277,9 +277,25 @@ static void test_v1_workers(const char *sbname)
 	}
 	T_EQ_I(ok, 19, "19 forks fit under pids.max 20 (we count as one)");
 	T_CHECK(eagain, "the next fork fails with EAGAIN");
-	T_EQ_I(cgroup_leave_pids(w), 0, "leave the pids group");
+	/* The memory group too (the spawner's v1 place): a fork from there is born there, no move. */
+	T_EQ_I(cgroup_enter_memory(w), 0, "enter the memory group");
+	T_CHECK(proc_cgroup(getpid(), "memory", path, sizeof path) == 0 && ends_with(path, "/w"),
+		"we are in the memory group (%s)", path);
+	for (int i = 0; i < nk; i++)
+		kill(kids[i], SIGKILL);
+	for (int i = 0; i < nk; i++)
+		waitpid(kids[i], NULL, 0);
+	nk = 0;
+	pid_t born = sleeper(w, 0);
+	T_CHECK(born > 0 && proc_cgroup(born, "memory", path, sizeof path) == 0 && ends_with(path, "/w"),
+		"a child forked there is born in the memory group (%s)", path);
+	if (born > 0)
+		kids[nk++] = born;
+	T_EQ_I(cgroup_leave(w), 0, "leave the pids and memory groups");
 	T_CHECK(proc_cgroup(getpid(), "pids", path, sizeof path) == 0 && !ends_with(path, "/w"),
 		"we are out of the pids group (%s)", path);
+	T_CHECK(proc_cgroup(getpid(), "memory", path, sizeof path) == 0 && !ends_with(path, "/w"),
+		"we are out of the memory group (%s)", path);
 	for (int i = 0; i < nk; i++)
 		kill(kids[i], SIGKILL);
 	for (int i = 0; i < nk; i++)

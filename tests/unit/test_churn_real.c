@@ -138,6 +138,29 @@ static void base_cfg(struct churn_cfg *c)
 	c->cgroup_pids_max = 200;
 }
 
+/*
+ * The static spawner of this build ($BUILD/fpusoakd-spawner), or NULL.  The churn and EAGAIN
+ * tests run the spawner in the forked copy of this test; the owner-killed, capacity and switch
+ * tests exec the static one when it is there, and check that they did.
+ */
+static const char *static_spawner(void)
+{
+	static char path[4096];
+	const char *b = getenv("BUILD");
+
+	snprintf(path, sizeof path, "%s/fpusoakd-spawner", b && *b ? b : "build");
+	return access(path, X_OK) == 0 ? path : NULL;
+}
+
+static void check_exec(struct churn *ch, const char *what)
+{
+	if (!static_spawner()) {
+		T_SKIP("%s: no static spawner at $BUILD/fpusoakd-spawner; ran in the forked copy", what);
+		return;
+	}
+	T_EQ_I(churn_hello_info(ch)->exec_ok, 1, "%s: the spawner is the exec'd static one", what);
+}
+
 /* Kill one worker (never the spawner) with sig until the spawner reports that PID dying of it. */
 static int kill_one(struct churn *ch, struct obs *o, int sig)
 {
@@ -290,10 +313,11 @@ static void test_owner_killed(void)
 		close(fds[0]);
 		base_cfg(&c);
 		c.cgroup_name = "w-owner";
+		c.spawner_exe = static_spawner();
 		c.params = (struct churn_params){ .workers = 16, .dist = CHURN_DIST_FIXED, .rate_milli = CHURN_RATE_MAX,
 						  .lifetime_ms = 60000 };
 		struct churn *ch = churn_open(&c, err, sizeof err);
-		if (!ch)
+		if (!ch || (c.spawner_exe && !churn_hello_info(ch)->exec_ok))
 			_exit(2);
 		pump(ch, &o, 3000, pop_at_least, &target);
 		memset(&info, 0, sizeof info);
@@ -348,11 +372,13 @@ static void test_capacity(void)
 
 	base_cfg(&c);
 	c.cgroup_memory_max = 32u << 20;
+	c.spawner_exe = static_spawner();
 	c.params = (struct churn_params){ .workers = 8, .dist = CHURN_DIST_EXP, .rate_milli = 100000, .lifetime_ms = 3000 };
 	struct churn *ch = churn_open(&c, err, sizeof err);
 	T_CHECK(ch != NULL, "churn_open, 32 MB group (%s)", ch ? "ok" : err);
 	if (!ch)
 		return;
+	check_exec(ch, "capacity");
 	pump(ch, &o, 3000, pop_at_least, &eight);
 	T_EQ_I(churn_probe_request(ch, CHURN_PROBE_CAPACITY), 0, "request a capacity probe");
 	T_EQ_I(pump(ch, &o, 60000, ndone_at_least, &one), 1, "the probe finishes");
@@ -495,10 +521,12 @@ static void test_switch(void)
 	c.cgroup_memory_max = 16u << 20;
 	c.switch_threads = 16;
 	c.switch_ms = 300;
+	c.spawner_exe = static_spawner();
 	struct churn *ch = churn_open(&c, err, sizeof err);
 	T_CHECK(ch != NULL, "churn_open for the switch probe (%s)", ch ? "ok" : err);
 	if (!ch)
 		return;
+	check_exec(ch, "switch");
 	long cpu0 = cpu_ticks(churn_spawner_pid(ch));
 	churn_probe_request(ch, CHURN_PROBE_SWITCH);
 	pump(ch, &o, 100, NULL, NULL);

@@ -86,7 +86,12 @@ copy_bin() {
 		done
 }
 copy_bin "$(command -v sqlite3)" /usr/bin/sqlite3
-if [ "$payload" = daemon ]; then copy_bin "$daemon" /usr/sbin/fpusoakd; fi
+if [ "$payload" = daemon ]; then
+	copy_bin "$daemon" /usr/sbin/fpusoakd
+	# The static churn spawner the daemon execs from beside itself (churn/spawner.h), if built.
+	sp="$(dirname "$(readlink -f "$daemon")")/fpusoakd-spawner"
+	if [ -x "$sp" ]; then copy_bin "$sp" /usr/sbin/fpusoakd-spawner; fi
+fi
 for d in "$proot"/lib/* "$proot"/lib64; do
 	[ -d "$d" ] && [ "$(basename "$d")" != modules ] && ln -sfn "/payload${d#"$proot"}" "$root${d#"$proot"}"
 done

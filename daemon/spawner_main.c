@@ -1,0 +1,21 @@
+/*
+ * fpusoakd-spawner: the churn spawner as a small static executable.
+ *
+ * Not run by hand: the daemon forks, then execs this with its config in a
+ * memfd (churn/spawner_exec.c).  Static, so its address space is its own
+ * code and data and nothing else: every worker is a fork of it, and fork
+ * and exit cost grows with each mapping the forking process has.  The
+ * switch probe execs /proc/self/exe, i.e. this file, hence the first call.
+ */
+#include <stdio.h>
+
+#include "churn/probe.h"
+#include "churn/spawner.h"
+
+int main(int argc, char **argv)
+{
+	probe_switch_exec_main(argc, argv);
+	spawner_exec_main(argc, argv);
+	fprintf(stderr, "fpusoakd-spawner: an internal helper of fpusoakd(8), started by the daemon; not run by hand\n");
+	return 64;
+}
