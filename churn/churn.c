@@ -146,11 +146,12 @@ static int wait_readable(int fd, int64_t deadline_ms)
 }
 
 /* Wait for HELLO; log NOTE records on the way (the last one explains a failure). */
-static int await_hello(struct churn *ch, char *err, size_t errlen)
+static int await_hello(struct churn *ch, int *heard, char *err, size_t errlen)
 {
 	static struct churn_rec rec;
 	int64_t deadline = mono_ms() + HELLO_TIMEOUT_MS;
 
+	*heard = 0;
 	snprintf(err, errlen, "spawner did not start");
 	while (mono_ms() < deadline) {
 		int r = take(ch, &rec);
@@ -160,6 +161,7 @@ static int await_hello(struct churn *ch, char *err, size_t errlen)
 			wait_readable(ch->sock, deadline);
 			continue;
 		}
+		*heard = 1;
 		if (rec.type == CHURN_REC_NOTE) {
 			snprintf(err, errlen, "%s", rec.u.note.text);
 			if (rec.u.note.level <= LOG_LVL_WARN)
@@ -204,12 +206,54 @@ static void open_cgroup(struct churn *ch, const struct churn_cfg *cfg)
 		log_warn("churn: cannot adjust pids.max for the spawner");
 }
 
+static int reap_spawner(pid_t pid);
+
+/*
+ * Fork the spawner (which execs scfg->cc.spawner_exe if set) and wait for its HELLO; 0, or -1 with
+ * err, the spawner killed and reaped and the socket closed.  *heard: it sent a record first.
+ */
+static int start_spawner(struct churn *ch, struct spawner_cfg *scfg, int *heard, char *err, size_t errlen)
+{
+	int sv[2];
+
+	*heard = 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	scfg->sock = sv[1];
+	/* Unflushed stdio would be written twice, once by each process. */
+	fflush(NULL);
+	ch->pid = fork();
+	if (ch->pid == 0) {
+		close(sv[0]);
+		if (scfg->cc.spawner_exe && spawner_exec(scfg, scfg->cc.spawner_exe) < 0)
+			scfg->exec_errno = errno;
+		spawner_main(scfg);
+	}
+	close(sv[1]);
+	ch->sock = sv[0];
+	ch->gone = 0;
+	if (ch->pid < 0) {
+		snprintf(err, errlen, "cannot fork the spawner: %s", strerror(errno));
+	} else if (await_hello(ch, heard, err, errlen) == 0)
+		return 0;
+	else {
+		kill(ch->pid, SIGKILL);
+		reap_spawner(ch->pid);
+	}
+	ch->pid = 0;
+	close(ch->sock);
+	ch->sock = -1;
+	return -1;
+}
+
 struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen)
 {
 	struct spawner_cfg scfg;
 	struct churn *ch;
 	const char *bad = check_cfg(cfg);
-	int sv[2];
+	int heard;
 
 	if (bad) {
 		snprintf(err, errlen, "churn: %s", bad);
@@ -224,35 +268,23 @@ struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen)
 	ch->cfg.cgroup_name = NULL;
 	ch->sock = -1;
 	open_cgroup(ch, cfg);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		goto fail;
-	}
 	memset(&scfg, 0, sizeof scfg);
 	scfg.cc = ch->cfg;
 	scfg.cg = ch->cg;
-	scfg.sock = sv[1];
 	scfg.daemon = getpid();
 	scfg.pop_cap = ch->cg ? CHURN_MAX_WORKERS : cfg->nocgroup_cap;
 	scfg.probe_cap = ch->cg || cfg->probe_scope == CHURN_SCOPE_GUEST ? CHURN_MAX_PROBE : cfg->nocgroup_cap;
-	/* Unflushed stdio would be written twice, once by each process. */
-	fflush(NULL);
-	ch->pid = fork();
-	if (ch->pid == 0) {
-		close(sv[0]);
-		if (scfg.cc.spawner_exe && spawner_exec(&scfg, scfg.cc.spawner_exe) < 0)
-			scfg.exec_errno = errno;
-		spawner_main(&scfg);
-	}
-	close(sv[1]);
-	ch->sock = sv[0];
-	if (ch->pid < 0) {
-		snprintf(err, errlen, "cannot fork the spawner: %s", strerror(errno));
+	if (start_spawner(ch, &scfg, &heard, err, errlen) == 0)
+		return ch;
+	/* A static spawner that died without a word (a helper from another build refuses the config,
+	 * see spawner_exec.c) must not cost the run its churn: the forked copy can do the job. */
+	if (!scfg.cc.spawner_exe || heard)
 		goto fail;
-	}
-	if (await_hello(ch, err, errlen) < 0)
-		goto fail;
-	return ch;
+	log_warnx("churn: %s did not start (%s); the daemon's forked copy runs the spawner instead",
+		  scfg.cc.spawner_exe, err);
+	scfg.cc.spawner_exe = NULL;
+	if (start_spawner(ch, &scfg, &heard, err, errlen) == 0)
+		return ch;
 fail:
 	churn_close(ch, NULL);
 	return NULL;

@@ -1748,6 +1748,33 @@ static void rollups_hand_on(struct store_tick *from, struct store_tick *to)
 	to->nrollt += from->nrollt;
 }
 
+/*
+ * A dropped tick's changed counters (vmstat, kernel-signal counters) are stored only on change: the
+ * next tick of the same run with a sample lists only what changed *since the dropped one*, so a
+ * counter the next tick lacks still has the dropped tick's value.  Hand those on, or the change
+ * would not reach the DB until the next hourly keyframe.  (Zone rows are compared at write time.)
+ */
+static void kv_hand_on(struct store *st, struct store_tick *from, struct store_tick *to)
+{
+	while (to && (to->no_sample || to->run_id != from->run_id))
+		to = to->run_id == from->run_id ? to->next : NULL;
+	if (!to || !from->nkv)
+		return;
+	for (int i = 0; i < from->nkv; i++) {
+		int have = 0;
+		for (int j = 0; j < to->nkv && !have; j++)
+			have = to->kv[j].name_id == from->kv[i].name_id && to->kv[j].src == from->kv[i].src;
+		if (have)
+			continue;
+		if (tick_add_kv(to, 1) < 0) {
+			log_warnx("database: out of memory handing on a dropped tick's counters");
+			return;
+		}
+		to->kv[to->nkv++] = from->kv[i];
+		st->qbytes += sizeof *to->kv;
+	}
+}
+
 int store_submit(struct store *st, struct store_tick *t)
 {
 	if (!t->no_sample && rollup_account(st, t) < 0)
@@ -1767,6 +1794,7 @@ int store_submit(struct store *st, struct store_tick *t)
 		st->dropped++;
 		if (old->nrollb || old->nrollt)
 			rollups_hand_on(old, st->qhead);
+		kv_hand_on(st, old, st->qhead);
 		if (st->dropped == 1 || st->dropped % 1000 == 0)
 			log_warnx("database: sample queue full; dropped %llu oldest tick(s) so far",
 				  (unsigned long long)st->dropped);

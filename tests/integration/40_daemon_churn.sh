@@ -103,4 +103,27 @@ check "setup failures: one warning names the cause ($(grep -m1 'exit during setu
 	test "$(grep -c 'workers exit during setup (exit code 15: memory' "$tmp/e.log")" = 1
 check "setup failures: counted as exits with an error in the DB ($(q "SELECT sum(exited_error) FROM v_churn"))" \
 	test "$(q "SELECT sum(exited_error) > 0 FROM v_churn")" = 1
+
+# F: which spawner runs.  The build's daemon execs the static fpusoakd-spawner beside it; a copy of
+# the daemon without one, or beside a helper that dies without a word (one from another build
+# refuses the config), runs the spawner in its forked copy and still churns.
+spawner_case() { # spawner_case NAME HELPER(none|broken): runs a copy of the daemon 3 s in $tmp/NAME
+	local d=$tmp/$1
+	mkdir -p "$d"; cp "$FPUSOAKD" "$d/fpusoakd"
+	[ "$2" = broken ] && printf '#!/bin/sh\necho "fpusoakd-spawner: refusing (test)" >&2\nexit 70\n' >"$d/fpusoakd-spawner" &&
+		chmod +x "$d/fpusoakd-spawner"
+	db=$d/db
+	"$d/fpusoakd" --db "$db" $SAFE --probe-interval 0 --workers 4 --spawn-rate 100 --lifetime 1s --duration 3s >"$d/log" 2>&1
+}
+check "spawner: the build's daemon names the static spawner it execs" \
+	grep -q "spawner $(dirname "$(readlink -f "$FPUSOAKD")")/fpusoakd-spawner\$" "$tmp/e.log"
+spawner_case alone none; rc=$?
+check "spawner: a daemon without the helper exits 0 (rc $rc) and says the forked copy spawns" \
+	bash -c "[ $rc = 0 ] && grep -q \"spawner in the daemon's forked copy\" '$tmp/alone/log'"
+check "spawner: ... and churns ($(q "SELECT sum(spawned) FROM v_churn") spawned)" test "$(q "SELECT sum(spawned) >= 4 FROM v_churn")" = 1
+spawner_case broken broken; rc=$?
+check "spawner: a helper that dies before its HELLO is named in a warning ($(grep -m1 'did not start' "$tmp/broken/log" | cut -c1-120))" \
+	grep -q "fpusoakd-spawner did not start (.*); the daemon's forked copy runs the spawner instead" "$tmp/broken/log"
+check "spawner: ... and the run goes on with the forked copy (rc $rc, $(q "SELECT sum(spawned) FROM v_churn") spawned)" \
+	bash -c "[ $rc = 0 ] && grep -q \"spawner in the daemon's forked copy\" '$tmp/broken/log' && [ \"\$(sqlite3 '$db' 'SELECT sum(spawned) >= 4 FROM v_churn')\" = 1 ]"
 t_done
