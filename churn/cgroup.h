@@ -19,8 +19,10 @@
  * which stalls every fork on the machine.  In the group, the spawner is an
  * OOM candidate; workers run at oom_score_adj 1000 and it at -1000 (or what
  * it inherited, 0 or -900 without CAP_SYS_RESOURCE), so it is picked only if
- * no worker is alive.  If it cannot join, each worker writes "0" (= itself)
- * into the memory group's cgroup.procs as before.  memory.memsw is set to
+ * no worker is alive.  Under a limit below 32 MiB it stays out: there a batch
+ * of reaped workers whose kernel objects are not yet freed could fill the
+ * group with no worker left to kill.  If it does not join, each worker
+ * writes "0" (= itself) into the memory group's cgroup.procs as before.  memory.memsw is set to
  * the same limit so the group cannot spill into swap.
  *
  * Kernel objects of a worker (task_struct with its xstate, kernel stack,

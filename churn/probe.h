@@ -19,18 +19,16 @@
  * that only watched the newest overshot and leaked (see issue 3).
  *
  * Repeatability, measured on the development VM (256 KB per worker, ten
- * back-to-back probes per run): when the workers' own 32 MB limit binds
- * (their user memory and page tables), 124 every time, in every run.  When
- * one 64 MB group holds everything (user memory plus the kernel side of
- * each worker, which fork charges to the spawner's group), 157-162 with a
- * steady downward drift, until the spawner's PID table was made
- * MADV_DONTFORK and pre-touched (the spawner's memory had crept up as new
- * PIDs hashed into fresh pages); since then +-1 within a run (0.6-1.2%) and
- * medians of 161-164 across runs.  Likely sources of the residual +-1: the
- * memory cgroup's per-CPU charge batching (up to 64 pages per CPU charged
- * ahead), which worker the OOM killer picks and when; across runs, the
- * spawner's address-space layout (how many page-table pages each fork
- * copies).  The issue's 256-vs-228 (11%) is far outside this noise.
+ * back-to-back probes per run, a 64 MB v1 group): with the spawner inside the
+ * group (cgroup.h), so that each worker's fork-time kernel objects count
+ * too, 191, 187 and 191 in three runs, every probe of a run the same; 253
+ * every time in the same session when those objects were charged outside.
+ * An earlier drift (157-162, downward) came from the spawner's PID table
+ * growing into fresh pages charged to the same group; it is touched in full
+ * before the spawner joins the group.  Likely sources of the 2% between
+ * runs: the memory cgroup's per-CPU charge batching (up to 64 pages per CPU
+ * charged ahead) and which worker the OOM killer picks and when.  The
+ * issue's 256-vs-228 (11%) is far outside this noise.
  *
  * Switch: a forked child starts N threads that each loop {FPU work;
  * sched_yield()} for a fixed time, then N threads that only yield;

@@ -36,6 +36,7 @@
 #define RETIRE_NS 3000000000LL      /* SIGTERM, then SIGKILL after this */
 #define RELEASE_NS 5000000000LL
 #define STOP_GIVEUP_NS 3000000000LL /* after SIGKILL: exit anyway (PDEATHSIG finishes the job) */
+#define SPAWNER_MEMCG_FLOOR (32 << 20) /* below this limit the spawner stays out of the v1 memory group */
 #define SHED_MAX 256                /* library mappings kept out of workers */
 #define MAPS_CAP (256 * 1024)       /* /proc/self/maps: ~100 bytes a line; the daemon's spawner has ~140 */
 
@@ -313,7 +314,9 @@ static void send_status(struct spawner *s, int64_t now, int must)
 /* ---- what workers inherit ----------------------------------------------------------------- */
 
 /*
- * The spawner is forked from the daemon, so it maps all 22 of the daemon's
+ * This is the fallback (spawner_exec.c): normally the spawner is the exec'd
+ * static fpusoakd-spawner, which maps only itself (13 mappings) and sheds
+ * nothing.  The forked copy of the daemon maps all 22 of the daemon's
  * shared libraries (TLS, HTTP, SQLite, journal: 110 of its 137 mappings)
  * and every worker's fork copied them all: dup_mmap and anon_vma_fork per
  * mapping, page tables of their written .data/.got, and the same again in
@@ -1190,8 +1193,17 @@ void spawner_main(const struct spawner_cfg *cfg)
 		finish(s);
 		_exit(1);
 	}
-	/* After the table is touched: its pages stay charged where they were made (see cgroup.h). */
-	if (cgroup_version(s->cg) == CGROUP_V1) {
+	/*
+	 * After the table is touched: its pages stay charged where they were made (see cgroup.h).
+	 * Not under a small limit: a batch of reaped-but-not-yet-freed workers (~84 KiB of kernel
+	 * objects each) could fill the group with no live worker left to kill, and the OOM killer
+	 * would take the spawner (measured: at 2 MiB it did).
+	 */
+	if (cgroup_version(s->cg) == CGROUP_V1 && cgroup_memory_max(s->cg) &&
+	    cgroup_memory_max(s->cg) < SPAWNER_MEMCG_FLOOR)
+		note(s, LOG_LVL_INFO, "spawner: the workers' memory limit is under %d MiB: it stays outside the group"
+		     " and each worker moves itself", SPAWNER_MEMCG_FLOOR >> 20);
+	else if (cgroup_version(s->cg) == CGROUP_V1) {
 		if (cgroup_enter_memory(s->cg) == 0)
 			s->in_memcg = 1;
 		else

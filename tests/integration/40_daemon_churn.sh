@@ -104,6 +104,16 @@ check "setup failures: one warning names the cause ($(grep -m1 'exit during setu
 check "setup failures: counted as exits with an error in the DB ($(q "SELECT sum(exited_error) FROM v_churn"))" \
 	test "$(q "SELECT sum(exited_error) > 0 FROM v_churn")" = 1
 
+# G: a tiny workers' limit (2 MiB) at the highest rate: the spawner must outlive it (under 32 MiB it
+# stays out of the v1 memory group; inside, the OOM killer took it once no worker was left alive).
+db=$tmp/g.db
+"$FPUSOAKD" --db "$db" --cgroup-memory-max 2M --cgroup-pids-max 300 --listen none --kmsg none \
+	--switch-probe-interval 0 --probe-interval 0 --workers 32 --spawn-rate max --lifetime 0 --duration 5s >"$tmp/g.log" 2>&1
+rc=$?
+check "tiny limit: the spawner outlived 5 s of max churn in 2 MiB (rc $rc; $(grep -c 'spawner is gone' "$tmp/g.log") 'gone' lines)" \
+	bash -c "[ $rc = 0 ] && ! grep -q 'spawner is gone' '$tmp/g.log'"
+check "tiny limit: ... and churned ($(q "SELECT sum(spawned) FROM v_churn") spawned)" test "$(q "SELECT sum(spawned) > 100 FROM v_churn")" = 1
+
 # F: which spawner runs.  The build's daemon execs the static fpusoakd-spawner beside it; a copy of
 # the daemon without one, or beside a helper that dies without a word (one from another build
 # refuses the config), runs the spawner in its forked copy and still churns.
