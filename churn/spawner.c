@@ -92,7 +92,8 @@ struct spawner {
 	int64_t sw_start, sw_start_real;
 
 	int nshed;                   /* library mappings unmapped from the spawner; see shed_libraries */
-	int in_memcg;                /* v1: the spawner sits in the workers' memory group (cgroup.h) */
+	int in_memcg;                /* v1: the spawner sits in the workers' memory group (cgroup.h);
+					procs_fd is then -1: workers are born there */
 	int privs_dropped;           /* the spawner holds no capabilities: workers inherit that */
 	int raw_ok;                  /* clone3 works here (raw_fork_ok) */
 
@@ -456,7 +457,7 @@ static pid_t spawn(struct spawner *s, int role, int64_t lifetime_ms, int64_t now
 		.tick_ms = s->cfg->cc.worker_tick_ms,
 		.work_iters = s->cfg->cc.worker_work_iters,
 		.parent = s->self,
-		.procs_fd = s->clone_fd >= 0 || s->in_memcg ? -1 : s->procs_fd,
+		.procs_fd = s->clone_fd >= 0 ? -1 : s->procs_fd,
 		.ready_fd = role == ROLE_PROBE ? s->ready_wr : -1,
 		.privs_dropped = s->privs_dropped,
 	};
@@ -470,7 +471,7 @@ static pid_t spawn(struct spawner *s, int role, int64_t lifetime_ms, int64_t now
 			note(s, LOG_LVL_NOTICE, "clone3(CLONE_INTO_CGROUP) unavailable (%s): workers move themselves",
 			     strerror(errno));
 			s->clone_fd = -1;
-			wa.procs_fd = s->in_memcg ? -1 : s->procs_fd;
+			wa.procs_fd = s->procs_fd;
 			pid = raw_fork(s);
 		}
 	} else
@@ -751,7 +752,7 @@ static void sw_start(struct spawner *s, int64_t now)
 				_exit(1);
 			close(fd);
 		}
-		if (worker_drop_privileges() < 0)
+		if (!s->privs_dropped && worker_drop_privileges() < 0)
 			_exit(1);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -1204,8 +1205,10 @@ void spawner_main(const struct spawner_cfg *cfg)
 		note(s, LOG_LVL_INFO, "spawner: the workers' memory limit is under %d MiB: it stays outside the group"
 		     " and each worker moves itself", SPAWNER_MEMCG_FLOOR >> 20);
 	else if (cgroup_version(s->cg) == CGROUP_V1) {
-		if (cgroup_enter_memory(s->cg) == 0)
+		if (cgroup_enter_memory(s->cg) == 0) {
 			s->in_memcg = 1;
+			s->procs_fd = -1;
+		}
 		else
 			note(s, LOG_LVL_WARN, "spawner: cannot join the memory group (%s): each worker moves itself",
 			     strerror(errno));
