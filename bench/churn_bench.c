@@ -32,6 +32,7 @@
 #include "common/log.h"
 #include "collector/procfile.h"
 #include "common/num.h"
+#include "common/clock.h"
 
 struct opts {
 	int spawner_set;
@@ -41,14 +42,6 @@ struct opts {
 	int probes, do_switch, hold, verbose, stat;
 	int64_t probe_gap_ms;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void usage(void)
 {
@@ -266,13 +259,13 @@ int main(int argc, char **argv)
 		printf("ready spawner=%d\n", h->spawner_pid);
 	fflush(stdout);
 
-	t0 = mono_ms();
+	t0 = clock_mono_ms();
 	deadline = o.hold ? INT64_MAX : t0 + o.seconds_ms;
 	next_print = t0 + 1000;
 	if (o.probes)
 		next_probe = t0 + o.probe_gap_ms;
 	for (;;) {
-		int64_t now = mono_ms();
+		int64_t now = clock_mono_ms();
 		if (now >= deadline && (probes_done >= o.probes || now >= deadline + 600000))
 			break;
 		if (o.probes && probes_asked == probes_done && probes_asked < o.probes && now >= next_probe) {
@@ -291,8 +284,8 @@ int main(int argc, char **argv)
 		while ((r = churn_read(ch, &rec)) == 1) {
 			switch (rec.type) {
 			case CHURN_REC_STATUS:
-				if (o.verbose && mono_ms() >= next_print) {
-					printf("t=%.1fs %s\n", (mono_ms() - t0) / 1000.0,
+				if (o.verbose && clock_mono_ms() >= next_print) {
+					printf("t=%.1fs %s\n", (clock_mono_ms() - t0) / 1000.0,
 					       churn_status_line(&rec.u.status, NULL, line, sizeof line));
 					next_print += 1000;
 				}
@@ -313,7 +306,7 @@ int main(int argc, char **argv)
 					if (probes_done < 1024)
 						counts[probes_done] = d->count;
 					probes_done++;
-					next_probe = mono_ms() + o.probe_gap_ms;
+					next_probe = clock_mono_ms() + o.probe_gap_ms;
 				}
 				break;
 			}
@@ -328,7 +321,7 @@ int main(int argc, char **argv)
 		}
 		fflush(stdout);
 	}
-	double secs = (mono_ms() - t0) / 1000.0;
+	double secs = (clock_mono_ms() - t0) / 1000.0;
 	int crc = churn_close(ch, &fin);
 	const struct churn_counters *c = &fin.c;
 	uint64_t ended = c->exited + c->killed_sigkill + c->killed_sigsegv + c->killed_sigill + c->killed_other;

@@ -17,6 +17,7 @@
 
 #include "churn/spawner.h"
 #include "common/log.h"
+#include "common/clock.h"
 
 #define HELLO_TIMEOUT_MS 5000
 #define STOP_TIMEOUT_MS 10000
@@ -76,14 +77,6 @@ const char *churn_spawner_path(char *buf, size_t len)
 	return NULL;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Ranges a config/flag layer should already have enforced; checked again at the boundary. */
 static const char *check_cfg(const struct churn_cfg *c)
 {
@@ -138,7 +131,7 @@ static int take(struct churn *ch, struct churn_rec *rec)
 static int wait_readable(int fd, int64_t deadline_ms)
 {
 	struct pollfd pf = { fd, POLLIN, 0 };
-	int64_t left = deadline_ms - mono_ms();
+	int64_t left = deadline_ms - clock_mono_ms();
 
 	if (left < 0)
 		left = 0;
@@ -149,11 +142,11 @@ static int wait_readable(int fd, int64_t deadline_ms)
 static int await_hello(struct churn *ch, int *heard, char *err, size_t errlen)
 {
 	static struct churn_rec rec;
-	int64_t deadline = mono_ms() + HELLO_TIMEOUT_MS;
+	int64_t deadline = clock_mono_ms() + HELLO_TIMEOUT_MS;
 
 	*heard = 0;
 	snprintf(err, errlen, "spawner did not start");
-	while (mono_ms() < deadline) {
+	while (clock_mono_ms() < deadline) {
 		int r = take(ch, &rec);
 		if (r < 0)
 			return -1;
@@ -337,7 +330,7 @@ static int drain_until_bye(struct churn *ch, int64_t deadline)
 {
 	static struct churn_rec rec;
 
-	while (mono_ms() < deadline) {
+	while (clock_mono_ms() < deadline) {
 		int r = take(ch, &rec);
 		if (r < 0)
 			return 0;
@@ -381,7 +374,7 @@ int churn_close(struct churn *ch, struct churn_status *final)
 			send_cmd(ch, &cmd);
 			/* EOF is a stop too, in case the STOP did not fit in the socket. */
 			shutdown(ch->sock, SHUT_WR);
-			if (drain_until_bye(ch, mono_ms() + STOP_TIMEOUT_MS) < 0) {
+			if (drain_until_bye(ch, clock_mono_ms() + STOP_TIMEOUT_MS) < 0) {
 				log_warnx("churn: spawner did not stop within %d ms; killing it", STOP_TIMEOUT_MS);
 				kill(ch->pid, SIGKILL);
 				rc = -1;

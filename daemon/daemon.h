@@ -50,8 +50,4 @@ void loop_publish(struct daemon *d);
 /* Take one sample (fast sources, slow ones when due, kernel-log events) and submit it; 0 if written, 1 if queued, -1. */
 int loop_tick(struct daemon *d);
 
-/* Monotonic and wall-clock milliseconds. */
-int64_t daemon_mono_ms(void);
-int64_t daemon_wall_ms(void);
-
 #endif

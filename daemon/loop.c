@@ -20,22 +20,9 @@
 #include "store/store.h"
 #include "web/metrics.h"
 #include "web/server.h"
+#include "common/clock.h"
 
 #define STATUS_MS 5000
-
-int64_t daemon_mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t daemon_wall_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int timer_arm(int fd, int64_t period_ms)
 {
@@ -54,7 +41,7 @@ static int healthy(const struct daemon *d)
 
 	if (slack < 3000)
 		slack = 3000;
-	return d->ticks > 0 && daemon_mono_ms() - d->last_tick_mono_ms <= slack;
+	return d->ticks > 0 && clock_mono_ms() - d->last_tick_mono_ms <= slack;
 }
 
 void loop_publish(struct daemon *d)
@@ -98,7 +85,7 @@ void loop_publish(struct daemon *d)
 
 int loop_tick(struct daemon *d)
 {
-	int64_t now = daemon_wall_ms(), mono = daemon_mono_ms();
+	int64_t now = clock_wall_ms(), mono = clock_mono_ms();
 	struct store_tick *t = store_tick_new(d->store, d->run_id, now);
 	int rc;
 
@@ -122,7 +109,7 @@ int loop_tick(struct daemon *d)
 	if (rc == 0)
 		store_rollup(d->store, d->run_id, now);
 	d->last_tick_wall_ms = now;
-	d->last_tick_mono_ms = daemon_mono_ms();
+	d->last_tick_mono_ms = clock_mono_ms();
 	d->ticks++;
 	loop_publish(d);
 	return rc;
@@ -136,7 +123,7 @@ static const char *headroom_trend(struct daemon *d, char *buf, size_t len)
 {
 	static double x[60], y[60];
 	int order = sampler_task_order(d->sampler) >= 0 ? sampler_task_order(d->sampler) : 3;
-	int n = store_headroom_minutes(d->store, d->run_id, 0, "Normal", order, daemon_wall_ms() - 3600000, x, y, 60);
+	int n = store_headroom_minutes(d->store, d->run_id, 0, "Normal", order, clock_wall_ms() - 3600000, x, y, 60);
 	struct trend_fit f;
 
 	if (n < 3 || trend_fit(x, y, (size_t)n, &f) != 0) {
@@ -152,7 +139,7 @@ static const char *headroom_trend(struct daemon *d, char *buf, size_t len)
 static void status(struct daemon *d)
 {
 	char line[768], churn[256], trend[160];
-	int64_t up = (daemon_mono_ms() - d->start_mono_ms) / 1000;
+	int64_t up = (clock_mono_ms() - d->start_mono_ms) / 1000;
 	int ok = healthy(d);
 
 	snprintf(line, sizeof line, "run %lld, up %lldh%02lldm%02llds, %lld samples%s%s; %s; %s",
@@ -169,7 +156,7 @@ static void status(struct daemon *d)
 		store_flush(d->store);
 	/* Retention in small slices from the status timer: a tick never waits on a large delete. */
 	if (d->cfg.retain_raw_ms > 0)
-		store_retain(d->store, daemon_wall_ms() - d->cfg.retain_raw_ms);
+		store_retain(d->store, clock_wall_ms() - d->cfg.retain_raw_ms);
 }
 
 static void watchdog(struct daemon *d)
@@ -205,7 +192,7 @@ static void on_signal(struct daemon *d)
 		case SIGUSR1:
 			log_notice("SIGUSR1: capacity probe requested");
 			if (d->churn)
-				churnlink_schedule(d->churn, daemon_mono_ms(), 1);
+				churnlink_schedule(d->churn, clock_mono_ms(), 1);
 			else
 				log_warnx("SIGUSR1: no churn engine running (--workers 0 and no probes?)");
 			break;
@@ -243,7 +230,7 @@ int loop_run(struct daemon *d)
 	}
 	while (!d->stop) {
 		struct epoll_event ev[8];
-		int64_t now = daemon_mono_ms(), timeout = -1;
+		int64_t now = clock_mono_ms(), timeout = -1;
 		int n;
 
 		if (wd_ms) {
@@ -275,7 +262,7 @@ int loop_run(struct daemon *d)
 			} else if (d->kwatch && ev[i].data.fd == kwatch_fd(d->kwatch)) {
 				struct timespec ts;
 				clock_gettime(CLOCK_MONOTONIC, &ts);
-				kwatch_drain(d->kwatch, daemon_wall_ms(), (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+				kwatch_drain(d->kwatch, clock_wall_ms(), (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
 			} else if (d->churn && ev[i].data.fd == churnlink_fd(d->churn)) {
 				if (churnlink_drain(d->churn) < 0) {
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, churnlink_fd(d->churn), NULL);

@@ -28,6 +28,7 @@
 #include "daemon/sampler.h"
 #include "store/store.h"
 #include "web/server.h"
+#include "common/clock.h"
 
 /* Start the run: crash-mark leftovers, record the environment. 0 or -1. */
 static int begin_run(struct daemon *d, struct envinfo *envp)
@@ -55,7 +56,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.fpu_features = env.fpu_features,
 		.xstate_detail = env.xstate_detail,
 		.config = cfgtext,
-		.started_ms = daemon_wall_ms(),
+		.started_ms = clock_wall_ms(),
 		.xstate_bytes = env.xstate_bytes,
 		.mem_total_kb = env.mem_total_kb,
 		.page_size = env.page_size,
@@ -232,7 +233,7 @@ int main(int argc, char **argv)
 		log_errx("out of memory");
 		goto out;
 	}
-	d->start_mono_ms = daemon_mono_ms();
+	d->start_mono_ms = clock_mono_ms();
 
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
@@ -253,7 +254,7 @@ int main(int argc, char **argv)
 		d->web = web_open(&wc, err, sizeof err);
 		if (!d->web) {
 			log_errx("http: %s", err);
-			store_run_end(d->store, d->run_id, daemon_wall_ms(), "error");
+			store_run_end(d->store, d->run_id, clock_wall_ms(), "error");
 			goto out;
 		}
 		web_set_health(d->web, 1);
@@ -268,7 +269,7 @@ int main(int argc, char **argv)
 	churnlink_close(d->churn);
 	d->churn = NULL;
 	store_rollup(d->store, d->run_id, INT64_MAX);     /* the last, partial minute and hour */
-	store_run_end(d->store, d->run_id, daemon_wall_ms(), code == 0 ? "stopped" : "error");
+	store_run_end(d->store, d->run_id, clock_wall_ms(), code == 0 ? "stopped" : "error");
 	log_info("run %lld ended: %lld samples", (long long)d->run_id, (long long)d->ticks);
 out:
 	web_close(d->web);

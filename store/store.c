@@ -15,18 +15,12 @@
 #include "store/fields.h"
 #include "store/migrations.h"
 #include "store/rollup.h"
+#include "common/clock.h"
 
 /* How long one write may wait for another writer's lock while all is well. */
 #define BUSY_TIMEOUT_MS 100
 /* While the DB refuses writes: retry this often, without waiting (a tick must never stall on it). */
 #define RETRY_MS 1000
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * vmstat counters, and a zone's buddyinfo and atomic-risk rows, are stored on
@@ -1685,7 +1679,7 @@ static int flush_queue(struct store *st)
 
 	if (!st->qhead)
 		return 0;
-	if (st->failing && mono_ms() < st->retry_ms)
+	if (st->failing && clock_mono_ms() < st->retry_ms)
 		return 1;
 	memcpy(st->zsaved, st->zlast, (size_t)st->nzones * sizeof st->zlast[0]);
 	rc = step_reset(st, S_BEGIN);
@@ -1706,7 +1700,7 @@ static int flush_queue(struct store *st)
 		/* Retries must not stall the loop: no busy wait until writes succeed again. */
 		sqlite3_busy_timeout(st->db, 0);
 		st->failing = 1;
-		st->retry_ms = mono_ms() + RETRY_MS;
+		st->retry_ms = clock_mono_ms() + RETRY_MS;
 		return 1;
 	}
 	if (st->failing) {

@@ -20,6 +20,7 @@
 #include "common/num.h"
 #include "web/escape.h"
 #include "web/handler.h"
+#include "common/clock.h"
 
 #define CONN_MEMORY (32u * 1024)   /* per connection: request line, headers, our response headers */
 
@@ -89,14 +90,6 @@ static const struct route {
 
 /* ---------------------------------------------------------------- shared state */
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void web_set_health(struct web_server *ws, int ok)
 {
 	if (!ws)
@@ -116,7 +109,7 @@ int web_healthy(struct web_server *ws)
 	ok = ws->healthy;
 	at = (int64_t)ws->health_at.tv_sec * 1000 + ws->health_at.tv_nsec / 1000000;
 	pthread_mutex_unlock(&ws->lock);
-	if (ok && ws->health_max_age_ms && mono_ms() - at > (int64_t)ws->health_max_age_ms)
+	if (ok && ws->health_max_age_ms && clock_mono_ms() - at > (int64_t)ws->health_max_age_ms)
 		ok = 0;
 	return ok;
 }
