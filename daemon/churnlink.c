@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,8 +36,23 @@ struct churnlink {
 	uint64_t worker_oom_kills;
 	char probe_running;
 	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
+	char frag_dir[4096];                        /* the DB's directory: the load's O_TMPFILE files */
+	struct fragload_status frag;                /* the load's latest STATUS */
+	int have_frag;
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
+
+/* The directory the database lives in ("." for a bare name); NULL if it does not fit. */
+static const char *db_dir(const char *db, char *buf, size_t len)
+{
+	const char *slash = strrchr(db, '/');
+
+	if (!slash)
+		return snprintf(buf, len, ".") < (int)len ? buf : NULL;
+	if (slash == db)
+		return snprintf(buf, len, "/") < (int)len ? buf : NULL;
+	return snprintf(buf, len, "%.*s", (int)(slash - db), db) < (int)len ? buf : NULL;
+}
 
 struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen)
 {
@@ -43,9 +60,10 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	struct churnlink *cl;
 
 	*off = 0;
-	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0) {
+	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0 &&
+	    cfg->fragment == FRAGLOAD_OFF) {
 		*off = 1;
-		snprintf(err, errlen, "churn off (--workers 0, no probes)");
+		snprintf(err, errlen, "churn off (--workers 0, no probes, no fragmenting load)");
 		return NULL;
 	}
 	cl = calloc(1, sizeof *cl);
@@ -69,6 +87,8 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
 	cc.switch_threads = (int)cfg->switch_threads;
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
+	cc.fragment = cfg->fragment;
+	cc.fragment_dir = db_dir(cfg->db, cl->frag_dir, sizeof cl->frag_dir);
 	cl->ch = churn_open(&cc, err, errlen);
 	if (!cl->ch) {
 		free(cl);
@@ -96,11 +116,65 @@ int churnlink_fd(const struct churnlink *cl)
 	return cl ? churn_fd(cl->ch) : -1;
 }
 
+int churnlink_frag_fd(const struct churnlink *cl)
+{
+	return cl ? churn_frag_fd(cl->ch) : -1;
+}
+
+static void frag_status(struct churnlink *cl, const struct fragload_status *st)
+{
+	uint64_t total = 0;
+
+	for (int k = 0; k < FK_NKINDS; k++)
+		total += st->held_bytes[k];
+	if (cl->have_frag && st->cycles != cl->frag.cycles)
+		log_info("fragment: cycle %llu done; holds %llu KiB (anon %llu, pipe %llu, pgtable %llu, socket %llu,"
+			 " file %llu KiB), %llu KiB long-lived, %llu allocations failed",
+			 (unsigned long long)st->cycles, (unsigned long long)(total >> 10),
+			 (unsigned long long)(st->held_bytes[FK_ANON] >> 10), (unsigned long long)(st->held_bytes[FK_PIPE] >> 10),
+			 (unsigned long long)(st->held_bytes[FK_PGTABLE] >> 10),
+			 (unsigned long long)(st->held_bytes[FK_SOCKET] >> 10), (unsigned long long)(st->held_bytes[FK_FILE] >> 10),
+			 (unsigned long long)(st->kept_bytes >> 10), (unsigned long long)st->alloc_failed);
+	if (!cl->have_frag || st->state != cl->frag.state)
+		log_debug("fragment: t=%lld state %d, cycle %llu, %llu KiB held, %llu failed", (long long)st->mono_ms, st->state,
+			  (unsigned long long)st->cycles, (unsigned long long)(total >> 10), (unsigned long long)st->alloc_failed);
+	cl->frag = *st;
+	cl->have_frag = 1;
+}
+
+int churnlink_frag_drain(struct churnlink *cl)
+{
+	static struct fragload_rec rec;
+	int rc, status = 0;
+
+	if (!cl)
+		return 0;
+	while ((rc = churn_frag_read(cl->ch, &rec, &status)) == 1) {
+		if (rec.type == FRAGLOAD_REC_STATUS)
+			frag_status(cl, &rec.u.status);
+		else if (rec.type == FRAGLOAD_REC_NOTE && rec.u.note.level <= LOG_LVL_WARN)
+			log_warnx("fragment: %s", rec.u.note.text);
+		else if (rec.type == FRAGLOAD_REC_NOTE)
+			log_info("fragment: %s", rec.u.note.text);
+	}
+	if (rc < 0) {
+		if (WIFSIGNALED(status))
+			log_warnx("fragment: the load was killed by signal %d%s; the run goes on without it",
+				  WTERMSIG(status), WTERMSIG(status) == SIGKILL ? " (the OOM killer?)" : "");
+		else
+			log_warnx("fragment: the load exited (status %d); the run goes on without it", WEXITSTATUS(status));
+		return -1;
+	}
+	return 0;
+}
+
 static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *pd)
 {
 	char line[256];
 
 	cl->probe_running = 0;
+	if (pd->kind == CHURN_PROBE_CAPACITY && churn_frag_resume(cl->ch) < 0 && errno != ESRCH)
+		log_warn("fragment: resume after the probe");
 	if (pd->kind == CHURN_PROBE_CAPACITY)
 		cl->last_capacity = pd->result;
 	else
@@ -177,6 +251,22 @@ int churnlink_drain(struct churnlink *cl)
 	return 0;
 }
 
+static void frag_log_recipe(const struct churnlink *cl)
+{
+	const struct fragload_hello *fh = churn_frag_hello(cl->ch);
+	const struct fragload_recipe *r;
+
+	if (!fh)
+		return;
+	r = &fh->r;
+	log_info("fragment: %s load, at most %llu KiB (of %llu KiB), a long-lived set of %llu KiB; per cycle %u anon"
+		 " pages, %u pipes of %d pages, %u page tables, %u socket messages (%u bytes each), %u files; one in %d"
+		 " survives%s%s", fragload_level_name(r->level), (unsigned long long)(fragload_recipe_peak(r) >> 10),
+		 (unsigned long long)(r->base >> 10), (unsigned long long)(r->keep_cap >> 10), r->units[FK_ANON],
+		 r->units[FK_PIPE], FRAGLOAD_PIPE_PAGES, r->units[FK_PGTABLE], r->units[FK_SOCKET],
+		 r->unit_bytes[FK_SOCKET], r->units[FK_FILE], r->keep_every, fh->note[0] ? "; " : "", fh->note);
+}
+
 void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_id)
 {
 	const struct churn_hello *h;
@@ -190,6 +280,7 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 	log_info("churn: %s; cgroup %s; seed %llu; spawner %s", h->fpu_note,
 		 h->cgroup_ver == CGROUP_V2 ? "v2" : h->cgroup_ver == CGROUP_V1 ? "v1" : "none (population capped)",
 		 (unsigned long long)h->seed, h->exec_ok ? cl->spawner_exe : "in the daemon's forked copy");
+	frag_log_recipe(cl);
 }
 
 void churnlink_attach(struct churnlink *cl, struct store_tick *t)
@@ -252,6 +343,9 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 	if (!cl->next_capacity_ms && cl->probe_interval_ms)
 		cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
 	if (force_capacity || (cl->next_capacity_ms && mono_ms >= cl->next_capacity_ms)) {
+		/* The fragmenting load holds still while a probe fills: the probe measures what it left. */
+		if (churn_frag_pause(cl->ch) < 0 && errno != ESRCH)
+			log_warn("fragment: pause for the probe");
 		if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
 			log_warn("churn: capacity probe request");
 		if (cl->probe_interval_ms)

@@ -18,9 +18,13 @@ struct churnlink;
 struct store;
 struct store_tick;
 
-/* Fork the spawner (call before any thread exists); NULL with err set when churn is off (--workers 0 and
- * no probes) or could not start.  *off is set to 1 when churn was simply not asked for. */
+/* Fork the spawner and the fragmenting load (call before any thread exists); NULL with err set when churn
+ * is off (--workers 0, no probes, --fragment off) or could not start.  *off is set to 1 when churn was simply not asked for. */
 struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen);
+
+/* The fragmenting load's fd to poll (-1: none); drain its records, -1 once it is gone and reaped. */
+int churnlink_frag_fd(const struct churnlink *cl);
+int churnlink_frag_drain(struct churnlink *cl);
 
 /* Stop every worker, reap the spawner, remove the cgroup; accepts NULL. */
 void churnlink_close(struct churnlink *cl);

@@ -12,7 +12,7 @@
 #include "churn/churn.h"
 #include "common/num.h"
 
-enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE };
+enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_FRAG };
 
 struct opt {
 	const char *name;
@@ -50,6 +50,7 @@ static const struct opt OPTS[] = {
 	{ "probe-scope", T_SCOPE, O(probe_scope), "cgroup", "capacity probe inside the workers' limits (cgroup) or the whole guest (guest)", "cgroup|guest", 0 },
 	{ "switch-probe-interval", T_DUR, O(switch_probe_interval_ms), "1h", "FPU-cost (context switch) probe period (0 = off)", "a duration like 1h, or 0", 0 },
 	{ "switch-threads", T_INT, O(switch_threads), "64", "threads of the FPU-cost probe", "a whole number 1..4096", 4096 },
+	{ "fragment", T_FRAG, O(fragment), "off", "fragmenting background load beside the workers: off, light or heavy", "off|light|heavy", 0 },
 	{ "proc-root", T_STR, O(proc_root), "/proc", "where to read proc files (tests feed fixture trees)", "a directory", 0 },
 	{ "sys-root", T_STR, O(sys_root), "/sys", "where to read sysfs files", "a directory", 0 },
 	{ "kmsg", T_STR, O(kmsg_path), "/dev/kmsg", "kernel log to watch for allocation failures and OOM kills, or 'none'", "a path or none", 0 },
@@ -138,6 +139,15 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		if (churn_scope_parse(val, &sc) < 0)
 			goto bad;
 		v = (int)sc;
+		memcpy(p, &v, sizeof v);
+		return 0;
+	}
+	case T_FRAG: {
+		enum fragload_level fl;
+		int v;
+		if (fragload_level_parse(val, &fl) < 0)
+			goto bad;
+		v = (int)fl;
 		memcpy(p, &v, sizeof v);
 		return 0;
 	}
@@ -458,6 +468,10 @@ char *config_describe(const struct config *cfg, char *out, size_t outlen)
 		case T_SCOPE:
 			memcpy(&lv, p, sizeof lv);
 			snprintf(val, sizeof val, "%s", lv == CHURN_SCOPE_GUEST ? "guest" : "cgroup");
+			break;
+		case T_FRAG:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", fragload_level_name(lv));
 			break;
 		}
 		used += (size_t)snprintf(out + used, outlen - used, "%s=%s\n", OPTS[i].name, val);

@@ -46,6 +46,7 @@ struct config {
 	int probe_scope;             /* enum churn_probe_scope */
 	int64_t switch_probe_interval_ms;
 	int64_t switch_threads;
+	int fragment;                /* enum fragload_level: the fragmenting background load */
 	enum log_level log_level;
 };
 

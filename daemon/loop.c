@@ -224,6 +224,7 @@ int loop_run(struct daemon *d)
 	if (add_fd(d->epfd, d->sigfd) < 0 || add_fd(d->epfd, d->tick_tfd) < 0 || add_fd(d->epfd, d->status_tfd) < 0 ||
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
+	    (churnlink_frag_fd(d->churn) >= 0 && add_fd(d->epfd, churnlink_frag_fd(d->churn)) < 0) ||
 	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, STATUS_MS) < 0) {
 		log_warn("event loop setup");
 		return 1;
@@ -263,6 +264,10 @@ int loop_run(struct daemon *d)
 				struct timespec ts;
 				clock_gettime(CLOCK_MONOTONIC, &ts);
 				kwatch_drain(d->kwatch, clock_wall_ms(), (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+			} else if (d->churn && ev[i].data.fd == churnlink_frag_fd(d->churn)) {
+				int fd = churnlink_frag_fd(d->churn);
+				if (churnlink_frag_drain(d->churn) < 0)
+					epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
 			} else if (d->churn && ev[i].data.fd == churnlink_fd(d->churn)) {
 				if (churnlink_drain(d->churn) < 0) {
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, churnlink_fd(d->churn), NULL);
