@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Scenario "fragment" (host side): the positive control of issue 23.  The same soak twice in one
+# boot, first without and then with --fragment heavy, FRAG_SECONDS each (default 200: over three
+# minutes of samples once the daemon is up), into one DB, so the headroom trends, the unusable
+# index and the compare of the two runs can be checked (fragment.check.sh says what it compares).
+# Costs 2 x (FRAG_SECONDS + ~25 s to start and stop the daemon under TCG) of guest time.
+# Knob: XEN_FRAG_SECONDS.
+SC_STAGES="dom0 domu"
+frag_seconds=${XEN_FRAG_SECONDS:-200}
+SC_BUDGET=$((2 * frag_seconds + 90))
+
+sc_prepare() {
+	case "$frag_seconds" in '' | *[!0-9]*) echo "XEN_FRAG_SECONDS wants a number" >&2; return 2 ;; esac
+	sc_env FRAG_SECONDS "$frag_seconds"
+	grep -q -- '--fragment' <<<"$("$FPUSOAKD" --help 2>&1)" || { sc_skip "this fpusoakd has no --fragment"; return 0; }
+	# The soak scenario's churn, no probes (a fill would swamp the headroom series), pagetypeinfo
+	# every 10 s for the pageblock mix, one seed for both runs.
+	sc_flags --workers 8 --spawn-rate 40 --lifetime 200ms --fpu auto --probe-interval 0 \
+		--switch-probe-interval 0 --slow-interval 10s --seed 23
+}
