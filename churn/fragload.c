@@ -71,7 +71,7 @@ const char *fragload_kind_name(int kind)
  * outweigh the movable anon part: it is their survivors that pin pageblocks.
  */
 static const uint32_t SHARE[FK_NKINDS] = { 400, 300, 100, 100, 100 };
-#define KEEP_EVERY 8
+#define KEEP_EVERY 4
 #define ROUNDS 32
 
 /* Bytes one unit of a kind keeps when it survives a cycle (a pipe keeps 2 of its pages, see below). */
@@ -144,12 +144,12 @@ int fragload_recipe(enum fragload_level level, uint64_t base, uint64_t fds, stru
 	r.keep_every = KEEP_EVERY;
 	r.rounds = ROUNDS;
 	/*
-	 * The bound.  Heavy takes a quarter of the base, light a sixteenth.  Of that, 3/8 is a cycle's
-	 * batch and 5/8 the long-lived set, which a cycle's survivors (~1/6 of the batch) fill in about
-	 * ten cycles: the aging builds up over minutes, not at the first cycle.
+	 * The bound.  Heavy takes a quarter of the base, light a sixteenth.  Of that, 1/4 is a cycle's
+	 * batch and 3/4 the long-lived set, which a cycle's survivors (~1/4 of the batch) fill in about
+	 * 12 cycles: the aging builds up steadily over minutes, not at the first cycle.
 	 */
 	r.cap = level == FRAGLOAD_HEAVY ? base / 4 : base / 16;
-	batch = r.cap * 3 / 8;
+	batch = r.cap / 4;
 	r.keep_cap = r.cap - batch;
 	r.unit_bytes[FK_ANON] = 4096;
 	r.unit_bytes[FK_PIPE] = FRAGLOAD_PIPE_PAGES * 4096;
