@@ -20,6 +20,7 @@
 #include "collector/kv.h"
 #include "collector/pagetypeinfo.h"
 #include "collector/slabinfo.h"
+#include "store/tiers.h"
 
 struct store;
 struct store_tick;
@@ -60,7 +61,7 @@ int store_tick_buddyinfo(struct store *st, struct store_tick *t, const struct bu
 /* Attach the vmstat counters that changed since the last stored value (all at a keyframe); 0 or -1. */
 int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm);
 
-/* Attach the meminfo fields fpusoakd keeps (see store.c: MEMINFO_KEEP); 0 or -1. */
+/* Attach the meminfo fields fpusoakd keeps (store/fields.h: STORE_MEMINFO_FIELDS); 0 or -1. */
 int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_set *mi);
 
 /* Attach one understood kernel-log event (raw = the escaped message, cut to 1024 bytes); 0 or -1. */
