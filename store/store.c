@@ -414,7 +414,7 @@ int store_headroom_minutes(struct store *st, int64_t run_id, int node, const cha
 
 	if (sqlite3_prepare_v2(st->db, "SELECT r.bucket_ms, CAST(r.head_sum AS REAL) / r.n FROM buddy_rollup r"
 				       " JOIN zones z USING (zone_id) WHERE r.run_id = ?1 AND r.tier = "
-				       STORE_SQL_INT(STORE_TIER_MINUTE_MS) " AND z.node = ?2 AND z.name = ?3 AND r.page_order = ?4 AND r.bucket_ms >= ?5"
+				       STORE_TIER_MINUTE_SQL " AND z.node = ?2 AND z.name = ?3 AND r.page_order = ?4 AND r.bucket_ms >= ?5"
 				       " ORDER BY r.bucket_ms", -1, &s, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(s, 1, run_id);

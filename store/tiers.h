@@ -17,4 +17,8 @@
 #define STORE_SQL_INT(x) STORE_SQL_INT_(x)
 #define STORE_SQL_INT_(x) #x
 
+/* The tiers as SQL text, for statements that name one. */
+#define STORE_TIER_MINUTE_SQL STORE_SQL_INT(STORE_TIER_MINUTE_MS)
+#define STORE_TIER_HOUR_SQL STORE_SQL_INT(STORE_TIER_HOUR_MS)
+
 #endif
