@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* read_kernel: the kernel's own signals: allocation failures, pagetypeinfo and slabinfo, atomic risk; see query.h. */
+/* read_kernel: the kernel's own signals (allocation failures, pagetypeinfo and slabinfo, atomic risk); see query.h. */
 #include <stdlib.h>
 #include <string.h>
 
