@@ -16,7 +16,8 @@
  * windows read the minute or hour rollups (STORE_TIER_*) instead of raw
  * ticks, and the bucket is then at least the tier's width; windows under 6
  * hours that raw ticks cover read the ticks (one range scan: the tables are
- * keyed by (run_id, ts_ms)).  The policy is in store/read_range.c.
+ * keyed by (run_id, ts_ms)).  The policy is in store/read_range.c; store/reader.h
+ * lists the reader's files (store/reader.c is the handle).
  *
  * Strings handed to callbacks are borrowed from SQLite and valid only
  * during that call; they are raw DB text: escape them for the output.  A

@@ -3,7 +3,7 @@
  * reader: what the reader's files share; included only by the reader's
  * files in store/ (the public contract is query.h).
  *
- *   query.c          the handle: open, errors, the statement cache, the zones table
+ *   reader.c         the handle: open, errors, the statement cache, the zones table
  *   read_range.c     windows and the tier policy (raw ticks, minute or hour rollups), in one place
  *   read_runs.c      runs
  *   read_buddy.c     buddyinfo, the kernel's indices and headroom (raw rows, rollup grids, trends)
@@ -26,7 +26,7 @@
 #include "store/query.h"
 
 enum stmt_id {
-	/* query.c */
+	/* reader.c */
 	S_HAS_TABLE, S_USER_VERSION, S_ZONES,
 	/* read_range.c */
 	S_FIRST_SAMPLE, S_LAST_SAMPLE, S_INTERVAL, S_ROLLUP_FIRST, S_ROLLUP_LAST, S_ROLLUP_MAXN, S_ROLLED_UPTO,
@@ -52,7 +52,7 @@ struct query {
 	char err[256];
 };
 
-/* ---------------------------------------------------------------- query.c */
+/* ---------------------------------------------------------------- reader.c */
 
 /* The cached statement id, prepared from sql on first use; NULL with q->err set. */
 sqlite3_stmt *reader_stmt(struct query *q, enum stmt_id id, const char *sql);

@@ -1,6 +1,6 @@
 /*
  * store: the SQLite writer.  The only code that writes the sample tables
- * (store/writer.h lists its files; store/query.h is the reader).
+ * (store/writer.h lists its files, store/writer.c is its core; store/query.h is the reader).
  *
  * One writer (the daemon's loop thread), WAL so HTTP threads can read
  * through store/query while it writes, synchronous=NORMAL (a crash may lose

@@ -3,7 +3,7 @@
  * writer: what the writer's files share; included only by the writer's files in store/ (the
  * public contract is store.h).
  *
- *   store.c         open, migrate, lock, run rows, the bounded queue, submit and flush
+ *   writer.c        open, migrate, lock, run rows, the bounded queue, submit and flush
  *   tick.c          assembling a tick in memory (store_tick_*), interning names and zones
  *   statements.c    the prepared statements: their SQL, prepare, step
  *   write.c         one tick's rows inside the flush transaction

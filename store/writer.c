@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * store: the writer's core (see store.h for the contract, writer.h for its
- * files): open, migrate and lock the DB, the run rows, and the bounded queue
- * of ticks with its flush.
+ * writer: the writer's core (store.h is the contract, writer.h lists the
+ * writer's files): open, migrate and lock the DB, the run rows, and the
+ * bounded queue of ticks with its flush.
  */
 #include "store/store.h"
 

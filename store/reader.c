@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * query: the reader's handle (see query.h for the contract, reader.h for its
- * files): open, errors, the statement cache, the zones table.
+ * reader: the reader's handle (query.h is the contract, reader.h lists the
+ * reader's files): open, errors, the statement cache, the zones table.
  */
 #include "store/query.h"
 
