@@ -123,7 +123,8 @@ static const char *headroom_trend(struct daemon *d, char *buf, size_t len)
 {
 	static double x[60], y[60];
 	int order = sampler_task_order(d->sampler) >= 0 ? sampler_task_order(d->sampler) : 3;
-	int n = store_headroom_minutes(d->store, d->run_id, 0, "Normal", order, clock_wall_ms() - 3600000, x, y, 60);
+	int n = store_headroom_minutes(d->store, d->run_id, 0, "Normal", order,
+				       clock_wall_ms() - 60 * STORE_TIER_MINUTE_MS, x, y, 60);
 	struct trend_fit f;
 
 	if (n < 3 || trend_fit(x, y, (size_t)n, &f) != 0) {
