@@ -97,15 +97,20 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfpusoak.a tests/unit/test.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
 
+# The golden test's dumper (tests/integration/12_golden.sh): the report on a fixed database.
+$(BUILD)/tests/golden_dump: tests/golden/golden_dump.c $(BUILD)/libfpusoak.a tests/unit/testdb.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
+
 run: deps all
 	$(BUILD)/fpusoakd $(RUNFLAGS)
 
 unit: deps $(UNITBIN)
-integration: deps all $(UNITBIN)
+integration: deps all $(UNITBIN) $(BUILD)/tests/golden_dump
 
 # test: unit tests, the sanitizer build of the unit tests, integration tests
 # against this machine's kernel; one closing "N passed, N failed" line.
-test: deps test-deps all $(UNITBIN)
+test: deps test-deps all $(UNITBIN) $(BUILD)/tests/golden_dump
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" asan-units >/dev/null
 	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) ASAN_OPTIONS=detect_leaks=1 \
