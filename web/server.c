@@ -19,7 +19,9 @@
 #include "common/log.h"
 #include "common/num.h"
 #include "web/escape.h"
-#include "web/handler.h"
+#include "web/api.h"
+#include "web/page.h"
+#include "web/request.h"
 #include "common/clock.h"
 
 #define CONN_MEMORY (32u * 1024)   /* per connection: request line, headers, our response headers */

@@ -12,7 +12,9 @@
 
 #include "test.h"
 #include "testdb.h"
-#include "web/report.h"
+#include "report/compare.h"
+#include "report/headroom.h"
+#include "report/run.h"
 
 /* Free blocks able to satisfy order k at tick i of zone z (sum over o >= k of free[o] << (o - k)). */
 static double headroom(int run, int i, int z, int k)
@@ -184,8 +186,8 @@ int main(void)
 	T_EQ_I(report_orders(q, 3, &o), 0, "orders of run 3");
 	T_CHECK(o.n == 1 && o.order[0] == 3 && !o.task_order_known && o.pageblock_order == -1,
 		"run 3: no slabinfo: order 3 assumed, no pageblock order");
-	report_orders_add(&o, 3, "dup");
-	report_orders_add(&o, 16, "too big");
+	report_orders_add(&o, 3, REPORT_ORDER_PAGEBLOCK);
+	report_orders_add(&o, 16, REPORT_ORDER_PAGEBLOCK);
 	T_EQ_I(o.n, 1, "report_orders_add ignores duplicates and orders past the buddy table");
 
 	/* ---- headroom trends: every zone of run 1 at order 3 */
