@@ -12,8 +12,8 @@
 #include "web/metrics.h"
 #include "web/server.h"
 
-/* /healthz turns 503 when the loop has not reported health for 3 status periods of 5 s. */
-#define HEALTH_MAX_AGE_MS 15000
+/* /healthz turns 503 when the loop has not reported health for 3 status periods. */
+#define HEALTH_MAX_AGE_MS (3 * DAEMON_STATUS_MS)
 
 /*
  * On loopback every local client, the user's browser included, comes from

@@ -25,6 +25,8 @@
 #include "daemon/config.h"
 #include "report/run.h"
 
+#define DAEMON_STATUS_MS 5000   /* the status line, health, queue flush and retention period */
+
 struct store;
 struct sampler;
 struct kwatch;

@@ -21,8 +21,6 @@
 #include "report/run.h"
 #include "store/store.h"
 
-#define STATUS_MS 5000
-
 static int timer_arm(int fd, int64_t period_ms)
 {
 	struct itimerspec its = { 0 };
@@ -117,7 +115,7 @@ static const char *headroom_trend(struct daemon *d, char *buf, size_t len)
 		report_status_headroom(d->reader, d->run_id, report_task_order(sampler_task_order(d->sampler)),
 				       clock_wall_ms(), &h);
 	if (!h.ok) {
-		snprintf(buf, len, "headroom trend: after 3 minutes");
+		snprintf(buf, len, "headroom trend: after %d minutes", REPORT_TREND_MIN_POINTS);
 		return buf;
 	}
 	snprintf(buf, len, "order-%d headroom %.0f, %+.0f/h [%+.0f, %+.0f]%s", h.order, h.last, h.slope_h, h.lo_h,
@@ -211,7 +209,7 @@ int loop_run(struct daemon *d)
 	if (add_fd(d->epfd, d->sigfd) < 0 || add_fd(d->epfd, d->tick_tfd) < 0 || add_fd(d->epfd, d->status_tfd) < 0 ||
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
-	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, STATUS_MS) < 0) {
+	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, DAEMON_STATUS_MS) < 0) {
 		log_warn("event loop setup");
 		return 1;
 	}
@@ -247,9 +245,7 @@ int loop_run(struct daemon *d)
 				drain_timer(d->tick_tfd);
 				loop_tick(d);
 			} else if (d->kwatch && ev[i].data.fd == kwatch_fd(d->kwatch)) {
-				struct timespec ts;
-				clock_gettime(CLOCK_MONOTONIC, &ts);
-				kwatch_drain(d->kwatch, clock_wall_ms(), (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+				kwatch_drain(d->kwatch, clock_wall_ms(), clock_mono_us());
 			} else if (d->churn && ev[i].data.fd == churnlink_fd(d->churn)) {
 				if (churnlink_drain(d->churn) < 0) {
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, churnlink_fd(d->churn), NULL);

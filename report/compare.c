@@ -165,7 +165,8 @@ static int cmp_headroom(struct query *q, struct report_cmp *c)
 		if (!l)
 			continue;
 		if (ia < 0) {
-			snprintf(l->note, sizeof l->note, "no zone with >= 3 minutes of order-%d headroom in both runs", k);
+			snprintf(l->note, sizeof l->note, "no zone with >= %d minutes of order-%d headroom in both runs",
+				 REPORT_TREND_MIN_POINTS, k);
 			continue;
 		}
 		l->na = (double)ta[ia].n;

@@ -172,7 +172,7 @@ int report_status_headroom(struct query *q, int64_t run_id, int order, int64_t n
 	if (!a)
 		return -1;
 	r = query_headroom_minutes(q, run_id, order, now_ms - REPORT_STATUS_SPAN_MS, -1, status_cb, a);
-	if (r >= 0 && a->n >= 3 && trend_fit(a->x, a->y, (size_t)a->n, &f) == TREND_OK) {
+	if (r >= 0 && a->n >= REPORT_TREND_MIN_POINTS && trend_fit(a->x, a->y, (size_t)a->n, &f) == TREND_OK) {
 		out->ok = 1;
 		out->last = f.y_last;
 		out->slope_h = trend_per_hour(f.slope);

@@ -22,6 +22,7 @@
 #include "store/query.h"
 
 #define REPORT_MAX_ZONES 16          /* zones a trend list holds */
+#define REPORT_TREND_MIN_POINTS 3    /* a fit needs three points (analysis/trend.h: one residual degree of freedom) */
 #define REPORT_STATUS_ZONE "Normal"  /* the status line's zone (node 0) */
 #define REPORT_STATUS_SPAN_MS 3600000   /* the status line's trend: the last hour */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "report/headroom.h"
 
 #define HOUR_MS 3600000.0
 
@@ -252,7 +253,7 @@ static int set_finish(struct report_probe_set *s)
 	/* x relative to the first probe: small numbers, no precision lost to epoch offsets. */
 	for (size_t i = 0; i < s->n; i++)
 		scratch[i] = (double)(s->t[i] - s->t[0]);
-	s->fit_ok = s->n >= 3 && trend_fit(scratch, s->v, s->n, &s->fit) == TREND_OK;
+	s->fit_ok = s->n >= REPORT_TREND_MIN_POINTS && trend_fit(scratch, s->v, s->n, &s->fit) == TREND_OK;
 	free(scratch);
 	if (s->fit_ok) {
 		s->slope_h = trend_per_hour(s->fit.slope);

@@ -114,7 +114,7 @@ struct report_probe_set {
 	int64_t *t;
 	double *v;                /* finite results only */
 	double median, min, max;  /* NaN when n == 0 */
-	int fit_ok;               /* >= 3 probes and the fit succeeded */
+	int fit_ok;               /* >= REPORT_TREND_MIN_POINTS probes and the fit succeeded */
 	struct trend_fit fit;     /* x = ms since t[0] */
 	double slope_h, lo_h, hi_h;   /* slope and its 95% CI per hour */
 	int significant;          /* the CI excludes 0 */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/fmt.h"
+#include "report/headroom.h"
 #include "report/run.h"
 #include "web/chart.h"
 #include "web/section.h"
@@ -180,7 +181,8 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 			  fmt_sig(l->slope_h, a, sizeof a), unit, fmt_sig(l->lo_h, b, sizeof b), fmt_sig(l->hi_h, d, sizeof d),
 			  l->significant ? ": a significant trend" : ": no significant trend");
 	else
-		sb_printf(&r->body, "<p>%zu probe%s in this window; a trend needs 3.</p>\n", l->n, l->n == 1 ? "" : "s");
+		sb_printf(&r->body, "<p>%zu probe%s in this window; a trend needs %d.</p>\n", l->n, l->n == 1 ? "" : "s",
+			  REPORT_TREND_MIN_POINTS);
 out:
 	free(t);
 	free(v);

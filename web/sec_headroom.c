@@ -40,7 +40,8 @@ static void exhaustion(struct web_req *r, const struct report_trend *t)
 
 	switch (report_trend_outlook(t)) {
 	case REPORT_NO_TREND:
-		sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (3 needed)", t->n, t->n == 1 ? "" : "s");
+		sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (%d needed)", t->n, t->n == 1 ? "" : "s",
+			  REPORT_TREND_MIN_POINTS);
 		return;
 	case REPORT_RISING:
 		sb_puts(&r->body, "none: rising");

@@ -17,7 +17,7 @@
 #include "web/section.h"
 #include "web/svg.h"
 
-#define ATOMIC_POINTS 400
+#define ATOMIC_POINTS CHART_POINTS
 #define FAILURES_SHOWN 200      /* newest failures listed; the count says how many there were */
 #define FAILURES_DRAWN SVG_MAX_POINTS   /* newest failures on the timeline */
 _Static_assert(FAILURES_DRAWN == 2000, "the timeline's caption says the newest 2,000 are drawn");
