@@ -306,7 +306,7 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 			break;
 		}
 		put("  headroom, order %d (%s%s), blocks and slope/h [95%% CI]:", o.order[i], o.why[i],
-		    i == 0 && !o.task_order_known ? ", assumed" : "");
+		    report_order_measured(&o, i) ? "" : ", assumed");
 		if (n == 0)
 			put("    no minute rollups yet");
 		for (int j = 0; j < n; j++) {

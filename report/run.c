@@ -36,6 +36,11 @@ void report_orders_add(struct report_orders *o, int k, enum report_order_kind ki
 	o->n++;
 }
 
+int report_order_measured(const struct report_orders *o, int i)
+{
+	return o->kind[i] == REPORT_ORDER_PAGEBLOCK || o->task_order_known;
+}
+
 static void orders_init(struct report_orders *out)
 {
 	memset(out, 0, sizeof *out);

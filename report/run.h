@@ -50,6 +50,9 @@ int report_orders(struct query *q, int64_t run_id, struct report_orders *out);
 /* The orders of interest of a live sample (task order and pageblock order, each -1 when unknown). */
 void report_orders_live(int task_order, int pageblock_order, struct report_orders *out);
 
+/* Whether order i of o was measured (pageblock, or a task order from slabinfo) rather than the default. */
+int report_order_measured(const struct report_orders *o, int i);
+
 /* Add order k of that kind to o unless present or full. */
 void report_orders_add(struct report_orders *o, int k, enum report_order_kind kind);
 

@@ -221,7 +221,7 @@ static int headroom_json(struct web_req *r, int64_t run_id, cJSON *obj)
 		int n;
 		cJSON_AddNumberToObject(x, "order", o.order[i]);
 		cJSON_AddStringToObject(x, "why", o.why[i]);
-		cJSON_AddBoolToObject(x, "measured", i > 0 || o.task_order_known);
+		cJSON_AddBoolToObject(x, "measured", report_order_measured(&o, i));
 		cJSON_AddItemToArray(orders, x);
 		if ((n = report_headroom_trends(r->q, run_id, o.order[i], -1, -1, 0, t, REPORT_MAX_ZONES)) < 0)
 			goto out;
