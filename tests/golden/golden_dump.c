@@ -169,7 +169,7 @@ static int read_fixture(const char *name, char *buf, size_t cap, size_t *len)
 	return *len < cap ? 0 : -1;
 }
 
-/* The /metrics body from fixed inputs: what the daemon's loop publishes after a sample. */
+/* The /metrics body from fixed inputs: what the daemon's front end (cmd/front.c) publishes after a sample. */
 static int fixed_metrics(struct strbuf *sb)
 {
 	static struct buddyinfo bi;

@@ -1,5 +1,5 @@
 /* fmt: formatting helpers; see fmt.h. */
-#include "web/fmt.h"
+#include "common/fmt.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
 /*
- * fpusoakd: soak a Linux guest with FPU-using processes and record memory
- * fragmentation.  main() owns the lifecycle: configuration, the store, the
- * run record, the first sample, the HTTP server, the loop, and a clean end.
+ * daemon: the daemon's lifecycle (daemon.h): configuration, the spawner
+ * fork, the store, the run record, the first sample, the front end, the
+ * loop, and a clean end.
  */
-#include <arpa/inet.h>
+#include "daemon/daemon.h"
+
 #include <errno.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,18 +17,15 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "churn/probe.h"
 #include "collector/envinfo.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
-#include "daemon/cli.h"
-#include "daemon/daemon.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
+#include "store/query.h"
 #include "store/store.h"
-#include "web/server.h"
-#include "common/clock.h"
 
 /* Start the run: crash-mark leftovers, record the environment. 0 or -1. */
 static int begin_run(struct daemon *d, struct envinfo *envp)
@@ -140,7 +137,7 @@ static void oom_hook(void *arg, int64_t pid)
 	churnlink_oom_pid(d->churn, pid);
 }
 
-/* Soft RLIMIT_NOFILE up to the hard limit: every HTTP connection is an fd, and 1024 is too few. */
+/* Soft RLIMIT_NOFILE up to the hard limit: every HTTP connection of the front end is an fd, and 1024 is too few. */
 static void raise_nofile(void)
 {
 	struct rlimit rl;
@@ -152,37 +149,15 @@ static void raise_nofile(void)
 	}
 }
 
-/*
- * On loopback every local client, the user's browser included, comes from
- * 127.0.0.1 (or ::1): a per-address limit there lets any local user lock
- * everyone out with 64 idle sockets.  It only protects when clients have
- * addresses of their own, i.e. on a non-loopback listen address.
- */
-static unsigned per_address_limit(const char *listen)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-
-	if (web_listen_parse(listen, &ss, &len) != 0)
-		return 64;
-	if (ss.ss_family == AF_INET && ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24 == 127)
-		return 1024;
-	if (ss.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr))
-		return 1024;
-	return 64;
-}
-
 static void close_fd(int fd)
 {
 	if (fd >= 0)
 		close(fd);
 }
 
-int main(int argc, char **argv)
+int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 {
-	/* The churn engine's switch-probe child runs as a fresh exec of this program (churn/probe.h). */
-	probe_switch_exec_main(argc, argv);
-	if (argc > 1 && (!strcmp(argv[1], "report") || !strcmp(argv[1], "summary"))) return cli_main(argc - 1, argv + 1);
+	static const struct daemon_hooks none = { 0 };
 	struct daemon *d = calloc(1, sizeof *d);
 	static struct envinfo env;    /* 5 KiB, filled once */
 	char err[512];
@@ -193,6 +168,7 @@ int main(int argc, char **argv)
 	d->sigfd = d->epfd = d->tick_tfd = d->status_tfd = -1;
 	d->argc = argc;
 	d->argv = argv;
+	d->hooks = h ? h : &none;
 	rc = config_load(&d->cfg, argc, argv);
 	if (rc != 0) {
 		free(d);
@@ -224,6 +200,9 @@ int main(int argc, char **argv)
 		log_errx("%s", err);
 		goto out;
 	}
+	/* The status line's figures come from report/, which reads through a read-only handle (WAL: never blocks the writer). */
+	if (!(d->reader = query_open(d->cfg.db, err, sizeof err)))
+		log_warnx("status line: %s; it shows no headroom trend", err);
 	if (begin_run(d, &env) < 0)
 		goto out;
 	log_set_run_id(d->run_id);
@@ -239,27 +218,16 @@ int main(int argc, char **argv)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
 
-	/* READY=1 promises: DB open, first sample stored, HTTP listening. */
+	/* READY=1 promises: DB open, first sample stored, the front end (HTTP) serving. */
 	loop_tick(d);
-	if (strcmp(d->cfg.listen, "none") != 0) {
-		/* /healthz turns 503 when the loop has not reported health for 3 status periods. */
-		/*
-		 * 1024 connections in total, 64 per client address unless on loopback (see
-		 * per_address_limit): 500 idle connections (tests/integration/64_hostile_http.sh)
-		 * from other addresses or from 127.0.0.1 itself must not lock out a browser.
-		 */
-		struct web_config wc = { .listen = d->cfg.listen, .db_path = d->cfg.db, .version = FPUSOAK_VERSION,
-					 .health_max_age_ms = 15000, .conn_limit = 1024 };
-		wc.per_ip_limit = per_address_limit(d->cfg.listen);
-		d->web = web_open(&wc, err, sizeof err);
-		if (!d->web) {
-			log_errx("http: %s", err);
+	if (d->hooks->open) {
+		if (d->hooks->open(d->hooks->arg, &d->cfg, err, sizeof err) < 0) {
+			log_errx("%s", err);
 			store_run_end(d->store, d->run_id, clock_wall_ms(), "error");
 			goto out;
 		}
-		web_set_health(d->web, 1);
+		d->front_open = 1;
 		loop_publish(d);
-		log_info("report on http://%s/", d->cfg.listen);
 	}
 	notify_ready();
 
@@ -272,10 +240,12 @@ int main(int argc, char **argv)
 	store_run_end(d->store, d->run_id, clock_wall_ms(), code == 0 ? "stopped" : "error");
 	log_info("run %lld ended: %lld samples", (long long)d->run_id, (long long)d->ticks);
 out:
-	web_close(d->web);
+	if (d->hooks->close)
+		d->hooks->close(d->hooks->arg);
 	churnlink_close(d->churn);
 	kwatch_close(d->kwatch);
 	sampler_close(d->sampler);
+	query_close(d->reader);
 	store_close(d->store);
 	close_fd(d->sigfd);
 	close_fd(d->epfd);

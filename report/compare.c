@@ -1,5 +1,6 @@
-/* report: the figures shared by pages, API and the offline summary; see report.h. */
-#include "web/report.h"
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report/compare: run B against run A; see compare.h. */
+#include "report/compare.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -7,182 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- orders of interest */
+#include "report/headroom.h"
 
-void report_orders_add(struct report_orders *o, int k, const char *why)
-{
-	if (k < 0 || k >= BUDDY_MAX_ORDER)
-		return;
-	for (int i = 0; i < o->n; i++)
-		if (o->order[i] == k)
-			return;
-	if (o->n == REPORT_MAX_ORDERS)
-		return;
-	o->order[o->n] = k;
-	o->why[o->n] = why;
-	o->n++;
-}
-
-int report_orders(struct query *q, int64_t run_id, struct report_orders *out)
-{
-	int has, order = -1, r;
-	int64_t objsize = -1;
-
-	memset(out, 0, sizeof *out);
-	out->task_order = REPORT_DEFAULT_TASK_ORDER;
-	out->task_objsize = -1;
-	out->pageblock_order = -1;
-	if ((has = query_has_table(q, "slab")) < 0)
-		return -1;
-	if (has) {
-		if ((r = query_task_slab(q, run_id, &order, &objsize)) < 0)
-			return -1;
-		if (r && order >= 0) {
-			out->task_order = order;
-			out->task_order_known = 1;
-			out->task_objsize = objsize;
-		}
-	}
-	report_orders_add(out, out->task_order, "task_struct slab");
-	if ((has = query_has_table(q, "slow_samples")) < 0)
-		return -1;
-	if (has) {
-		if ((r = query_pageblock_order(q, run_id, &order)) < 0)
-			return -1;
-		if (r) {
-			out->pageblock_order = order;
-			report_orders_add(out, order, "pageblock");
-		}
-	}
-	return 0;
-}
-
-/* ---------------------------------------------------------------- headroom trends */
-
-struct trend_acc {
-	struct report_trend *out;
-	int max, n;
-	int order, keep;
-	size_t cap;               /* of x, y */
-	double *x, *y;
-	int64_t *t;
-	int oom;
-};
-
-/* Fit the zone gathered in a (a->out[a->n - 1]). */
-static void trend_finish(struct trend_acc *a)
-{
-	struct report_trend *t = &a->out[a->n - 1];
-	int rc;
-
-	if (t->n == 0)
-		return;
-	t->last = a->y[t->n - 1];
-	t->last_ms = a->t[t->n - 1];
-	rc = trend_fit(a->x, a->y, t->n, &t->fit);
-	t->ok = rc == TREND_OK;
-	t->err = rc;
-	if (t->ok) {
-		t->slope_h = trend_per_hour(t->fit.slope);
-		t->lo_h = trend_per_hour(t->fit.ci_lo);
-		t->hi_h = trend_per_hour(t->fit.ci_hi);
-		if (t->fit.zero_valid) {
-			t->exhaustion = 1;
-			t->zero_ms = t->t0_ms + (int64_t)llround(t->fit.zero_x);
-			t->zero_early_ms = t->t0_ms + (int64_t)llround(t->fit.zero_x_early);
-			t->zero_late_ms = t->t0_ms + (int64_t)llround(t->fit.zero_x_late);
-		}
-	}
-	if (a->keep) {
-		t->t = malloc(t->n * sizeof *t->t);
-		t->v = malloc(t->n * sizeof *t->v);
-		if (!t->t || !t->v) {
-			a->oom = 1;
-			return;
-		}
-		memcpy(t->t, a->t, t->n * sizeof *t->t);
-		memcpy(t->v, a->y, t->n * sizeof *t->v);
-	}
-}
-
-static int trend_cb(void *arg, const struct query_zone_point *p)
-{
-	struct trend_acc *a = arg;
-	struct report_trend *t = a->n ? &a->out[a->n - 1] : NULL;
-	const char *zone = p->zone ? p->zone : "";
-
-	if (!t || t->node != p->node || strcmp(t->zone, zone) != 0) {
-		if (t)
-			trend_finish(a);
-		if (a->oom)
-			return -1;
-		if (a->n == a->max || strlen(zone) >= ZONE_NAME_MAX)
-			return 0;   /* more zones than room: the rest are left out */
-		t = &a->out[a->n++];
-		memset(t, 0, sizeof *t);
-		t->node = p->node;
-		memcpy(t->zone, zone, strlen(zone) + 1);
-		t->order = a->order;
-		t->t0_ms = p->ts_ms;
-	}
-	if (t->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 1024;
-		double *x = realloc(a->x, cap * sizeof *x), *y;
-		int64_t *tt;
-		if (!x)
-			return -1;
-		a->x = x;
-		if (!(y = realloc(a->y, cap * sizeof *y)))
-			return -1;
-		a->y = y;
-		if (!(tt = realloc(a->t, cap * sizeof *tt)))
-			return -1;
-		a->t = tt;
-		a->cap = cap;
-	}
-	/* x relative to the zone's first minute: small numbers, no precision lost to epoch offsets. */
-	a->x[t->n] = (double)(p->ts_ms - t->t0_ms);
-	a->y[t->n] = p->v;
-	a->t[t->n] = p->ts_ms;
-	t->n++;
-	return 0;
-}
-
-int report_headroom_trends(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms, int keep,
-			   struct report_trend *out, int max)
-{
-	struct trend_acc a = { .out = out, .max = max, .order = order, .keep = keep };
-	int r;
-
-	r = query_headroom_minutes(q, run_id, order, from_ms, to_ms, trend_cb, &a);
-	if (r >= 0 && a.n)
-		trend_finish(&a);
-	free(a.x);
-	free(a.y);
-	free(a.t);
-	if (r < 0 || a.oom) {
-		report_trends_free(out, a.n);
-		return -1;
-	}
-	return a.n;
-}
-
-void report_trends_free(struct report_trend *t, int n)
-{
-	for (int i = 0; t && i < n; i++) {
-		free(t[i].t);
-		free(t[i].v);
-		t[i].t = NULL;
-		t[i].v = NULL;
-	}
-}
-
-double report_trend_at(const struct report_trend *t, int64_t ms)
-{
-	return t->fit.intercept + t->fit.slope * (double)(ms - t->t0_ms);
-}
-
-/* ---------------------------------------------------------------- comparison */
+#define HOUR_MS 3.6e6
 
 static const char test_samples[] = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U p";
 static const char test_slopes[] = "OLS slopes on minute rollups, Welch difference, 95% CI";
@@ -193,9 +21,12 @@ static void line_done(struct report_line *l, int rc, const char *what)
 {
 	if (rc == STATS_OK && stats_verdict(&l->c, l->verdict, sizeof l->verdict) >= 0) {
 		l->ok = 1;
+		l->significant = stats_significant(&l->c);
+		l->word = l->significant ? REPORT_SIGNIFICANT : REPORT_NOT_SIGNIFICANT;
 		return;
 	}
 	l->ok = 0;
+	l->word = REPORT_NO_VERDICT;
 	if (!l->note[0])
 		snprintf(l->note, sizeof l->note, "%s: %s", what, rc == STATS_OK ? "verdict does not fit" : stats_strerror(rc));
 }
@@ -221,6 +52,7 @@ static struct report_line *line_new(struct report_cmp *c, const char *test, cons
 			*s = '?';
 	l->test = test;
 	l->unit = unit;
+	l->word = REPORT_NO_VERDICT;
 	return l;
 }
 
@@ -267,34 +99,17 @@ static int cmp_samples(struct report_line *l, const struct vec *a, const struct 
 	return 0;
 }
 
-struct probe_acc {
-	struct vec v;
+/* The probe results of both runs (report_probes), loaded once for the two probe lines. */
+struct probe_pair {
+	int loaded;
+	struct report_probes a, b;
 };
 
-static int probe_cb(void *arg, const struct query_probe *p)
+static int cmp_probes(struct query *q, struct report_cmp *c, int has_probes, struct probe_pair *pp, int fpu_cost,
+		      const char *label, const char *unit, const char *what)
 {
-	struct probe_acc *a = arg;
-
-	if (isfinite(p->result))
-		return vec_push(&a->v, p->result);
-	return 0;
-}
-
-static int probe_values(struct query *q, int64_t run, const char *kind, struct vec *out)
-{
-	struct probe_acc a = { { 0 } };
-	int r = query_probes(q, run, kind, -1, -1, QUERY_MAX_ROWS, probe_cb, &a);
-
-	*out = a.v;
-	return r < 0 ? -1 : 0;
-}
-
-static int cmp_probes(struct query *q, struct report_cmp *c, int has_probes, const char *kind, const char *label,
-		      const char *unit, const char *what)
-{
-	struct vec a = { 0 }, b = { 0 };
 	struct report_line *l = line_new(c, test_samples, unit, "%s", label);
-	int r = 0;
+	const struct report_probe_set *sa, *sb;
 
 	if (!l)
 		return 0;
@@ -302,13 +117,18 @@ static int cmp_probes(struct query *q, struct report_cmp *c, int has_probes, con
 		snprintf(l->note, sizeof l->note, "this database has no probe table");
 		return 0;
 	}
-	if (probe_values(q, c->a, kind, &a) < 0 || probe_values(q, c->b, kind, &b) < 0)
-		r = -1;
-	else
-		r = cmp_samples(l, &a, &b, what);
-	free(a.v);
-	free(b.v);
-	return r;
+	if (!pp->loaded) {
+		if (report_probes(q, c->a, -1, -1, &pp->a) < 0)
+			return -1;
+		if (report_probes(q, c->b, -1, -1, &pp->b) < 0) {
+			report_probes_free(&pp->a);
+			return -1;
+		}
+		pp->loaded = 1;
+	}
+	sa = fpu_cost ? &pp->a.fpu_cost : &pp->a.capacity;
+	sb = fpu_cost ? &pp->b.fpu_cost : &pp->b.capacity;
+	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what);
 }
 
 /* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
@@ -345,7 +165,8 @@ static int cmp_headroom(struct query *q, struct report_cmp *c)
 		if (!l)
 			continue;
 		if (ia < 0) {
-			snprintf(l->note, sizeof l->note, "no zone with >= 3 minutes of order-%d headroom in both runs", k);
+			snprintf(l->note, sizeof l->note, "no zone with >= %d minutes of order-%d headroom in both runs",
+				 REPORT_TREND_MIN_POINTS, k);
 			continue;
 		}
 		l->na = (double)ta[ia].n;
@@ -356,31 +177,6 @@ out:
 	free(ta);
 	free(tb);
 	return ret;
-}
-
-/* The run's observed span in hours (first to last sample), 0 if unknown. */
-struct span {
-	int64_t first, last;
-};
-
-static int span_cb(void *arg, const struct query_run *r)
-{
-	struct span *s = arg;
-
-	s->first = r->first_sample_ms;
-	s->last = r->last_sample_ms;
-	return 0;
-}
-
-static double run_hours(struct query *q, int64_t run, int *err)
-{
-	struct span s = { -1, -1 };
-
-	if (query_run(q, run, span_cb, &s) < 0) {
-		*err = 1;
-		return 0;
-	}
-	return s.first >= 0 && s.last > s.first ? (double)(s.last - s.first) / 3.6e6 : 0;
 }
 
 static void cmp_rate(struct report_line *l, uint64_t a, double ta, uint64_t b, double tb, const char *what)
@@ -408,9 +204,7 @@ static void cmp_rate(struct report_line *l, uint64_t a, double ta, uint64_t b, d
 static int cmp_failures(struct query *q, struct report_cmp *c, int has_kmsg)
 {
 	struct report_line *l = line_new(c, test_rates, "per hour", "alloc failures/h");
-	int64_t fa = 0, fb = 0;
-	double ha, hb;
-	int err = 0;
+	struct report_failures fa, fb;
 
 	if (!l)
 		return 0;
@@ -418,26 +212,28 @@ static int cmp_failures(struct query *q, struct report_cmp *c, int has_kmsg)
 		snprintf(l->note, sizeof l->note, "this database has no kernel-log events");
 		return 0;
 	}
-	ha = run_hours(q, c->a, &err);
-	hb = run_hours(q, c->b, &err);
-	if (err || query_alloc_failures(q, c->a, -1, -1, 0, &fa, NULL, NULL) < 0 ||
-	    query_alloc_failures(q, c->b, -1, -1, 0, &fb, NULL, NULL) < 0)
+	if (report_failures(q, c->a, &fa) < 0 || report_failures(q, c->b, &fb) < 0)
 		return -1;
-	cmp_rate(l, (uint64_t)fa, ha, (uint64_t)fb, hb, "allocation failures");
+	cmp_rate(l, (uint64_t)fa.count, (double)fa.exposure_ms / HOUR_MS, (uint64_t)fb.count,
+		 (double)fb.exposure_ms / HOUR_MS, "allocation failures");
+	return 0;
+}
+
+static int exposure_cb(void *arg, const struct query_run *r)
+{
+	*(int64_t *)arg = report_run_exposure_ms(r);
 	return 0;
 }
 
 /* Per-bucket values of a run for a per-bucket comparison: buckets of >= 1 minute, at most REPORT_MAX_BUCKETS. */
 static int bucket_range(struct query *q, int64_t run, struct query_range *rg, int *err)
 {
-	struct span s = { -1, -1 };
-	int64_t span;
+	int64_t span = 0;
 
-	if (query_run(q, run, span_cb, &s) < 0) {
+	if (query_run(q, run, exposure_cb, &span) < 0) {
 		*err = 1;
 		return 0;
 	}
-	span = s.first >= 0 && s.last > s.first ? s.last - s.first : 0;
 	rg->from_ms = -1;
 	rg->to_ms = -1;
 	rg->max_points = (int)(span / REPORT_MIN_BUCKET_MS);
@@ -451,14 +247,14 @@ struct churn_acc {
 	const struct query_range *rg;   /* bucket_ms is set once the query resolved the range */
 };
 
-static int churn_cb(void *arg, const struct query_churn *ch)
+static int churn_cb(void *arg, const struct report_churn_point *ch)
 {
 	struct churn_acc *a = arg;
 
 	/* Whole buckets only: a partial last bucket would be a rate over a different span. */
 	if (ch->span_ms < a->rg->bucket_ms * 9 / 10)
 		return 0;
-	return vec_push(&a->v, (double)ch->c[QC_SPAWNED] * 1000.0 / (double)ch->span_ms);
+	return vec_push(&a->v, ch->per_s[QC_SPAWNED]);
 }
 
 static int throughput(struct query *q, int64_t run, struct vec *out)
@@ -470,7 +266,7 @@ static int throughput(struct query *q, int64_t run, struct vec *out)
 	memset(out, 0, sizeof *out);
 	if (!bucket_range(q, run, &rg, &err))
 		return err ? -1 : 0;
-	r = query_churn_series(q, run, &rg, churn_cb, &a);
+	r = report_churn_series(q, run, &rg, churn_cb, &a);
 	*out = a.v;
 	return r < 0 || a.v.oom ? -1 : 0;
 }
@@ -479,7 +275,7 @@ static int cmp_churn(struct query *q, struct report_cmp *c, int has_churn)
 {
 	struct report_line *sf = line_new(c, test_rates, "per hour", "spawn failures/h");
 	struct report_line *tp = line_new(c, test_samples, "spawns/s", "spawns/s");
-	struct query_churn ca, cb;
+	struct report_churn ca, cb;
 	struct vec a = { 0 }, b = { 0 };
 	int ra, rb, r = 0;
 
@@ -490,16 +286,15 @@ static int cmp_churn(struct query *q, struct report_cmp *c, int has_churn)
 		snprintf(tp->note, sizeof tp->note, "this database has no churn table");
 		return 0;
 	}
-	if ((ra = query_churn_totals(q, c->a, -1, -1, &ca)) < 0 || (rb = query_churn_totals(q, c->b, -1, -1, &cb)) < 0)
+	if ((ra = report_churn(q, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(q, c->b, -1, -1, &cb)) < 0)
 		return -1;
 	if (!ra || !rb) {
 		snprintf(sf->note, sizeof sf->note, "no churn recorded in run %s", !ra && !rb ? "A or B" : !ra ? "A" : "B");
 		snprintf(tp->note, sizeof tp->note, "%s", sf->note);
 		return 0;
 	}
-	cmp_rate(sf, (uint64_t)(ca.c[QC_FAIL_EAGAIN] + ca.c[QC_FAIL_ENOMEM] + ca.c[QC_FAIL_OTHER]), (double)ca.span_ms / 3.6e6,
-		 (uint64_t)(cb.c[QC_FAIL_EAGAIN] + cb.c[QC_FAIL_ENOMEM] + cb.c[QC_FAIL_OTHER]), (double)cb.span_ms / 3.6e6,
-		 "spawn failures");
+	cmp_rate(sf, (uint64_t)ca.spawn_failures, (double)ca.tot.span_ms / HOUR_MS, (uint64_t)cb.spawn_failures,
+		 (double)cb.tot.span_ms / HOUR_MS, "spawn failures");
 	if (throughput(q, c->a, &a) < 0 || throughput(q, c->b, &b) < 0)
 		r = -1;
 	else
@@ -521,7 +316,7 @@ static int atomic_cb(void *arg, const struct query_zone_point *p)
 
 	if (p->node != a->node || !p->zone || strcmp(p->zone, a->zone) != 0)
 		return 0;
-	return vec_push(&a->v, p->v * 100.0);
+	return vec_push(&a->v, p->v);
 }
 
 static int atomic_values(struct query *q, int64_t run, int order, int node, const char *zone, struct vec *out)
@@ -531,7 +326,7 @@ static int atomic_values(struct query *q, int64_t run, int order, int node, cons
 	int err = 0, r = 0;
 
 	if (bucket_range(q, run, &rg, &err))
-		r = query_atomic_series(q, run, order, &rg, atomic_cb, &a);
+		r = report_atomic_series(q, run, order, &rg, atomic_cb, &a);
 	*out = a.v;
 	return err || r < 0 || a.v.oom ? -1 : 0;
 }
@@ -567,7 +362,8 @@ static int cmp_atomic(struct query *q, struct report_cmp *c, int has_atomic)
 int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out)
 {
 	struct report_orders oa, ob;
-	int has_probes, has_kmsg, has_churn, has_atomic;
+	struct probe_pair pp = { 0 };
+	int has_probes, has_kmsg, has_churn, has_atomic, r;
 
 	memset(out, 0, sizeof *out);
 	out->a = a;
@@ -576,35 +372,20 @@ int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out
 		return -1;
 	out->orders = oa;
 	for (int i = 0; i < ob.n; i++)
-		report_orders_add(&out->orders, ob.order[i], ob.why[i]);
+		report_orders_add(&out->orders, ob.order[i], ob.kind[i]);
 	if ((has_probes = query_has_table(q, "probes")) < 0 || (has_kmsg = query_has_table(q, "kmsg_events")) < 0 ||
 	    (has_churn = query_has_table(q, "churn_info")) < 0 || (has_atomic = query_has_table(q, "atomic_risk")) < 0)
 		return -1;
-	if (cmp_probes(q, out, has_probes, "capacity", "capacity", "workers", "capacity probes") < 0 ||
+	r = cmp_probes(q, out, has_probes, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
 	    cmp_headroom(q, out) < 0 ||
 	    cmp_failures(q, out, has_kmsg) < 0 ||
 	    cmp_churn(q, out, has_churn) < 0 ||
-	    cmp_probes(q, out, has_probes, "switch", "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
-	    cmp_atomic(q, out, has_atomic) < 0)
-		return -1;
-	return 0;
-}
-
-const char *report_eagerfpu(const char *cmdline, char *out, size_t outlen)
-{
-	const char *p = cmdline;
-
-	out[0] = '\0';
-	while (p && *p) {
-		size_t n;
-		while (*p == ' ')
-			p++;
-		n = strcspn(p, " ");
-		if (n > 9 && strncmp(p, "eagerfpu=", 9) == 0) {
-			/* The last one wins, as the kernel's early_param parsing does. */
-			snprintf(out, outlen, "%.*s", (int)(n - 9), p + 9);
-		}
-		p += n;
+	    cmp_probes(q, out, has_probes, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
+	    cmp_atomic(q, out, has_atomic) < 0 ? -1 : 0;
+	if (pp.loaded) {
+		report_probes_free(&pp.a);
+		report_probes_free(&pp.b);
 	}
-	return out;
+	return r;
 }
+

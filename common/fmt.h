@@ -1,6 +1,7 @@
 /*
- * fmt: small formatters shared by the pages, the API and the charts —
- * timestamps (always UTC), durations, and numbers for tables and axes.
+ * fmt: small formatters shared by the pages, the API, the charts and the
+ * command line — timestamps (always UTC), durations, and numbers for
+ * tables and axes.
  * Pure; each writes a NUL-terminated string into out and returns out.
  */
 #ifndef FPUSOAK_FMT_H
