@@ -139,10 +139,6 @@ int store_rollup(struct store *st, int64_t run_id, int64_t now_ms);
 /* Delete raw rows older than cutoff_ms, a bounded slice per call; rows deleted, or -1. Rollups stay. */
 int64_t store_retain(struct store *st, int64_t cutoff_ms);
 
-/* Minute means of one zone's headroom at order since since_ms into x (bucket ms), y (at most max); count or -1. */
-int store_headroom_minutes(struct store *st, int64_t run_id, int node, const char *zone, int order,
-			   int64_t since_ms, double *x, double *y, int max);
-
 /* Ticks of a run, stored or queued (for status lines); -1 on error. */
 int64_t store_sample_count(struct store *st, int64_t run_id);
 

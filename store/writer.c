@@ -407,31 +407,6 @@ int64_t store_sample_count(struct store *st, int64_t run_id)
 	return n + (int64_t)st->qcount;
 }
 
-int store_headroom_minutes(struct store *st, int64_t run_id, int node, const char *zone, int order,
-			   int64_t since_ms, double *x, double *y, int max)
-{
-	sqlite3_stmt *s;
-	int n = 0;
-
-	if (sqlite3_prepare_v2(st->db, "SELECT r.bucket_ms, CAST(r.head_sum AS REAL) / r.n FROM buddy_rollup r"
-				       " JOIN zones z USING (zone_id) WHERE r.run_id = ?1 AND r.tier = "
-				       STORE_TIER_MINUTE_SQL " AND z.node = ?2 AND z.name = ?3 AND r.page_order = ?4 AND r.bucket_ms >= ?5"
-				       " ORDER BY r.bucket_ms", -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(s, 1, run_id);
-	sqlite3_bind_int(s, 2, node);
-	sqlite3_bind_text(s, 3, zone, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 4, order);
-	sqlite3_bind_int64(s, 5, since_ms);
-	while (n < max && sqlite3_step(s) == SQLITE_ROW) {
-		x[n] = (double)sqlite3_column_int64(s, 0);
-		y[n] = sqlite3_column_double(s, 1);
-		n++;
-	}
-	sqlite3_finalize(s);
-	return n;
-}
-
 /* ------------------------------------------------------------ the bounded queue */
 
 /* Write every queued tick in one transaction; on failure the queue is kept whole. */
