@@ -134,6 +134,15 @@ uint64_t fragload_recipe_peak(const struct fragload_recipe *r);
 /* File descriptors a recipe may hold at once (pipes, files, socket pairs, slack). */
 uint64_t fragload_recipe_fds(const struct fragload_recipe *r);
 
+/* Recipe arithmetic: bytes one surviving unit of kind k keeps; units of kind k that survive a cycle;
+ * cycles the long-lived set takes to fill, plus two (what bounds each kind's count in it).  Pure. */
+uint64_t fragload_kept_unit_bytes(const struct fragload_recipe *r, int k);
+uint64_t fragload_survivors_of(const struct fragload_recipe *r, int k);
+uint64_t fragload_kept_cycles(const struct fragload_recipe *r);
+
+/* The next xorshift64* number of *state (a zero state is replaced); the load's only randomness. */
+uint64_t fragload_rand(uint64_t *state);
+
 /* Bytes on the wire for a record of this type. */
 size_t fragload_rec_size(uint32_t type);
 

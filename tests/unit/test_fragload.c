@@ -55,7 +55,7 @@ static void recipe_bounds(void)
 	T_CHECK(fragload_recipe(FRAGLOAD_LIGHT, 2ull << 20, 4096, &r) < 0, "a 2 MiB base is too small for light");
 	T_CHECK(fragload_recipe(FRAGLOAD_HEAVY, 79424ull << 10, 4032, &r) == 0, "the Xen test guest (MemTotal 79424 kB) has a heavy recipe");
 	T_EQ_I(r.cap, (79424ull << 10) / 4, "its cap is a quarter of MemTotal");
-	T_CHECK(r.keep_every == 8 && r.rounds == 32, "one in 8 survives, 32 rounds a phase");
+	T_CHECK(r.keep_every == 4 && r.rounds == 32, "one in 4 survives, 32 rounds a phase");
 	T_CHECK(r.fill_ms + r.hold_ms + r.free_ms + r.rest_ms == 14000, "a heavy cycle is 14 s");
 	T_CHECK(r.units[FK_ANON] > r.units[FK_PGTABLE], "more anon pages than page tables (shares 40%% vs 10%%)");
 	T_CHECK(fragload_recipe(FRAGLOAD_LIGHT, 79424ull << 10, 4032, &r) == 0 &&
