@@ -251,14 +251,22 @@ int churnlink_drain(struct churnlink *cl)
 	return 0;
 }
 
-static void frag_log_recipe(const struct churnlink *cl)
+/* The recipe the load runs with: logged, and stored with the run (v_fragment_runs). */
+static void frag_record_recipe(const struct churnlink *cl, struct store *st, int64_t run_id)
 {
 	const struct fragload_hello *fh = churn_frag_hello(cl->ch);
 	const struct fragload_recipe *r;
+	char recipe[512];
 
 	if (!fh)
 		return;
 	r = &fh->r;
+	snprintf(recipe, sizeof recipe, "anon_pages=%u pipes=%u pipe_pages=%d pgtables=%u messages=%u message_bytes=%u"
+		 " files=%u keep_every=%d rounds=%d fill_ms=%lld hold_ms=%lld free_ms=%lld rest_ms=%lld%s%s",
+		 r->units[FK_ANON], r->units[FK_PIPE], FRAGLOAD_PIPE_PAGES, r->units[FK_PGTABLE], r->units[FK_SOCKET],
+		 r->unit_bytes[FK_SOCKET], r->units[FK_FILE], r->keep_every, r->rounds, (long long)r->fill_ms,
+		 (long long)r->hold_ms, (long long)r->free_ms, (long long)r->rest_ms, fh->note[0] ? " note=" : "", fh->note);
+	store_fragment_info(st, run_id, fragload_level_name(r->level), r->base, r->cap, r->keep_cap, recipe);
 	log_info("fragment: %s load, at most %llu KiB (of %llu KiB), a long-lived set of %llu KiB; per cycle %u anon"
 		 " pages, %u pipes of %d pages, %u page tables, %u socket messages (%u bytes each), %u files; one in %d"
 		 " survives%s%s", fragload_level_name(r->level), (unsigned long long)(fragload_recipe_peak(r) >> 10),
@@ -280,7 +288,29 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 	log_info("churn: %s; cgroup %s; seed %llu; spawner %s", h->fpu_note,
 		 h->cgroup_ver == CGROUP_V2 ? "v2" : h->cgroup_ver == CGROUP_V1 ? "v1" : "none (population capped)",
 		 (unsigned long long)h->seed, h->exec_ok ? cl->spawner_exe : "in the daemon's forked copy");
-	frag_log_recipe(cl);
+	frag_record_recipe(cl, st, run_id);
+}
+
+/* The load's latest holdings, while it runs (a load that is gone holds nothing and has no row). */
+static void frag_attach(const struct churnlink *cl, struct store_tick *t)
+{
+	const struct fragload_status *s = &cl->frag;
+	struct store_fragment f;
+
+	if (!cl->have_frag || churn_frag_fd(cl->ch) < 0)
+		return;
+	f = (struct store_fragment){
+		.state = s->state,
+		.cycles = s->cycles,
+		.anon_bytes = s->held_bytes[FK_ANON],
+		.pipe_bytes = s->held_bytes[FK_PIPE],
+		.pgtable_bytes = s->held_bytes[FK_PGTABLE],
+		.socket_bytes = s->held_bytes[FK_SOCKET],
+		.files = s->held_units[FK_FILE],
+		.kept_bytes = s->kept_bytes,
+		.alloc_failed = s->alloc_failed,
+	};
+	store_tick_fragment(t, &f);
 }
 
 void churnlink_attach(struct churnlink *cl, struct store_tick *t)
@@ -311,6 +341,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		store_tick_probe(t, &p);
 	}
 	cl->ndone = 0;
+	frag_attach(cl, t);
 	if (!cl->have_status)
 		return;
 	c = &cl->last.c;

@@ -100,6 +100,8 @@ static const char *const STMT_SQL[S_COUNT] = {
 			", churn_n = churn_n + excluded.churn_n,"
 			" population_max = coalesce(max(population_max, excluded.population_max), population_max,"
 			" excluded.population_max)" STORE_CHURN_FIELDS(X_CSUMUP),
+	[S_FRAGMENT] = "INSERT OR REPLACE INTO fragment(run_id, ts_ms, state, cycles, anon_bytes, pipe_bytes, pgtable_bytes,"
+		       " socket_bytes, files, kept_bytes, alloc_failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[S_ROLL_STATE] = "INSERT INTO rollup_state(run_id, tier, next_ms) VALUES (?1, ?2, ?3)"
 			 " ON CONFLICT (run_id, tier) DO UPDATE SET next_ms = max(next_ms, excluded.next_ms)",
 };

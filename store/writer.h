@@ -38,7 +38,7 @@
 enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE,
-	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_STATE,
+	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_STATE, S_FRAGMENT,
 	S_COUNT
 };
 
@@ -134,6 +134,8 @@ struct store_tick {
 	struct tick_rolltick *rollt;
 	int have_churn;
 	struct store_churn churn;
+	int have_frag;
+	struct store_fragment frag;
 	int nprobes;
 	struct tick_probe *probes;
 	int64_t run_id, ts_ms;

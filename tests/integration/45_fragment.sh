@@ -11,7 +11,7 @@
 #   B  SIGKILL of the daemon: PDEATHSIG takes the load and the spawner within 5 s.
 #   C  OOM in the workers' group (24 MiB, 12 workers of 2 MiB and a heavy load): the kills happen in
 #      the workers' group, the daemon samples on, and workers (1000) go before the load (500).
-#   D  a capacity probe pauses the load, and it goes on after the probe.
+#   D  a capacity probe (a fill to OOM in a 128 MiB group, ~2 s) pauses the load, and it goes on after.
 #   E  --fragment junk is refused (exit 64); "fragment = light" in a config file is recorded.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
@@ -100,6 +100,17 @@ else
 	check "A: the workers' group peaked at $pk KiB, within the bound $cap KiB + 4 MiB" test "${pk:-999999}" -le $((cap + 4096))
 	kill -TERM "$pid"; wait "$pid"; rc=$?
 	check "A: SIGTERM: the daemon exits 0 (rc $rc)" test "$rc" = 0
+	# What the load said it held, tick by tick (v_fragment), against its recipe (v_fragment_runs).
+	rows=$(q "SELECT count(*) FROM v_fragment WHERE level = 'heavy'")
+	over=$(q "SELECT count(*) FROM v_fragment f JOIN v_fragment_runs r USING (run_id)
+		WHERE f.held_bytes + f.files * 1024 > r.cap_bytes OR f.kept_bytes > r.keep_cap_bytes")
+	check "A: v_fragment has a row a tick while the load ran ($rows), none above the bound or the long-lived bound ($over)" \
+		test "$rows" -ge 40 -a "$over" = 0
+	check "A: the recipe is stored with the run (v_fragment_runs: $(q "SELECT level || ' cap ' || cap_bytes FROM v_fragment_runs"))" \
+		test "$(q "SELECT cap_bytes * 4 = base_bytes AND instr(recipe, 'keep_every=') > 0 FROM v_fragment_runs")" = 1
+	check "A: its states are the cycle's (filling, holding, freeing, resting: $(q "SELECT group_concat(DISTINCT state) FROM v_fragment"))" \
+		test "$(q "SELECT count(DISTINCT state) FROM v_fragment WHERE state IN ('filling','holding','freeing','resting')")" = 4
+	check "A: the summary names the load" bash -c "'$FPUSOAKD' summary --db '$R_DB' --run 1 | grep -q 'fragmenting load: heavy, bound 16.0 MiB of 64.0 MiB'"
 	! r_alive "$lp" && pass "A: ... the load is gone" || fail "A: the load ($lp) outlived the daemon's stop"
 	check "A: ... the workers' group is empty" test -z "$(cat "$g/cgroup.procs" 2>/dev/null)"
 	check "A: ... no warning about the load or leftovers" bash -c "! grep -E 'fragment: the load (was killed|exited)|outlived' '$R_TMP/a.log'"
@@ -143,13 +154,19 @@ check "C: the daemon ends the run itself (rc $rc)" test "$rc" = 0
 
 # ---- D: a capacity probe pauses the load; it goes on after ----------------------------------------
 R_DB=$R_TMP/d.db
-r_start "$R_TMP/d.log" --db "$R_DB" $COMMON --workers 4 --spawn-rate 50 --lifetime 1s --probe-interval 0 \
-	--probe-limit 60 --fragment heavy --cgroup-memory-max 64M --cgroup-pids-max 100 --duration 80s --log-level debug
+r_start "$R_TMP/d.log" --db "$R_DB" --listen none --kmsg none --switch-probe-interval 0 --sample-interval 250ms \
+	--workers 4 --spawn-rate 50 --lifetime 1s --probe-interval 0 --probe-limit 1000 --fragment heavy \
+	--cgroup-memory-max 128M --cgroup-pids-max 1100 --duration 80s
 pid=$R_PID
 wait_log "$R_TMP/d.log" 'fragment: heavy load' 100 || fail "D: the load did not start"
 kill -USR1 "$pid"
 if r_wait "SELECT count(*) FROM v_probes WHERE kind = 'capacity'" 1 600; then
-	check "D: the load paused for the probe (state 5 logged)" grep -q 'fragment: t=[0-9]* state 5,' "$R_TMP/d.log"
+	pr=$(q "SELECT ts_ms || ' ' || (ts_ms + duration_ms) FROM v_probes WHERE kind = 'capacity'")
+	read -r p0 p1 <<<"$pr"
+	np=$(q "SELECT count(*) FROM v_fragment WHERE state = 'paused' AND ts_ms BETWEEN $p0 - 1000 AND $p1 + 1000")
+	nh=$(q "SELECT count(DISTINCT anon_bytes + pipe_bytes) FROM v_fragment WHERE state = 'paused'")
+	check "D: the load held still while the probe filled ($np paused rows in the probe's span, $nh distinct holdings)" \
+		test "$np" -ge 1 -a "$nh" -le 2
 	n=$(grep -c 'fragment: cycle [0-9]* done' "$R_TMP/d.log")
 	wait_log "$R_TMP/d.log" "fragment: cycle $((n + 1)) done" 400 && pass "D: ... and completed another cycle after it" \
 		|| fail "D: no cycle after the probe: $(grep fragment "$R_TMP/d.log" | tail -2)"
