@@ -14,6 +14,7 @@
 
 static const char test_samples[] = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U p";
 static const char test_slopes[] = "OLS slopes on minute rollups, Welch difference, 95% CI";
+static const char test_slopes_ticks[] = "OLS slopes per tick, AR(1)-corrected (Santer 2000), Welch difference, 95% CI";
 static const char test_rates[] = "Poisson rate ratio B/A, exact conditional 95% CI";
 
 /* Finish a line from the stats module's result: the verdict, or a note. */
@@ -150,9 +151,13 @@ static int cmp_headroom(struct report_cmp *c)
 			ret = -1;
 			goto out;
 		}
+		/*
+		 * The zone compared: the one with the most headroom left in A among the zones of both runs,
+		 * whether or not its trends could be fitted (the atomic-risk lines compare the same zone).
+		 */
 		for (int x = 0; x < na; x++)
 			for (int y = 0; y < nb; y++)
-				if (ta[x].ok && tb[y].ok && ta[x].node == tb[y].node && strcmp(ta[x].zone, tb[y].zone) == 0 &&
+				if (ta[x].node == tb[y].node && strcmp(ta[x].zone, tb[y].zone) == 0 &&
 				    (ia < 0 || ta[x].last > ta[ia].last)) {
 					ia = x;
 					ib = y;
@@ -165,12 +170,24 @@ static int cmp_headroom(struct report_cmp *c)
 		if (!l)
 			continue;
 		if (ia < 0) {
-			snprintf(l->note, sizeof l->note, "no zone with >= %d minutes of order-%d headroom in both runs",
-				 REPORT_TREND_MIN_POINTS, k);
+			snprintf(l->note, sizeof l->note, "no zone with order-%d headroom in both runs", k);
 			continue;
 		}
-		l->na = (double)ta[ia].n;
-		l->nb = (double)tb[ib].n;
+		/* A short run's trend is fitted per tick (report/headroom.h): its line says so. */
+		if (ta[ia].per_tick || tb[ib].per_tick)
+			l->test = test_slopes_ticks;
+		if (!ta[ia].ok || !tb[ib].ok) {
+			const struct report_trend *bad = !ta[ia].ok ? &ta[ia] : &tb[ib];
+			if (bad->err == TREND_EAUTOCORR)
+				snprintf(l->note, sizeof l->note, "%s: too autocorrelated to fit (%s, per tick)",
+					 !ta[ia].ok ? "A" : "B", bad->zone);
+			else
+				snprintf(l->note, sizeof l->note, "%s: no trend in %s: %s", !ta[ia].ok ? "A" : "B", bad->zone,
+					 trend_strerror(bad->err));
+			continue;
+		}
+		l->na = (double)(ta[ia].per_tick ? ta[ia].ticks : ta[ia].n);
+		l->nb = (double)(tb[ib].per_tick ? tb[ib].ticks : tb[ib].n);
 		line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
 	}
 out:

@@ -113,7 +113,7 @@ int sec_churn(struct run_page *p)
 	if (!got) {
 		sb_puts(&r->body, "<p class=\"pending\">No churn in this window (the run had --workers 0, or the "
 			"window holds no sample).</p>\n");
-		return 0;
+		return sec_fragment(p);
 	}
 	totals_table(r, &tot);
 	if (!(s = calloc(1, sizeof *s)))
@@ -135,7 +135,7 @@ int sec_churn(struct run_page *p)
 		    "Workers killed per minute by signal, and memory-cgroup OOM kills. SIGSEGV or SIGILL point at FPU "
 		    "state corruption; SIGKILL with OOM kills at memory pressure.");
 	free(s);
-	return 0;
+	return sec_fragment(p);
 }
 
 /* ---------------------------------------------------------------- probes */

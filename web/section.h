@@ -26,6 +26,7 @@ int sec_headroom(struct run_page *p);   /* 2: headroom charts, trends, projected
 int sec_unusable(struct run_page *p);   /* 3: the unusable free space index as a heatmap (sec_memory.c) */
 int sec_churn(struct run_page *p);      /* 4: population, spawns, failures by errno, deaths by signal (sec_churn.c) */
 int sec_probes(struct run_page *p);     /* 5: capacity and FPU-cost probes with trend (sec_churn.c) */
+int sec_fragment(struct run_page *p);   /* 4, its end: the fragmenting load, when the run had one (sec_fragment.c) */
 int sec_failures(struct run_page *p);   /* 6: allocation failures, timeline and table (sec_kernel.c) */
 int sec_counters(struct run_page *p);   /* 7: compaction, reclaim and memory counters (sec_memory.c) */
 int sec_slow(struct run_page *p);       /* 8: pagetypeinfo and slabinfo at the latest slow sample (sec_kernel.c) */
