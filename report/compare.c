@@ -132,13 +132,70 @@ static int cmp_probes(struct report_cmp *c, int has_probes, struct probe_pair *p
 	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what);
 }
 
-/* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
+/* The size of each zone of a run in pageblocks, from its latest pagetypeinfo (all migratetypes). */
+struct zone_sizes {
+	int n;
+	struct {
+		int node;
+		char zone[ZONE_NAME_MAX];
+		int64_t blocks;
+	} z[REPORT_MAX_ZONES];
+};
+
+static int size_cb(void *arg, const struct query_pagetype *p)
+{
+	struct zone_sizes *s = arg;
+	const char *zone = p->zone ? p->zone : "";
+	int i;
+
+	if (p->pageblocks < 0 || strlen(zone) >= ZONE_NAME_MAX)
+		return 0;
+	for (i = 0; i < s->n; i++)
+		if (s->z[i].node == p->node && strcmp(s->z[i].zone, zone) == 0)
+			break;
+	if (i == s->n) {
+		if (s->n == REPORT_MAX_ZONES)
+			return 0;
+		s->z[s->n].node = p->node;
+		memcpy(s->z[s->n].zone, zone, strlen(zone) + 1);
+		s->z[s->n++].blocks = 0;
+	}
+	s->z[i].blocks += p->pageblocks;
+	return 0;
+}
+
+/* Pageblocks of (node, zone), or -1 when the run never sampled pagetypeinfo. */
+static int64_t zone_blocks(const struct zone_sizes *s, int node, const char *zone)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->z[i].node == node && strcmp(s->z[i].zone, zone) == 0)
+			return s->z[i].blocks;
+	return -1;
+}
+
+/*
+ * Whether zone x of A is a better zone to compare than zone y: the larger (in pageblocks, A's
+ * pagetypeinfo), which is where allocations are served; where either size is unknown, the one with
+ * more headroom left in A.  (On a small x86 guest the 16 MiB DMA zone keeps the most headroom
+ * because allocations reach it only once DMA32 is at its watermark: not the zone to judge by.)
+ */
+static int better_zone(const struct zone_sizes *s, const struct report_trend *x, const struct report_trend *y)
+{
+	int64_t bx = zone_blocks(s, x->node, x->zone), by = zone_blocks(s, y->node, y->zone);
+
+	if (bx >= 0 && by >= 0 && bx != by)
+		return bx > by;
+	return x->last > y->last;
+}
+
+/* Headroom slopes at each order of interest, in the largest zone of both runs. */
 static int cmp_headroom(struct report_cmp *c)
 {
 	struct report_trend *ta = calloc(REPORT_MAX_ZONES, sizeof *ta), *tb = calloc(REPORT_MAX_ZONES, sizeof *tb);
+	struct zone_sizes *sz = calloc(1, sizeof *sz);
 	int ret = 0;
 
-	if (!ta || !tb) {
+	if (!ta || !tb || !sz || query_pagetype_latest(c->qa, c->a, size_cb, sz) < 0) {
 		ret = -1;
 		goto out;
 	}
@@ -152,13 +209,13 @@ static int cmp_headroom(struct report_cmp *c)
 			goto out;
 		}
 		/*
-		 * The zone compared: the one with the most headroom left in A among the zones of both runs,
-		 * whether or not its trends could be fitted (the atomic-risk lines compare the same zone).
+		 * The zone compared: the largest of the zones of both runs (better_zone), whether or not its
+		 * trends could be fitted (the atomic-risk lines compare the same zone).
 		 */
 		for (int x = 0; x < na; x++)
 			for (int y = 0; y < nb; y++)
 				if (ta[x].node == tb[y].node && strcmp(ta[x].zone, tb[y].zone) == 0 &&
-				    (ia < 0 || ta[x].last > ta[ia].last)) {
+				    (ia < 0 || better_zone(sz, &ta[x], &ta[ia]))) {
 					ia = x;
 					ib = y;
 				}
@@ -193,6 +250,7 @@ static int cmp_headroom(struct report_cmp *c)
 out:
 	free(ta);
 	free(tb);
+	free(sz);
 	return ret;
 }
 
