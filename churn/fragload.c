@@ -129,12 +129,12 @@ int fragload_recipe(enum fragload_level level, uint64_t base, uint64_t fds, stru
 	r.keep_every = KEEP_EVERY;
 	r.rounds = ROUNDS;
 	/*
-	 * The bound.  Heavy takes a quarter of the base, light a sixteenth.  Of that, 1/4 is a cycle's
-	 * batch and 3/4 the long-lived set, which a cycle's survivors (~1/4 of the batch) fill in about
-	 * 12 cycles: the aging builds up steadily over minutes, not at the first cycle.
+	 * The bound.  Heavy takes a quarter of the base, light a sixteenth.  Of that, 1/8 is a cycle's
+	 * batch and 7/8 the long-lived set, which a cycle's survivors (~1/4 of the batch) fill in about
+	 * 28 cycles: the aging builds up steadily over minutes, while a cycle's own swing stays small.
 	 */
 	r.cap = level == FRAGLOAD_HEAVY ? base / 4 : base / 16;
-	batch = r.cap / 4;
+	batch = r.cap / 8;
 	r.keep_cap = r.cap - batch;
 	r.unit_bytes[FK_ANON] = 4096;
 	r.unit_bytes[FK_PIPE] = FRAGLOAD_PIPE_PAGES * 4096;
