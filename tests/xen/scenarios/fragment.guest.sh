@@ -10,6 +10,8 @@ reset_memory() {
 	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null || say "no /proc/sys/vm/compact_memory"
 	mark "FRAGMENT-RESET scenario=$SC_NAME memfree_kb=$(awk '/^MemFree:/ {print $2}' /proc/meminfo) uptime=$(uptime_s)"
 }
+# Registered first: a scenario stopped at its budget still sends what it has.
+export_db fpusoakd.db "$db"
 reset_memory
 LABEL=fragment-off
 daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment off
@@ -20,6 +22,5 @@ LABEL=fragment-heavy
 daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment heavy
 daemon_wait
 rc2=$?
-export_db fpusoakd.db "$db"
 export_proc meminfo pagetypeinfo vmstat
 [ "$rc1" = 0 ] && [ "$rc2" = 0 ]
