@@ -17,9 +17,13 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
+
 #include "churn/probe.h"
 #include "collector/envinfo.h"
 #include "common/log.h"
+#include "common/netaddr.h"
+#include "common/pathcheck.h"
 #include "daemon/churnlink.h"
 #include "daemon/cli.h"
 #include "daemon/daemon.h"
@@ -178,6 +182,27 @@ static void close_fd(int fd)
 		close(fd);
 }
 
+#define EX_UNAVAILABLE_ 69
+
+/*
+ * The HTTP socket is bound first, before the spawner, the database or the
+ * run row exist: a busy or forbidden address then costs nothing but one
+ * line and exit 69.  A socket systemd passes (LISTEN_FDS) is used as it is.
+ * Returns the fd, -2 when there is nothing to bind, -1 on failure (logged).
+ */
+static int bind_listen(const struct config *cfg)
+{
+	char err[256];
+	int fd;
+
+	if (strcmp(cfg->listen, "none") == 0 || sd_listen_fds(0) > 0)
+		return -2;
+	fd = netaddr_listen(cfg->listen, err, sizeof err);
+	if (fd < 0)
+		log_errx("%s", err);
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	/* The churn engine's switch-probe child runs as a fresh exec of this program (churn/probe.h). */
@@ -186,7 +211,7 @@ int main(int argc, char **argv)
 	struct daemon *d = calloc(1, sizeof *d);
 	static struct envinfo env;    /* 5 KiB, filled once */
 	char err[512];
-	int rc, code = 1;
+	int rc, code = 1, listen_fd = -2;
 
 	if (!d)
 		return 1;
@@ -200,6 +225,11 @@ int main(int argc, char **argv)
 	}
 	log_init(d->cfg.log_level);
 	notify_init();
+	listen_fd = bind_listen(&d->cfg);
+	if (listen_fd == -1) {
+		code = EX_UNAVAILABLE_;
+		goto out;
+	}
 	protect_from_oom();
 	if (setup_fds(d) < 0) {
 		log_warn("cannot set up signals and timers");
@@ -219,6 +249,11 @@ int main(int argc, char **argv)
 	}
 	lock_memory();
 	raise_nofile();
+	/* SQLite says "unable to open database file" for every cause: name the cause first. */
+	if (pathcheck_db(d->cfg.db, 1, err, sizeof err) < 0) {
+		log_errx("cannot use database %s: %s", d->cfg.db, err);
+		goto out;
+	}
 	d->store = store_open(d->cfg.db, d->cfg.queue_max, err, sizeof err);
 	if (!d->store) {
 		log_errx("%s", err);
@@ -251,6 +286,9 @@ int main(int argc, char **argv)
 		struct web_config wc = { .listen = d->cfg.listen, .db_path = d->cfg.db, .version = FPUSOAK_VERSION,
 					 .health_max_age_ms = 15000, .conn_limit = 1024 };
 		wc.per_ip_limit = per_address_limit(d->cfg.listen);
+		wc.listen_fd_set = listen_fd >= 0;
+		wc.listen_fd = listen_fd;
+		listen_fd = -2;   /* web_open owns it now */
 		d->web = web_open(&wc, err, sizeof err);
 		if (!d->web) {
 			log_errx("http: %s", err);
@@ -272,6 +310,7 @@ int main(int argc, char **argv)
 	store_run_end(d->store, d->run_id, clock_wall_ms(), code == 0 ? "stopped" : "error");
 	log_info("run %lld ended: %lld samples", (long long)d->run_id, (long long)d->ticks);
 out:
+	close_fd(listen_fd);
 	web_close(d->web);
 	churnlink_close(d->churn);
 	kwatch_close(d->kwatch);

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
 #include "common/log.h"
+#include "common/netaddr.h"
 #include "common/num.h"
 #include "web/escape.h"
 #include "web/handler.h"
@@ -525,46 +527,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 int web_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *sslen)
 {
-	char host[64];
-	const char *colon;
-	uint64_t port;
-	size_t hl;
-
-	if (!s)
-		return -1;
-	if (strcmp(s, "none") == 0)
-		return 1;
-	memset(ss, 0, sizeof *ss);
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-		if (!close || close[1] != ':' || (hl = (size_t)(close - s - 1)) == 0 || hl >= sizeof host)
-			return -1;
-		memcpy(host, s + 1, hl);
-		host[hl] = '\0';
-		colon = close + 1;
-		if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
-			return -1;
-		a6->sin6_family = AF_INET6;
-		*sslen = sizeof *a6;
-	} else {
-		struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-		if (!(colon = strrchr(s, ':')) || (hl = (size_t)(colon - s)) == 0 || hl >= sizeof host)
-			return -1;
-		memcpy(host, s, hl);
-		host[hl] = '\0';
-		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-			return -1;
-		a4->sin_family = AF_INET;
-		*sslen = sizeof *a4;
-	}
-	if (num_parse_u64(colon + 1, strlen(colon + 1), &port) < 0 || port > 65535)
-		return -1;
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-	return 0;
+	return netaddr_parse(s, ss, sslen);
 }
 
 /* Whether a6 is the unspecified address "::" (then we listen dual-stack). */
@@ -604,6 +567,8 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 
 	if (!ws) {
 		snprintf(err, errlen, "out of memory");
+		if (cfg->listen_fd_set)
+			close(cfg->listen_fd);
 		return NULL;
 	}
 	pthread_mutex_init(&ws->lock, NULL);
@@ -634,7 +599,9 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 	/* Open one handle now: a DB we cannot read is a startup error, not a 503 later. */
 	if (!(ws->pool[0] = query_open(ws->db_path, err, errlen)))
 		goto fail;
-	if (!cfg->no_socket_activation) {
+	if (cfg->listen_fd_set)
+		fd = cfg->listen_fd;
+	else if (!cfg->no_socket_activation) {
 		fd = systemd_socket(err, errlen, &bad);
 		if (bad)
 			goto fail;
@@ -661,7 +628,8 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 				 MHD_OPTION_ARRAY, addr,
 				 MHD_OPTION_END);
 	if (!ws->d) {
-		snprintf(err, errlen, "http: cannot listen on %s: %s", fd >= 0 ? "the systemd socket" : cfg->listen,
+		snprintf(err, errlen, "cannot listen on %s: %s",
+			 cfg->listen_fd_set ? cfg->listen : fd >= 0 ? "the systemd socket" : cfg->listen,
 			 ws->mhd_err[0] ? ws->mhd_err : "libmicrohttpd failed to start");
 		goto fail;
 	}
@@ -671,6 +639,9 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 oom:
 	snprintf(err, errlen, "out of memory");
 fail:
+	/* A socket handed over is ours to close until libmicrohttpd took it (it closes it at stop). */
+	if (cfg->listen_fd_set && !ws->d)
+		close(cfg->listen_fd);
 	web_close(ws);
 	return NULL;
 }

@@ -22,6 +22,7 @@
 
 #include "test.h"
 #include "testdb.h"
+#include "common/netaddr.h"
 #include "web/server.h"
 
 static char g_db[256], g_dir[64];
@@ -940,6 +941,37 @@ static void test_open(void)
 	}
 }
 
+/* A socket the daemon bound itself (before its run row) is served on, and web_close closes it. */
+static void test_handed_socket(void)
+{
+	struct web_config c = { .listen = "127.0.0.1:0", .db_path = g_db, .version = "t", .no_socket_activation = 1 };
+	struct web_server *ws;
+	struct sockaddr_in a;
+	socklen_t al = sizeof a;
+	struct resp r;
+	char err[256];
+	int fd = netaddr_listen("127.0.0.1:0", err, sizeof err);
+
+	T_CHECK(fd >= 0 && getsockname(fd, (struct sockaddr *)&a, &al) == 0, "bind a socket first (%s)", fd >= 0 ? "" : err);
+	if (fd < 0)
+		return;
+	c.listen_fd_set = 1;
+	c.listen_fd = fd;
+	ws = web_open(&c, err, sizeof err);
+	T_CHECK(ws != NULL && web_port(ws) == ntohs(a.sin_port), "web_open serves on the handed socket (port %u)",
+		ws ? web_port(ws) : 0);
+	T_CHECK(ws && req(ntohs(a.sin_port), "GET", "/healthz", &r) == 0 && r.status == 200, "and answers on it");
+	if (ws)
+		resp_free(&r);
+	web_close(ws);
+	T_CHECK(fcntl(fd, F_GETFD) < 0 && errno == EBADF, "web_close closed it");
+	fd = netaddr_listen("127.0.0.1:0", err, sizeof err);
+	c.listen_fd = fd;
+	c.db_path = "/nonexistent/x.db";
+	ws = web_open(&c, err, sizeof err);
+	T_CHECK(ws == NULL && fd >= 0 && fcntl(fd, F_GETFD) < 0 && errno == EBADF, "a failed web_open closes it too");
+}
+
 /* A listening socket passed the systemd way (fd 3, LISTEN_FDS, LISTEN_PID) is used instead of binding. */
 static void test_socket_activation(void)
 {
@@ -1075,6 +1107,7 @@ int main(void)
 		T_DONE();
 	}
 	test_socket_activation();
+	test_handed_socket();
 	ws = start(&c, err, sizeof err);
 	T_CHECK(ws != NULL, "web_open on 127.0.0.1:0 (%s)", ws ? "" : err);
 	if (!ws)
