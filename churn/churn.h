@@ -77,7 +77,9 @@ struct churn_cfg {
 	unsigned worker_work_iters;   /* FPU operations per tick (1000: a few µs) */
 
 	enum cgroup_ver cgroup;       /* CGROUP_AUTO; CGROUP_NONE = run unconfined (capped) */
-	const char *cgroup_name;      /* NULL: "workers" (v2), "fpusoakd-workers" (v1); used only by churn_open */
+	const char *cgroup_name;      /* NULL: cgroup_instance_name(cgroup_key); used only by churn_open */
+	const char *cgroup_key;       /* the instance key (the daemon: canonical DB path); NULL: our PID */
+	int cgroup_required;          /* no group, no churn: churn_open fails instead of running unconfined */
 	int cgroup_leaf_self;         /* v2: move this process into <own>/daemon first (the daemon: 1) */
 	uint64_t cgroup_memory_max;   /* --cgroup-memory-max bytes, 0 = none */
 	uint64_t cgroup_pids_max;     /* --cgroup-pids-max, 0 = none (v1: +1 is added for the spawner) */
@@ -191,7 +193,9 @@ void churn_cfg_defaults(struct churn_cfg *cfg);
 const char *churn_spawner_path(char *buf, size_t len);
 
 /* Create the workers' cgroup and fork the spawner; waits for its HELLO (<= 5 s).  Call before any
- * thread exists.  Without a cgroup: one warning, and the population is capped.  NULL with err. */
+ * thread exists.  Without a cgroup: one warning, and the population is capped (cgroup_required: NULL,
+ * err CHURN_NOCONFINE "...", nothing logged).  NULL with err. */
+#define CHURN_NOCONFINE "cannot confine workers: "
 struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen);
 
 /* The fd to poll for POLLIN (records) and POLLHUP (spawner gone). */
@@ -219,6 +223,22 @@ const struct churn_hello *churn_hello_info(const struct churn *ch);
 
 /* The workers' cgroup (NULL when unconfined). */
 const struct cgroup *churn_cgroup(const struct churn *ch);
+
+/* The confinement in force, read back from the kernel at churn_open: what a run stores, not what it asked. */
+struct churn_confinement {
+	int ver;                            /* enum cgroup_ver; CGROUP_NONE: unconfined */
+	char group[CGROUP_PATH_MAX];        /* memory group (v2: the group); "" when unconfined */
+	char pids_group[CGROUP_PATH_MAX];   /* pids group; "" if none */
+	uint64_t memory_max, pids_max;      /* 0 = no limit */
+	int pop_cap;                        /* unconfined: the population and probe cap in force; else 0 */
+	char reason[256];                   /* unconfined: why; else "" */
+};
+
+/* Fill out (zeroed, CGROUP_NONE with the reason, when unconfined). */
+void churn_confinement(const struct churn *ch, struct churn_confinement *out);
+
+/* One line: "v1 <group> memory.max=N pids.max=N" or "none: <reason>"; returns buf. */
+const char *churn_confinement_line(const struct churn_confinement *c, char *buf, size_t len);
 
 /* Why there is no cgroup ("" when there is one). */
 const char *churn_nocgroup_reason(const struct churn *ch);

@@ -34,17 +34,35 @@ struct churnlink {
 	uint64_t worker_oom_kills;
 	char probe_running;
 	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
+	char instance_key[4096];                    /* canonical DB path: names the workers' group */
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
 
-struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen)
+/*
+ * The instance key of the workers' group: the DB path made canonical (its folder resolved, as the
+ * file may not exist yet), so "./x.db" and "/abs/x.db" name one group, and two daemons (which flock
+ * keeps off each other's DB) never share one.
+ */
+static void instance_key(const char *db, char *out, size_t len)
+{
+	char dir[4096], real[4096];
+	const char *slash = strrchr(db, '/'), *base = slash ? slash + 1 : db;
+
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == db ? 1 : slash - db) : 1, slash ? db : ".");
+	if (realpath(dir, real))
+		snprintf(out, len, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base);
+	else
+		snprintf(out, len, "%s", db);
+}
+
+struct churnlink *churnlink_open(const struct config *cfg, enum churnlink_why *why, char *err, size_t errlen)
 {
 	struct churn_cfg cc;
 	struct churnlink *cl;
 
-	*off = 0;
+	*why = CHURNLINK_OK;
 	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0) {
-		*off = 1;
+		*why = CHURNLINK_OFF;
 		snprintf(err, errlen, "churn off (--workers 0, no probes)");
 		return NULL;
 	}
@@ -63,6 +81,10 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	cc.fpu = (enum fpu_kind)cfg->fpu;
 	cc.worker_memory = cfg->worker_memory;
 	cc.cgroup_leaf_self = 1;
+	instance_key(cfg->db, cl->instance_key, sizeof cl->instance_key);
+	cc.cgroup_key = cl->instance_key;
+	/* A limit the user wrote down is a condition of the experiment: without it, no run. */
+	cc.cgroup_required = config_limits_explicit(cfg) && !cfg->allow_unconfined;
 	cc.cgroup_memory_max = cfg->cgroup_memory_max;
 	cc.cgroup_pids_max = (uint64_t)cfg->cgroup_pids_max;
 	cc.probe_limit = (int)cfg->probe_limit;
@@ -71,6 +93,11 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
 	cl->ch = churn_open(&cc, err, errlen);
 	if (!cl->ch) {
+		*why = cc.cgroup_required && strncmp(err, CHURN_NOCONFINE, strlen(CHURN_NOCONFINE)) == 0 ?
+		       CHURNLINK_REFUSED : CHURNLINK_FAILED;
+		if (*why == CHURNLINK_REFUSED)
+			snprintf(err + strlen(err), errlen - strlen(err),
+				 " (a limit was given explicitly; --allow-unconfined runs anyway)");
 		free(cl);
 		return NULL;
 	}
@@ -190,6 +217,21 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 	log_info("churn: %s; cgroup %s; seed %llu; spawner %s", h->fpu_note,
 		 h->cgroup_ver == CGROUP_V2 ? "v2" : h->cgroup_ver == CGROUP_V1 ? "v1" : "none (population capped)",
 		 (unsigned long long)h->seed, h->exec_ok ? cl->spawner_exe : "in the daemon's forked copy");
+	{
+		struct churn_confinement c;
+		char line[2 * CGROUP_PATH_MAX + 128];
+		churn_confinement(cl->ch, &c);
+		log_info("churn: confinement %s", churn_confinement_line(&c, line, sizeof line));
+	}
+}
+
+void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out)
+{
+	if (!cl) {
+		memset(out, 0, sizeof *out);
+		return;
+	}
+	churn_confinement(cl->ch, out);
 }
 
 void churnlink_attach(struct churnlink *cl, struct store_tick *t)

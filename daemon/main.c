@@ -240,9 +240,14 @@ int main(int argc, char **argv)
 	 * no SQLite, no HTTP threads yet.  Workers are forked from it, never from us.
 	 */
 	{
-		int off;
-		d->churn = churnlink_open(&d->cfg, &off, err, sizeof err);
-		if (!d->churn && !off) {
+		enum churnlink_why why;
+		d->churn = churnlink_open(&d->cfg, &why, err, sizeof err);
+		if (!d->churn && why == CHURNLINK_REFUSED) {
+			log_errx("%s", err);
+			code = EX_CONFIG_;
+			goto out;
+		}
+		if (!d->churn && why != CHURNLINK_OFF) {
 			log_errx("churn: %s", err);
 			goto out;
 		}
