@@ -495,11 +495,16 @@ const char *churn_status_line(const struct churn_status *st, const struct churn_
 			 last->stop_reason);
 	else if (last && last->kind == CHURN_PROBE_SWITCH)
 		snprintf(probe, sizeof probe, "; last probe switch %.3f sys us/yield", last->sys_us_per_yield);
-	snprintf(buf, len, "churn%s %llu/%d workers, %s/s, spawned %llu, failed %llu, killed %llu (oom %llu)%s",
+	char poom[48] = "";
+
+	/* Probe workers' OOM kills are deaths too: a line that said "oom 0" after four of them misled. */
+	if (st->probe.oom_killed)
+		snprintf(poom, sizeof poom, ", probe workers oom-killed %llu", (unsigned long long)st->probe.oom_killed);
+	snprintf(buf, len, "churn%s %llu/%d workers, %s/s, spawned %llu, failed %llu, killed %llu (oom %llu)%s%s",
 		 st->state == CHURN_PROBING ? " (probing)" : st->state == CHURN_STOPPING ? " (stopping)" : "",
 		 (unsigned long long)c->population, st->params.workers,
 		 churn_rate_format(st->params.rate_milli, rate, sizeof rate), (unsigned long long)c->spawned,
-		 (unsigned long long)failed, (unsigned long long)killed, (unsigned long long)c->oom_killed, probe);
+		 (unsigned long long)failed, (unsigned long long)killed, (unsigned long long)c->oom_killed, poom, probe);
 	return buf;
 }
 

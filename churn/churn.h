@@ -110,22 +110,34 @@ struct churn_hello {
 	char fpu_note[192];           /* e.g. "avx512 (auto); amx unavailable: cpu lacks amx-tile" */
 };
 
+/*
+ * Every death counted once.  c and probe each obey churn_counters_check; an OOM kill is counted in
+ * the set of the worker that died, whichever phase it died in (a churn worker during a probe's
+ * retire phase stays a churn worker).  memcg_oom_total = c.oom_killed + probe.oom_killed +
+ * oom_unattributed: kills the cgroup counted that matched no worker's death (the spawner itself, or
+ * a victim not reaped yet when the record was made).
+ */
 struct churn_status {
 	int64_t mono_ms, real_ms;     /* CLOCK_MONOTONIC / CLOCK_REALTIME at sampling */
 	uint32_t seq;
 	int32_t state;                /* enum churn_state */
 	struct churn_params params;   /* in force (after caps) */
-	struct churn_counters c;      /* cumulative */
+	struct churn_counters c;      /* churn workers, cumulative */
+	struct churn_counters probe;  /* capacity-probe workers, cumulative (population = probe_alive) */
 	uint64_t probe_alive;         /* capacity-probe workers alive */
 	uint64_t deaths_dropped;      /* DEATH records not sent (over the per-period cap) */
 	uint64_t probes_done;
-	uint64_t memcg_oom_total;     /* every OOM kill in the group since start (churn + probe) */
+	uint64_t memcg_oom_total;     /* every OOM kill in the group since start (churn + probe + other) */
+	uint64_t oom_unattributed;    /* ... matched to no worker's death (yet) */
 };
 
-/* One churn worker killed by a signal (for tying to kernel-log OOM lines by PID). */
+enum churn_role { CHURN_ROLE_CHURN = 1, CHURN_ROLE_PROBE = 2 };
+
+/* One worker killed by a signal (for tying to kernel-log OOM lines by PID). */
 struct churn_death {
 	int64_t mono_ms, real_ms, age_ms;
-	int32_t pid, signal, core, pad;
+	int32_t pid, signal, core;
+	int32_t role;                 /* enum churn_role */
 };
 
 struct churn_probe_start {
