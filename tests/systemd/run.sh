@@ -549,10 +549,11 @@ check_cgroup_layout() {
 		return
 		;;
 	esac
-	if ct 5 test -d "$(unit_cg)/workers"; then
-		pass "delegated cgroup has workers/"
+	# workers-<hash of the DB path> (churn/cgroup.h: a group per instance).
+	if ct 5 sh -c "ls -d $(unit_cg)/workers-* >/dev/null 2>&1"; then
+		pass "delegated cgroup has workers-<hash>/ ($(ct 5 sh -c "ls -d $(unit_cg)/workers-*" | head -1))"
 	else
-		fail "no workers/ cgroup under fpusoakd.service (Delegate=yes)"
+		fail "no workers-<hash>/ cgroup under fpusoakd.service (Delegate=yes)"
 		ct 5 sh -c "cd $(unit_cg) && find . -type d" | show /dev/stdin
 	fi
 }
