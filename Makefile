@@ -31,7 +31,7 @@ CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"' -DFPUSOAK_LIBEXECDIR='"$(LIBEXECDIR)
 # -Wno-format-truncation: snprintf into bounded buffers is how we truncate on purpose.
 # Every module folder feeds one static library; daemon/main.c is the binary, daemon/spawner_main.c
 # the churn spawner it execs (static: see churn/spawner.h).
-LIBDIRS  = common collector analysis churn store web daemon
+LIBDIRS  = common collector analysis churn store report web daemon
 LIBSRC   = $(filter-out daemon/main.c daemon/spawner_main.c,$(wildcard $(addsuffix /*.c,$(LIBDIRS))))
 LIBOBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBSRC)) $(BUILD)/obj/gen/schema.o
 UNITSRC  = $(wildcard tests/unit/test_*.c)
