@@ -930,6 +930,22 @@ int stats_verdict(const struct stats_cmp *c, char *buf, size_t cap)
 	return STATS_ENOSPACE;
 }
 
+int stats_verdict_full(const struct stats_cmp *c, char *buf, size_t cap)
+{
+	struct line l;
+
+	if (!c || !buf || cap == 0)
+		return STATS_EARG;
+	buf[0] = '\0';
+	if (!cmp_valid(c))
+		return STATS_EARG;
+	verdict_line(c, 0, &l);
+	if (l.overflow || l.len >= cap)
+		return STATS_ENOSPACE;
+	memcpy(buf, l.buf, l.len + 1);
+	return (int)l.len;
+}
+
 int stats_cmp_samples(const char *label, const double *a, size_t n1, const double *b, size_t n2,
                       double *scratch, struct stats_cmp *c)
 {

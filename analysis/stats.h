@@ -224,6 +224,10 @@ int stats_significant(const struct stats_cmp *c);
 /* Write c's verdict line (<= 72 columns, NUL-terminated) into buf; length or negative stats_err. */
 int stats_verdict(const struct stats_cmp *c, char *buf, size_t cap);
 
+/* c's whole line, nothing dropped and no width limit (a reader that wraps, like `summary`); length or
+ * negative stats_err (STATS_ENOSPACE if cap is too small). */
+int stats_verdict_full(const struct stats_cmp *c, char *buf, size_t cap);
+
 /* Fill c from two samples: medians, HL shift and CI, Mann-Whitney p; scratch: n1+n2 doubles.
  * STATS_ETOOFEW with c->too_few, the sizes and the need when stats_rank_enough says no (or a side is empty). */
 int stats_cmp_samples(const char *label, const double *a, size_t n1, const double *b, size_t n2,

@@ -602,6 +602,15 @@ static void test_verdict(void)
 	T_EQ_S(buf, "capacity: 256 vs 228 (-10.9%), -28 [-35,0]: no significant difference",
 	       "CI touching 0 is not significant (p=0.002 never decides)");
 	T_EQ_I(stats_verdict(&c, buf, 40), STATS_ENOSPACE, "caller buffer too small");
+	/* The whole line for a reader that wraps: every number kept (95 columns, hand). */
+	c.label = "capacity probe";
+	c.hi = -21;
+	T_EQ_I(stats_verdict_full(&c, buf, sizeof buf), 95, "full line: 95 columns");
+	T_EQ_S(buf, "capacity probe: 256 vs 228 (-10.9%), HL shift -28 [-35, -21], Mann-Whitney p=0.002: significant",
+	       "full line keeps the test name, the p-value and the percentage");
+	T_EQ_I(stats_verdict_full(&c, buf, 60), STATS_ENOSPACE, "full line: caller buffer too small");
+	c.label = "capacity";
+	c.hi = 0;
 	struct stats_cmp q = { .label = "q", .a = 10, .b = 12, .est = 2, .lo = 1, .hi = 3, .p = 0.0004 };
 	stats_verdict(&q, buf, sizeof buf);
 	T_EQ_S(buf, "q: 10 vs 12 (+20.0%), 2 [1, 3], p<0.001: significant", "p below 0.001 prints as p<0.001");
