@@ -959,7 +959,7 @@ int stats_cmp_samples(const char *label, const double *a, size_t n1, const doubl
 	c->label = label;
 	c->n_a = n1;
 	c->n_b = n2;
-	if (a && b && scratch && (n1 == 0 || n2 == 0)) {
+	if (scratch && (n1 == 0 || n2 == 0) && (a || n1 == 0) && (b || n2 == 0)) {
 		size_t m1, m2;
 		stats_rank_needed(n1, n2, &m1, &m2);
 		c->need_a = m1;

@@ -93,6 +93,8 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 		.meminfo = s->meminfo,
 		.indices = 1,
 		.churn = s->churn,
+		.probe = s->probe,
+		.oom_unattributed = s->oom_unattributed,
 		.last_capacity = s->last_capacity,
 		.last_switch_us = s->last_switch_us,
 		.alloc_failures = s->alloc_failures,

@@ -11,29 +11,27 @@ int wrap_words(struct strbuf *out, const char *text, size_t width, const char *i
 	int first = 1;
 
 	while (*p) {
-		size_t wl;
-		while (*p == ' ')
-			p++;
-		if (!*p)
+		size_t sp = strspn(p, " "), wl;
+		if (!p[sp])
 			break;
-		wl = strcspn(p, " ");
+		wl = strcspn(p + sp, " ");
 		if (first) {
-			sb_append(out, p, wl);
+			sb_append(out, p + sp, wl);
 			col = wl;
 			first = 0;
-		} else if (col + 1 + wl <= width) {
-			sb_append(out, " ", 1);
-			sb_append(out, p, wl);
-			col += 1 + wl;
+		} else if (col + sp + wl <= width) {
+			/* On the same line the spaces stay as written: aligned columns keep their alignment. */
+			sb_append(out, p, sp + wl);
+			col += sp + wl;
 		} else {
 			/* A new line; a word wider than the line stays whole on it rather than be cut. */
 			sb_append(out, "\n", 1);
 			if (ilen)
 				sb_append(out, indent, ilen);
-			sb_append(out, p, wl);
+			sb_append(out, p + sp, wl);
 			col = ilen + wl;
 		}
-		p += wl;
+		p += sp + wl;
 	}
 	sb_append(out, "\n", 1);
 	return out->err ? -1 : 0;

@@ -14,7 +14,8 @@
 #include "common/strbuf.h"
 
 /* Append text folded at spaces to at most width columns per line (continuations begin with indent),
- * each line ending in '\n'; runs of spaces collapse to one.  0, or -1 if out is full (sb->err). */
+ * each line ending in '\n'; spaces between words on one line stay as written (aligned columns), spaces at
+ * a break and at the start and end go.  0, or -1 if out is full (sb->err). */
 int wrap_words(struct strbuf *out, const char *text, size_t width, const char *indent);
 
 #endif

@@ -25,6 +25,8 @@ struct churnlink {
 	struct churn_status last;                   /* latest STATUS */
 	int have_status;
 	struct churn_counters attached;             /* cumulative counters already turned into rows */
+	struct churn_counters attached_probe;       /* ... of the probe workers */
+	uint64_t attached_unattributed;             /* ... and the unattributed OOM kills */
 	struct churn_probe_start start;             /* last PROBE_START (buddyinfo before a capacity probe) */
 	struct churn_probe_done done[PROBE_QUEUE];  /* finished probes waiting for a tick */
 	int ndone;
@@ -222,6 +224,10 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 		char line[2 * CGROUP_PATH_MAX + 128];
 		churn_confinement(cl->ch, &c);
 		log_info("churn: confinement %s", churn_confinement_line(&c, line, sizeof line));
+		/* What the run ran under is stored with it, not the configuration that asked. */
+		store_confinement(st, run_id, &(struct store_confinement){
+			.confined = c.ver != CGROUP_NONE, .group = c.group, .pids_group = c.pids_group,
+			.memory_max = c.memory_max, .pids_max = c.pids_max, .reason = c.reason });
 	}
 }
 
@@ -236,7 +242,7 @@ void churnlink_confinement(const struct churnlink *cl, struct churn_confinement 
 
 void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 {
-	const struct churn_counters *c, *a;
+	const struct churn_counters *c, *a, *pc, *b;
 	struct store_churn row;
 
 	if (!cl)
@@ -266,6 +272,8 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		return;
 	c = &cl->last.c;
 	a = &cl->attached;
+	pc = &cl->last.probe;
+	b = &cl->attached_probe;
 	row = (struct store_churn){
 		.population = c->population,
 		.spawned = c->spawned - a->spawned,
@@ -279,9 +287,24 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		.killed_other = c->killed_other - a->killed_other,
 		.oom_killed = c->oom_killed - a->oom_killed,
 		.exited_error = c->exited_error - a->exited_error,
+		.killed_ours = c->killed_ours - a->killed_ours,
+		.probe_spawned = pc->spawned - b->spawned,
+		.probe_spawn_failed = (pc->spawn_failed_eagain + pc->spawn_failed_enomem + pc->spawn_failed_other) -
+				      (b->spawn_failed_eagain + b->spawn_failed_enomem + b->spawn_failed_other),
+		.probe_exited = pc->exited - b->exited,
+		.probe_killed_sigkill = pc->killed_sigkill - b->killed_sigkill,
+		.probe_killed_other = (pc->killed_sigsegv + pc->killed_sigill + pc->killed_other) -
+				      (b->killed_sigsegv + b->killed_sigill + b->killed_other),
+		.probe_oom_killed = pc->oom_killed - b->oom_killed,
+		.probe_killed_ours = pc->killed_ours - b->killed_ours,
+		/* A difference of levels: it falls when a counted kill is matched to a death later. */
+		.oom_unattributed = cl->last.oom_unattributed - cl->attached_unattributed,
+		.probe_population = pc->population,
 	};
 	store_tick_churn(t, &row);
 	cl->attached = *c;
+	cl->attached_probe = *pc;
+	cl->attached_unattributed = cl->last.oom_unattributed;
 }
 
 void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacity)
@@ -340,6 +363,16 @@ const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len)
 const struct churn_counters *churnlink_counters(const struct churnlink *cl)
 {
 	return cl && cl->have_status ? &cl->last.c : NULL;
+}
+
+const struct churn_counters *churnlink_probe_counters(const struct churnlink *cl)
+{
+	return cl && cl->have_status ? &cl->last.probe : NULL;
+}
+
+uint64_t churnlink_oom_unattributed(const struct churnlink *cl)
+{
+	return cl && cl->have_status ? cl->last.oom_unattributed : 0;
 }
 
 double churnlink_last_capacity(const struct churnlink *cl)

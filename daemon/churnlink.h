@@ -59,6 +59,12 @@ const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len);
 /* Cumulative counters for /metrics; NULL when churn is off. */
 const struct churn_counters *churnlink_counters(const struct churnlink *cl);
 
+/* The capacity-probe workers' cumulative counters; NULL when churn is off. */
+const struct churn_counters *churnlink_probe_counters(const struct churnlink *cl);
+
+/* OOM kills in the workers' group matched to no worker's death (yet); 0 when churn is off. */
+uint64_t churnlink_oom_unattributed(const struct churnlink *cl);
+
 /* Last capacity and FPU-cost results (NaN if none yet). */
 double churnlink_last_capacity(const struct churnlink *cl);
 double churnlink_last_switch(const struct churnlink *cl);

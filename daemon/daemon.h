@@ -47,6 +47,8 @@ struct daemon_sample {
 	const struct kv_set *meminfo;    /* NULL when the last read failed */
 	struct report_orders orders;     /* the orders of interest of this sample (report_orders_live) */
 	const struct churn_counters *churn;   /* NULL = churn off */
+	const struct churn_counters *probe;   /* with churn: the capacity-probe workers' own counters */
+	uint64_t oom_unattributed;       /* with churn: OOM kills in the workers' group matched to no worker */
 	double last_capacity;            /* with churn: last capacity probe; NaN = none yet */
 	double last_switch_us;           /* with churn: last FPU-cost probe, system us per yield; NaN = none yet */
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER kernel-log counters by order, NULL without a kernel log */

@@ -121,11 +121,8 @@ static void gate_confinement(enum report_line_kind k, const struct report_cond *
 
 	for (int i = 0; i < 2; i++) {
 		const struct report_cond *c = side[i];
-		if (!c->cgroup[0]) {
-			report_gate_caveat(g, "run %c's confinement was not recorded (an older fpusoakd)", "AB"[i]);
-			continue;
-		}
-		if (!same_s(c->cgroup, "none"))
+		/* Not recorded (an older run): said once, for the pair (report_gate_pair). */
+		if (!c->cgroup[0] || !same_s(c->cgroup, "none"))
 			continue;
 		if (known_i(c->pop_cap))
 			snprintf(t, sizeof t, "run %c ran unconfined, capped at %" PRId64 " workers (%s)", "AB"[i], c->pop_cap,
@@ -142,9 +139,6 @@ static void gate_confinement(enum report_line_kind k, const struct report_cond *
 			 a->cgroup, b->cgroup);
 		apply(g, R_CGROUP_VER, k, t);
 	}
-	if (!a->conf_exact || !b->conf_exact)
-		report_gate_caveat(g, "limits of run %s as configured, not read back (an older fpusoakd)",
-				   !a->conf_exact && !b->conf_exact ? "A and B" : !a->conf_exact ? "A" : "B");
 	if (known_i(a->memory_max) && known_i(b->memory_max) && a->memory_max != b->memory_max) {
 		snprintf(t, sizeof t, "memory limit %s (A) vs %s (B)", bytes(a->memory_max, x, sizeof x),
 			 bytes(b->memory_max, y, sizeof y));
@@ -271,6 +265,16 @@ void report_gate_pair(const struct report_cond *a, const struct report_cond *b, 
 	gate_machine(REPORT_LINE_CAPACITY, a, b, out);
 	if (!same_s(a->fpu_kind, b->fpu_kind) && a->fpu_kind[0] && b->fpu_kind[0])
 		report_gate_caveat(out, "FPU kind %s (A) vs %s (B)", a->fpu_kind, b->fpu_kind);
+	/* What an older fpusoakd did not record: said once, here, rather than guessed. */
+	for (int i = 0; i < 2; i++) {
+		const struct report_cond *c = i ? b : a;
+		if (!c->cgroup[0])
+			report_gate_caveat(out, "run %c's confinement was not recorded (an older fpusoakd, or no churn)",
+					   "AB"[i]);
+		else if (!same_s(c->cgroup, "none") && !c->conf_exact)
+			report_gate_caveat(out, "run %c's limits are as configured, not read back (an older fpusoakd)",
+					   "AB"[i]);
+	}
 	/* The experiment: shown, never a reason. */
 	if (!same_s(a->kernel_release, b->kernel_release))
 		report_gate_caveat(out, "kernel %s (A) vs %s (B), as meant", a->kernel_release[0] ? a->kernel_release : "?",

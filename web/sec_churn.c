@@ -78,8 +78,18 @@ static void totals_table(struct web_req *r, const struct report_churn *ch)
 		{ QC_SIGSEGV, "deaths by SIGSEGV" },
 		{ QC_SIGILL, "deaths by SIGILL" },
 		{ QC_SIGOTHER, "deaths by another signal" },
-		{ QC_OOM, "OOM kills (memory cgroup oom_kill events)" },
+		{ QC_OOM, "&#8230; of the SIGKILLs, OOM kills (matched to the memory cgroup's oom_kill count)" },
+		{ QC_KILLED_OURS, "&#8230; of the SIGKILLs, fpusoakd's own (a worker past its retire timeout)" },
+		{ QC_PROBE_SPAWNED, "capacity-probe workers spawned" },
+		{ QC_PROBE_FAILED, "capacity-probe spawn failures" },
+		{ QC_PROBE_EXITED, "capacity-probe workers exited (released by the probe)" },
+		{ QC_PROBE_SIGKILL, "capacity-probe workers killed by SIGKILL" },
+		{ QC_PROBE_OOM, "&#8230; of which OOM kills" },
+		{ QC_PROBE_SIGOTHER, "capacity-probe workers killed by another signal" },
+		{ QC_OOM_UNATTRIBUTED, "OOM kills in the workers' group matched to no worker" },
 	};
+	struct report_deaths dd;
+	char dt[160];
 	const struct query_churn *t = &ch->tot;
 	char a[32], b[32], d[32];
 
@@ -92,6 +102,11 @@ static void totals_table(struct web_req *r, const struct report_churn *ch)
 			  rows[i].what, t->c[rows[i].col],
 			  fmt_sig(ch->per_hour[rows[i].col], b, sizeof b));
 	sb_puts(&r->body, "</table>\n");
+	/* Every death counted once: churn and probe workers each obey spawned = exited + killed + alive. */
+	report_deaths_of(t, &dd);
+	sb_puts(&r->body, "<p class=\"deaths\">Worker deaths, every one counted once: ");
+	page_text(r, report_deaths_text(&dd, dt, sizeof dt));
+	sb_puts(&r->body, ".</p>\n");
 }
 
 int sec_churn(struct run_page *p)

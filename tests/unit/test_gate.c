@@ -104,14 +104,16 @@ int main(void)
 	report_gate_pair(&a, &b, &g);
 	T_CHECK(!g.comparable && strstr(g.why, "MemTotal 79424 kB (A) vs 158848 kB (B), 50.0% apart"), "pair: %s", g.why);
 
-	/* Older runs: what was not recorded is a caveat, not a guess. */
+	/* Older runs: what was not recorded is a caveat of the pair (once), not a guess. */
 	b = base(); b.cgroup[0] = 0;
 	report_gate_line(REPORT_LINE_CAPACITY, &a, &b, &g);
+	T_CHECK(g.comparable && g.ncaveats == 0, "a line is not refused for what was not recorded");
+	report_gate_pair(&a, &b, &g);
 	T_CHECK(g.comparable && g.ncaveats == 1 && strstr(g.caveat[0], "run B's confinement was not recorded"), "%s",
 		g.caveat[0]);
 	b = base(); b.conf_exact = 0;
-	report_gate_line(REPORT_LINE_CAPACITY, &a, &b, &g);
-	T_CHECK(g.comparable && strstr(g.caveat[0], "limits of run B as configured, not read back"), "%s", g.caveat[0]);
+	report_gate_pair(&a, &b, &g);
+	T_CHECK(g.comparable && strstr(g.caveat[0], "run B's limits are as configured, not read back"), "%s", g.caveat[0]);
 
 	/* The issue's scene: A lost its group to another instance, ran unconfined with its probes capped at 64
 	 * (all stopped by "limit"), B confined to 48 MB.  Not comparable, and the reason names it. */

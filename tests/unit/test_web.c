@@ -532,7 +532,7 @@ static void test_report_sections(unsigned port)
 	/* compare */
 	T_CHECK(req(port, "GET", "/compare?a=1&b=3", &r) == 0 && r.status == 200, "GET /compare?a=1&b=3");
 	T_EQ_S(py(&r, xml_check, out, sizeof out) == 0 ? out : out, "ok", "/compare is well-formed XML");
-	T_CHECK(body_has(&r, "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30,-21]: significant\n"),
+	T_CHECK(body_has(&r, "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30, -21], Mann-Whitney\n  p=0.0079: significant\n"),
 		"compare: the capacity verdict line (worked by hand in test_report.c)");
 	T_CHECK(body_has(&r, "&lt;script&gt;alert(1)&lt;/script&gt;") && !body_has(&r, "<script"), "compare: hostile label escaped");
 	T_CHECK(body_has(&r, "<title>Headroom at order 3 (task_struct slab), node 0 zone ") &&
@@ -555,6 +555,29 @@ static void test_report_sections(unsigned port)
 	T_CHECK(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "ci95")) &&
 		jnum(cJSON_GetArrayItem(x, 0), "p") > 0.0079 && jnum(cJSON_GetArrayItem(x, 0), "p") < 0.0080,
 		"API: CI and p (2/252)");
+	T_CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "comparable")) &&
+		cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "caveats")),
+		"API: each line carries comparable and caveats[]");
+	T_EQ_S(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "word")), "significant",
+	       "API: the line's word");
+	T_EQ_S(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "line")),
+	       "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30, -21], Mann-Whitney p=0.0079: significant",
+	       "API: the whole line, every number");
+	{
+		cJSON *pc = cJSON_GetObjectItemCaseSensitive(j, "caveats");
+		int meant = 0;
+		for (int i = 0; i < cJSON_GetArraySize(pc); i++)
+			meant += strstr(cJSON_GetStringValue(cJSON_GetArrayItem(pc, i)), "6.1.0-old (A) vs 6.6.0-new (B), as meant") != NULL;
+		T_CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "comparable")) && meant == 1,
+			"API: the pair is comparable, and the kernels differ as meant (a caveat, never a refusal)");
+		int fpu = -1;
+		for (int i = 0; i < cJSON_GetArraySize(x); i++)
+			if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, i), "label")),
+				    "FPU cost us/yield"))
+				fpu = i;
+		T_EQ_S(fpu >= 0 ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, fpu), "word")) : NULL,
+		       "too few data (n=2+2; needs 4+4)", "API: 2 FPU-cost probes a side are too few data, said so");
+	}
 	cJSON_Delete(j);
 	resp_free(&r);
 	j = get_json(port, "/api/v1/compare?a=1&b=999", 404, &r);

@@ -55,7 +55,8 @@ int main(void)
 	T_EQ_S(wrap("cgroup /sys/fs/cgroup/memory/process_api/fca87a78be82ac27375865f6475120a9/x exists", 30, "  "),
 	       "cgroup\n  /sys/fs/cgroup/memory/process_api/fca87a78be82ac27375865f6475120a9/x\n  exists\n",
 	       "a word wider than the line stands alone, whole");
-	T_EQ_S(wrap("a  b   c", 72, ""), "a b c\n", "runs of spaces collapse");
+	T_EQ_S(wrap("a  b   c", 72, ""), "a  b   c\n", "spaces within a line stay (aligned columns)");
+	T_EQ_S(wrap("key         value   more", 17, "  "), "key         value\n  more\n", "spaces at a break go");
 	T_EQ_S(wrap("", 72, ""), "\n", "empty text: an empty line");
 	int bad = 0;
 	unsigned seed = 12345;
