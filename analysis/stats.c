@@ -863,8 +863,9 @@ static void verdict_line(const struct stats_cmp *c, int drop, struct line *l)
 			line_add(l, "too few data (n=%llu+%llu events; needs %llu)", (unsigned long long)c->n_a,
 				 (unsigned long long)c->n_b, (unsigned long long)c->need_a);
 		else
-			line_add(l, "too few data (n=%llu+%llu; needs %llu+%llu)", (unsigned long long)c->n_a,
-				 (unsigned long long)c->n_b, (unsigned long long)c->need_a, (unsigned long long)c->need_b);
+			line_add(l, "too few data (n=%llu+%llu%s%s; needs %llu+%llu)", (unsigned long long)c->n_a,
+				 (unsigned long long)c->n_b, c->n_unit ? " " : "", c->n_unit ? c->n_unit : "",
+				 (unsigned long long)c->need_a, (unsigned long long)c->need_b);
 		return;
 	}
 	if (!(drop & DROP_EST_NAME) && c->est_name)

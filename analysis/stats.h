@@ -215,6 +215,7 @@ struct stats_cmp {
 	int too_few;           /* with STATS_ETOOFEW: no verdict; the line says the counts and the need */
 	int no_ab;             /* a side was empty: no "A vs B" to show */
 	uint64_t n_a, n_b;     /* values (samples) or events (rates) of A and B */
+	const char *n_unit;    /* what a sample is, said after the counts ("probes", "minutes"); NULL: unsaid */
 	uint64_t need_a, need_b;   /* samples: sizes that would do; rates: need_a events in total, need_b 0 */
 };
 

@@ -361,11 +361,19 @@ static void probe_line(const struct report_probe_set *s, const char *what, const
 {
 	char m[32], a[32], b[32];
 
+	char c[160] = "";
+
+	/* Left out of the figures: said with their count and why, never silently dropped. */
+	if (s->censored && strcmp(unit, "workers") == 0)
+		snprintf(c, sizeof c, "; %zu more stopped by %s, at least %s workers each (a lower bound, left out)",
+			 s->censored, s->censored_reason, fmt_sig(s->censored_max, a, sizeof a));
+	else if (s->censored)
+		snprintf(c, sizeof c, "; %zu more did not finish (%s; left out)", s->censored, s->censored_reason);
 	if (s->n == 0)
-		put("  %s: none", what);
+		put("  %s: none%s", what, c);
 	else
-		put("  %s: %zu, median %s %s (%s to %s)", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
-		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b));
+		put("  %s: %zu, median %s %s (%s to %s)%s", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
+		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b), c);
 }
 
 struct atomic_line {

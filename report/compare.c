@@ -77,8 +77,9 @@ static void line_done(struct report_line *l, int rc, const char *what)
 			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu events; needs %llu)",
 				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, (unsigned long long)l->c.need_a);
 		else
-			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu; needs %llu+%llu)",
-				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, (unsigned long long)l->c.need_a,
+			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu%s%s; needs %llu+%llu)",
+				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, l->c.n_unit ? " " : "",
+				  l->c.n_unit ? l->c.n_unit : "", (unsigned long long)l->c.need_a,
 				  (unsigned long long)l->c.need_b);
 		if (stats_verdict_full(&l->c, l->full, sizeof l->full) < 0 ||
 		    stats_verdict(&l->c, l->verdict, sizeof l->verdict) < 0)
@@ -146,7 +147,8 @@ static int vec_push(struct vec *s, double x)
 }
 
 /* Two samples into one line (HL + Mann-Whitney). */
-static int cmp_samples(struct report_line *l, const struct vec *a, const struct vec *b, const char *what)
+static int cmp_samples(struct report_line *l, const struct vec *a, const struct vec *b, const char *what,
+		       const char *n_unit)
 {
 	double *scratch;
 	int rc;
@@ -157,6 +159,7 @@ static int cmp_samples(struct report_line *l, const struct vec *a, const struct 
 	if (!(scratch = malloc((a->n + b->n + 1) * sizeof *scratch)))
 		return -1;
 	rc = stats_cmp_samples(l->label, a->v, a->n, b->v, b->n, scratch, &l->c);
+	l->c.n_unit = n_unit;
 	free(scratch);
 	line_done(l, rc, what);
 	return 0;
@@ -189,7 +192,7 @@ static int cmp_probes(struct query *q, struct report_cmp *c, struct probe_pair *
 	sa = fpu_cost ? &pp->a.fpu_cost : &pp->a.capacity;
 	sb = fpu_cost ? &pp->b.fpu_cost : &pp->b.capacity;
 	/* A capacity probe stopped by its limit held at least that many: a lower bound, left out and said. */
-	if (!fpu_cost && l->comparable) {
+	if (!fpu_cost) {
 		report_gate_censored('A', sa->n, sa->censored, sa->censored_reason, &l->gate);
 		report_gate_censored('B', sb->n, sb->censored, sb->censored_reason, &l->gate);
 		if (!(l->comparable = l->gate.comparable))
@@ -199,7 +202,8 @@ static int cmp_probes(struct query *q, struct report_cmp *c, struct probe_pair *
 				   sb->censored);
 	if (!l->comparable)
 		return 0;
-	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what);
+	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what,
+			   "probes");
 }
 
 /* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
@@ -372,7 +376,7 @@ static int cmp_churn(struct query *q, struct report_cmp *c)
 	if (throughput(q, c->a, &a) < 0 || throughput(q, c->b, &b) < 0)
 		r = -1;
 	else
-		r = cmp_samples(tp, &a, &b, "whole minute of churn");
+		r = cmp_samples(tp, &a, &b, "whole minute of churn", "minutes");
 	free(a.v);
 	free(b.v);
 	return r;
@@ -419,7 +423,7 @@ static int cmp_atomic(struct query *q, struct report_cmp *c)
 			continue;
 		r = request_values(q, c->a, c->orders.order[i], &a) < 0 ||
 		    request_values(q, c->b, c->orders.order[i], &b) < 0 ? -1
-		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples");
+		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples", "minutes");
 		free(a.v);
 		free(b.v);
 		if (r < 0)
@@ -483,6 +487,7 @@ void report_cond_of_run(const struct query_run *r, struct report_cond *c)
 		c->pop_cap = strcmp(r->cgroup, "none") == 0 ? r->pop_cap : -1;
 		if (r->unconfined_reason)
 			snprintf(c->unconfined_why, sizeof c->unconfined_why, "%s", r->unconfined_reason);
+		report_gate_short_paths(c->unconfined_why);
 		if (c->conf_exact) {
 			c->memory_max = r->cgroup_memory_max;
 			c->pids_max = r->cgroup_pids_max;
@@ -519,6 +524,46 @@ static int cond_cb(void *arg, const struct query_run *r)
 	return 0;
 }
 
+/* The pair is comparable when every line is: each distinct reason a line was refused for is said once for the
+ * pair, with the lines it refused ("capacity, spawns/s: run A ran unconfined (...)"). */
+static void pair_from_lines(struct report_cmp *c)
+{
+	char labels[REPORT_GATE_TEXT];
+	int done[REPORT_MAX_LINES] = { 0 };
+
+	for (int i = 0; i < c->n; i++) {
+		const char *why = c->line[i].gate.why;
+		size_t n = 0;
+		int count = 0;
+
+		if (c->line[i].comparable || done[i])
+			continue;
+		labels[0] = 0;
+		for (int j = i; j < c->n; j++) {
+			if (c->line[j].comparable || done[j] || strcmp(c->line[j].gate.why, why) != 0)
+				continue;
+			done[j] = 1;
+			count++;
+			n += (size_t)snprintf(labels + n, n < sizeof labels ? sizeof labels - n : 0, "%s%s", n ? ", " : "",
+					      c->line[j].label);
+		}
+		if (!c->pair.comparable && strcmp(c->pair.why, why) == 0)
+			continue;   /* the pair's own reason (the machines differ): said already */
+		if (count == c->n)
+			snprintf(labels, sizeof labels, "every line");
+		else if (count > 3 && c->n - count <= 2) {
+			/* Most lines: name the few it spared. */
+			n = (size_t)snprintf(labels, sizeof labels, "every line but");
+			for (int j = 0, k = 0; j < c->n; j++)
+				if (strcmp(c->line[j].gate.why, why) != 0 || c->line[j].comparable)
+					n += (size_t)snprintf(labels + n, n < sizeof labels ? sizeof labels - n : 0, "%s %s",
+							      k++ ? "," : "", c->line[j].label);
+		} else if (count > 3)
+			snprintf(labels, sizeof labels, "%d of %d lines", count, c->n);
+		report_gate_refuse(&c->pair, "%s: %s", labels, why);
+	}
+}
+
 int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out)
 {
 	struct report_orders oa, ob;
@@ -545,6 +590,8 @@ int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out
 	    cmp_churn(q, out) < 0 ||
 	    cmp_probes(q, out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
 	    cmp_atomic(q, out) < 0 ? -1 : 0;
+	if (r == 0)
+		pair_from_lines(out);
 	if (pp.loaded) {
 		report_probes_free(&pp.a);
 		report_probes_free(&pp.b);

@@ -40,7 +40,7 @@
 #define REPORT_TOO_FEW "too few data"            /* always followed by " (n=...; needs ...)" */
 #define REPORT_NOT_COMPARABLE "not comparable"   /* always followed by ": <reason>" */
 #define REPORT_WORD_MAX (REPORT_GATE_TEXT + 24)
-#define REPORT_FULL_MAX 256                      /* the whole line, nothing dropped */
+#define REPORT_FULL_MAX 384                      /* the whole line, nothing dropped */
 
 enum report_word { REPORT_W_SIGNIFICANT = 0, REPORT_W_NOT_SIGNIFICANT, REPORT_W_TOO_FEW, REPORT_W_NOT_COMPARABLE };
 

@@ -64,11 +64,17 @@ void report_gate_refuse(struct report_gate *g, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!g->comparable)
-		return;
-	g->comparable = 0;
 	va_start(ap, fmt);
-	vadd(g->why, fmt, ap);
+	if (!g->comparable) {
+		/* The line's word names the first reason; every further one is still said. */
+		if (g->ncaveats < REPORT_GATE_MAX)
+			vadd(g->caveat[g->ncaveats++], fmt, ap);
+		else
+			g->dropped++;
+	} else {
+		g->comparable = 0;
+		vadd(g->why, fmt, ap);
+	}
 	va_end(ap);
 }
 
@@ -286,6 +292,27 @@ void report_gate_pair(const struct report_cond *a, const struct report_cond *b, 
 	}
 	if (!same_s(a->label, b->label))
 		report_gate_caveat(out, "label \"%s\" (A) vs \"%s\" (B)", a->label, b->label);
+}
+
+void report_gate_short_paths(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r;) {
+		if (*r == '/' && (r == s || r[-1] == ' ' || r[-1] == '(' || r[-1] == '"')) {
+			const char *end = r, *last = r;
+			while (*end && *end != ' ' && *end != ')' && *end != '"' && *end != ',' && *end != ';')
+				if (*end++ == '/' && *end && *end != ' ')
+					last = end;
+			if (*last == '/')   /* "/" alone, or a path ending in '/': kept as it is */
+				last = r;
+			memmove(w, last, (size_t)(end - last));
+			w += end - last;
+			r = end;
+		} else
+			*w++ = *r++;
+	}
+	*w = 0;
 }
 
 int report_probe_censored(const char *stop_reason)

@@ -48,7 +48,7 @@
 #include <stdint.h>
 
 #define REPORT_GATE_MAX 10        /* caveats kept per line or pair; more are counted in dropped */
-#define REPORT_GATE_TEXT 160      /* bytes of one reason or caveat, NUL included */
+#define REPORT_GATE_TEXT 320      /* bytes of one reason or caveat, NUL included */
 #define REPORT_MEMTOTAL_TOLERANCE 0.01
 
 enum report_line_kind {
@@ -112,5 +112,10 @@ void report_gate_caveat(struct report_gate *g, const char *fmt, ...) __attribute
 
 /* Make g not comparable with this reason, unless it already has one (the first reason stands). */
 void report_gate_refuse(struct report_gate *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Shorten every absolute path in s to its last component, in place ("cgroup /sys/fs/cgroup/memory/x/
+ * fpusoakd-workers-HASH exists" -> "cgroup fpusoakd-workers-HASH exists"): a reason printed in a verdict stays
+ * readable; the whole path is in the run's confinement row. */
+void report_gate_short_paths(char *s);
 
 #endif

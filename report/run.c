@@ -311,10 +311,13 @@ static int set_push(struct report_probe_set *s, int64_t t, double v)
 	return 0;
 }
 
-static int set_censor(struct report_probe_set *s, const char *reason)
+static int set_censor(struct report_probe_set *s, const char *reason, double v)
 {
-	if (!s->censored++)
+	if (!s->censored++) {
 		snprintf(s->censored_reason, sizeof s->censored_reason, "%s", reason ? reason : "?");
+		s->censored_max = v;
+	} else if (v > s->censored_max)
+		s->censored_max = v;
 	return 0;
 }
 
@@ -327,12 +330,12 @@ static int probe_cb(void *arg, const struct query_probe *pr)
 	if (strcmp(pr->kind, "capacity") == 0) {
 		/* A probe stopped by its limit, a timeout or the daemon's stop held at least that many: no capacity. */
 		if (report_probe_censored(pr->stop_reason))
-			return set_censor(&p->capacity, pr->stop_reason);
+			return set_censor(&p->capacity, pr->stop_reason, pr->result);
 		return set_push(&p->capacity, pr->ts_ms, pr->result);
 	}
 	if (strcmp(pr->kind, "switch") == 0) {
 		if (pr->stop_reason && strcmp(pr->stop_reason, "done") != 0)
-			return set_censor(&p->fpu_cost, pr->stop_reason);
+			return set_censor(&p->fpu_cost, pr->stop_reason, pr->result);
 		return set_push(&p->fpu_cost, pr->ts_ms, pr->result);
 	}
 	return 0;

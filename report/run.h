@@ -149,6 +149,7 @@ struct report_probe_set {
 	/* Left out: capacity probes stopped by limit, timeout or stopped (a lower bound, not a capacity:
 	 * report/gate.h), FPU-cost probes that did not finish ("failed:..."). */
 	size_t censored;
+	double censored_max;      /* the largest result among them (a capacity probe's floor) */
 	char censored_reason[48]; /* the first such stop reason */
 };
 

@@ -198,6 +198,15 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 	else
 		sb_printf(&r->body, "<p>%zu probe%s in this window; a trend needs %d.</p>\n", l->n, l->n == 1 ? "" : "s",
 			  REPORT_TREND_MIN_POINTS);
+	if (l->censored) {
+		sb_printf(&r->body, "<p class=\"censored\">%zu more stopped by ", l->censored);
+		page_text(r, l->censored_reason);
+		if (strcmp(unit, "workers") == 0)
+			sb_printf(&r->body, ", at least %s workers each: a lower bound, not a capacity (left out of the "
+				  "chart and the comparison).</p>\n", fmt_sig(l->censored_max, a, sizeof a));
+		else
+			sb_puts(&r->body, " before they finished (left out of the chart and the comparison).</p>\n");
+	}
 out:
 	free(t);
 	free(v);

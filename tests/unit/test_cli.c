@@ -152,7 +152,7 @@ static void test_summary(void)
 	T_CHECK(strstr(g_out, "\ncapacity: 254 vs 229 (-9.8%), HL shift -25 [-30, -21], Mann-Whitney\n"
 			      "  p=0.0079: significant\n") != NULL,
 		"the capacity verdict line (worked by hand in test_report.c), nothing dropped");
-	T_CHECK(strstr(g_out, "\nFPU cost us/yield: 1.6 vs 2.3 (+43.7%), too few data (n=2+2; needs 4+4)\n") != NULL,
+	T_CHECK(strstr(g_out, "\nFPU cost us/yield: 1.6 vs 2.3 (+43.7%), too few data (n=2+2 probes;\n  needs 4+4)\n") != NULL,
 		"too few FPU-cost probes said in words, with the counts and the need");
 	T_CHECK(strstr(g_out, "\nspawns/s: 2 vs 1 (-50.0%)") != NULL && strstr(g_out, "\natomic risk o3 %: ") != NULL &&
 		strstr(g_out, "\nheadroom o3/h: ") != NULL && strstr(g_out, "\nalloc failures/h: ") != NULL,

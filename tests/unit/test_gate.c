@@ -126,6 +126,8 @@ int main(void)
 	report_gate_line(REPORT_LINE_CAPACITY, &a, &b, &g);
 	report_gate_censored('A', 0, 3, "limit", &g);
 	T_CHECK(!g.comparable && strstr(g.why, "run A ran unconfined, capped at 64 workers (cgroup"), "scene: %s", g.why);
+	T_CHECK(g.ncaveats >= 1 && strstr(g.caveat[g.ncaveats - 1], "all 3 capacity probes of run A stopped by limit"),
+		"scene: the second reason (censored) is still said, as a caveat: %s", g.ncaveats ? g.caveat[g.ncaveats - 1] : "");
 	T_EQ_I(report_probe_censored("limit") + report_probe_censored("timeout") + report_probe_censored("stopped"), 3,
 	       "limit, timeout, stopped: censored");
 	T_EQ_I(report_probe_censored("worker_died:SIGKILL") + report_probe_censored("spawn_failed:EAGAIN") +

@@ -300,7 +300,7 @@ int main(void)
 	/* A run without anything to compare: every line says so in words, with the counts and the need. */
 	T_EQ_I(report_compare(q, 1, 2, c), 0, "compare 1 and 2 (no samples in 2)");
 	l = find(c, "capacity");
-	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strcmp(l->word, "too few data (n=5+0; needs 5+3)") == 0,
+	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strcmp(l->word, "too few data (n=5+0 probes; needs 5+3)") == 0,
 		"capacity: too few data, not a verdict (%s)", l ? l->word : "");
 	l = find(c, "alloc failures/h");
 	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "run B has fewer than 2 samples"),

@@ -576,7 +576,7 @@ static void test_report_sections(unsigned port)
 				    "FPU cost us/yield"))
 				fpu = i;
 		T_EQ_S(fpu >= 0 ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, fpu), "word")) : NULL,
-		       "too few data (n=2+2; needs 4+4)", "API: 2 FPU-cost probes a side are too few data, said so");
+		       "too few data (n=2+2 probes; needs 4+4)", "API: 2 FPU-cost probes a side are too few data, said so");
 	}
 	cJSON_Delete(j);
 	resp_free(&r);
