@@ -304,7 +304,7 @@ void report_gate_short_paths(char *s)
 			while (*end && *end != ' ' && *end != ')' && *end != '"' && *end != ',' && *end != ';')
 				if (*end++ == '/' && *end && *end != ' ')
 					last = end;
-			if (*last == '/')   /* "/" alone, or a path ending in '/': kept as it is */
+			if (end[-1] == '/')   /* "/" alone, or a path ending in '/': kept as it is */
 				last = r;
 			memmove(w, last, (size_t)(end - last));
 			w += end - last;

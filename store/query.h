@@ -247,7 +247,6 @@ typedef int (*query_atomic_fn)(void *arg, const struct query_atomic *a);
 int query_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 			 query_atomic_fn fn, void *arg);
 
-/* Per bucket and zone, the fraction of samples at risk (v = lo = hi, 0..1) for order k in rg; rows or -1. */
 /* The request at one order (v_atomic_request): ticks with a verdict and how many failed. */
 struct query_request {
 	int64_t ts_ms;            /* first tick (of the bucket, in a series) */
@@ -267,6 +266,7 @@ int query_request_summary(struct query *q, int64_t run_id, int order, int64_t fr
 int query_request_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_request_fn fn,
 			 void *arg);
 
+/* Per bucket and zone, the fraction of samples at risk (v = lo = hi, 0..1) for order k in rg; rows or -1. */
 int query_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,
 			void *arg);
 

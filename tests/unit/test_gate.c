@@ -148,5 +148,12 @@ int main(void)
 	snprintf(b.label, sizeof b.label, "bad\x01label\xff");
 	report_gate_pair(&a, &b, &g);
 	T_CHECK(g.ncaveats == 1 && strstr(g.caveat[0], "\"bad?label?\""), "control bytes in a label printed as '?'");
+	{
+		char t[REPORT_GATE_TEXT] = "cgroup /sys/fs/cgroup/memory/x/fpusoakd-workers-0123456789ab exists and has processes "
+					   "(pid 7; another fpusoakd on the same database?); see /tmp/ and \"/a/b\"";
+		report_gate_short_paths(t);
+		T_EQ_S(t, "cgroup fpusoakd-workers-0123456789ab exists and has processes (pid 7; another fpusoakd on the same "
+			  "database?); see /tmp/ and \"b\"", "a reason's paths shortened to their last component");
+	}
 	T_DONE();
 }
