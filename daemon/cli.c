@@ -234,6 +234,7 @@ static int env_cb(void *arg, const struct query_run *r)
 	e->started = r->started_ms;
 	e->duration = report_run_duration(r);
 	report_run_confinement(r, e->conf, sizeof e->conf);
+	report_gate_short_paths(e->conf);   /* 72 columns: the group's name; v_runs has the whole path */
 	return 0;
 }
 

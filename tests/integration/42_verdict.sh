@@ -127,6 +127,8 @@ check "scene, summary: the censored probes are said in the line's caveats" \
 	has "$ls" 'caveat: all [0-9]+ capacity probes of run A stopped by limit: a lower bound'
 check "scene, summary: ... and in A's figures" \
 	has "$(flat "$R_TMP/sum-ab.txt")" 'more stopped by limit, at least 64 workers each \(a lower bound, left out\)'
+check "scene, summary: every line within 72 columns ($(awk 'length > 72' "$R_TMP/sum-ab.txt" | head -1 | cut -c1-80))" \
+	test -z "$(awk 'length > 72' "$R_TMP/sum-ab.txt" "$R_TMP/sum-cd.txt" "$R_TMP/sum-b.txt")"
 check "scene, summary: the pair is not comparable, the reason named" \
 	has "$(flat "$R_TMP/sum-ab.txt")" 'The runs are not comparable: .*run A ran unconfined'
 for f in rep-ab.html page-ab.html; do
