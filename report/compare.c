@@ -171,7 +171,7 @@ struct probe_pair {
 	struct report_probes a, b;
 };
 
-static int cmp_probes(struct query *q, struct report_cmp *c, struct probe_pair *pp, int fpu_cost, const char *label,
+static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost, const char *label,
 		      const char *unit, const char *what)
 {
 	struct report_line *l = line_new(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, test_samples, unit,
@@ -181,9 +181,9 @@ static int cmp_probes(struct query *q, struct report_cmp *c, struct probe_pair *
 	if (!l)
 		return 0;
 	if (!pp->loaded) {
-		if (report_probes(q, c->a, -1, -1, &pp->a) < 0)
+		if (report_probes(c->qa, c->a, -1, -1, &pp->a) < 0)
 			return -1;
-		if (report_probes(q, c->b, -1, -1, &pp->b) < 0) {
+		if (report_probes(c->qb, c->b, -1, -1, &pp->b) < 0) {
 			report_probes_free(&pp->a);
 			return -1;
 		}
@@ -207,7 +207,7 @@ static int cmp_probes(struct query *q, struct report_cmp *c, struct probe_pair *
 }
 
 /* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
-static int cmp_headroom(struct query *q, struct report_cmp *c)
+static int cmp_headroom(struct report_cmp *c)
 {
 	struct report_trend *ta = calloc(REPORT_MAX_ZONES, sizeof *ta), *tb = calloc(REPORT_MAX_ZONES, sizeof *tb);
 	int ret = 0;
@@ -221,8 +221,8 @@ static int cmp_headroom(struct query *q, struct report_cmp *c)
 		struct report_line *l;
 		char counts[96];
 
-		if ((na = report_headroom_trends(q, c->a, k, -1, -1, 0, ta, REPORT_MAX_ZONES)) < 0 ||
-		    (nb = report_headroom_trends(q, c->b, k, -1, -1, 0, tb, REPORT_MAX_ZONES)) < 0) {
+		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, 0, ta, REPORT_MAX_ZONES)) < 0 ||
+		    (nb = report_headroom_trends(c->qb, c->b, k, -1, -1, 0, tb, REPORT_MAX_ZONES)) < 0) {
 			ret = -1;
 			goto out;
 		}
@@ -290,14 +290,14 @@ static void cmp_rate(struct report_line *l, uint64_t a, double ta, uint64_t b, d
 	line_done(l, stats_cmp_rates(l->label, a, ta, b, tb, &l->c), what);
 }
 
-static int cmp_failures(struct query *q, struct report_cmp *c)
+static int cmp_failures(struct report_cmp *c)
 {
 	struct report_line *l = line_new(c, REPORT_LINE_ALLOC_FAIL, test_rates, "per hour", "alloc failures/h");
 	struct report_failures fa, fb;
 
 	if (!l || !l->comparable)
 		return 0;
-	if (report_failures(q, c->a, &fa) < 0 || report_failures(q, c->b, &fb) < 0)
+	if (report_failures(c->qa, c->a, &fa) < 0 || report_failures(c->qb, c->b, &fb) < 0)
 		return -1;
 	cmp_rate(l, (uint64_t)fa.count, (double)fa.exposure_ms / HOUR_MS, (uint64_t)fb.count,
 		 (double)fb.exposure_ms / HOUR_MS, "allocation failures");
@@ -356,7 +356,7 @@ static int throughput(struct query *q, int64_t run, struct vec *out)
 	return r < 0 || a.v.oom ? -1 : 0;
 }
 
-static int cmp_churn(struct query *q, struct report_cmp *c)
+static int cmp_churn(struct report_cmp *c)
 {
 	struct report_line *sf = line_new(c, REPORT_LINE_SPAWN_FAIL, test_rates, "per hour", "spawn failures/h");
 	struct report_line *tp = line_new(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
@@ -366,14 +366,14 @@ static int cmp_churn(struct query *q, struct report_cmp *c)
 
 	if (!sf || !tp || (!sf->comparable && !tp->comparable))
 		return 0;
-	if ((ra = report_churn(q, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(q, c->b, -1, -1, &cb)) < 0)
+	if ((ra = report_churn(c->qa, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(c->qb, c->b, -1, -1, &cb)) < 0)
 		return -1;
 	if (sf->comparable)
 		cmp_rate(sf, ra ? (uint64_t)ca.spawn_failures : 0, ra ? (double)ca.tot.span_ms / HOUR_MS : 0,
 			 rb ? (uint64_t)cb.spawn_failures : 0, rb ? (double)cb.tot.span_ms / HOUR_MS : 0, "spawn failures");
 	if (!tp->comparable)
 		return 0;
-	if (throughput(q, c->a, &a) < 0 || throughput(q, c->b, &b) < 0)
+	if (throughput(c->qa, c->a, &a) < 0 || throughput(c->qb, c->b, &b) < 0)
 		r = -1;
 	else
 		r = cmp_samples(tp, &a, &b, "whole minute of churn", "minutes");
@@ -409,7 +409,7 @@ static int request_values(struct query *q, int64_t run, int order, struct vec *o
 	return err || r < 0 || a.v.oom ? -1 : 0;
 }
 
-static int cmp_atomic(struct query *q, struct report_cmp *c)
+static int cmp_atomic(struct report_cmp *c)
 {
 	for (int i = 0; i < c->orders.n; i++) {
 		struct report_line *l = line_new(c, REPORT_LINE_ATOMIC, test_samples, "% of samples", "atomic risk o%d %%",
@@ -421,8 +421,8 @@ static int cmp_atomic(struct query *q, struct report_cmp *c)
 			return 0;
 		if (!l->comparable)
 			continue;
-		r = request_values(q, c->a, c->orders.order[i], &a) < 0 ||
-		    request_values(q, c->b, c->orders.order[i], &b) < 0 ? -1
+		r = request_values(c->qa, c->a, c->orders.order[i], &a) < 0 ||
+		    request_values(c->qb, c->b, c->orders.order[i], &b) < 0 ? -1
 		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples", "minutes");
 		free(a.v);
 		free(b.v);
@@ -564,16 +564,18 @@ static void pair_from_lines(struct report_cmp *c)
 	}
 }
 
-int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out)
+int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out)
 {
 	struct report_orders oa, ob;
 	struct probe_pair pp = { 0 };
 	int r;
 
 	memset(out, 0, sizeof *out);
+	out->qa = qa;
+	out->qb = qb;
 	out->a = a;
 	out->b = b;
-	if (report_orders(q, a, &oa) < 0 || report_orders(q, b, &ob) < 0)
+	if (report_orders(qa, a, &oa) < 0 || report_orders(qb, b, &ob) < 0)
 		return -1;
 	out->orders = oa;
 	for (int i = 0; i < ob.n; i++)
@@ -581,15 +583,15 @@ int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out
 	/* What each run ran under decides which lines may be compared at all (report/gate.h). */
 	report_cond_init(&out->ca);
 	report_cond_init(&out->cb);
-	if (query_run(q, a, cond_cb, &out->ca) < 0 || query_run(q, b, cond_cb, &out->cb) < 0)
+	if (query_run(qa, a, cond_cb, &out->ca) < 0 || query_run(qb, b, cond_cb, &out->cb) < 0)
 		return -1;
 	report_gate_pair(&out->ca, &out->cb, &out->pair);
-	r = cmp_probes(q, out, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
-	    cmp_headroom(q, out) < 0 ||
-	    cmp_failures(q, out) < 0 ||
-	    cmp_churn(q, out) < 0 ||
-	    cmp_probes(q, out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
-	    cmp_atomic(q, out) < 0 ? -1 : 0;
+	r = cmp_probes(out, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
+	    cmp_headroom(out) < 0 ||
+	    cmp_failures(out) < 0 ||
+	    cmp_churn(out) < 0 ||
+	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
+	    cmp_atomic(out) < 0 ? -1 : 0;
 	if (r == 0)
 		pair_from_lines(out);
 	if (pp.loaded) {

@@ -64,6 +64,7 @@ struct report_line {
 };
 
 struct report_cmp {
+	struct query *qa, *qb;    /* the databases of a and b (the same handle for runs of one database) */
 	int64_t a, b;
 	struct report_orders orders;   /* union of both runs' orders of interest */
 	char zone[REPORT_MAX_ORDERS][ZONE_NAME_MAX];   /* the zone whose headroom is compared per order ("" if none) */
@@ -77,7 +78,9 @@ struct report_cmp {
 /* What a stored run ran under, from its row (config text, churn_info, environment). Pure. */
 void report_cond_of_run(const struct query_run *r, struct report_cond *out);
 
-/* Compare run b against run a; 0, or -1 on a store error.  Both runs must exist (the caller checks). */
-int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out);
+/* Compare run b of database qb against run a of qa; 0, or -1 on a store error.  Both runs must exist (the
+ * caller checks).  Both databases are at schema 7 or later (query_open refuses older ones), so every table
+ * a line reads exists. */
+int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out);
 
 #endif

@@ -216,7 +216,7 @@ int main(void)
 	T_EQ_I(report_headroom_trends(q, 1, 3, -1, -1, 0, t, 2), 2, "the zone list is capped at max");
 
 	/* ---- the comparison of run 3 (B) against run 1 (A) */
-	T_EQ_I(report_compare(q, 1, 3, c), 0, "compare 1 and 3");
+	T_EQ_I(report_compare(q, 1, q, 3, c), 0, "compare 1 and 3");
 	T_CHECK(c->orders.n == 2 && c->orders.order[0] == 3 && c->orders.order[1] == 9, "orders: union of both runs (3, 9)");
 
 	/*
@@ -298,7 +298,7 @@ int main(void)
 			c->line[i].label);
 
 	/* A run without anything to compare: every line says so in words, with the counts and the need. */
-	T_EQ_I(report_compare(q, 1, 2, c), 0, "compare 1 and 2 (no samples in 2)");
+	T_EQ_I(report_compare(q, 1, q, 2, c), 0, "compare 1 and 2 (no samples in 2)");
 	l = find(c, "capacity");
 	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strcmp(l->word, "too few data (n=5+0 probes; needs 5+3)") == 0,
 		"capacity: too few data, not a verdict (%s)", l ? l->word : "");
@@ -392,7 +392,7 @@ int main(void)
 		T_CHECK(ok, "delete the raw ticks of runs 1 and 3, as retention would");
 		query_close(q);
 		q = query_open(db, err, sizeof err);
-		T_CHECK(q && report_compare(q, 1, 3, c) == 0, "compare 1 and 3 from rollups only");
+		T_CHECK(q && report_compare(q, 1, q, 3, c) == 0, "compare 1 and 3 from rollups only");
 		l = find(c, "spawns/s");
 		T_CHECK(l && l->ok && l->c.a == 2 && fabs(l->c.b - 1) < 1e-3, "rollups: spawns/s 2 vs ~1");
 		l = find(c, "spawn failures/h");
