@@ -160,6 +160,7 @@ else
 	{
 		echo "DOMU_MEMORY='$domu_mem'"
 		echo "DOMU_BOOT_MEMORY='$domu_boot_mem'"
+		echo "DOM0_NOISE='${XEN_DOM0_NOISE:-0}'"
 		# The domU's own hard cap, inside the dom0: its scenarios plus boot.
 		echo "DOMU_TIMEOUT='$((120 + budget_sum))'"
 	} >"$denv"
@@ -187,7 +188,9 @@ tm build_boot_files_s $(( ($(now_ms) - tb) / 1000 ))
 # max, so it never balloons), the rest of QEMU's RAM stays in Xen's heap for
 # the domU.
 console=$out/console.log
-rm -f "$console"
+# Nothing from an earlier run may pass for this one's.
+rm -rf "$console" "$out/console-domu.log" "$out/boot" "$out/dom0" "$out/.fetch"
+for n in $runlist; do rm -rf "${out:?}/$n"; done
 net=(-net none)
 if [ -n "$port" ]; then
 	# shellcheck disable=SC2054 # QEMU option values are comma lists
@@ -201,9 +204,9 @@ disks=(-drive "file=$disk,format=raw,if=virtio,readonly=on")
 dom0_mem=160 qemu_mem=512
 [ "$stage" = domu ] && dom0_mem=256
 tboot=$(now_ms)
-timeout -k 5 "$hardcap" qemu-system-x86_64 -m "$qemu_mem" -smp 2 -cpu max,-smap -accel tcg \
+timeout -k 5 "$hardcap" qemu-system-x86_64 -m "$qemu_mem" -smp 2 -cpu "${XEN_QEMU_CPU:-max,-smap}" -accel "${XEN_QEMU_ACCEL:-tcg}" \
 	-display none -no-reboot -monitor none -serial "file:$console" "${net[@]}" "${disks[@]}" \
-	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=${dom0_mem}M,max:${dom0_mem}M" \
+	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=${dom0_mem}M,max:${dom0_mem}M${XEN_CMDLINE_EXTRA:+ $XEN_CMDLINE_EXTRA}" \
 	-initrd "$KERNEL console=hvc0 panic=1,$initrd" </dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!
 # Only the timeout wrapper we started (and so its QEMU) is ever killed.
