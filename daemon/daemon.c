@@ -50,6 +50,8 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.cmdline = env.cmdline,
 		.hypervisor = env.hypervisor,
 		.guest_type = env.guest_type[0] ? env.guest_type : NULL,
+		.xen_domain = env.xen_domain[0] ? env.xen_domain : NULL,
+		.xen_domid = env.xen_domid,
 		.cpu_model = env.cpu_model,
 		.fpu_features = env.fpu_features,
 		.xstate_detail = env.xstate_detail,

@@ -11,7 +11,7 @@
 	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
-	"r.ticks, " \
+	"r.ticks, r.xen_domain, coalesce(r.xen_domid, -1), " \
 	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
 	" SELECT MIN(bucket_ms) FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = " STORE_TIER_MINUTE_SQL ")), " \
 	"coalesce((SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
@@ -66,8 +66,10 @@ static void run_from_row(sqlite3_stmt *st, struct query_run *r)
 	r->mem_total_kb = col_i64(st, 19);
 	r->page_size = col_i64(st, 20);
 	r->nsamples = col_i64(st, 21);
-	r->first_sample_ms = col_i64(st, 22);
-	r->last_sample_ms = col_i64(st, 23);
+	r->xen_domain = col_text(st, 22);
+	r->xen_domid = col_i64(st, 23);
+	r->first_sample_ms = col_i64(st, 24);
+	r->last_sample_ms = col_i64(st, 25);
 }
 
 /* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */
