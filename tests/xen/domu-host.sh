@@ -7,7 +7,9 @@
 # the domU's console log (kept by xenconsoled: the domU's own exports are in
 # it) and the toolstack's logs as domu/<file>.
 # /etc/domu.env: DOMU_MEMORY (MB the domU runs with), DOMU_BOOT_MEMORY (MB
-# it is built with), DOMU_TIMEOUT (s, its hard cap), XEN_BIN.
+# it is built with), DOMU_TIMEOUT (s, its hard cap), DOMU_CPUS (its CPU
+# affinity: 1, away from the dom0's pinned vCPU, see run.sh), DOM0_NOISE
+# (diagnostics), XEN_BIN.
 #
 # Why two sizes: Debian's 6.1 kernel image spans 0x1000000-0x4a00000 of the
 # guest's pseudo-physical space (text, data and a 17 MB bss, linked 16 MB
@@ -61,6 +63,7 @@ if [ "$ts" = ok ]; then
 	memory = $DOMU_BOOT_MEMORY
 	maxmem = $DOMU_BOOT_MEMORY
 	vcpus = 1
+	cpus = "${DOMU_CPUS:-1}"
 	disk = [ "format=raw,vdev=xvda,access=ro,script=/domu-block.sh,target=/dev/vdb" ]
 	on_poweroff = "destroy"
 	on_reboot = "destroy"
