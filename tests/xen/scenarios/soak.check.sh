@@ -135,6 +135,10 @@ elif [ "$REPORT_VIA" = guest ]; then
 	else
 		fail "report naming run label xen-pv-testbed not fetched inside the guest (see REPORT-FETCHED on the console)"
 	fi
+	if [ "$STAGE" = domu ] && [ -f "$SC_OUT/report.html" ]; then
+		check "the report's environment table names the domU and its id ($DOMU_ID)" \
+			grep -q "<th>Xen domain</th><td>domU (domain id ${DOMU_ID:-?})</td>" "$SC_OUT/report.html"
+	fi
 else
 	skip "report not fetched: ${XEN_NO_REPORT:+XEN_NO_REPORT set, }no curl or no free loopback port"
 fi
