@@ -46,7 +46,7 @@ enum fragload_state { FRAGLOAD_FILLING = 1, FRAGLOAD_HOLDING, FRAGLOAD_FREEING, 
 
 #define FRAGLOAD_PIPE_PAGES 8          /* pages written into one pipe in a burst (one survives) */
 #define FRAGLOAD_SOCKETS 16            /* socket pairs the socket kind spreads its messages over */
-#define FRAGLOAD_MSG_BYTES 200         /* payload of one socket message: one skb, a kmalloc-512 head */
+#define FRAGLOAD_MSG_BYTES 200         /* payload of one socket message: one skb, a kmalloc-1k head */
 #define FRAGLOAD_FILE_EST 1024         /* bytes a held O_TMPFILE file is budgeted at (dentry + inode + file) */
 #define FRAGLOAD_MSG_EST 1280          /* bytes a queued message is budgeted at until measured (SIOCOUTQ) */
 #define FRAGLOAD_SLOT_BYTES (2u << 20) /* one PTE page maps this much */
