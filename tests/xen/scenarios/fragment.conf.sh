@@ -4,7 +4,8 @@
 # minutes of samples and a margin), into one DB, so the headroom trends, the unusable index and
 # the compare of the two runs can be checked (fragment.check.sh says what it compares).
 # Costs 2 x (FRAG_SECONDS + 25 to 55 s to start and stop the daemon under TCG, the domU's single
-# vCPU and a loaded host being the slow end) of guest time: 430-490 s measured.
+# vCPU and a loaded host being the slow end) of guest time: 430-498 s measured (498 s in the dom0
+# at host load average ~24).
 # Knob: XEN_FRAG_SECONDS.
 SC_STAGES="dom0 domu"
 frag_seconds=${XEN_FRAG_SECONDS:-190}
