@@ -6,8 +6,14 @@
 # Costs 2 x (FRAG_SECONDS + 25 to 55 s to start and stop the daemon under TCG, the domU's single
 # vCPU and a loaded host being the slow end) of guest time: 430-498 s measured (498 s in the dom0
 # at host load average ~24).
-# Knob: XEN_FRAG_SECONDS.
-SC_STAGES="dom0 domu"
+# Knobs: XEN_FRAG_SECONDS, XEN_FRAG_DOMU.
+# dom0 only for now.  In the domU (one pinned vCPU, the churn at full rate) the load ran 10 cycles
+# in 190 s against the dom0's 4 and floored DMA32's order-3 headroom in ~135 s (212 -> 18 blocks,
+# the unusable index +0.41): a decline then a floor, which the report's per-tick fit rightly
+# refuses as too autocorrelated ("under 4 independent points"), so checks 1 and 2 cannot pass
+# there with this recipe.  XEN_FRAG_DOMU=1 puts it back in the domU stage
+# (XEN_FRAG_DOMU=1 XEN_DOMU_SCENARIOS=fragment make test-xen-domu).
+SC_STAGES="dom0${XEN_FRAG_DOMU:+ domu}"
 frag_seconds=${XEN_FRAG_SECONDS:-190}
 SC_BUDGET=$((2 * frag_seconds + 180))
 
