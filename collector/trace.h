@@ -99,7 +99,7 @@ const char *trace_kind_name(enum trace_kind k);
 #define TRACE_HIST_KEYS_MAX 3           /* TRACING_MAP_KEYS_MAX */
 #define TRACE_HIST_KEY_NAME_MAX 32
 #define TRACE_HIST_TRIGGER_MAX 512
-#define TRACE_HIST_ENTRIES_MAX 1024     /* per file; the default map holds 2048 per trigger */
+#define TRACE_HIST_ENTRIES_MAX 4096     /* per file; the default map holds 2048 per trigger */
 #define TRACE_HIST_MAX 8                /* histograms (triggers) per file */
 
 struct trace_hist_entry {

@@ -17,6 +17,7 @@ struct store;
 struct sampler;
 struct web_server;
 struct kwatch;
+struct tracewatch;
 struct churnlink;
 
 struct daemon {
@@ -27,6 +28,7 @@ struct daemon {
 	struct sampler *sampler;
 	struct web_server *web;
 	struct kwatch *kwatch;
+	struct tracewatch *trace;    /* NULL: tracefs=off (the run's note says why) */
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */
 	int64_t run_id;

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "daemon/churnlink.h"
 #include "daemon/kwatch.h"
+#include "daemon/tracewatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
 #include "store/store.h"
@@ -100,6 +101,10 @@ int loop_tick(struct daemon *d)
 	}
 	kwatch_drain(d->kwatch, now, mono * 1000);
 	kwatch_attach(d->kwatch, d->store, t);
+	/* The pipe is drained here too: poll wake-ups are an early bonus, the tick is the guarantee. */
+	tracewatch_drain(d->trace, now, mono * 1000);
+	tracewatch_sample(d->trace);
+	tracewatch_attach(d->trace, d->store, t);
 	if (d->churn) {
 		churnlink_attach(d->churn, t);
 		store_tick_counter(d->store, t, "worker_oom_kills_kmsg", churnlink_worker_oom_kills(d->churn));
@@ -223,6 +228,7 @@ int loop_run(struct daemon *d)
 
 	if (add_fd(d->epfd, d->sigfd) < 0 || add_fd(d->epfd, d->tick_tfd) < 0 || add_fd(d->epfd, d->status_tfd) < 0 ||
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
+	    (tracewatch_fd(d->trace) >= 0 && add_fd(d->epfd, tracewatch_fd(d->trace)) < 0) ||
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
 	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, STATUS_MS) < 0) {
 		log_warn("event loop setup");
@@ -263,6 +269,9 @@ int loop_run(struct daemon *d)
 				struct timespec ts;
 				clock_gettime(CLOCK_MONOTONIC, &ts);
 				kwatch_drain(d->kwatch, clock_wall_ms(), (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+			} else if (d->trace && ev[i].data.fd == tracewatch_fd(d->trace)) {
+				if (tracewatch_drain(d->trace, clock_wall_ms(), clock_mono_ms() * 1000) < 0)
+					epoll_ctl(d->epfd, EPOLL_CTL_DEL, tracewatch_fd(d->trace), NULL);
 			} else if (d->churn && ev[i].data.fd == churnlink_fd(d->churn)) {
 				if (churnlink_drain(d->churn) < 0) {
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, churnlink_fd(d->churn), NULL);

@@ -24,6 +24,7 @@
 #include "daemon/cli.h"
 #include "daemon/daemon.h"
 #include "daemon/kwatch.h"
+#include "daemon/tracewatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
 #include "store/store.h"
@@ -134,6 +135,24 @@ static void lock_memory(void)
 	log_info("cannot lock fpusoakd in memory (%s); under memory pressure sampling may stall", strerror(errno));
 }
 
+/* The tracefs source: on, or off with one line saying why; the run records which. */
+static void open_trace(struct daemon *d)
+{
+	struct tracewatch_opts o = { .sys_root = d->cfg.sys_root, .proc_root = d->cfg.proc_root };
+	char why[TRACEWATCH_DESC_MAX], note[TRACEWATCH_DESC_MAX + 32];
+
+	if (d->cfg.trace == CONFIG_TRACE_NONE)
+		snprintf(why, sizeof why, "--trace none");
+	else
+		d->trace = tracewatch_open(&o, why, sizeof why);
+	snprintf(note, sizeof note, "tracefs=%s (%s)", d->trace ? "on" : "off", why);
+	if (d->trace)
+		log_info("%s", note);
+	else
+		log_notice("%s", note);
+	store_run_note(d->store, d->run_id, clock_wall_ms(), "tracefs", note);
+}
+
 static void oom_hook(void *arg, int64_t pid)
 {
 	struct daemon *d = arg;
@@ -238,6 +257,7 @@ int main(int argc, char **argv)
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
+	open_trace(d);
 
 	/* READY=1 promises: DB open, first sample stored, HTTP listening. */
 	loop_tick(d);
@@ -275,6 +295,7 @@ out:
 	web_close(d->web);
 	churnlink_close(d->churn);
 	kwatch_close(d->kwatch);
+	tracewatch_close(d->trace);
 	sampler_close(d->sampler);
 	store_close(d->store);
 	close_fd(d->sigfd);

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tracewatch: fpusoakd's own tracefs instance, watched from the event loop.
+ *
+ * When tracefs is mounted (sys_root/kernel/tracing, else
+ * sys_root/kernel/debug/tracing) and its instances/ folder is writable,
+ * tracewatch_open creates instances/fpusoakd-PID-START (collector/trace.h
+ * says why that name proves whose it is) and, inside it only:
+ *   - a 64 KiB per-CPU ring buffer, the mono trace clock (timestamps on
+ *     CLOCK_MONOTONIC), buffer_percent 0 (poll wakes on the first event);
+ *   - kmem/mm_page_alloc enabled with the filter "pfn == -1": the kernel
+ *     evaluates it at every page allocation and keeps only failures;
+ *   - kmem/mm_page_alloc_extfrag aggregated in the kernel by three hist
+ *     triggers, one per allocating migrate type (a histogram takes at most 3
+ *     keys, and the four fields that matter are alloc/fallback order and
+ *     migrate type): nothing reaches the ring buffer, the counts are read
+ *     once a tick.  Where the kernel refuses a trigger, the event is enabled
+ *     instead and its lines are counted from the pipe.
+ * The instance's trace_pipe is read non-blocking whenever epoll says so and
+ * at every tick, at most TRACEWATCH_READ_MAX bytes at a time.  Global tracing
+ * settings and other instances are never written; an instance left by a
+ * fpusoakd that died is removed at start (its triggers first), one whose
+ * process lives, or anyone else's, is left alone.  tracewatch_close
+ * removes the instance.
+ */
+#ifndef FPUSOAK_TRACEWATCH_H
+#define FPUSOAK_TRACEWATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/trace.h"
+
+struct tracewatch;
+struct store;
+struct store_tick;
+
+#define TRACEWATCH_READ_MAX (256 * 1024)   /* bytes of trace_pipe per drain: a storm cannot hold the loop */
+#define TRACEWATCH_PENDING_MAX 512         /* failures held between two ticks; more are counted only */
+#define TRACEWATCH_EXTFRAG_MAX 512         /* distinct extfrag keys per tick */
+#define TRACEWATCH_DESC_MAX 768
+
+/* How an instance folder is made and removed.  NULL members: mkdirat/unlinkat (the kernel's tracefs does the rest). */
+struct tracewatch_fs {
+	int (*mkdir)(void *arg, int dirfd, const char *name);
+	int (*rmdir)(void *arg, int dirfd, const char *name);
+	void *arg;
+};
+
+struct tracewatch_opts {
+	const char *sys_root;            /* "/sys"; any other root is taken as tracefs without the mount check (tests) */
+	const char *proc_root;           /* "/proc": PID/stat for instance ownership, meminfo for the instance's cost */
+	const struct tracewatch_fs *fs;  /* NULL: the kernel's */
+	int64_t pid;                     /* 0: getpid() */
+};
+
+/* One failed page allocation from the trace. */
+struct tracewatch_failure {
+	int64_t ts_ms;                   /* wall clock, from the trace's mono stamp */
+	char comm[TRACE_COMM_MAX + 1];
+	int32_t pid;
+	int order, migratetype;
+	char gfp_flags[TRACE_GFP_FLAGS_MAX + 1];
+	int has_mask;                    /* gfp_mask known (the kernel's format file gave the table) */
+	uint64_t gfp_mask;
+	int nowarn, opportunistic, atomic;
+};
+
+/* Fallbacks of one kind during one tick. */
+struct tracewatch_extfrag {
+	int alloc_order, fallback_order, alloc_migratetype, fallback_migratetype;
+	int fragmenting;                 /* fallback_order < pageblock_order; -1 when the pageblock order is unknown */
+	uint64_t events;
+};
+
+/* Set up the instance; NULL when tracing stays off, with the reason in why ("not mounted: ...").
+ * On success why describes what it got (path, instance, events and their aggregation, cost). */
+struct tracewatch *tracewatch_open(const struct tracewatch_opts *o, char *why, size_t whylen);
+
+/* Remove the instance (triggers, events, folder) and free; accepts NULL. */
+void tracewatch_close(struct tracewatch *tw);
+
+/* The trace_pipe fd to poll, -1 when nothing reaches the ring buffer (or tw is NULL). */
+int tracewatch_fd(const struct tracewatch *tw);
+
+/* Read what trace_pipe has now (bounded); wall_ms/mono_us map trace stamps to the wall clock; events kept, or -1. */
+int tracewatch_drain(struct tracewatch *tw, int64_t wall_ms, int64_t mono_us);
+
+/* Read the extfrag histograms and turn their growth into this tick's counts; 0 or -1 (logged once). */
+int tracewatch_sample(struct tracewatch *tw);
+
+/* Move this tick's failures, extfrag counts and counters into t; 0 or -1 (kept for the next tick). */
+int tracewatch_attach(struct tracewatch *tw, struct store *st, struct store_tick *t);
+
+/* The pending failures and extfrag counts (what the next attach hands over), for tests. */
+const struct tracewatch_failure *tracewatch_failures(const struct tracewatch *tw, int *n);
+const struct tracewatch_extfrag *tracewatch_extfrags(const struct tracewatch *tw, int *n);
+
+/* Cumulative since open: failed allocations, extfrag events, fragmenting ones, lines lost/unparsed. */
+struct tracewatch_totals {
+	uint64_t failures, failures_dropped, extfrag, fragmenting, lost, unparsed, other;
+	uint64_t by_order[16];           /* failures by order, 15 = 15 and above */
+};
+const struct tracewatch_totals *tracewatch_totals(const struct tracewatch *tw);
+
+/* The instance's name ("fpusoakd-123-4567"). */
+const char *tracewatch_instance(const struct tracewatch *tw);
+
+/* Remove instances under instances_dir left by dead fpusoakd processes; how many, -1 if the folder is unreadable.
+ * Used by tracewatch_open; exposed for tests. */
+int tracewatch_remove_stale(int instances_fd, const char *proc_root, const struct tracewatch_fs *fs);
+
+#endif
