@@ -97,13 +97,14 @@ int loop_tick(struct daemon *d)
 	sampler_fast(d->sampler, d->store, t);
 	if (!d->last_slow_mono_ms || mono - d->last_slow_mono_ms >= d->cfg.slow_interval_ms) {
 		sampler_slow(d->sampler, d->store, t);
+		/* The kernel sorts and prints every histogram at each read: a slow source (see tracewatch.h). */
+		tracewatch_sample(d->trace);
 		d->last_slow_mono_ms = mono;
 	}
 	kwatch_drain(d->kwatch, now, mono * 1000);
 	kwatch_attach(d->kwatch, d->store, t);
 	/* The pipe is drained here too: poll wake-ups are an early bonus, the tick is the guarantee. */
 	tracewatch_drain(d->trace, now, mono * 1000);
-	tracewatch_sample(d->trace);
 	tracewatch_attach(d->trace, d->store, t);
 	if (d->churn) {
 		churnlink_attach(d->churn, t);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector/cexpr.h"
@@ -163,6 +164,50 @@ static int64_t slab_kb(const char *proc_root)
 	return r;
 }
 
+/* MemAvailable kB from proc_root/meminfo, or -1. */
+static int64_t available_kb(const char *proc_root)
+{
+	struct kv_set *kv = malloc(sizeof *kv);
+	char *buf = malloc(16384);
+	ssize_t n = buf ? procfile_read(proc_root, "meminfo", buf, 16384) : -1;
+	uint64_t v;
+	int64_t r = -1;
+
+	if (kv && n > 0 && meminfo_parse(buf, (size_t)n, kv) == 0 && kv_get(kv, "MemAvailable", &v) == 0)
+		r = (int64_t)v;
+	free(kv);
+	free(buf);
+	return r;
+}
+
+/* Event folders under root/events/SYSTEM/: every one gets its own files in a new instance. */
+static long count_events(const char *root)
+{
+	char path[PATH_MAX + 16];
+	DIR *d, *sd;
+	struct dirent *de, *e;
+	long n = 0;
+
+	snprintf(path, sizeof path, "%s/events", root);
+	if (!(d = opendir(path)))
+		return -1;
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (de->d_name[0] == '.' || (fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			continue;
+		if (!(sd = fdopendir(fd))) {
+			close(fd);
+			continue;
+		}
+		while ((e = readdir(sd)))
+			n += e->d_name[0] != '.' && e->d_type == DT_DIR;
+		closedir(sd);
+	}
+	closedir(d);
+	return n;
+}
+
 /* ------------------------------------------------------------ stale instances */
 
 /* Remove fpusoakd's triggers from inst/EXTFRAG_DIR/trigger; how many were left that are not ours, or -1. */
@@ -270,6 +315,33 @@ static int find_root(const char *sys_root, char *out, size_t outlen, char *why, 
 			return 0;
 	}
 	snprintf(why, whylen, "not mounted: neither %s/kernel/tracing nor %s/kernel/debug/tracing is tracefs", sys_root, sys_root);
+	return -1;
+}
+
+/*
+ * Before 6.6 (eventfs) mkdir of an instance creates every event's files at
+ * once, and the kernel also gives the instance a ring buffer of the default
+ * 1.4 MiB per CPU until it is shrunk.  In the 79 MB Xen test guest that was
+ * EVENT_BYTES per event folder plus the buffers, 12 MB in all, and a second
+ * instance made while a crashed run's was still there took the guest down
+ * (OOM with nothing left to kill).  So an instance is made only with twice its estimated cost
+ * available; newer kernels need less, the estimate errs on the safe side.
+ */
+#define EVENT_BYTES 6600                /* the Debian 6.1 Xen guest: Slab +9,440 kB for 1,470 events */
+#define RING_KB_PER_CPU 1410
+
+static int enough_memory(const char *root, const char *proc_root, char *why, size_t whylen)
+{
+	long events = count_events(root), cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t avail = available_kb(proc_root), need;
+
+	if (events < 0 || avail < 0)
+		return 0;                       /* cannot tell: the kernel's own checks are all there is */
+	need = (int64_t)events * EVENT_BYTES / 1024 + (cpus > 0 ? cpus : 1) * RING_KB_PER_CPU;
+	if (avail >= 2 * need)
+		return 0;
+	snprintf(why, whylen, "too little memory for an instance: about %lld kB for %ld events' files and ring buffers, "
+		 "%lld kB available (want twice the cost)", (long long)need, events, (long long)avail);
 	return -1;
 }
 
@@ -423,6 +495,12 @@ struct tracewatch *tracewatch_open(const struct tracewatch_opts *o, char *why, s
 		tw->name[0] = '\0';
 		goto fail;
 	}
+	/* Stale instances first: on small guests their memory is what a new one needs. */
+	stale = tracewatch_remove_stale(tw->instances_fd, proc_root, &tw->fs);
+	if (enough_memory(tw->root, proc_root, why, whylen) < 0) {
+		tw->name[0] = '\0';
+		goto fail;
+	}
 	slab0 = slab_kb(proc_root);
 	if (fs_mkdir(&tw->fs, tw->instances_fd, tw->name) < 0) {
 		snprintf(why, whylen, "%s: %s/instances/%s: %s", errno == EROFS || errno == EACCES || errno == EPERM ?
@@ -455,7 +533,6 @@ struct tracewatch *tracewatch_open(const struct tracewatch_opts *o, char *why, s
 			goto fail;
 		}
 	}
-	stale = tracewatch_remove_stale(tw->instances_fd, proc_root, &tw->fs);
 	slab1 = slab_kb(proc_root);
 	{
 		char cost[96] = "";
@@ -476,6 +553,13 @@ void tracewatch_close(struct tracewatch *tw)
 {
 	if (!tw)
 		return;
+	log_info("trace: %llu failed allocations, %llu fallbacks (%llu fragmenting), %llu lost, %llu unparsed; "
+		 "pipe read %llu times (%llu found nothing) in %llu us, histograms %llu times in %llu us",
+		 (unsigned long long)tw->tot.failures, (unsigned long long)tw->tot.extfrag,
+		 (unsigned long long)tw->tot.fragmenting, (unsigned long long)tw->tot.lost,
+		 (unsigned long long)tw->tot.unparsed, (unsigned long long)tw->tot.drains,
+		 (unsigned long long)tw->tot.empty_drains, (unsigned long long)tw->tot.pipe_us,
+		 (unsigned long long)tw->tot.samples, (unsigned long long)tw->tot.hist_us);
 	teardown(tw);
 	free_tw(tw);
 }
@@ -509,6 +593,14 @@ const struct tracewatch_extfrag *tracewatch_extfrags(const struct tracewatch *tw
 }
 
 /* ------------------------------------------------------------ reading */
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
 
 static void once(struct tracewatch *tw, int which, const char *what)
 {
@@ -633,8 +725,12 @@ int tracewatch_drain(struct tracewatch *tw, int64_t wall_ms, int64_t mono_us)
 	size_t total = 0;
 	uint64_t before;
 
+	uint64_t t0;
+	int rc = 0;
+
 	if (!tw || tw->pipe_fd < 0)
 		return 0;
+	t0 = now_us();
 	before = tw->tot.failures + tw->tot.extfrag;
 	while (total < TRACEWATCH_READ_MAX) {
 		ssize_t n = read(tw->pipe_fd, tw->rbuf, RBUF);
@@ -642,7 +738,7 @@ int tracewatch_drain(struct tracewatch *tw, int64_t wall_ms, int64_t mono_us)
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR) {
 				once(tw, 0, "trace_pipe read");
-				return -1;
+				rc = -1;
 			}
 			break;
 		}
@@ -651,24 +747,41 @@ int tracewatch_drain(struct tracewatch *tw, int64_t wall_ms, int64_t mono_us)
 		total += (size_t)n;
 		feed(tw, tw->rbuf, (size_t)n, wall_ms, mono_us);
 	}
-	return (int)(tw->tot.failures + tw->tot.extfrag - before);
+	tw->tot.pipe_us += now_us() - t0;
+	tw->tot.drains++;
+	tw->tot.empty_drains += total == 0;
+	return rc < 0 ? rc : (int)(tw->tot.failures + tw->tot.extfrag - before);
 }
+
+/* Turn the histograms' growth since the last sample into this tick's counts. */
+static void hist_growth(struct tracewatch *tw);
 
 int tracewatch_sample(struct tracewatch *tw)
 {
+	uint64_t t0;
 	ssize_t n;
+	int rc = 0;
 
 	if (!tw || tw->extfrag_mode != 1)
 		return 0;
+	t0 = now_us();
 	n = procfile_pread(tw->hist_fd, tw->histbuf, HISTBUF);
 	if (n < 0) {
 		once(tw, 1, "reading the extfrag histograms");
-		return -1;
-	}
-	if (trace_hist_parse(tw->histbuf, (size_t)n, tw->hists) < 0) {
+		rc = -1;
+	} else if (trace_hist_parse(tw->histbuf, (size_t)n, tw->hists) < 0) {
 		once(tw, 2, "the extfrag histograms do not parse; fallbacks are not counted");
-		return -1;
+		rc = -1;
+	} else {
+		hist_growth(tw);
 	}
+	tw->tot.hist_us += now_us() - t0;
+	tw->tot.samples++;
+	return rc;
+}
+
+static void hist_growth(struct tracewatch *tw)
+{
 	for (int h = 0; h < tw->hists->nh; h++) {
 		const struct trace_hist *hh = &tw->hists->h[h];
 		int ka = trace_hist_key(hh, "alloc_order"), kf = trace_hist_key(hh, "fallback_order");
@@ -698,7 +811,6 @@ int tracewatch_sample(struct tracewatch *tw)
 				add_extfrag(tw, (int)ao, (int)fo, (int)amt, (int)fm, fragmenting_of(tw, (int)fo), d);
 		}
 	}
-	return 0;
 }
 
 int tracewatch_attach(struct tracewatch *tw, struct store *st, struct store_tick *t)

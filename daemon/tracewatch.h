@@ -13,9 +13,11 @@
  *   - kmem/mm_page_alloc_extfrag aggregated in the kernel by three hist
  *     triggers, one per allocating migrate type (a histogram takes at most 3
  *     keys, and the four fields that matter are alloc/fallback order and
- *     migrate type): nothing reaches the ring buffer, the counts are read
- *     once a tick.  Where the kernel refuses a trigger, the event is enabled
- *     instead and its lines are counted from the pipe.
+ *     migrate type): nothing reaches the ring buffer, and the counts are
+ *     read at the slow interval, like pagetypeinfo: each read of a hist
+ *     file makes the kernel sort and print every histogram (bench/
+ *     trace_cost.sh measures it).  Where the kernel refuses a trigger, the
+ *     event is enabled instead and its lines are counted from the pipe.
  * The instance's trace_pipe is read non-blocking whenever epoll says so and
  * at every tick, at most TRACEWATCH_READ_MAX bytes at a time.  Global tracing
  * settings and other instances are never written; an instance left by a
@@ -86,7 +88,8 @@ int tracewatch_fd(const struct tracewatch *tw);
 /* Read what trace_pipe has now (bounded); wall_ms/mono_us map trace stamps to the wall clock; events kept, or -1. */
 int tracewatch_drain(struct tracewatch *tw, int64_t wall_ms, int64_t mono_us);
 
-/* Read the extfrag histograms and turn their growth into this tick's counts; 0 or -1 (logged once). */
+/* Read the extfrag histograms and turn their growth since the last read into this tick's counts (call it at
+ * the slow interval); 0 or -1 (logged once). */
 int tracewatch_sample(struct tracewatch *tw);
 
 /* Move this tick's failures, extfrag counts and counters into t; 0 or -1 (kept for the next tick). */
@@ -99,6 +102,8 @@ const struct tracewatch_extfrag *tracewatch_extfrags(const struct tracewatch *tw
 /* Cumulative since open: failed allocations, extfrag events, fragmenting ones, lines lost/unparsed. */
 struct tracewatch_totals {
 	uint64_t failures, failures_dropped, extfrag, fragmenting, lost, unparsed, other;
+	uint64_t pipe_us, hist_us;       /* time spent reading the pipe, the histograms (their cost per tick) */
+	uint64_t drains, empty_drains, samples;
 	uint64_t by_order[16];           /* failures by order, 15 = 15 and above */
 };
 const struct tracewatch_totals *tracewatch_totals(const struct tracewatch *tw);
