@@ -8,6 +8,13 @@ rc=0
 case "$PAYLOAD" in
 daemon)
 	daemon_start "$db" --duration "${SOAK_SECONDS}s"
+	# fpusoakd's tracefs instance while it runs and after it stops (this
+	# guest's debugfs brings tracefs at /sys/kernel/debug/tracing); the
+	# daemon makes it after its first start-up steps, seconds in under TCG.
+	tdir=/sys/kernel/tracing/instances
+	[ -d "$tdir" ] || tdir=/sys/kernel/debug/tracing/instances
+	( i=0; while [ "$i" -lt 60 ] && ! ls "$tdir" 2>/dev/null | grep -q "^fpusoakd-$DAEMON_PID-"; do sleep 2; i=$((i + 1)); done
+	  echo "during $(ls "$tdir" 2>/dev/null | tr '\n' ' ')" >>/tmp/trace-instances ) &
 	if [ -n "$PROBE_AT" ]; then
 		( sleep "$PROBE_AT"; mark "PROBE-SIGNAL scenario=$SC_NAME uptime=$(uptime_s)"; daemon_signal USR1 ) &
 	fi
@@ -18,6 +25,8 @@ daemon)
 	fi
 	daemon_wait
 	rc=$?
+	echo "after $(ls "$tdir" 2>/dev/null | tr '\n' ' ')" >>/tmp/trace-instances
+	export_file trace-instances.txt /tmp/trace-instances
 	;;
 standin)
 	# Proves the pipeline (boot, payload, DB out over the console, host
