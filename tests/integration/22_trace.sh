@@ -57,19 +57,28 @@ check "--trace yes refused, exit 64" test "$?" = 64
 check "--help documents --trace" grep -q -- "--trace WORD .*auto.*none" <<<"$("$FPUSOAKD" --help)"
 
 # A tree given as --sys-root is taken as tracefs as it is (tests feed trees), but a plain
-# folder is none: the instance folder made there is removed again, nothing else is touched.
+# folder is none: the instance folder made there is removed again.  Before making it, the
+# daemon removes the (empty) folder of a fpusoakd that is gone; another tracer's folder and
+# one named after a live process stay as they were.
 tree=$tmp/sys
-mkdir -p "$tree/kernel/tracing/instances/other-tracer/events" "$tree/kernel/tracing/instances/fpusoakd-999999-1"
-echo keep >"$tree/kernel/tracing/instances/other-tracer/events/enable"
-before=$(cd "$tree" && find . | sort; cat kernel/tracing/instances/other-tracer/events/enable)
+inst=$tree/kernel/tracing/instances
+( exit 0 ) & dead=$!
+wait "$dead"
+live_start=$(awk '{ sub(/^.*\) /, ""); print $20 }' /proc/$$/stat)
+mkdir -p "$inst/other-tracer/events" "$inst/fpusoakd-$dead-1" "$inst/fpusoakd-$$-$live_start"
+echo keep >"$inst/other-tracer/events/enable"
 run "$tmp/f.db" "$tmp/f.log" --sys-root "$tree"
 note=$(q "$tmp/f.db" "SELECT text FROM run_notes WHERE kind = 'tracefs'")
 case "$note" in
 "tracefs=off (instances/fpusoakd-"*"/buffer_size_kb: No such file or directory (not a tracefs instance?))") pass "plain folder: $note" ;;
 *) fail "plain folder as tracefs: '$note'" ;;
 esac
-after=$(cd "$tree" && find . | sort; cat kernel/tracing/instances/other-tracer/events/enable)
-check "the tree is left exactly as it was (its own folder removed, no one else's touched)" test "$before" = "$after"
+check "the folder of a fpusoakd that is gone (pid $dead) was removed" test ! -e "$inst/fpusoakd-$dead-1"
+check "the log says so" grep -q "trace: removed instance fpusoakd-$dead-1, left by a fpusoakd that is gone" "$tmp/f.log"
+check "a folder named after a live process (this shell) is left alone" test -d "$inst/fpusoakd-$$-$live_start"
+check "another tracer's folder and its file are left alone" test "$(cat "$inst/other-tracer/events/enable")" = keep
+check "nothing else is left in instances/ (the daemon's own folder went again)" \
+	test "$(ls "$inst" | sort | tr '\n' ' ')" = "$(printf '%s\n' "fpusoakd-$$-$live_start" other-tracer | sort | tr '\n' ' ')"
 
 skip "needs a real tracefs (not mounted here, and it must stay so): the instance, its filter and triggers, failed allocations, extfrag rows, removal at exit and the crashed run's instance are checked in the Xen guest (make test-xen)"
 check "tracefs still not mounted on this machine" test "$(tracefs_mounts)" = "$mounted"
