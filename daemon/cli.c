@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/stats.h"
+#include "common/fmt.h"
 #include "common/num.h"
+#include "report/compare.h"
+#include "report/headroom.h"
+#include "report/run.h"
 #include "store/query.h"
-#include "web/fmt.h"
-#include "web/offline.h"
-#include "web/report.h"
 
 #define EX_OK 0
 #define EX_FAIL 1
@@ -133,14 +133,14 @@ static int write_file(const char *path, const struct strbuf *sb)
 	return 0;
 }
 
-static int report(struct query *q, const struct cli_args *a)
+static int report(struct query *q, const struct cli_args *a, const struct cli_html *html)
 {
 	struct strbuf sb;
 	char err[256];
 	int rc, ret = EX_FAIL;
 
 	sb_init(&sb, 64u << 20);
-	rc = a->compare ? offline_compare(q, a->a, a->b, &sb, err, sizeof err) : offline_run(q, a->run, &sb, err, sizeof err);
+	rc = a->compare ? html->compare(q, a->a, a->b, &sb, err, sizeof err) : html->run(q, a->run, &sb, err, sizeof err);
 	if (rc != 0) {
 		fprintf(stderr, "fpusoakd report: %s: %s\n", a->db, err);
 	} else if (!sb.buf || write_file(a->out, &sb) < 0) {
@@ -180,6 +180,7 @@ static void put(const char *fmt, ...)
 
 struct env {
 	int found;
+	int64_t latest;           /* the newest run: only it can be "running" */
 	char label[128], kernel[160], hyp[96], cpu[160], fpu[160], fpu_kind[32], xdetail[256], eager[32], state[16];
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
 };
@@ -203,7 +204,7 @@ static int env_cb(void *arg, const struct query_run *r)
 	copy(e->fpu, sizeof e->fpu, r->fpu_features);
 	copy(e->xdetail, sizeof e->xdetail, r->xstate_detail);
 	report_eagerfpu(r->cmdline, e->eager, sizeof e->eager);
-	copy(e->state, sizeof e->state, r->end_reason ? r->end_reason : "running");
+	copy(e->state, sizeof e->state, report_run_state(r, r->run_id == e->latest));
 	e->xstate = r->xstate_bytes;
 	e->memtotal = r->mem_total_kb;
 	e->page_size = r->page_size;
@@ -211,7 +212,7 @@ static int env_cb(void *arg, const struct query_run *r)
 	e->first = r->first_sample_ms;
 	e->last = r->last_sample_ms;
 	e->started = r->started_ms;
-	e->duration = r->ended_ms >= 0 ? r->ended_ms - r->started_ms : r->last_sample_ms >= 0 ? r->last_sample_ms - r->started_ms : -1;
+	e->duration = report_run_duration(r);
 	return 0;
 }
 
@@ -221,7 +222,7 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 	int has;
 
 	memset(e, 0, sizeof *e);
-	if (query_run(q, id, env_cb, e) < 0)
+	if (query_latest_run(q, &e->latest) < 0 || query_run(q, id, env_cb, e) < 0)
 		return -1;
 	if (!e->found)
 		return 0;
@@ -305,7 +306,7 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 			break;
 		}
 		put("  headroom, order %d (%s%s), blocks and slope/h [95%% CI]:", o.order[i], o.why[i],
-		    i == 0 && !o.task_order_known ? ", assumed" : "");
+		    report_order_measured(&o, i) ? "" : ", assumed");
 		if (n == 0)
 			put("    no minute rollups yet");
 		for (int j = 0; j < n; j++) {
@@ -322,57 +323,15 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 	free(t);
 }
 
-struct probe_sum {
-	double *v;
-	size_t n, cap;
-	int oom;
-};
-
-static int probe_cb(void *arg, const struct query_probe *p)
+static void probe_line(const struct report_probe_set *s, const char *what, const char *unit)
 {
-	struct probe_sum *s = arg;
-
-	if (!isfinite(p->result))
-		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		double *v = realloc(s->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = p->result;
-	return 0;
-}
-
-static void probe_line(struct query *q, int64_t id, const char *kind, const char *what, const char *unit, int *err)
-{
-	struct probe_sum s = { 0 };
-	double *scratch, med, lo = INFINITY, hi = -INFINITY;
 	char m[32], a[32], b[32];
 
-	if (query_probes(q, id, kind, -1, -1, QUERY_MAX_ROWS, probe_cb, &s) < 0) {
-		*err = 1;
-		free(s.v);
-		return;
-	}
-	if (s.n == 0) {
+	if (s->n == 0)
 		put("  %s: none", what);
-		free(s.v);
-		return;
-	}
-	for (size_t i = 0; i < s.n; i++) {
-		lo = fmin(lo, s.v[i]);
-		hi = fmax(hi, s.v[i]);
-	}
-	if ((scratch = malloc(s.n * sizeof *scratch)) && stats_median(s.v, s.n, scratch, &med) == STATS_OK)
-		put("  %s: %zu, median %s %s (%s to %s)", what, s.n, fmt_sig(med, m, sizeof m), unit, fmt_sig(lo, a, sizeof a),
-		    fmt_sig(hi, b, sizeof b));
 	else
-		*err = 1;
-	free(scratch);
-	free(s.v);
+		put("  %s: %zu, median %s %s (%s to %s)", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
+		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b));
 }
 
 struct atomic_line {
@@ -380,7 +339,7 @@ struct atomic_line {
 	size_t len;
 };
 
-static int atomic_cb(void *arg, const struct query_atomic *a)
+static int atomic_cb(void *arg, const struct report_atomic *a)
 {
 	struct atomic_line *l = arg;
 	char p[32];
@@ -389,40 +348,42 @@ static int atomic_cb(void *arg, const struct query_atomic *a)
 	if (a->samples <= 0)
 		return 0;
 	n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s%s %s%%", l->len ? ", " : "", a->zone ? a->zone : "?",
-		     fmt_sig(100.0 * (double)a->risk / (double)a->samples, p, sizeof p));
+		     fmt_sig(a->risk_pct, p, sizeof p));
 	if (n > 0 && (size_t)n < sizeof l->text - l->len)
 		l->len += (size_t)n;
 	return 0;
 }
 
-static void kernel_lines(struct query *q, int64_t id, const struct env *e, int *err)
+static void kernel_lines(struct query *q, int64_t id, int *err)
 {
 	struct report_orders o;
-	struct query_churn c;
-	int64_t fails = 0;
-	int has, got = 0;
+	struct report_failures f;
+	struct report_churn ch;
+	const struct query_churn *c = &ch.tot;
+	int has, got = 0, rate;
 	char r1[32], r2[32];
-	double hours = e->last > e->first ? (double)(e->last - e->first) / 3.6e6 : 0;
 
-	if ((has = query_has_table(q, "kmsg_events")) < 0 || (has && query_alloc_failures(q, id, -1, -1, 0, &fails, NULL, NULL) < 0)) {
+	if ((has = query_has_table(q, "kmsg_events")) < 0 || (has && report_failures(q, id, &f) < 0)) {
 		*err = 1;
 		return;
 	}
+	rate = has && isfinite(f.per_hour);
 	if (has)
-		put("  allocation failures (kernel log): %" PRId64 "%s%s%s", fails, hours > 0 ? ", " : "",
-		    hours > 0 ? fmt_sig((double)fails / hours, r1, sizeof r1) : "", hours > 0 ? " per hour" : "");
-	if ((has = query_has_table(q, "churn_info")) < 0 || (has && (got = query_churn_totals(q, id, -1, -1, &c)) < 0)) {
+		put("  allocation failures (kernel log): %" PRId64 "%s%s%s", f.count, rate ? ", " : "",
+		    rate ? fmt_sig(f.per_hour, r1, sizeof r1) : "", rate ? " per hour" : "");
+	if ((has = query_has_table(q, "churn_info")) < 0 || (has && (got = report_churn(q, id, -1, -1, &ch)) < 0)) {
 		*err = 1;
 		return;
 	}
 	if (has && got) {
-		double secs = (double)c.span_ms / 1000.0;
-		put("  churn: %" PRId64 " spawned (%s/s), mean population %s", c.c[QC_SPAWNED],
-		    secs > 0 ? fmt_sig((double)c.c[QC_SPAWNED] / secs, r1, sizeof r1) : "-", fmt_sig(c.population, r2, sizeof r2));
-		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c.c[QC_FAIL_EAGAIN],
-		    c.c[QC_FAIL_ENOMEM], c.c[QC_FAIL_OTHER]);
+		put("  churn: %" PRId64 " spawned (%s/s), mean population %s", c->c[QC_SPAWNED],
+		    isfinite(ch.spawns_per_s) ? fmt_sig(ch.spawns_per_s, r1, sizeof r1) : "-",
+		    fmt_sig(c->population, r2, sizeof r2));
+		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c->c[QC_FAIL_EAGAIN],
+		    c->c[QC_FAIL_ENOMEM], c->c[QC_FAIL_OTHER]);
 		put("  deaths: SIGKILL %" PRId64 ", SIGSEGV %" PRId64 ", SIGILL %" PRId64 ", other %" PRId64
-		    ", OOM kills %" PRId64, c.c[QC_SIGKILL], c.c[QC_SIGSEGV], c.c[QC_SIGILL], c.c[QC_SIGOTHER], c.c[QC_OOM]);
+		    ", OOM kills %" PRId64, c->c[QC_SIGKILL], c->c[QC_SIGSEGV], c->c[QC_SIGILL], c->c[QC_SIGOTHER],
+		    c->c[QC_OOM]);
 	} else if (has) {
 		put("  churn: none (--workers 0)");
 	}
@@ -432,7 +393,7 @@ static void kernel_lines(struct query *q, int64_t id, const struct env *e, int *
 	}
 	for (int i = 0; has && i < o.n; i++) {
 		struct atomic_line l = { "", 0 };
-		if (query_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
+		if (report_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
 			*err = 1;
 			return;
 		}
@@ -440,19 +401,25 @@ static void kernel_lines(struct query *q, int64_t id, const struct env *e, int *
 	}
 }
 
-static int headline(struct query *q, int64_t id, const struct env *e)
+static int headline(struct query *q, int64_t id)
 {
+	struct report_probes p;
 	int err = 0, has;
 
 	headroom_lines(q, id, &err);
 	if (!err && (has = query_has_table(q, "probes")) < 0)
 		err = 1;
 	if (!err && has) {
-		probe_line(q, id, "capacity", "capacity probes", "workers", &err);
-		probe_line(q, id, "switch", "FPU-cost probes", "us/yield", &err);
+		if (report_probes(q, id, -1, -1, &p) < 0) {
+			err = 1;
+		} else {
+			probe_line(&p.capacity, "capacity probes", "workers");
+			probe_line(&p.fpu_cost, "FPU-cost probes", "us/yield");
+			report_probes_free(&p);
+		}
 	}
 	if (!err)
-		kernel_lines(q, id, e, &err);
+		kernel_lines(q, id, &err);
 	return err ? -1 : 0;
 }
 
@@ -474,7 +441,7 @@ static int summary(struct query *q, const struct cli_args *a)
 		env_one(&ea);
 		put("%s", "");
 		put("Headline figures");
-		if (headline(q, a->run, &ea) < 0)
+		if (headline(q, a->run) < 0)
 			goto dberr;
 		return EX_OK;
 	}
@@ -485,10 +452,10 @@ static int summary(struct query *q, const struct cli_args *a)
 	env_two(&ea, &eb, a->a, a->b);
 	put("%s", "");
 	put("A: run %" PRId64, a->a);
-	if (headline(q, a->a, &ea) < 0)
+	if (headline(q, a->a) < 0)
 		goto dberr;
 	put("B: run %" PRId64, a->b);
-	if (headline(q, a->b, &eb) < 0)
+	if (headline(q, a->b) < 0)
 		goto dberr;
 	put("%s", "");
 	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
@@ -515,7 +482,7 @@ dberr:
 	return EX_FAIL;
 }
 
-int cli_main(int argc, char **argv)
+int cli_main(int argc, char **argv, const struct cli_html *html)
 {
 	struct cli_args a;
 	struct query *q;
@@ -534,7 +501,7 @@ int cli_main(int argc, char **argv)
 		fprintf(stderr, "fpusoakd %s: %s\n", a.cmd, err);
 		return EX_FAIL;
 	}
-	rc = strcmp(a.cmd, "report") == 0 ? report(q, &a) : summary(q, &a);
+	rc = strcmp(a.cmd, "report") == 0 ? report(q, &a, html) : summary(q, &a);
 	query_close(q);
 	return rc;
 }

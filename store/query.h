@@ -1,6 +1,6 @@
 /*
- * query: the read side of the store — what the web pages, the JSON/CSV API
- * and the offline report ask of the database.
+ * query: the read side of the store — what the web pages, the JSON/CSV API,
+ * /metrics and the offline report ask of the database.
  *
  * Only the store module speaks SQL; callers get plain structs through
  * callbacks.  A handle is one read-only SQLite connection
@@ -12,9 +12,12 @@
  * Series are downsampled in SQL: rows in [from, to] are grouped into
  * buckets of bucket_ms = max(ceil((last - first + 1) / max_points),
  * sample interval), anchored at the first sample in the window, so a
- * series never has more than max_points points per zone/name.  Reading a
- * window costs a range scan of its rows (the tables are keyed by
- * (run_id, ts_ms)); rollup tiers for long runs will plug in here.
+ * series never has more than max_points points per zone/name.  Long
+ * windows read the minute or hour rollups (STORE_TIER_*) instead of raw
+ * ticks, and the bucket is then at least the tier's width; windows under 6
+ * hours that raw ticks cover read the ticks (one range scan: the tables are
+ * keyed by (run_id, ts_ms)).  The policy is in store/read_range.c; store/reader.h
+ * lists the reader's files (store/reader.c is the handle).
  *
  * Strings handed to callbacks are borrowed from SQLite and valid only
  * during that call; they are raw DB text: escape them for the output.  A
@@ -30,6 +33,7 @@
 #include <stdint.h>
 
 #include "collector/buddyinfo.h"
+#include "store/tiers.h"
 
 #define QUERY_MAX_ROWS 200000   /* rows one series call may emit; more is an error */
 #define QUERY_MAX_RUNS 100000   /* runs one listing may emit; more is an error */
@@ -168,9 +172,7 @@ struct query_zone_point {
 
 typedef int (*query_zone_fn)(void *arg, const struct query_zone_point *p);
 
-/* Order-k headroom from the minute rollups (hour rollups when the data spans more than two days;
- * v = headroom_mean, lo/hi = min/max) in [from, to] (-1 = open), ordered by node, zone, time: what
- * trends are fitted on; rows or -1. */
+/* Order-k headroom per rollup bucket (v mean, lo/hi min/max; hours past two days) in [from, to] (-1 = open), by zone, time; rows or -1. */
 int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 			   query_zone_fn fn, void *arg);
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "web/handler.h"
+#include "web/page.h"
 #include "web/server.h"
 
 /* A request as the server would build it for path, marked offline. */

@@ -1,12 +1,14 @@
-/* page: shared HTML scaffolding for the report pages; see handler.h. */
+/* page: shared HTML scaffolding for the report pages; see page.h. */
+#include "web/page.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fmt.h"
+#include "report/run.h"
 #include "web/escape.h"
-#include "web/fmt.h"
-#include "web/handler.h"
 
 /*
  * One small inline style sheet: pages must work offline, saved as one file,
@@ -59,20 +61,6 @@ void page_end(struct web_req *r)
 	sb_puts(&r->body, "; times are UTC.</small></p>\n</body></html>\n");
 }
 
-const char *page_run_state(const struct query_run *run, int newest)
-{
-	if (run->end_reason)
-		return run->end_reason;
-	return newest ? "running" : "unfinished";
-}
-
-int64_t page_run_duration(const struct query_run *run)
-{
-	int64_t end = run->ended_ms >= 0 ? run->ended_ms : run->last_sample_ms;
-
-	return end >= 0 && run->started_ms >= 0 && end >= run->started_ms ? end - run->started_ms : -1;
-}
-
 static void row_text(struct web_req *r, const char *key, const char *val, int pre)
 {
 	sb_printf(&r->body, "<tr><th>%s</th><td>%s", key, pre && val ? "<pre>" : "");
@@ -98,7 +86,7 @@ static void row_time(struct web_req *r, const char *key, int64_t ms)
 void page_env_table(struct web_req *r, const struct query_run *run, int full)
 {
 	char d[32];
-	int64_t dur = page_run_duration(run);
+	int64_t dur = report_run_duration(run);
 
 	sb_puts(&r->body, "<table class=\"env\">\n");
 	sb_printf(&r->body, "<tr><th>run</th><td>%" PRId64 "</td></tr>\n", run->run_id);

@@ -1,8 +1,8 @@
 /*
  * page_compare: "/compare?a=ID&b=ID", two runs side by side (typically two
  * kernels): their environments, the table of differences with a 95% CI,
- * the test used and a verdict line for each (web/report.h computes them),
- * and overlaid headroom and probe series on a time-since-start axis.
+ * the test used and a verdict line for each (report/compare.h computes
+ * them), and overlaid headroom and probe series on a time-since-start axis.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "web/fmt.h"
-#include "web/handler.h"
-#include "web/report.h"
+#include "common/fmt.h"
+#include "report/compare.h"
+#include "report/headroom.h"
+#include "report/run.h"
+#include "web/page.h"
 #include "web/svg.h"
 
 struct side {
@@ -40,7 +42,7 @@ static int side_cb(void *arg, const struct query_run *run)
 	report_eagerfpu(run->cmdline, s->eager, sizeof s->eager);
 	s->xstate = run->xstate_bytes;
 	s->memtotal = run->mem_total_kb;
-	s->duration = page_run_duration(run);
+	s->duration = report_run_duration(run);
 	return 0;
 }
 
@@ -132,12 +134,11 @@ static void verdict_table(struct web_req *r, const struct report_cmp *c)
 			estimate(r, &l->c);
 			sb_puts(&r->body, "</td><td>");
 			page_text(r, l->test);
-			sb_printf(&r->body, "</td><td><strong>%s</strong></td></tr>\n",
-				  stats_significant(&l->c) ? "significant" : "no significant difference");
+			sb_printf(&r->body, "</td><td><strong>%s</strong></td></tr>\n", l->word);
 		} else {
 			sb_puts(&r->body, "<td></td><td></td><td class=\"pending\" colspan=\"2\">");
 			page_text(r, l->note);
-			sb_puts(&r->body, "</td><td>no verdict</td></tr>\n");
+			sb_printf(&r->body, "</td><td>%s</td></tr>\n", l->word);
 		}
 	}
 	sb_puts(&r->body, "</table>\n<p>Differences are B minus A, ratios B over A; <em>significant</em> means the 95% "

@@ -1,8 +1,10 @@
 /* page_index: "/", the current (newest) run at a glance. */
 #include <inttypes.h>
 
-#include "web/fmt.h"
-#include "web/handler.h"
+#include "common/fmt.h"
+#include "report/run.h"
+#include "web/chart.h"
+#include "web/page.h"
 #include "web/server.h"
 
 #define RECENT_MS (3 * 3600 * 1000)   /* "the last hours" shown on the front page */
@@ -13,7 +15,7 @@ static int env_cb(void *arg, const struct query_run *run)
 
 	sb_printf(&r->body, "<h2>Run %" PRId64 ": ", run->run_id);
 	page_text(r, run->label ? run->label : "(no label)");
-	sb_printf(&r->body, " \xe2\x80\x94 %s</h2>\n", page_run_state(run, 1));
+	sb_printf(&r->body, " \xe2\x80\x94 %s</h2>\n", report_run_state(run, 1));
 	page_env_table(r, run, 0);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* page_runs: "/runs", every run in the database, newest first. */
 #include <inttypes.h>
 
-#include "web/fmt.h"
-#include "web/handler.h"
+#include "common/fmt.h"
+#include "report/run.h"
+#include "web/page.h"
 
 struct runs_ctx {
 	struct web_req *r;
@@ -14,7 +15,7 @@ static int row_cb(void *arg, const struct query_run *run)
 	struct runs_ctx *c = arg;
 	struct web_req *r = c->r;
 	char t[FMT_TIME_LEN], d[32];
-	int64_t dur = page_run_duration(run);
+	int64_t dur = report_run_duration(run);
 
 	sb_printf(&r->body, "<tr><td class=\"n\"><a href=\"/runs/%" PRId64 "\">%" PRId64 "</a></td><td>",
 		  run->run_id, run->run_id);
@@ -30,7 +31,7 @@ static int row_cb(void *arg, const struct query_run *run)
 	sb_puts(&r->body, "</td><td class=\"n\">");
 	page_text(r, dur >= 0 ? fmt_duration(dur, d, sizeof d) : NULL);
 	sb_puts(&r->body, "</td><td>");
-	page_text(r, page_run_state(run, c->n == 0));
+	page_text(r, report_run_state(run, c->n == 0));
 	sb_printf(&r->body, "</td><td class=\"n\">%" PRId64 "</td></tr>\n", run->nsamples);
 	c->n++;
 	return 0;

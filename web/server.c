@@ -19,7 +19,9 @@
 #include "common/log.h"
 #include "common/num.h"
 #include "web/escape.h"
-#include "web/handler.h"
+#include "web/api.h"
+#include "web/page.h"
+#include "web/request.h"
 #include "common/clock.h"
 
 #define CONN_MEMORY (32u * 1024)   /* per connection: request line, headers, our response headers */
@@ -40,7 +42,7 @@ struct web_server {
 	unsigned port;
 	pthread_mutex_t lock;      /* guards everything below */
 	int healthy;
-	struct timespec health_at; /* CLOCK_MONOTONIC of the last web_set_health */
+	int64_t health_at_ms;      /* clock_mono_ms() of the last web_set_health */
 	char status[WEB_STATUS_MAX];
 	struct snap *metrics;
 	struct query *pool[WEB_MAX_THREADS];
@@ -96,7 +98,7 @@ void web_set_health(struct web_server *ws, int ok)
 		return;
 	pthread_mutex_lock(&ws->lock);
 	ws->healthy = ok != 0;
-	clock_gettime(CLOCK_MONOTONIC, &ws->health_at);
+	ws->health_at_ms = clock_mono_ms();
 	pthread_mutex_unlock(&ws->lock);
 }
 
@@ -107,7 +109,7 @@ int web_healthy(struct web_server *ws)
 
 	pthread_mutex_lock(&ws->lock);
 	ok = ws->healthy;
-	at = (int64_t)ws->health_at.tv_sec * 1000 + ws->health_at.tv_nsec / 1000000;
+	at = ws->health_at_ms;
 	pthread_mutex_unlock(&ws->lock);
 	if (ok && ws->health_max_age_ms && clock_mono_ms() - at > (int64_t)ws->health_max_age_ms)
 		ok = 0;
@@ -608,7 +610,7 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 	}
 	pthread_mutex_init(&ws->lock, NULL);
 	ws->healthy = 1;   /* web_open comes after the first stored sample: the loop is healthy */
-	clock_gettime(CLOCK_MONOTONIC, &ws->health_at);
+	ws->health_at_ms = clock_mono_ms();
 	ws->health_max_age_ms = cfg->health_max_age_ms;
 	ws->threads = cfg->threads ? cfg->threads : 2;
 	if (ws->threads > WEB_MAX_THREADS) {

@@ -1,6 +1,7 @@
 /*
  * server: fpusoakd's HTTP side — libmicrohttpd setup, limits, routing, and
- * the little state the daemon's loop shares with the request threads.
+ * the little state the daemon (through its front end, cmd/front.c) shares
+ * with the request threads.
  *
  * libmicrohttpd runs an internal pool of epoll threads (MHD 0.9.75 has no
  * PostProcessor use here: GET and HEAD only, anything else is 405).  Each
@@ -32,7 +33,8 @@
  *   /api/v1/runs/{id}/probes     JSON, CSV; name (capacity|switch), from, to, max_points (= most rows, oldest first)
  *   /api/v1/compare?a=ID&b=ID    JSON: the comparison of /compare
  *
- * Daemon integration contract:
+ * Integration contract (cmd/front.c keeps it for the daemon, through the
+ * hooks of daemon/daemon.h; bench/webserve.c and the tests call it directly):
  *   1. Open the store (writer) and store the first sample; then call
  *      web_open() with the effective listen address and the DB path.  With
  *      listen "none" it returns a server that serves nothing (every web_*
@@ -40,11 +42,10 @@
  *      (LISTEN_FDS, fd 3) is used instead of binding, and LISTEN_* are
  *      removed from the environment: call web_open() before creating other
  *      threads that read the environment.
- *   2. From the loop, after each sample: build the exposition with
- *      metrics_build() (web/metrics.h) and call web_publish_metrics();
- *      call web_set_health(ws, 1) (or 0 when the loop is degraded, e.g. the
- *      DB is failing); call web_set_status() when the one-line status
- *      changes (the same text as sd_notify STATUS= is fine).
+ *   2. After each sample: build the exposition with metrics_build()
+ *      (web/metrics.h) and call web_publish_metrics().  Every status period:
+ *      web_set_health(ws, ok) (0 when the sampler is stalled) and
+ *      web_set_status() with the one-line status (the sd_notify STATUS= text).
  *      If health_max_age_ms is set, /healthz turns 503 when web_set_health
  *      has not been called for that long: a stuck loop cannot report itself.
  *   3. At exit (after the last sample is stored): web_close().  It stops

@@ -1,6 +1,7 @@
 /*
- * test_cli: fpusoakd report and fpusoakd summary (daemon/cli.c) on the
- * known DB of testdb.h.  Each call runs cli_main in a forked child with
+ * test_cli: fpusoakd report and fpusoakd summary (daemon/cli.c, with the
+ * web/offline.h renderer cmd/main.c gives it) on the known DB of
+ * testdb.h.  Each call runs cli_main in a forked child with
  * stdout and stderr in files, so exit codes and output are seen as a user
  * sees them.  Expected figures come from the testdb formulas and the
  * sqlite3 CLI; the HTML report is parsed by python3's XML parser.
@@ -13,6 +14,7 @@
 #include "test.h"
 #include "testdb.h"
 #include "daemon/cli.h"
+#include "web/offline.h"
 
 static char g_dir[64], g_db[256];
 static char g_out[1 << 20], g_err[8192];
@@ -43,7 +45,7 @@ static int run(const char *const *argv)
 		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600), fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fo, 1);
 		dup2(fe, 2);
-		_exit(cli_main(argc, (char **)argv));
+		_exit(cli_main(argc, (char **)argv, &(const struct cli_html){ offline_run, offline_compare }));
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return -1;
