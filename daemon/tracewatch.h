@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "collector/trace.h"
+#include "daemon/traceinst.h"
 
 struct tracewatch;
 struct store;
@@ -42,17 +43,10 @@ struct store_tick;
 #define TRACEWATCH_EXTFRAG_MAX 512         /* distinct extfrag keys per tick */
 #define TRACEWATCH_DESC_MAX 768
 
-/* How an instance folder is made and removed.  NULL members: mkdirat/unlinkat (the kernel's tracefs does the rest). */
-struct tracewatch_fs {
-	int (*mkdir)(void *arg, int dirfd, const char *name);
-	int (*rmdir)(void *arg, int dirfd, const char *name);
-	void *arg;
-};
-
 struct tracewatch_opts {
 	const char *sys_root;            /* "/sys"; any other root is taken as tracefs without the mount check (tests) */
 	const char *proc_root;           /* "/proc": PID/stat for instance ownership, meminfo for the instance's cost */
-	const struct tracewatch_fs *fs;  /* NULL: the kernel's */
+	const struct traceinst_fs *fs;   /* NULL: the kernel's */
 	int64_t pid;                     /* 0: getpid() */
 };
 
@@ -110,9 +104,5 @@ const struct tracewatch_totals *tracewatch_totals(const struct tracewatch *tw);
 
 /* The instance's name ("fpusoakd-123-4567"). */
 const char *tracewatch_instance(const struct tracewatch *tw);
-
-/* Remove instances under instances_dir left by dead fpusoakd processes; how many, -1 if the folder is unreadable.
- * Used by tracewatch_open; exposed for tests. */
-int tracewatch_remove_stale(int instances_fd, const char *proc_root, const struct tracewatch_fs *fs);
 
 #endif

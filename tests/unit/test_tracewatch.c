@@ -2,7 +2,7 @@
 /*
  * test_tracewatch: the tracefs driver against a directory tree that plays
  * tracefs.  What a plain folder cannot do by itself is done by the mkdir and
- * rmdir hooks the driver takes (struct tracewatch_fs): mkdir fills a new
+ * rmdir hooks the driver takes (struct traceinst_fs): mkdir fills a new
  * instance with the files the driver uses (the two events' format files are
  * the ones captured in the Xen guest), rmdir checks that every trigger
  * written was taken back first and then removes the folder.  Files keep
@@ -274,7 +274,7 @@ static long long awk_frag(void)
 static void test_setup_and_close(void)
 {
 	struct fake fk = { 0 };
-	struct tracewatch_fs fs = { fake_mkdir, fake_rmdir, &fk };
+	struct traceinst_fs fs = { fake_mkdir, fake_rmdir, &fk };
 	struct tracewatch_opts o = { .sys_root = tree, .proc_root = "/proc", .fs = &fs };
 	char why[TRACEWATCH_DESC_MAX], name[TRACE_INSTANCE_NAME_MAX], want[TRACE_INSTANCE_NAME_MAX], text[4096];
 	struct tracewatch *tw = tracewatch_open(&o, why, sizeof why);
@@ -406,7 +406,7 @@ static void test_setup_and_close(void)
 static void test_stale(void)
 {
 	struct fake fk = { 0 };
-	struct tracewatch_fs fs = { fake_mkdir, fake_rmdir, &fk };
+	struct traceinst_fs fs = { fake_mkdir, fake_rmdir, &fk };
 	char dead[64], live[64], reused[64], busy[64], p[1024];
 	pid_t child = fork();
 	int status, fd;
@@ -435,7 +435,7 @@ static void test_stale(void)
 	write_file(p, "hist:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 [active]\n");
 	fk.rmdirs = 0;
 	fd = open(inst_dir, O_RDONLY | O_DIRECTORY);
-	T_EQ_I(tracewatch_remove_stale(fd, "/proc", &fs), 2, "two stale instances removed (dead pid; pid alive but started at another time)");
+	T_EQ_I(traceinst_remove_stale(fd, "/proc", &fs), 2, "two stale instances removed (dead pid; pid alive but started at another time)");
 	close(fd);
 	T_CHECK(!exists(dead), "instance of a dead fpusoakd removed");
 	T_CHECK(!exists(reused), "instance whose pid now belongs to a later process removed");
@@ -466,7 +466,7 @@ static void test_stale(void)
 static void test_fallbacks(void)
 {
 	struct fake fk = { .no_hist = 1 };
-	struct tracewatch_fs fs = { fake_mkdir, fake_rmdir, &fk };
+	struct traceinst_fs fs = { fake_mkdir, fake_rmdir, &fk };
 	struct tracewatch_opts o = { .sys_root = tree, .proc_root = "/proc", .fs = &fs };
 	char why[TRACEWATCH_DESC_MAX], name[64], text[256];
 	struct tracewatch *tw = tracewatch_open(&o, why, sizeof why);
