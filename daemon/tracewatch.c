@@ -30,6 +30,7 @@ struct tracewatch {
 	struct trace_hists *hists;
 	uint64_t *seen;                    /* [NMT][ORD][ORD][FMT]: hitcounts at the last sample */
 	struct tracewatch_failure *pending;
+	struct store_trace_failure *conv;  /* pending, as the store takes them */
 	int npending;
 	struct tracewatch_extfrag tick[TRACEWATCH_EXTFRAG_MAX];
 	int ntick;
@@ -47,6 +48,7 @@ static void free_tw(struct tracewatch *tw)
 	free(tw->hists);
 	free(tw->seen);
 	free(tw->pending);
+	free(tw->conv);
 	free(tw);
 }
 
@@ -57,7 +59,8 @@ struct tracewatch *tracewatch_open(const struct tracewatch_opts *o, char *why, s
 
 	if (!tw || !(tw->rbuf = malloc(RBUF)) || !(tw->histbuf = malloc(HISTBUF)) || !(tw->hists = malloc(sizeof *tw->hists)) ||
 	    !(tw->seen = calloc(NMT * ORD * ORD * FMT, sizeof *tw->seen)) ||
-	    !(tw->pending = calloc(TRACEWATCH_PENDING_MAX, sizeof *tw->pending))) {
+	    !(tw->pending = calloc(TRACEWATCH_PENDING_MAX, sizeof *tw->pending)) ||
+	    !(tw->conv = calloc(TRACEWATCH_PENDING_MAX, sizeof *tw->conv))) {
 		snprintf(why, whylen, "out of memory");
 		free_tw(tw);
 		return NULL;
@@ -335,18 +338,30 @@ static void hist_growth(struct tracewatch *tw)
 
 int tracewatch_attach(struct tracewatch *tw, struct store *st, struct store_tick *t)
 {
+	struct store_extfrag x[TRACEWATCH_EXTFRAG_MAX];
+
 	if (!tw)
 		return 0;
-	/*
-	 * Rows (v_page_alloc_failures, v_extfrag) are written by the store once
-	 * its trace tables exist; until then the tick carries the totals.
-	 */
+	for (int i = 0; i < tw->npending; i++) {
+		const struct tracewatch_failure *f = &tw->pending[i];
+		tw->conv[i] = (struct store_trace_failure){
+			.ts_ms = f->ts_ms, .pid = f->pid, .comm = f->comm, .comm_len = strlen(f->comm),
+			.order = f->order, .migratetype = f->migratetype, .gfp_flags = f->gfp_flags,
+			.has_mask = f->has_mask, .gfp_mask = f->gfp_mask, .nowarn = f->nowarn,
+			.opportunistic = f->opportunistic, .atomic = f->atomic,
+		};
+	}
+	for (int i = 0; i < tw->ntick; i++) {
+		const struct tracewatch_extfrag *e = &tw->tick[i];
+		x[i] = (struct store_extfrag){ e->alloc_order, e->fallback_order, e->alloc_migratetype,
+					       e->fallback_migratetype, e->fragmenting, e->events };
+	}
+	if (store_tick_trace(t, tw->conv, tw->npending, x, tw->ntick) < 0)
+		return -1;            /* out of memory: kept for the next tick */
 	tw->npending = 0;
 	tw->ntick = 0;
-	store_tick_counter(st, t, "trace_alloc_failures", tw->tot.failures);
+	/* What the rows cannot show: failures past the per-tick bound, ring-buffer overruns, lines that did not parse. */
 	store_tick_counter(st, t, "trace_alloc_failures_dropped", tw->tot.failures_dropped);
-	store_tick_counter(st, t, "trace_extfrag", tw->tot.extfrag);
-	store_tick_counter(st, t, "trace_extfrag_fragmenting", tw->tot.fragmenting);
 	store_tick_counter(st, t, "trace_lost", tw->tot.lost);
 	store_tick_counter(st, t, "trace_unparsed", tw->tot.unparsed);
 	return 0;

@@ -86,7 +86,8 @@ int tracewatch_drain(struct tracewatch *tw, int64_t wall_ms, int64_t mono_us);
  * the slow interval); 0 or -1 (logged once). */
 int tracewatch_sample(struct tracewatch *tw);
 
-/* Move this tick's failures, extfrag counts and counters into t; 0 or -1 (kept for the next tick). */
+/* Move this tick's failures and extfrag counts into t (store_tick_trace: the tick then carries the trace, even
+ * empty), with the counters of what rows cannot show (failures past the bound, lost, unparsed); 0 or -1 (kept). */
 int tracewatch_attach(struct tracewatch *tw, struct store *st, struct store_tick *t);
 
 /* The pending failures and extfrag counts (what the next attach hands over), for tests. */

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "collector/kmsg.h"
 #include "collector/trace.h"
 #include "common/log.h"
 #include "daemon/tracewatch.h"
@@ -173,8 +174,8 @@ static int attach_tick(struct tracewatch *tw)
 	return store_submit(tdb, t);
 }
 
-/* Last value of one of fpusoakd's counters in the test DB, or -1. */
-static long long counter(const char *name)
+/* One integer the test DB answers (read-only connection, as a reader would), or -1. */
+static long long sql_i64(const char *sql)
 {
 	sqlite3 *db;
 	sqlite3_stmt *s;
@@ -182,11 +183,12 @@ static long long counter(const char *name)
 
 	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return -1;
-	if (sqlite3_prepare_v2(db, "SELECT value FROM v_counters WHERE name = ?1 ORDER BY ts_ms DESC LIMIT 1", -1, &s, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-		if (sqlite3_step(s) == SQLITE_ROW)
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
 			v = sqlite3_column_int64(s, 0);
 		sqlite3_finalize(s);
+	} else {
+		printf("      sql error: %s\n", sqlite3_errmsg(db));
 	}
 	sqlite3_close(db);
 	return v;
@@ -355,7 +357,14 @@ static void test_setup_and_close(void)
 		uint64_t sum = 0, frag = 0;
 
 		T_EQ_I(attach_tick(tw), 0, "tick with the failures written");
-		T_EQ_I(counter("trace_alloc_failures"), 366, "the run's counter says 366 failures");
+		T_EQ_I(sql_i64("SELECT count(*) FROM v_page_alloc_failures"), 366, "366 rows in v_page_alloc_failures");
+		T_EQ_I(sql_i64("SELECT count(*) FROM v_page_alloc_failures WHERE class = 'sleeping' AND gfp_mask = '0x140dca'"
+			       " AND comm = CAST('sh' AS BLOB) AND pid = 529 AND page_order = 0 AND migratetype = 1"
+			       " AND nowarn = 0 AND opportunistic = 0 AND atomic = 0"
+			       " AND gfp_flags = 'GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO'"), 1,
+		       "the sleeping one, every column as the trace line said");
+		T_EQ_I(sql_i64("SELECT count(*) FROM v_page_alloc_failures WHERE class = 'atomic' AND nowarn = 1 AND gfp_mask = '0x2800'"),
+		       365, "365 atomic, silent ones with the mask of GFP_NOWAIT|__GFP_NOWARN");
 		tracewatch_failures(tw, &nx);
 		T_EQ_I(nx, 0, "the tick took them");
 		snprintf(p, sizeof p, "%s/%s/events/kmem/mm_page_alloc_extfrag/hist", inst_dir, name);
@@ -372,8 +381,9 @@ static void test_setup_and_close(void)
 		T_EQ_I(sum, 80, "80 fallbacks: the three histograms' Hits");
 		T_EQ_I(frag, awk_frag(), "%llu of them fragmenting (fallback order below 9, as awk counts them)", (unsigned long long)frag);
 		attach_tick(tw);
-		T_EQ_I(counter("trace_extfrag"), 80, "the run's counter says 80 fallbacks");
-		T_EQ_I(counter("trace_extfrag_fragmenting"), (long long)frag, "... and the fragmenting ones");
+		T_EQ_I(sql_i64("SELECT sum(events) FROM v_extfrag"), 80, "v_extfrag holds the 80 fallbacks");
+		T_EQ_I(sql_i64("SELECT sum(events) FROM v_extfrag WHERE fragmenting = 1"), (long long)frag, "... and the fragmenting ones");
+		T_EQ_I(sql_i64("SELECT count(*) FROM v_extfrag"), 23, "one row per kind");
 		T_EQ_I(tracewatch_sample(tw), 0, "read again unchanged");
 		tracewatch_extfrags(tw, &nx);
 		T_EQ_I(nx, 0, "no growth, no rows");
@@ -397,6 +407,37 @@ static void test_setup_and_close(void)
 		T_EQ_I(tracewatch_totals(tw)->extfrag, 85, "85 fallbacks in all");
 	}
 
+	/* The kernel log's line for the sleeping failure (as the guest's console had it, 117 ms later on its clock)
+	 * and one the trace did not see: linked, and not linked. */
+	{
+		static const char l1[] = "sh: page allocation failure: order:0, mode:0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), nodemask=(null),cpuset=/,mems_allowed=0";
+		static const char l2[] = "other: page allocation failure: order:0, mode:0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), nodemask=(null),cpuset=/,mems_allowed=0";
+		struct kmsg_event e1, e2;
+		struct store_tick *t = store_tick_new(tdb, run_id, tick_ms += 1000);
+		long long ts = sql_i64("SELECT ts_ms FROM v_page_alloc_failures WHERE class = 'sleeping'");
+
+		kmsg_parse_line(l1, sizeof l1 - 1, &e1);
+		kmsg_parse_line(l2, sizeof l2 - 1, &e2);
+		store_tick_event(t, ts + 117, "boot", 1, &e1, l1, sizeof l1 - 1);
+		store_tick_event(t, ts + 117, "boot", 2, &e2, l2, sizeof l2 - 1);
+		store_submit(tdb, t);
+		T_EQ_I(sql_i64("SELECT in_trace FROM v_alloc_failures WHERE seq = 1"), 1, "the logged failure the trace saw: in_trace");
+		T_EQ_I(sql_i64("SELECT in_trace FROM v_alloc_failures WHERE seq = 2"), 0, "another task's: not linked");
+		T_EQ_I(sql_i64("SELECT count(*) FROM v_page_alloc_failures WHERE in_kmsg = 1"), 1, "exactly one traced failure linked back");
+	}
+	/* The run's last buckets, then the rollups against the rows. */
+	attach_tick(tw);
+	store_rollup(tdb, run_id, INT64_MAX);
+	T_EQ_I(sql_i64("SELECT sum(page_alloc_failures) FROM v_extfrag_1m"), 366, "minute rollups: the 366 failures");
+	T_EQ_I(sql_i64("SELECT sum(events) FROM v_extfrag_1h"), 85, "hour rollups: the 85 fallbacks");
+	T_EQ_I(sql_i64("SELECT sum(fragmenting) FROM v_extfrag_1h"), sql_i64("SELECT sum(events) FROM v_extfrag WHERE fragmenting = 1"),
+	       "... the fragmenting ones as the rows add them");
+	T_EQ_I(sql_i64("SELECT sum(samples) FROM v_extfrag_1m"), sql_i64("SELECT count(*) FROM v_samples") - 1,
+	       "every tick the driver attached to counts, quiet ones too (not the kernel-log-only one)");
+	T_EQ_I(sql_i64("SELECT failures FROM v_page_alloc_failures_1h WHERE page_order = 0 AND class = 'atomic'"), 365,
+	       "hour rollup by order and class: 365 atomic order-0");
+	T_EQ_I(sql_i64("SELECT failures FROM v_page_alloc_failures_1h WHERE page_order = 0 AND class = 'sleeping'"), 1,
+	       "... 1 sleeping order-0");
 	tracewatch_close(tw);
 	T_CHECK(!exists(name), "instance removed at close");
 	T_EQ_I(fk.rmdir_with_triggers, 0, "every trigger taken back before rmdir");
