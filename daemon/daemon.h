@@ -51,6 +51,8 @@ struct daemon_sample {
 	double last_capacity;            /* with churn: last capacity probe; NaN = none yet */
 	double last_switch_us;           /* with churn: last FPU-cost probe, system us per yield; NaN = none yet */
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER kernel-log counters by order, NULL without a kernel log */
+	const uint64_t (*trace_failures)[3];   /* 16 orders x (sleeping, atomic, opportunistic), NULL = tracefs off */
+	uint64_t trace_fallbacks, trace_fragmenting;   /* with trace_failures: extfrag events since start */
 	int has_oom_kills;               /* 1: oom_kills is a kernel-log count */
 	uint64_t oom_kills;
 };

@@ -67,6 +67,9 @@ void loop_publish(struct daemon *d)
 		.alloc_failures = d->kwatch ? kwatch_failures_by_order(d->kwatch) : NULL,
 		.has_oom_kills = d->kwatch != NULL,
 		.oom_kills = d->kwatch ? kwatch_oom_kills(d->kwatch) : 0,
+		.trace_failures = d->trace ? (const uint64_t (*)[3])tracewatch_totals(d->trace)->by_oc : NULL,
+		.trace_fallbacks = tracewatch_totals(d->trace)->extfrag,
+		.trace_fragmenting = tracewatch_totals(d->trace)->fragmenting,
 	};
 	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
 	d->hooks->sample(d->hooks->arg, &s);

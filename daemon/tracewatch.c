@@ -164,6 +164,7 @@ static void keep_failure(struct tracewatch *tw, const struct trace_event *ev, in
 
 	tw->tot.failures++;
 	tw->tot.by_order[ev->u.alloc.order > 15 ? 15 : ev->u.alloc.order]++;
+	tw->tot.by_oc[ev->u.alloc.order > 15 ? 15 : ev->u.alloc.order][gfp_classify(&ev->u.alloc.gfp)]++;
 	if (tw->npending == TRACEWATCH_PENDING_MAX) {
 		if (tw->tot.failures_dropped++ == 0)
 			log_warnx("trace: more than %d failed allocations between two ticks; counting the rest only",

@@ -100,6 +100,7 @@ struct tracewatch_totals {
 	uint64_t pipe_us, hist_us;       /* time spent reading the pipe, the histograms (their cost per tick) */
 	uint64_t drains, empty_drains, samples;
 	uint64_t by_order[16];           /* failures by order, 15 = 15 and above */
+	uint64_t by_oc[16][3];           /* ... and by class: 0 sleeping, 1 atomic, 2 opportunistic */
 };
 const struct tracewatch_totals *tracewatch_totals(const struct tracewatch *tw);
 

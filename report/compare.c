@@ -359,6 +359,45 @@ static int cmp_atomic(struct query *q, struct report_cmp *c, int has_atomic)
 	return 0;
 }
 
+/* "tracefs off in run A: not mounted: ..." for a line's note (the reason cut to fit). */
+static void trace_off_note(struct report_line *l, const char *run, const struct report_trace *t)
+{
+	const char *why = t->note[0] ? t->note : "no tracefs note (a run before schema 8)";
+
+	snprintf(l->note, sizeof l->note, "no trace in run %s: %s", run, why);
+}
+
+/*
+ * The trace's two rates, when either run had tracefs on: failed allocations
+ * per hour (every one, the kernel log's among them) and fragmenting fallbacks
+ * per hour, each over the run's exposure, with the kernel-log failures' test.
+ * A run without the trace gives a note: its zero would be no observation.
+ */
+static int cmp_trace(struct query *q, struct report_cmp *c)
+{
+	struct report_trace ta, tb;
+	struct report_line *f, *x;
+
+	if (report_trace(q, c->a, &ta) < 0 || report_trace(q, c->b, &tb) < 0)
+		return -1;
+	if (!ta.on && !tb.on)
+		return 0;
+	f = line_new(c, test_rates, "per hour", "traced alloc failures/h");
+	x = line_new(c, test_rates, "per hour", "fragmenting fallbacks/h");
+	if (!f || !x)
+		return 0;
+	if (!ta.on || !tb.on) {
+		trace_off_note(f, ta.on ? "B" : "A", ta.on ? &tb : &ta);
+		snprintf(x->note, sizeof x->note, "%s", f->note);
+		return 0;
+	}
+	cmp_rate(f, (uint64_t)ta.t.failures, (double)ta.exposure_ms / HOUR_MS, (uint64_t)tb.t.failures,
+		 (double)tb.exposure_ms / HOUR_MS, "traced allocation failures");
+	cmp_rate(x, (uint64_t)ta.t.fragmenting, (double)ta.exposure_ms / HOUR_MS, (uint64_t)tb.t.fragmenting,
+		 (double)tb.exposure_ms / HOUR_MS, "fragmenting fallbacks");
+	return 0;
+}
+
 int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out)
 {
 	struct report_orders oa, ob;
@@ -381,7 +420,8 @@ int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out
 	    cmp_failures(q, out, has_kmsg) < 0 ||
 	    cmp_churn(q, out, has_churn) < 0 ||
 	    cmp_probes(q, out, has_probes, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
-	    cmp_atomic(q, out, has_atomic) < 0 ? -1 : 0;
+	    cmp_atomic(q, out, has_atomic) < 0 ||
+	    cmp_trace(q, out) < 0 ? -1 : 0;
 	if (pp.loaded) {
 		report_probes_free(&pp.a);
 		report_probes_free(&pp.b);

@@ -7,6 +7,7 @@
  *   capacity, FPU cost        per-probe results: Hodges-Lehmann shift CI, Mann-Whitney p
  *   headroom slope (per order) Welch difference of the two OLS slopes, per hour
  *   allocation / spawn failures Poisson rate ratio per hour, exact conditional CI
+ *   traced failures, fragmenting fallbacks (when either run had tracefs on): the same
  *   spawns/s, atomic risk %   one value per bucket of >= 1 minute: HL shift CI, Mann-Whitney p
  * A comparison that cannot be made (no probes, no events in either run)
  * carries a note saying why instead of a verdict.
