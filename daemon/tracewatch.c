@@ -32,7 +32,7 @@ struct tracewatch {
 	struct tracewatch_failure *pending;
 	struct store_trace_failure *conv;  /* pending, as the store takes them */
 	int npending;
-	struct tracewatch_extfrag tick[TRACEWATCH_EXTFRAG_MAX];
+	struct store_extfrag tick[TRACEWATCH_EXTFRAG_MAX];
 	int ntick;
 	struct tracewatch_totals tot;
 	uint64_t hist_dropped;
@@ -109,7 +109,7 @@ const struct tracewatch_failure *tracewatch_failures(const struct tracewatch *tw
 	return tw ? tw->pending : NULL;
 }
 
-const struct tracewatch_extfrag *tracewatch_extfrags(const struct tracewatch *tw, int *n)
+const struct store_extfrag *tracewatch_extfrags(const struct tracewatch *tw, int *n)
 {
 	*n = tw ? tw->ntick : 0;
 	return tw ? tw->tick : NULL;
@@ -134,7 +134,7 @@ static void once(struct tracewatch *tw, int which, const char *what)
 /* Count n fallbacks of one kind in this tick. */
 static void add_extfrag(struct tracewatch *tw, int ao, int fo, int amt, int fmt, int fragmenting, uint64_t n)
 {
-	struct tracewatch_extfrag *x;
+	struct store_extfrag *x;
 
 	tw->tot.extfrag += n;
 	if (fragmenting > 0)
@@ -150,7 +150,7 @@ static void add_extfrag(struct tracewatch *tw, int ao, int fo, int amt, int fmt,
 		tw->tot.other += n;
 		return;
 	}
-	tw->tick[tw->ntick++] = (struct tracewatch_extfrag){ ao, fo, amt, fmt, fragmenting, n };
+	tw->tick[tw->ntick++] = (struct store_extfrag){ ao, fo, amt, fmt, fragmenting, n };
 }
 
 static int fragmenting_of(const struct tracewatch *tw, int fallback_order)
@@ -339,8 +339,6 @@ static void hist_growth(struct tracewatch *tw)
 
 int tracewatch_attach(struct tracewatch *tw, struct store *st, struct store_tick *t)
 {
-	struct store_extfrag x[TRACEWATCH_EXTFRAG_MAX];
-
 	if (!tw)
 		return 0;
 	for (int i = 0; i < tw->npending; i++) {
@@ -352,12 +350,7 @@ int tracewatch_attach(struct tracewatch *tw, struct store *st, struct store_tick
 			.opportunistic = f->opportunistic, .atomic = f->atomic,
 		};
 	}
-	for (int i = 0; i < tw->ntick; i++) {
-		const struct tracewatch_extfrag *e = &tw->tick[i];
-		x[i] = (struct store_extfrag){ e->alloc_order, e->fallback_order, e->alloc_migratetype,
-					       e->fallback_migratetype, e->fragmenting, e->events };
-	}
-	if (store_tick_trace(t, tw->conv, tw->npending, x, tw->ntick) < 0)
+	if (store_tick_trace(t, tw->conv, tw->npending, tw->tick, tw->ntick) < 0)
 		return -1;            /* out of memory: kept for the next tick */
 	tw->npending = 0;
 	tw->ntick = 0;

@@ -1,29 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * tracewatch: fpusoakd's own tracefs instance, watched from the event loop.
+ * tracewatch: what fpusoakd's own tracefs instance (daemon/traceinst.h: made,
+ * checked, removed) says, read from the event loop and handed to the store.
  *
- * When tracefs is mounted (sys_root/kernel/tracing, else
- * sys_root/kernel/debug/tracing) and its instances/ folder is writable,
- * tracewatch_open creates instances/fpusoakd-PID-START (collector/trace.h
- * says why that name proves whose it is) and, inside it only:
- *   - a 64 KiB per-CPU ring buffer, the mono trace clock (timestamps on
- *     CLOCK_MONOTONIC), buffer_percent 0 (poll wakes on the first event);
- *   - kmem/mm_page_alloc enabled with the filter "pfn == -1": the kernel
- *     evaluates it at every page allocation and keeps only failures;
- *   - kmem/mm_page_alloc_extfrag aggregated in the kernel by three hist
- *     triggers, one per allocating migrate type (a histogram takes at most 3
- *     keys, and the four fields that matter are alloc/fallback order and
- *     migrate type): nothing reaches the ring buffer, and the counts are
- *     read at the slow interval, like pagetypeinfo: each read of a hist
- *     file makes the kernel sort and print every histogram (bench/
- *     trace_cost.sh measures it).  Where the kernel refuses a trigger, the
- *     event is enabled instead and its lines are counted from the pipe.
- * The instance's trace_pipe is read non-blocking whenever epoll says so and
- * at every tick, at most TRACEWATCH_READ_MAX bytes at a time.  Global tracing
- * settings and other instances are never written; an instance left by a
- * fpusoakd that died is removed at start (its triggers first), one whose
- * process lives, or anyone else's, is left alone.  tracewatch_close
- * removes the instance.
+ *   - Failed page allocations (kmem/mm_page_alloc, the kernel's filter keeps
+ *     failures only) arrive in the instance's trace_pipe: read non-blocking
+ *     whenever epoll says so and at every tick, at most TRACEWATCH_READ_MAX
+ *     bytes a time, cut lines kept for the next read; each failure gets its
+ *     wall time from its mono stamp, its class and, from the kernel's own
+ *     table, its gfp mask.
+ *   - Fallbacks (kmem/mm_page_alloc_extfrag) are counted in the kernel by
+ *     the instance's hist triggers; their growth since the last read becomes
+ *     the tick's counts.  Read them at the slow interval: each read makes the
+ *     kernel sort and print every histogram (1.2 ms in the Xen test guest,
+ *     against 23 us for an empty trace_pipe; bench/trace_cost.sh).  Where
+ *     the kernel refused the triggers, the event's lines come through the
+ *     pipe and are counted here instead.
+ * Every tick then carries the trace (store_tick_trace), quiet ones too, so
+ * the rollups know the trace was on.
  */
 #ifndef FPUSOAK_TRACEWATCH_H
 #define FPUSOAK_TRACEWATCH_H
@@ -33,10 +27,9 @@
 
 #include "collector/trace.h"
 #include "daemon/traceinst.h"
+#include "store/store.h"
 
 struct tracewatch;
-struct store;
-struct store_tick;
 
 #define TRACEWATCH_READ_MAX (256 * 1024)   /* bytes of trace_pipe per drain: a storm cannot hold the loop */
 #define TRACEWATCH_PENDING_MAX 512         /* failures held between two ticks; more are counted only */
@@ -62,13 +55,6 @@ struct tracewatch_failure {
 	int nowarn, opportunistic, atomic;
 };
 
-/* Fallbacks of one kind during one tick. */
-struct tracewatch_extfrag {
-	int alloc_order, fallback_order, alloc_migratetype, fallback_migratetype;
-	int fragmenting;                 /* fallback_order < pageblock_order; -1 when the pageblock order is unknown */
-	uint64_t events;
-};
-
 /* Set up the instance; NULL when tracing stays off, with the reason in why ("not mounted: ...").
  * On success why describes what it got (path, instance, events and their aggregation, cost). */
 struct tracewatch *tracewatch_open(const struct tracewatch_opts *o, char *why, size_t whylen);
@@ -92,7 +78,7 @@ int tracewatch_attach(struct tracewatch *tw, struct store *st, struct store_tick
 
 /* The pending failures and extfrag counts (what the next attach hands over), for tests. */
 const struct tracewatch_failure *tracewatch_failures(const struct tracewatch *tw, int *n);
-const struct tracewatch_extfrag *tracewatch_extfrags(const struct tracewatch *tw, int *n);
+const struct store_extfrag *tracewatch_extfrags(const struct tracewatch *tw, int *n);
 
 /* Cumulative since open: failed allocations, extfrag events, fragmenting ones, lines lost/unparsed. */
 struct tracewatch_totals {

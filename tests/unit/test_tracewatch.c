@@ -352,7 +352,7 @@ static void test_setup_and_close(void)
 	/* histograms: the captured hist, then the same with more fallbacks */
 	{
 		char p[1024];
-		const struct tracewatch_extfrag *x;
+		const struct store_extfrag *x;
 		int nx;
 		uint64_t sum = 0, frag = 0;
 
@@ -516,7 +516,7 @@ static void test_fallbacks(void)
 		"no hist triggers: extfrag through the pipe (%s)", why);
 	if (tw) {
 		static char buf[1 << 17];
-		const struct tracewatch_extfrag *x;
+		const struct store_extfrag *x;
 		int nx;
 		uint64_t sum = 0;
 		long n = t_fixture("trace-pipe-6.1-xenpv", buf, sizeof buf);
