@@ -4,18 +4,21 @@
 # is (the Xen PV test guest, tests/xen; never on the machine that runs this).
 # Not part of make test or make bench: about 15 minutes of emulated guest.
 #
-#   bench/trace_cost.sh [--rounds N] [--alloc-seconds S] [--daemon-seconds S]
+#   bench/trace_cost.sh [--rounds N] [--alloc-seconds S] [--daemon-seconds S] [--capacity-rounds N]
 #   bench/trace_cost.sh --summary build/bench/trace_cost-TIME.txt   (the summary of a saved run again)
 #
-# Boots the test bed with bench/trace_cost_guest.sh as its payload, then
-# prints, from the same boot: fork+page-touch iterations/s with and without
-# an instance like fpusoakd's (and the extra time per page allocation), and
-# fpusoakd's lifecycles/s, fast-sample cost and own CPU with --trace auto
-# against --trace none.  Raw lines stay in build/bench/trace_cost-<time>.txt.
+# Boots the test bed (tests/xen/run.sh) with one scenario, bench/xen/trace-cost,
+# then prints, from the same boot: what one read of each file costs,
+# fork+page-touch iterations/s with and without an instance like fpusoakd's
+# (and the extra time per page allocation), fpusoakd's lifecycles/s,
+# fast-sample cost and own CPU with --trace auto against --trace none, and
+# the guest-wide capacity with and without it.  Raw lines stay in
+# build/bench/trace_cost-<time>.txt, the test bed's log beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-rounds=3 alloc_s=3 daemon_s=40
+rounds=3 alloc_s=3 daemon_s=40 cap_rounds=1
+BUILD=${BUILD:-$(cd "$(dirname "$0")/.." && pwd)/build}
 
 # summary RAW: medians, per-round values and ratios from the BENCH-* lines.
 summary() {
@@ -24,6 +27,7 @@ summary() {
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 	function kv(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
 	/^BENCH-READ/ { f = kv("file"); sub(".*/", "", f); rd[f, ++nrd[f]] = kv("us_per_read"); files[f] = 1 }
+	/^BENCH-CAP/ { w = kv("workers"); if (w ~ /^[0-9]+$/) { if (kv("mode") == "auto") capa[++nca] = w; else capn[++ncn] = w } }
 	/^BENCH-ALLOC/ { m = kv("mode"); it = kv("iterations") / kv("seconds"); pg = kv("pgalloc") / kv("iterations")
 		if (m == "on") { on[++non] = it; pgon[non] = pg } else { off[++noff] = it; pgoff[noff] = pg } }
 	/^BENCH-DAEMON/ { m = kv("mode"); r = kv("spawned_per_s"); s = kv("sample_us_median"); c = kv("cpu_ticks") * 10 / kv("cpu_seconds")
@@ -52,6 +56,11 @@ summary() {
 			printf "daemon CPU, ms per second (1 tick/s):    --trace none %.1f   --trace auto %.1f   ratio %.3f\n", a, b, b / a
 			printf "reading the trace (pipe + histograms):   %.0f us per tick (median)\n", med(ta, na)
 		}
+		if (nca && ncn) {
+			printf "rounds, guest-wide capacity (workers):  --trace none %s | --trace auto %s\n", list(capn, ncn), list(capa, nca)
+			a = med(capn, ncn); b = med(capa, nca)
+			printf "guest-wide capacity, workers held:       --trace none %.1f   --trace auto %.1f   ratio %.3f\n", a, b, b / a
+		}
 	}' "$1"
 }
 
@@ -61,7 +70,8 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift ;;
 	--alloc-seconds) alloc_s=$2; shift ;;
 	--daemon-seconds) daemon_s=$2; shift ;;
-	*) echo "usage: bench/trace_cost.sh [--rounds N] [--alloc-seconds S] [--daemon-seconds S] | --summary FILE" >&2; exit 64 ;;
+	--capacity-rounds) cap_rounds=$2; shift ;;
+	*) echo "usage: bench/trace_cost.sh [--rounds N] [--alloc-seconds S] [--daemon-seconds S] [--capacity-rounds N] | --summary FILE" >&2; exit 64 ;;
 	esac
 	shift
 done
@@ -70,36 +80,21 @@ out=$repo/build/bench
 mkdir -p "$out"
 log=$out/trace_cost-$(date -u +%Y%m%dT%H%M%SZ).txt
 make --no-print-directory all >&2
-bash tests/xen/prepare.sh >&2
-cache=${XEN_CACHE:-$repo/tests/xen/cache}
-# shellcheck disable=SC1091
-. "$cache/env"
-work=$(mktemp -d /tmp/fpusoak-tracecost.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-cc -std=gnu11 -O2 -static bench/allocloop.c -o "$work/allocloop"
-cc -std=gnu11 -O2 -static bench/readloop.c -o "$work/readloop"
-total=$(( (rounds * 4 * (daemon_s + 5)) + rounds * 4 * (alloc_s + 2) + 120 ))
-XEN_CACHE=$cache bash tests/xen/mkinitramfs.sh --out "$work/initrd.gz" --disk "$work/disk.img" --payload daemon \
-	--daemon "$repo/build/fpusoakd" --seconds 60 --port '' >&2
-mkdir "$work/root"
-(cd "$work/root" && gzip -dc "$work/initrd.gz" | cpio -id --quiet)
-# The stand-in slot of the guest's /init runs /standin.sh: the bench goes there.
-install -m 0755 bench/trace_cost_guest.sh "$work/root/standin.sh"
-install -m 0755 "$work/allocloop" "$work/root/allocloop"
-install -m 0755 "$work/readloop" "$work/root/readloop"
-sed -i "s/^PAYLOAD=.*/PAYLOAD='standin'/" "$work/root/etc/soak.env"
-printf 'ROUNDS=%s\nALLOC_SECONDS=%s\nDAEMON_SECONDS=%s\n' "$rounds" "$alloc_s" "$daemon_s" >"$work/root/etc/bench.env"
-(cd "$work/root" && find . -print | sort | cpio -o -H newc --quiet -R 0:0) | gzip -6 >"$work/initrd.gz"
-echo "trace_cost: booting the guest (about $((total / 60 + 2)) minutes of guest time, more under load)" >&2
-timeout -k 5 $((total * 3 + 600)) qemu-system-x86_64 -m 512 -smp 2 -cpu max,-smap -accel tcg -display none -no-reboot \
-	-monitor none -serial "file:$work/console.log" -net none \
-	-drive "file=$work/disk.img,format=raw,if=virtio,readonly=on" \
-	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=160M,max:160M" \
-	-initrd "$KERNEL console=hvc0 panic=1,$work/initrd.gz" </dev/null >"$work/qemu.log" 2>&1 || true
-tr -d '\r' <"$work/console.log" | grep -a '===FPUSOAK-BENCH' | sed 's/^===FPUSOAK-//; s/===$//' >"$log"
+# The test bed with this folder's scenario (bench/xen/trace-cost.*) instead of tests/xen/scenarios.
+export XEN_SCENARIO_DIR=$repo/bench/xen XEN_SCENARIOS=trace-cost XEN_PAYLOAD=daemon XEN_NO_REPORT=1
+export TRACE_COST_ROUNDS=$rounds TRACE_COST_ALLOC_SECONDS=$alloc_s TRACE_COST_DAEMON_SECONDS=$daemon_s
+export TRACE_COST_CAP_ROUNDS=$cap_rounds
+budget=$( (. bench/xen/trace-cost.conf.sh; echo "$SC_BUDGET") )
+# Emulated time runs slower than the host's under load: room for three times the budget.
+export XEN_HARD_CAP=$((budget * 3 + 600))
+echo "trace_cost: booting the Xen test bed for about $((budget / 60 + 3)) minutes of guest time" >&2
+T_NAME=trace_cost bash tests/xen/run.sh >"$out/trace_cost-run.log" 2>&1 || true
+res=$BUILD/xen/trace-cost/results.txt
+[ -f "$res" ] || { echo "trace_cost: no results exported (see $out/trace_cost-run.log)" >&2; exit 1; }
+cp "$res" "$log"
 {
 	echo "# $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), host load $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "# guest: $LINUX_VERSION under Xen $XEN_VERSION, QEMU TCG, 2 vCPUs, dom0_mem=160M"
+	echo "# guest: $(grep -o 'xen [^,]*, linux-image[^ ]* [^ ]*' "$out/trace_cost-run.log" | head -1), QEMU TCG, 2 vCPUs, dom0_mem=160M"
 } >>"$log"
 summary "$log" | tee -a "$log"
 echo "raw lines: $log" >&2

@@ -1,9 +1,9 @@
-#!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Guest side of bench/trace_cost.sh (runs in the Xen test guest, busybox ash,
-# root).  Two measurements, interleaved A B B A in every round so drift in
-# the emulated machine falls on both sides alike:
-#  1. /allocloop (fork + 16 touched pages per iteration) with no instance and
+# Scenario "trace-cost" (guest side) of bench/trace_cost.sh: busybox ash,
+# root, in the Xen test guest; guest-lib.sh and the scenario's env sourced.
+# Four measurements, the last three interleaved A B B A in every round so
+# drift in the emulated machine falls on both sides alike:
+#  1. allocloop (fork + 16 touched pages per iteration) with no instance and
 #     with an instance set up as fpusoakd sets its own (mm_page_alloc with the
 #     failures-only filter, the three extfrag hist triggers): what the
 #     tracepoint and its filter cost each page allocation;
@@ -11,11 +11,16 @@
 #     speed: lifecycles per second (v_churn), the fast sample's cost
 #     (v_samples.sample_us), the daemon's own CPU per second (/proc/PID/stat,
 #     its children excluded) and what reading the trace took (its log).
-# Every result is one "===FPUSOAK-BENCH-... key=value ...===" line.
-. /etc/bench.env
+#  3. guest-wide capacity probes, --trace auto against --trace none: what the
+#     instance's memory costs the experiment itself.
+# Every result is one "===FPUSOAK-BENCH-... key=value ...===" line, also in
+# the exported results.txt.
 T=/sys/kernel/tracing
-mark() { echo "===FPUSOAK-$*==="; }
-mountpoint -q $T || mount -t tracefs tracefs $T || { mark "BENCH-ERROR no tracefs"; exit 1; }
+resf=/tmp/results.txt
+export_file results.txt "$resf"
+# Each result on the console and into the exported file.
+res() { mark "$@"; echo "$*" >>"$resf"; }
+mountpoint -q $T || mount -t tracefs tracefs $T || { res "BENCH-ERROR no tracefs"; exit 1; }
 echo -1000 >/proc/self/oom_score_adj
 I=$T/instances/bench-$$
 trig() { echo "${1}hist:keys=alloc_order,fallback_order,fallback_migratetype:vals=hitcount if alloc_migratetype == $2"; }
@@ -33,32 +38,32 @@ inst_off() {
 pgalloc() { awk '/^pgalloc_/ { s += $2 } END { print s }' /proc/vmstat; }
 cpu() { awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null; }
 
-mark "BENCH-START rounds=$ROUNDS alloc_seconds=$ALLOC_SECONDS daemon_seconds=$DAEMON_SECONDS"
+res "BENCH-START rounds=$ROUNDS alloc_seconds=$ALLOC_SECONDS daemon_seconds=$DAEMON_SECONDS"
 r=1
 while [ $r -le "$ROUNDS" ]; do
-	inst_on || mark "BENCH-ERROR instance setup"
-	/allocloop 2 16 >/dev/null
+	inst_on || res "BENCH-ERROR instance setup"
+	/payload/bin/allocloop 2 16 >/dev/null
 	for f in /proc/buddyinfo /proc/vmstat /proc/meminfo /proc/zoneinfo $I/events/kmem/mm_page_alloc_extfrag/hist; do
-		mark "BENCH-READ file=$f round=$r $(/readloop $f 200)"
+		res "BENCH-READ file=$f round=$r $(/payload/bin/readloop $f 200)"
 	done
 	cat $I/trace_pipe >/dev/null &
 	sleep 1
 	kill $! 2>/dev/null
 	wait $! 2>/dev/null
-	mark "BENCH-READ file=trace_pipe round=$r $(/readloop $I/trace_pipe 200 pipe)"
-	mark "BENCH-HIST round=$r entries=$(grep -c '^{' $I/events/kmem/mm_page_alloc_extfrag/hist)"
+	res "BENCH-READ file=trace_pipe round=$r $(/payload/bin/readloop $I/trace_pipe 200 pipe)"
+	res "BENCH-HIST round=$r entries=$(grep -c '^{' $I/events/kmem/mm_page_alloc_extfrag/hist)"
 	inst_off
 	r=$((r + 1))
 done
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	for mode in off on on off; do
-		[ $mode = on ] && { inst_on || mark "BENCH-ERROR instance setup"; }
+		[ $mode = on ] && { inst_on || res "BENCH-ERROR instance setup"; }
 		p0=$(pgalloc)
-		out=$(/allocloop "$ALLOC_SECONDS" 16)
+		out=$(/payload/bin/allocloop "$ALLOC_SECONDS" 16)
 		p1=$(pgalloc)
 		[ $mode = on ] && inst_off
-		mark "BENCH-ALLOC mode=$mode round=$r $out pgalloc=$((p1 - p0))"
+		res "BENCH-ALLOC mode=$mode round=$r $out pgalloc=$((p1 - p0))"
 	done
 	r=$((r + 1))
 done
@@ -86,8 +91,23 @@ while [ $r -le "$ROUNDS" ]; do
 		tus=$(sed -n 's/.*pipe read [0-9]* times ([0-9]* found nothing) in \([0-9]*\) us.*histograms [0-9]* times in \([0-9]*\) us.*/\1+\2/p' /tmp/d.log)
 		tus=$(( ${tus:-0} ))
 		fails=$(sed -n 's/.*trace: \([0-9]*\) failed allocations, \([0-9]*\) fallbacks.*/\1 \2/p' /tmp/d.log)
-		mark "BENCH-DAEMON mode=$mode round=$r rc=$rc note=${note:-none} spawned_per_s=$rate sample_us_median=$med ticks=$ticks cpu_ticks=$((c1 - c0)) cpu_seconds=$((DAEMON_SECONDS - 10)) trace_read_us=$tus failures_fallbacks=${fails:-0 0}" | tr -s ' '
+		res "BENCH-DAEMON mode=$mode round=$r rc=$rc note=${note:-none} spawned_per_s=$rate sample_us_median=$med ticks=$ticks cpu_ticks=$((c1 - c0)) cpu_seconds=$((DAEMON_SECONDS - 10)) trace_read_us=$tus failures_fallbacks=${fails:-0 0}" | tr -s ' '
 	done
 	r=$((r + 1))
 done
-mark "BENCH-END"
+r=1
+while [ $r -le "$CAP_ROUNDS" ]; do
+	for mode in auto none none auto; do
+		rm -f $db $db-wal $db-shm
+		/usr/sbin/fpusoakd --db $db --listen none --duration 75s --workers 2 --spawn-rate 10 --lifetime 1s \
+			--probe-interval 0 --probe-scope guest --probe-limit 4000 --switch-probe-interval 0 --trace $mode >/tmp/d.log 2>&1 &
+		pid=$!
+		sleep 15
+		kill -USR1 $pid
+		wait $pid
+		cap=$(sqlite3 $db "SELECT CAST(result AS INTEGER) || ' stop=' || stop_reason FROM v_probes WHERE kind = 'capacity' LIMIT 1")
+		res "BENCH-CAP mode=$mode round=$r workers=${cap:-none}"
+	done
+	r=$((r + 1))
+done
+res "BENCH-END"
