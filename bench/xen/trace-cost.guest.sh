@@ -99,11 +99,18 @@ r=1
 while [ $r -le "$CAP_ROUNDS" ]; do
 	for mode in auto none none auto; do
 		rm -f $db $db-wal $db-shm
-		/usr/sbin/fpusoakd --db $db --listen none --duration 75s --workers 2 --spawn-rate 10 --lifetime 1s \
+		/usr/sbin/fpusoakd --db $db --listen none --duration 300s --workers 2 --spawn-rate 10 --lifetime 1s \
 			--probe-interval 0 --probe-scope guest --probe-limit 4000 --switch-probe-interval 0 --trace $mode >/tmp/d.log 2>&1 &
 		pid=$!
 		sleep 15
 		kill -USR1 $pid
+		# The fill takes 16-120 s under TCG: stop once the probe's row is there (at most 240 s).
+		i=0
+		while [ $i -lt 48 ] && [ -z "$(sqlite3 $db "SELECT 1 FROM v_probes WHERE kind = 'capacity'" 2>/dev/null)" ]; do
+			sleep 5
+			i=$((i + 1))
+		done
+		kill -TERM $pid
 		wait $pid
 		cap=$(sqlite3 $db "SELECT CAST(result AS INTEGER) || ' stop=' || stop_reason FROM v_probes WHERE kind = 'capacity' LIMIT 1")
 		res "BENCH-CAP mode=$mode round=$r workers=${cap:-none}"
