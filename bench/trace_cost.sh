@@ -32,7 +32,7 @@ summary() {
 		if (m == "on") { on[++non] = it; pgon[non] = pg } else { off[++noff] = it; pgoff[noff] = pg } }
 	/^BENCH-DAEMON/ { m = kv("mode"); r = kv("spawned_per_s"); s = kv("sample_us_median"); c = kv("cpu_ticks") * 10 / kv("cpu_seconds")
 		tr = kv("trace_read_us") / kv("ticks")
-		if (m == "auto") { ra[++na] = r; sa[na] = s; ca[na] = c; ta[na] = tr } else { rn[++nn] = r; sn[nn] = s; cn[nn] = c } }
+		if (m == "auto") { ra[++na] = r; sa[na] = s; ca[na] = c; ta[na] = tr; su[na] = kv("setup_ms") + 0 } else { rn[++nn] = r; sn[nn] = s; cn[nn] = c } }
 	function list(a, n,   i, s) { s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") sprintf("%.1f", a[i]); return s }
 	END {
 		for (f in files) { n = 0; for (i = 1; i <= nrd[f]; i++) tmp[++n] = rd[f, i]
@@ -55,6 +55,7 @@ summary() {
 			a = med(cn, nn); b = med(ca, na)
 			printf "daemon CPU, ms per second (1 tick/s):    --trace none %.1f   --trace auto %.1f   ratio %.3f\n", a, b, b / a
 			printf "reading the trace (pipe + histograms):   %.0f us per tick (median)\n", med(ta, na)
+			printf "making the instance (mkdir to set up):   %.0f ms (median; 0 = not recorded)\n", med(su, na)
 		}
 		if (nca && ncn) {
 			printf "rounds, guest-wide capacity (workers):  --trace none %s | --trace auto %s\n", list(capn, ncn), list(capa, nca)

@@ -15,6 +15,7 @@
 #include "collector/cexpr.h"
 #include "collector/kv.h"
 #include "collector/procfile.h"
+#include "common/clock.h"
 #include "common/log.h"
 
 #define TRACEFS_MAGIC 0x74726163
@@ -418,7 +419,7 @@ int traceinst_open(struct traceinst *ti, const struct traceinst_opts *o, char *w
 {
 	const char *proc_root = o->proc_root ? o->proc_root : "/proc";
 	char path[PATH_MAX + 32], alloc_note[256] = "", extfrag_note[256] = "";
-	int64_t pid = o->pid > 0 ? o->pid : (int64_t)getpid(), slab0, slab1;
+	int64_t pid = o->pid > 0 ? o->pid : (int64_t)getpid(), slab0, slab1, t0;
 	uint64_t start;
 	int stale;
 
@@ -447,6 +448,7 @@ int traceinst_open(struct traceinst *ti, const struct traceinst_opts *o, char *w
 		goto fail;
 	}
 	slab0 = slab_kb(proc_root);
+	t0 = clock_mono_ms();
 	if (fs_mkdir(&ti->fs, ti->instances_fd, ti->name) < 0) {
 		snprintf(why, whylen, "%s: %s/instances/%s: %s", errno == EROFS || errno == EACCES || errno == EPERM ?
 			 "not writable" : "cannot create an instance", ti->root, ti->name, strerror(errno));
@@ -480,9 +482,11 @@ int traceinst_open(struct traceinst *ti, const struct traceinst_opts *o, char *w
 	}
 	slab1 = slab_kb(proc_root);
 	{
-		char cost[96] = "";
-		if (slab0 >= 0 && slab1 >= 0)
-			snprintf(cost, sizeof cost, "; Slab %+lld kB while setting up", (long long)(slab1 - slab0));
+		/* What making it cost: on kernels before 6.6 mkdir builds every event's files (seconds under TCG). */
+		char cost[128];
+		int n = snprintf(cost, sizeof cost, "; set up in %lld ms", (long long)(clock_mono_ms() - t0));
+		if (slab0 >= 0 && slab1 >= 0 && n > 0 && (size_t)n < sizeof cost)
+			snprintf(cost + n, sizeof cost - (size_t)n, ", Slab %+lld kB", (long long)(slab1 - slab0));
 		snprintf(why, whylen, "%s/instances/%s; %s; %s; %s KiB per CPU, %s clock%s%s", ti->root, ti->name,
 			 alloc_note, extfrag_note, BUFFER_KB, ti->mono_clock ? "mono" : "local",
 			 cost, stale > 0 ? "; removed a stale instance" : "");

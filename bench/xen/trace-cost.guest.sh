@@ -87,11 +87,13 @@ while [ $r -le "$ROUNDS" ]; do
 			WHERE ts_ms > (SELECT min(ts_ms) + 5000 FROM v_churn)")
 		med=$(sqlite3 $db "SELECT sample_us FROM v_samples ORDER BY sample_us LIMIT 1 OFFSET (SELECT count(*) / 2 FROM v_samples)")
 		ticks=$(sqlite3 $db "SELECT count(*) FROM v_samples")
-		note=$(sqlite3 $db "SELECT text FROM run_notes WHERE kind = 'tracefs'" | cut -c1-13)
+		full=$(sqlite3 $db "SELECT text FROM run_notes WHERE kind = 'tracefs'")
+		note=$(echo "$full" | cut -c1-13)
+		setup=$(echo "$full" | sed -n 's/.*set up in \([0-9]*\) ms.*/\1/p')
 		tus=$(sed -n 's/.*pipe read [0-9]* times ([0-9]* found nothing) in \([0-9]*\) us.*histograms [0-9]* times in \([0-9]*\) us.*/\1+\2/p' /tmp/d.log)
 		tus=$(( ${tus:-0} ))
 		fails=$(sed -n 's/.*trace: \([0-9]*\) failed allocations, \([0-9]*\) fallbacks.*/\1 \2/p' /tmp/d.log)
-		res "BENCH-DAEMON mode=$mode round=$r rc=$rc note=${note:-none} spawned_per_s=$rate sample_us_median=$med ticks=$ticks cpu_ticks=$((c1 - c0)) cpu_seconds=$((DAEMON_SECONDS - 10)) trace_read_us=$tus failures_fallbacks=${fails:-0 0}" | tr -s ' '
+		res "BENCH-DAEMON mode=$mode round=$r rc=$rc note=${note:-none} spawned_per_s=$rate sample_us_median=$med ticks=$ticks cpu_ticks=$((c1 - c0)) cpu_seconds=$((DAEMON_SECONDS - 10)) trace_read_us=$tus setup_ms=${setup:-0} failures_fallbacks=${fails:-0 0}" | tr -s ' '
 	done
 	r=$((r + 1))
 done
