@@ -89,8 +89,9 @@ budget=$( (. bench/xen/trace-cost.conf.sh; echo "$SC_BUDGET") )
 # Emulated time runs slower than the host's under load: room for three times the budget.
 export XEN_HARD_CAP=$((budget * 3 + 600))
 echo "trace_cost: booting the Xen test bed for about $((budget / 60 + 3)) minutes of guest time" >&2
-T_NAME=trace_cost bash tests/xen/run.sh >"$out/trace_cost-run.log" 2>&1 || true
 res=$BUILD/xen/trace-cost/results.txt
+rm -f "$res"       # never the summary of an earlier boot
+T_NAME=trace_cost bash tests/xen/run.sh >"$out/trace_cost-run.log" 2>&1 || true
 [ -f "$res" ] || { echo "trace_cost: no results exported (see $out/trace_cost-run.log)" >&2; exit 1; }
 cp "$res" "$log"
 {
