@@ -62,6 +62,12 @@ int main(void)
 		"SELECT * FROM v_meminfo ORDER BY run_id, ts_ms, name",
 		"SELECT * FROM v_churn ORDER BY run_id, ts_ms",
 		"SELECT run_id, label, started_ms FROM v_runs ORDER BY run_id",
+		/* schema 008 redefines these two with a column more: every older column keeps its text */
+		"SELECT run_id, label, started_at, ended_at, end_reason, kernel_release, hypervisor, guest_type, cpu_model,"
+		" fpu_features, xstate_bytes, mem_total_kb, started_ms, ended_ms, kernel_version, cmdline, page_size, boot_id,"
+		" hostname, version, xstate_detail, config, fpu_kind, amx_ok, cgroup, seed, churn_note FROM v_runs ORDER BY run_id",
+		"SELECT run_id, ts_ms, ts, hex(comm), pid, page_order, gfp_mask, gfp_flags, nodemask, raw, seq, boot_id"
+		" FROM v_alloc_failures ORDER BY run_id, ts_ms",
 		"SELECT * FROM v_buddyinfo ORDER BY run_id, ts_ms, zone, page_order",
 		"SELECT * FROM v_frag ORDER BY run_id, ts_ms, zone, page_order",
 		"SELECT * FROM v_atomic_risk ORDER BY run_id, ts_ms, zone, page_order",
@@ -103,6 +109,11 @@ int main(void)
 			 " FROM samples WHERE ts_ms / 1000 % 7 <> 3;"
 			 "INSERT INTO atomic_risk SELECT run_id, ts_ms, zone_id, 11, 2047 - (o0 % 4), 2047, o0 * 10 - 4000,"
 			 " o0 * 10 - 5000, 0 FROM buddy;"
+			 "INSERT INTO churn_info (run_id, fpu_kind, amx_ok, cgroup, seed, note) VALUES (2, 'avx', 0, 'v1', 7, 'n');"
+			 "INSERT INTO kmsg_events (run_id, ts_ms, boot_id, seq, kind, comm, pid, page_order, gfp_mask, gfp_flags,"
+			 " nodemask, raw) VALUES (1, 5000, 'b', 1, 'alloc_fail', CAST('sh' AS BLOB), NULL, 3, 2592,"
+			 " 'GFP_ATOMIC|__GFP_NOWARN', '(null)', 'r1'), (2, 950000, 'b', 2, 'alloc_fail', X'ff3c', NULL, 0, 3264,"
+			 " 'GFP_KERNEL', NULL, 'r2');"
 			 "COMMIT;") == 0, "write 300 ticks the way schema 004 did");
 	sqlite3_close(db);
 	for (int v = 0; v < NV; v++)
@@ -119,6 +130,8 @@ int main(void)
 			views[v], before[v] ? strlen(before[v]) : 0);
 	}
 	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_meminfo"), 300 + 100 + 300, "every meminfo row kept (MemAvailable sparse)");
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_runs WHERE tracefs IS NULL"), 2, "runs from before the trace: tracefs NULL");
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_alloc_failures WHERE in_trace = 0"), 2, "their failures: not in a trace");
 	T_EQ_I(cli_int(path, "SELECT group_concat(ticks) FROM runs"), 150, "runs.ticks filled (run 1: 150)");
 	T_EQ_I(cli_int(path, "SELECT count(*) FROM sqlite_master WHERE name IN ('meminfo', 'churn')"), 0, "old tables gone");
 	T_CHECK(cli_int(path, "SELECT count(*) FROM v_buddyinfo WHERE zone = 'Normal'") == (300 - 43) * 11,
