@@ -12,6 +12,8 @@
 
 #include "common/fmt.h"
 #include "common/num.h"
+#include "common/strbuf.h"
+#include "common/wrap.h"
 #include "report/compare.h"
 #include "report/headroom.h"
 #include "report/run.h"
@@ -23,27 +25,33 @@
 
 struct cli_args {
 	const char *cmd;          /* "report" or "summary" */
-	const char *db;
+	const char *db[RUNREF_MAX_DBS];
+	int ndb;
 	const char *out;          /* report: the file, "-" = stdout */
-	int64_t run, a, b;
+	struct runref run, a, b;  /* as given; resolved against the databases once they are open */
+	int drun, da, dbb;        /* the databases of run, a and b (indexes in db[]) */
 	int compare, help;
 };
 
 static void usage(FILE *f, const char *cmd)
 {
 	if (!cmd || strcmp(cmd, "report") == 0)
-		fprintf(f, "usage: fpusoakd report --db PATH (--run ID | --compare A B)\n"
-			   "                       --out FILE.html\n"
+		fprintf(f, "usage: fpusoakd report --db PATH [--db PATH...]\n"
+			   "                       (--run RUN | --compare A B) --out FILE.html\n"
 			   "  Write the report of one run, or of run B compared with run A, as one\n"
 			   "  self-contained HTML file (inline CSS and SVG, no links): the pages of\n"
 			   "  the web report, to attach to a mail or a bug.  --out - writes to\n"
 			   "  stdout.\n");
 	if (!cmd || strcmp(cmd, "summary") == 0)
-		fprintf(f, "usage: fpusoakd summary --db PATH (--run ID | --compare A B)\n"
+		fprintf(f, "usage: fpusoakd summary --db PATH [--db PATH...]\n"
+			   "                        (--run RUN | --compare A B)\n"
 			   "  Print plain text of at most %d columns for a mailing-list reply: the\n"
 			   "  environment, headline figures and, for --compare, one verdict line per\n"
 			   "  comparison (B against A, with a 95%% confidence interval).\n", CLI_COLS);
-	fprintf(f, "Both open the database read-only and work while fpusoakd writes to it.\n"
+	fprintf(f, "A run is its id, or NAME:ID when more than one --db is given: NAME\n"
+		   "is the database's file name without .db (run 3 of a.db is a:3):\n"
+		   "  fpusoakd summary --db a.db --db b.db --compare a:3 b:1\n"
+		   "Both open the databases read-only and work while fpusoakd writes.\n"
 		   "Exit status: 0; 1 if the database cannot be read or a run does not\n"
 		   "exist; 64 for bad arguments.\n");
 }
@@ -61,10 +69,10 @@ static int bad(const char *cmd, const char *fmt, ...)
 	return EX_USAGE;
 }
 
-/* A run id: a positive integer, through the bounded parser. */
-static int run_id(const char *s, int64_t *out)
+/* A run: "ID" or "NAME:ID" (common/runref.h). */
+static int run_ref(const char *s, struct runref *out)
 {
-	return s && num_parse_i64(s, strlen(s), out) == 0 && *out >= 1 ? 0 : -1;
+	return s && runref_parse(s, strlen(s), out) == 0 ? 0 : -1;
 }
 
 static int parse(int argc, char **argv, struct cli_args *a)
@@ -80,15 +88,23 @@ static int parse(int argc, char **argv, struct cli_args *a)
 			return 0;
 		}
 		if (strcmp(o, "--db") == 0 && i + 1 < argc) {
-			a->db = argv[++i];
+			if (a->ndb == RUNREF_MAX_DBS)
+				return bad(cmd, "at most %d --db", RUNREF_MAX_DBS);
+			a->db[a->ndb++] = argv[++i];
 		} else if (strcmp(o, "--out") == 0 && i + 1 < argc && strcmp(cmd, "report") == 0) {
+			if (a->out)
+				return bad(cmd, "--out given twice");
 			a->out = argv[++i];
 		} else if (strcmp(o, "--run") == 0 && i + 1 < argc) {
-			if (run_id(argv[++i], &a->run) < 0)
-				return bad(cmd, "--run: '%s' is not a run id (a positive integer)", argv[i]);
+			if (a->run.id)
+				return bad(cmd, "--run given twice");
+			if (run_ref(argv[++i], &a->run) < 0)
+				return bad(cmd, "--run: '%s' is not a run id (ID or NAME:ID, ID a positive integer)", argv[i]);
 		} else if (strcmp(o, "--compare") == 0 && i + 2 < argc) {
-			if (run_id(argv[i + 1], &a->a) < 0 || run_id(argv[i + 2], &a->b) < 0)
-				return bad(cmd, "--compare: '%s %s' are not two run ids", argv[i + 1], argv[i + 2]);
+			if (a->compare)
+				return bad(cmd, "--compare given twice");
+			if (run_ref(argv[i + 1], &a->a) < 0 || run_ref(argv[i + 2], &a->b) < 0)
+				return bad(cmd, "--compare: '%s %s' are not two run ids (ID or NAME:ID)", argv[i + 1], argv[i + 2]);
 			a->compare = 1;
 			i += 2;
 		} else if (strcmp(o, "--db") == 0 || (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
@@ -98,9 +114,9 @@ static int parse(int argc, char **argv, struct cli_args *a)
 			return bad(cmd, "unknown argument '%s'", o);
 		}
 	}
-	if (!a->db)
+	if (!a->ndb)
 		return bad(cmd, "--db PATH is required");
-	if (!a->run == !a->compare)
+	if (!a->run.id == !a->compare)
 		return bad(cmd, "give exactly one of --run ID and --compare A B");
 	if (strcmp(cmd, "report") == 0 && !a->out)
 		return bad(cmd, "--out FILE.html is required");
@@ -133,16 +149,17 @@ static int write_file(const char *path, const struct strbuf *sb)
 	return 0;
 }
 
-static int report(struct query *q, const struct cli_args *a, const struct cli_html *html)
+static int report(const struct query_set *set, const struct cli_args *a, const struct cli_html *html)
 {
 	struct strbuf sb;
 	char err[256];
 	int rc, ret = EX_FAIL;
 
 	sb_init(&sb, 64u << 20);
-	rc = a->compare ? html->compare(q, a->a, a->b, &sb, err, sizeof err) : html->run(q, a->run, &sb, err, sizeof err);
+	rc = a->compare ? html->compare(set, a->da, a->a.id, a->dbb, a->b.id, &sb, err, sizeof err)
+			: html->run(set, a->drun, a->run.id, &sb, err, sizeof err);
 	if (rc != 0) {
-		fprintf(stderr, "fpusoakd report: %s: %s\n", a->db, err);
+		fprintf(stderr, "fpusoakd report: %s: %s\n", a->db[a->compare ? a->da : a->drun], err);
 	} else if (!sb.buf || write_file(a->out, &sb) < 0) {
 		fprintf(stderr, "fpusoakd report: cannot write %s: %s\n", a->out, sb.buf ? strerror(errno) : "empty report");
 	} else {
@@ -158,11 +175,18 @@ static int report(struct query *q, const struct cli_args *a, const struct cli_ht
 
 /* One line: printable ASCII only (kernel and user strings may hold anything), cut to CLI_COLS with "...". */
 static void put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * One line of the summary, folded at word boundaries to CLI_COLS (common/wrap.h): a reply quotes
+ * it whole, so nothing is cut, least of all a number.  Continuation lines are indented two more
+ * than the line's own indentation.
+ */
 static void put(const char *fmt, ...)
 {
-	char line[1024];
+	char line[2048], indent[32];
+	struct strbuf sb;
 	va_list ap;
-	size_t n;
+	size_t lead;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
@@ -170,18 +194,29 @@ static void put(const char *fmt, ...)
 	for (char *s = line; *s; s++)
 		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
 			*s = '?';
-	n = strlen(line);
-	while (n && line[n - 1] == ' ')
-		line[--n] = '\0';
-	if (n > CLI_COLS)
-		memcpy(line + CLI_COLS - 3, "...", 4);
-	puts(line);
+	lead = strspn(line, " ");
+	if (lead > sizeof indent - 3)
+		lead = sizeof indent - 3;
+	memset(indent, ' ', lead + 2);
+	indent[lead + 2] = 0;
+	if (!line[lead]) {
+		puts("");
+		return;
+	}
+	sb_init(&sb, sizeof line * 2);
+	sb_append(&sb, line, lead);
+	if (wrap_words(&sb, line + lead, CLI_COLS - lead, indent) == 0 && sb.buf)
+		fputs(sb.buf, stdout);
+	else
+		puts(line);
+	sb_free(&sb);
 }
 
 struct env {
 	int found;
 	int64_t latest;           /* the newest run: only it can be "running" */
 	char label[128], kernel[160], hyp[96], cpu[160], fpu[160], fpu_kind[32], xdetail[256], eager[32], state[16];
+	char conf[REPORT_GATE_TEXT + 64], deaths[128];
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
 };
 
@@ -213,6 +248,8 @@ static int env_cb(void *arg, const struct query_run *r)
 	e->last = r->last_sample_ms;
 	e->started = r->started_ms;
 	e->duration = report_run_duration(r);
+	report_run_confinement(r, e->conf, sizeof e->conf);
+	report_gate_short_paths(e->conf);   /* 72 columns: the group's name; v_runs has the whole path */
 	return 0;
 }
 
@@ -222,11 +259,17 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 	int has;
 
 	memset(e, 0, sizeof *e);
-	if (query_latest_run(q, &e->latest) < 0 || query_run(q, id, env_cb, e) < 0)
+	if (query_latest_run(q, &e->latest) < 0)
+		return -1;
+	if (query_writer_active(q) == 0)
+		e->latest = -1;   /* no daemon writes this DB: no run of it is "running" */
+	if (query_run(q, id, env_cb, e) < 0)
 		return -1;
 	if (!e->found)
 		return 0;
 	if ((has = query_has_table(q, "churn_info")) < 0 || (has && query_run_fpu_kind(q, id, e->fpu_kind, sizeof e->fpu_kind) < 0))
+		return -1;
+	if (report_run_deaths(q, id, e->deaths, sizeof e->deaths) < 0)
 		return -1;
 	return 1;
 }
@@ -254,20 +297,29 @@ static void env_one(const struct env *e)
 		put("  samples     %" PRId64 ", %s to %s UTC", e->samples, fmt_time_human(e->first, a, sizeof a),
 		    fmt_time_human(e->last, b, sizeof b));
 	put("  duration    %s, %s", e->duration >= 0 ? fmt_duration(e->duration, d, sizeof d) : "-", e->state);
+	put("  confinement %s", e->conf);
+	put("  deaths      %s", e->deaths);
 }
 
-/* Environment side by side: key 12, A and B 29 columns each. */
+/* Environment side by side: key 12, A and B 29 columns each; a value wider than that is not cut but
+ * given a line of its own per run. */
 static void env_pair(const char *key, const char *a, const char *b)
 {
-	put("%-12s %-29.29s %.29s", key, or_dash(a), or_dash(b));
+	if (strlen(or_dash(a)) <= 29 && strlen(or_dash(b)) <= 29) {
+		put("%-12s %-29s %s", key, or_dash(a), or_dash(b));
+		return;
+	}
+	put("%s", key);
+	put("  A: %s", or_dash(a));
+	put("  B: %s", or_dash(b));
 }
 
-static void env_two(const struct env *a, const struct env *b, int64_t ia, int64_t ib)
+static void env_two(const struct env *a, const struct env *b, const char *ia, const char *ib)
 {
 	char x[48], y[48];
 
-	snprintf(x, sizeof x, "A: run %" PRId64, ia);
-	snprintf(y, sizeof y, "B: run %" PRId64, ib);
+	snprintf(x, sizeof x, "A: run %s", ia);
+	snprintf(y, sizeof y, "B: run %s", ib);
 	env_pair("", x, y);
 	env_pair("label", a->label, b->label);
 	env_pair("kernel", a->kernel, b->kernel);
@@ -284,6 +336,8 @@ static void env_two(const struct env *a, const struct env *b, int64_t ia, int64_
 	snprintf(x, sizeof x, "%" PRId64, a->samples);
 	snprintf(y, sizeof y, "%" PRId64, b->samples);
 	env_pair("samples", x, y);
+	env_pair("confinement", a->conf, b->conf);
+	env_pair("deaths", a->deaths, b->deaths);
 }
 
 /* ---- headline figures of one run ---- */
@@ -327,11 +381,19 @@ static void probe_line(const struct report_probe_set *s, const char *what, const
 {
 	char m[32], a[32], b[32];
 
+	char c[160] = "";
+
+	/* Left out of the figures: said with their count and why, never silently dropped. */
+	if (s->censored && strcmp(unit, "workers") == 0)
+		snprintf(c, sizeof c, "; %zu more stopped by %s, at least %s workers each (a lower bound, left out)",
+			 s->censored, s->censored_reason, fmt_sig(s->censored_max, a, sizeof a));
+	else if (s->censored)
+		snprintf(c, sizeof c, "; %zu more did not finish (%s; left out)", s->censored, s->censored_reason);
 	if (s->n == 0)
-		put("  %s: none", what);
+		put("  %s: none%s", what, c);
 	else
-		put("  %s: %zu, median %s %s (%s to %s)", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
-		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b));
+		put("  %s: %zu, median %s %s (%s to %s)%s", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
+		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b), c);
 }
 
 struct atomic_line {
@@ -425,8 +487,11 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c->c[QC_FAIL_EAGAIN],
 		    c->c[QC_FAIL_ENOMEM], c->c[QC_FAIL_OTHER]);
 		put("  deaths: SIGKILL %" PRId64 ", SIGSEGV %" PRId64 ", SIGILL %" PRId64 ", other %" PRId64
-		    ", OOM kills %" PRId64, c->c[QC_SIGKILL], c->c[QC_SIGSEGV], c->c[QC_SIGILL], c->c[QC_SIGOTHER],
-		    c->c[QC_OOM]);
+		    " (churn and probe workers)", c->c[QC_SIGKILL] + c->c[QC_PROBE_SIGKILL], c->c[QC_SIGSEGV],
+		    c->c[QC_SIGILL], c->c[QC_SIGOTHER] + c->c[QC_PROBE_SIGOTHER]);
+		put("  OOM kills: %" PRId64 " (churn workers %" PRId64 ", probe workers %" PRId64 ", matched to no"
+		    " worker %" PRId64 ")", c->c[QC_OOM] + c->c[QC_PROBE_OOM] + c->c[QC_OOM_UNATTRIBUTED], c->c[QC_OOM],
+		    c->c[QC_PROBE_OOM], c->c[QC_OOM_UNATTRIBUTED]);
 	} else if (has) {
 		put("  churn: none (--workers 0)");
 	}
@@ -436,11 +501,22 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 	}
 	for (int i = 0; has && i < o.n; i++) {
 		struct atomic_line l = { "", 0 };
-		if (report_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
+		struct report_request rq;
+		char x[32], y[32];
+		int have;
+		if ((have = report_request(q, id, o.order[i], -1, -1, &rq)) < 0 ||
+		    report_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
 			*err = 1;
 			return;
 		}
-		put("  GFP_ATOMIC-only failures, order %d: %s", o.order[i], l.len ? l.text : "no samples");
+		/* The request (the whole zonelist) is the figure; one zone's check is detail. */
+		if (have)
+			put("  GFP_ATOMIC-only failures, order %d: %s%% of %" PRId64 " samples (GFP_NOWAIT %s%%)", o.order[i],
+			    fmt_sig(rq.atomic_only_pct, x, sizeof x), rq.samples, fmt_sig(rq.nowait_only_pct, y, sizeof y));
+		else
+			put("  GFP_ATOMIC-only failures, order %d: no samples", o.order[i]);
+		if (l.len)
+			put("    per zone's own check: %s", l.text);
 	}
 	trace_lines(q, id, err);
 }
@@ -467,52 +543,63 @@ static int headline(struct query *q, int64_t id)
 	return err ? -1 : 0;
 }
 
-static int summary(struct query *q, const struct cli_args *a)
+static int summary(const struct query_set *set, const struct cli_args *a)
 {
 	struct env ea, eb;
 	struct report_cmp *c = NULL;
+	struct query *qa = set->q[a->compare ? a->da : a->drun], *qb = set->q[a->compare ? a->dbb : a->drun], *q = qa;
+	const struct runref *ra = a->compare ? &a->a : &a->run;
+	char refa[RUNREF_LEN], refb[RUNREF_LEN];
 	int ga, gb = 1;
 
-	if ((ga = load_env(q, a->compare ? a->a : a->run, &ea)) < 0 || (a->compare && (gb = load_env(q, a->b, &eb)) < 0))
+	runref_format(set->name[a->compare ? a->da : a->drun], set->n, ra->id, refa, sizeof refa);
+	runref_format(set->name[a->dbb], set->n, a->b.id, refb, sizeof refb);
+	if ((ga = load_env(qa, ra->id, &ea)) < 0 || (a->compare && (q = qb, gb = load_env(qb, a->b.id, &eb)) < 0))
 		goto dberr;
 	if (!ga || !gb) {
-		fprintf(stderr, "fpusoakd summary: %s: no run %" PRId64 " in this database\n", a->db,
-			!ga ? (a->compare ? a->a : a->run) : a->b);
+		fprintf(stderr, "fpusoakd summary: %s: no run %" PRId64 " in this database\n",
+			a->db[!ga ? (a->compare ? a->da : a->drun) : a->dbb], !ga ? ra->id : a->b.id);
 		return EX_FAIL;
 	}
+	q = qa;
 	if (!a->compare) {
-		put("fpusoakd run %" PRId64 "%s%s%s", a->run, ea.label[0] ? " \"" : "", ea.label, ea.label[0] ? "\"" : "");
+		put("fpusoakd run %s%s%s%s", refa, ea.label[0] ? " \"" : "", ea.label, ea.label[0] ? "\"" : "");
 		env_one(&ea);
 		put("%s", "");
 		put("Headline figures");
-		if (headline(q, a->run) < 0)
+		if (headline(qa, ra->id) < 0)
 			goto dberr;
 		return EX_OK;
 	}
-	if (!(c = calloc(1, sizeof *c)) || report_compare(q, a->a, a->b, c) < 0)
+	if (!(c = calloc(1, sizeof *c)) || report_compare(qa, a->a.id, qb, a->b.id, c) < 0)
 		goto dberr;
-	put("fpusoakd: run %" PRId64 " (B) compared with run %" PRId64 " (A)", a->b, a->a);
+	put("fpusoakd: run %s (B) compared with run %s (A)", refb, refa);
 	put("%s", "");
-	env_two(&ea, &eb, a->a, a->b);
+	env_two(&ea, &eb, refa, refb);
 	put("%s", "");
-	put("A: run %" PRId64, a->a);
-	if (headline(q, a->a) < 0)
+	put("A: run %s", refa);
+	if (headline(qa, a->a.id) < 0)
 		goto dberr;
-	put("B: run %" PRId64, a->b);
-	if (headline(q, a->b) < 0)
+	put("B: run %s", refb);
+	q = qb;
+	if (headline(qb, a->b.id) < 0)
 		goto dberr;
 	put("%s", "");
+	if (!c->pair.comparable)
+		put("The runs are not comparable: %s", c->pair.why);
+	for (int i = 0; i < c->pair.ncaveats; i++)
+		put("Note: %s", c->pair.caveat[i]);
+	if (!c->pair.comparable || c->pair.ncaveats)
+		put("%s", "");
 	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
-	for (int i = 0; i < c->n; i++)
-		if (c->line[i].ok)
-			put("%s", c->line[i].verdict);
-	for (int i = 0, first = 1; i < c->n; i++)
-		if (!c->line[i].ok) {
-			if (first)
-				put("Not compared:");
-			first = 0;
-			put("  %s: %s", c->line[i].label, c->line[i].note);
-		}
+	for (int i = 0; i < c->n; i++) {
+		const struct report_line *l = &c->line[i];
+		put("%s", l->full);
+		for (int k = 0; k < l->gate.ncaveats; k++)
+			put("  caveat: %s", l->gate.caveat[k]);
+		if (l->gate.dropped)
+			put("  caveat: %d more", l->gate.dropped);
+	}
 	put("%s", "");
 	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann");
 	put("shift CI and Mann-Whitney p (one value per probe or minute);");
@@ -521,15 +608,34 @@ static int summary(struct query *q, const struct cli_args *a)
 	free(c);
 	return EX_OK;
 dberr:
-	fprintf(stderr, "fpusoakd summary: %s: %s\n", a->db, query_errmsg(q));
+	fprintf(stderr, "fpusoakd summary: %s: %s\n", a->db[q == qb ? (a->compare ? a->dbb : a->drun) : (a->compare ? a->da : a->drun)],
+		query_errmsg(q));
 	free(c);
 	return EX_FAIL;
+}
+
+/* Resolve one run reference against the open databases into *d; 0, or EX_USAGE after saying why. */
+static int resolve(const struct cli_args *a, const struct query_set *set, const struct runref *ref, int *d)
+{
+	*d = runref_find(ref, (const runref_name *)set->name, set->n);
+	if (*d == RUNREF_AMBIGUOUS) {
+		fprintf(stderr, "fpusoakd %s: %d databases are open: give run %" PRId64 " as NAME:%" PRId64 ", NAME one of",
+			a->cmd, set->n, ref->id, ref->id);
+	} else if (*d == RUNREF_NO_DB) {
+		fprintf(stderr, "fpusoakd %s: no database named '%s'; the names are", a->cmd, ref->db);
+	} else {
+		return 0;
+	}
+	for (int i = 0; i < set->n; i++)
+		fprintf(stderr, "%s %s (%s)", i ? "," : "", set->name[i], a->db[i]);
+	fprintf(stderr, "\n");
+	return EX_USAGE;
 }
 
 int cli_main(int argc, char **argv, const struct cli_html *html)
 {
 	struct cli_args a;
-	struct query *q;
+	struct query_set set;
 	char err[512];
 	int rc;
 
@@ -541,11 +647,13 @@ int cli_main(int argc, char **argv, const struct cli_html *html)
 		usage(stdout, a.cmd);
 		return EX_OK;
 	}
-	if (!(q = query_open(a.db, err, sizeof err))) {
+	if (query_set_open(&set, a.db, a.ndb, err, sizeof err) < 0) {
 		fprintf(stderr, "fpusoakd %s: %s\n", a.cmd, err);
 		return EX_FAIL;
 	}
-	rc = strcmp(a.cmd, "report") == 0 ? report(q, &a, html) : summary(q, &a);
-	query_close(q);
+	if ((rc = a.compare ? resolve(&a, &set, &a.a, &a.da) : resolve(&a, &set, &a.run, &a.drun)) == 0 &&
+	    (!a.compare || (rc = resolve(&a, &set, &a.b, &a.dbb)) == 0))
+		rc = strcmp(a.cmd, "report") == 0 ? report(&set, &a, html) : summary(&set, &a);
+	query_set_close(&set);
 	return rc;
 }

@@ -4,6 +4,9 @@
 -- fallbacks to a free block of another migrate type (kmem/mm_page_alloc_extfrag),
 -- counted per tick; their minute and hour rollups; the kernel-log failures
 -- linked to the traced ones so that no failure is counted twice.
+-- Merged after 012 was on main: a database made at 012 gets it late
+-- (store/writer.c), so it must not redefine a view a later migration made.
+-- applied-if-table: trace_failures
 
 -- One row per failed allocation the trace saw.  comm is a BLOB of the bytes
 -- the kernel's saved comm printed ("<...>" when it no longer knew the pid);
@@ -115,18 +118,13 @@ SELECT k.run_id, k.ts_ms, strftime('%Y-%m-%dT%H:%M:%fZ', k.ts_ms / 1000.0, 'unix
        EXISTS (SELECT 1 FROM trace_kmsg_link l WHERE l.kmsg_rowid = k.rowid) AS in_trace
   FROM kmsg_events k WHERE k.kind = 'alloc_fail';
 
--- The run's tracefs note ("tracefs=on (...)" or "tracefs=off (reason)"), NULL before schema 8.
-DROP VIEW v_runs;
-CREATE VIEW v_runs AS
-SELECT r.run_id, r.label,
-       strftime('%Y-%m-%dT%H:%M:%fZ', r.started_ms / 1000.0, 'unixepoch') AS started_at,
-       CASE WHEN r.ended_ms IS NULL THEN NULL
-            ELSE strftime('%Y-%m-%dT%H:%M:%fZ', r.ended_ms / 1000.0, 'unixepoch') END AS ended_at,
-       r.end_reason, r.kernel_release, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features,
-       r.xstate_bytes, r.mem_total_kb,
-       r.started_ms, r.ended_ms, r.kernel_version, r.cmdline, r.page_size, r.boot_id, r.hostname, r.version,
-       r.xstate_detail, r.config,
-       c.fpu_kind, c.amx_ok, c.cgroup, c.seed, c.note AS churn_note,
+-- The run's tracefs note: "tracefs=on (instance; events; aggregation; what
+-- making it cost)" or "tracefs=off (reason)"; no row for a run before schema 8.
+-- Its own view, not a v_runs column: v_runs is redefined by migrations
+-- numbered after this one, and a view this migration made would be dropped.
+CREATE VIEW v_run_trace AS
+SELECT r.run_id,
        (SELECT n.text FROM run_notes n WHERE n.run_id = r.run_id AND n.kind = 'tracefs'
          ORDER BY n.ts_ms DESC LIMIT 1) AS tracefs
-  FROM runs r LEFT JOIN churn_info c USING (run_id);
+  FROM runs r
+ WHERE EXISTS (SELECT 1 FROM run_notes n WHERE n.run_id = r.run_id AND n.kind = 'tracefs');

@@ -42,7 +42,7 @@ enum stmt_id {
 	S_CHURN_SERIES, S_CHURN_ROLLUP, S_CHURN_TOTALS, S_CHURN_ROLLED, S_PROBES, S_FPU_KIND,
 	/* read_kernel.c */
 	S_FAILURES, S_FAILURES_COUNT, S_FAILURE_TIMES, S_TASK_SLAB, S_PAGEBLOCK, S_PAGETYPE_LATEST, S_SLAB_LATEST,
-	S_ATOMIC_SUMMARY, S_ATOMIC_SERIES, S_ATOMIC_ROLLED, S_ATOMIC_ROLLUP_SERIES,
+	S_ATOMIC_SUMMARY, S_ATOMIC_SERIES, S_ATOMIC_ROLLED, S_ATOMIC_ROLLUP_SERIES, S_REQUEST_SUMMARY, S_REQUEST_SERIES, S_REQUEST_ROLLED, S_REQUEST_ROLLUP_SERIES,
 	/* read_trace.c */
 	S_TRACE_NOTE, S_TRACE_ROLLED, S_TRACE_TOT_ROLL, S_TRACE_TOT_RAW_F, S_TRACE_TOT_RAW_X, S_TRACE_OC_ROLL,
 	S_TRACE_OC_RAW, S_TRACE_KMSG, S_TRACE_BUCKETS, S_TRACE_FAILS, S_TRACE_FAILS_COUNT,
@@ -52,6 +52,8 @@ enum stmt_id {
 struct query {
 	sqlite3 *db;
 	int has_rollup;            /* schema 003: buddy_rollup exists */
+	int immutable;             /* opened as an immutable file: no -wal existed (see query_open) */
+	char *path;
 	sqlite3_stmt *st[S_COUNT];
 	char err[256];
 };

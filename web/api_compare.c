@@ -13,6 +13,20 @@
 #include "web/api_util.h"
 #include "web/escape.h"
 
+/* The gate's caveats as an array (a count of those past REPORT_GATE_MAX as one more item). */
+static void caveats_json(cJSON *o, const struct report_gate *g)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "caveats");
+	char more[64];
+
+	for (int i = 0; i < g->ncaveats; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(g->caveat[i]));
+	if (g->dropped) {
+		snprintf(more, sizeof more, "%d more caveats", g->dropped);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(more));
+	}
+}
+
 static cJSON *line_json(const struct report_line *l)
 {
 	cJSON *o = cJSON_CreateObject(), *ci;
@@ -20,6 +34,10 @@ static cJSON *line_json(const struct report_line *l)
 	cJSON_AddStringToObject(o, "label", l->label);
 	cJSON_AddStringToObject(o, "test", l->test);
 	cJSON_AddStringToObject(o, "unit", l->unit);
+	cJSON_AddBoolToObject(o, "comparable", l->comparable);
+	/* Exactly one of: significant, no significant difference, too few data (...), not comparable: ... */
+	cJSON_AddStringToObject(o, "word", l->word);
+	caveats_json(o, &l->gate);
 	cJSON_AddBoolToObject(o, "ok", l->ok);
 	api_json_num(o, "n_a", l->na);
 	api_json_num(o, "n_b", l->nb);
@@ -28,7 +46,9 @@ static cJSON *line_json(const struct report_line *l)
 		api_json_num(o, "exposure_hours_b", l->xb);
 	}
 	if (!l->ok) {
-		cJSON_AddStringToObject(o, "note", l->note);
+		cJSON_AddBoolToObject(o, "significant", 0);
+		cJSON_AddStringToObject(o, "verdict", l->verdict);
+		cJSON_AddStringToObject(o, "line", l->full);
 		return o;
 	}
 	api_json_num(o, "a", l->c.a);
@@ -45,7 +65,9 @@ static cJSON *line_json(const struct report_line *l)
 	else
 		cJSON_AddNullToObject(o, "p");
 	cJSON_AddBoolToObject(o, "significant", l->significant);
+	/* verdict: one line of <= 72 columns (parts dropped to fit); line: the whole line, every number */
 	cJSON_AddStringToObject(o, "verdict", l->verdict);
+	cJSON_AddStringToObject(o, "line", l->full);
 	return o;
 }
 
@@ -66,22 +88,36 @@ int api_compare(struct web_req *r)
 	struct exists ea = { 0 }, eb = { 0 };
 	struct report_cmp *c;
 	cJSON *root, *arr;
-	char *s;
-	int ret = -1;
+	char *s, ref[RUNREF_LEN];
+	int ret = -1, da, db;
 
 	if (!p->has_a || !p->has_b)
 		return web_error(r, 400, "give two runs: ?a=ID&b=ID");
-	if (query_run(r->q, p->a, exists_cb, &ea) < 0 || query_run(r->q, p->b, exists_cb, &eb) < 0)
+	if (web_resolve(r, &p->a, &da) < 0 || web_resolve(r, &p->b, &db) < 0)
+		return -1;
+	if (query_run(r->dbs.q[da], p->a.id, exists_cb, &ea) < 0 || query_run(r->dbs.q[db], p->b.id, exists_cb, &eb) < 0)
 		return -1;
 	if (!ea.found || !eb.found)
 		return web_error(r, 404, !ea.found ? "no such run (a)" : "no such run (b)");
 	if (!(c = calloc(1, sizeof *c)))
 		return -1;
-	if (report_compare(r->q, p->a, p->b, c) < 0 || !(root = cJSON_CreateObject()))
+	if (report_compare(r->dbs.q[da], p->a.id, r->dbs.q[db], p->b.id, c) < 0 || !(root = cJSON_CreateObject()))
 		goto out;
-	cJSON_AddNumberToObject(root, "a", (double)p->a);
-	cJSON_AddNumberToObject(root, "b", (double)p->b);
+	cJSON_AddNumberToObject(root, "a", (double)p->a.id);
+	cJSON_AddNumberToObject(root, "b", (double)p->b.id);
+	if (r->dbs.n > 1) {
+		/* Several databases: which file each run is in, and its reference for the pages and this API. */
+		cJSON_AddStringToObject(root, "a_db", r->dbs.name[da]);
+		cJSON_AddStringToObject(root, "b_db", r->dbs.name[db]);
+		cJSON_AddStringToObject(root, "a_ref", runref_format(r->dbs.name[da], r->dbs.n, p->a.id, ref, sizeof ref));
+		cJSON_AddStringToObject(root, "b_ref", runref_format(r->dbs.name[db], r->dbs.n, p->b.id, ref, sizeof ref));
+	}
 	cJSON_AddStringToObject(root, "direction", "differences are B - A, ratios B / A");
+	/* The pair: comparable unless the machines differ; caveats say what differs as meant (kernel, ...). */
+	cJSON_AddBoolToObject(root, "comparable", c->pair.comparable);
+	if (!c->pair.comparable)
+		cJSON_AddStringToObject(root, "not_comparable", c->pair.why);
+	caveats_json(root, &c->pair);
 	arr = cJSON_AddArrayToObject(root, "orders_of_interest");
 	for (int i = 0; i < c->orders.n; i++) {
 		cJSON *x = cJSON_CreateObject();

@@ -3,10 +3,12 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fmt.h"
+#include "common/runref.h"
 #include "report/run.h"
 #include "web/escape.h"
 
@@ -48,8 +50,10 @@ void page_begin(struct web_req *r, const char *title)
 	if (r->offline)
 		sb_puts(&r->body, "<nav>fpusoakd report (saved file: charts and tables only, no links)</nav>\n<h1>");
 	else
-		sb_puts(&r->body, "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>"
-			"<a href=\"/metrics\">metrics</a><a href=\"/api/v1/status\">api</a></nav>\n<h1>");
+		/* fpusoakd serve has no daemon behind it, so no /metrics to link to. */
+		sb_printf(&r->body, "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>%s"
+			  "<a href=\"/api/v1/status\">api</a></nav>\n<h1>",
+			  web_serving(r->ws) ? "" : "<a href=\"/metrics\">metrics</a>");
 	page_text(r, title);
 	sb_puts(&r->body, "</h1>\n");
 }
@@ -96,6 +100,16 @@ void page_env_table(struct web_req *r, const struct query_run *run, int full)
 	row_text(r, "kernel version", run->kernel_version, 0);
 	row_text(r, "hypervisor", run->hypervisor, 0);
 	row_text(r, "guest type", run->guest_type, 0);
+	if (run->xen_domain) {
+		/* Only under Xen: a dom0 and a domU are different settings (issue 21). */
+		char dom[48];
+
+		if (run->xen_domid >= 0)
+			snprintf(dom, sizeof dom, "%s (domain id %" PRId64 ")", run->xen_domain, run->xen_domid);
+		else
+			snprintf(dom, sizeof dom, "%s (domain id unknown)", run->xen_domain);
+		row_text(r, "Xen domain", dom, 0);
+	}
 	row_text(r, "CPU", run->cpu_model, 0);
 	row_text(r, "FPU features", run->fpu_features, 0);
 	row_num(r, "XSAVE area", run->xstate_bytes, " bytes");
@@ -202,4 +216,47 @@ void page_link(struct web_req *r, const char *href, const char *text)
 	sb_puts(&r->body, "\">");
 	page_text(r, text);
 	sb_puts(&r->body, "</a>");
+}
+
+const char *page_ref(const struct web_req *r, int db, int64_t id, char *out, size_t outlen)
+{
+	return runref_format(r->dbs.n > 1 ? r->dbs.name[db] : "", r->dbs.n, id, out, outlen);
+}
+
+static int started_cb(void *arg, const struct query_run *run)
+{
+	*(int64_t *)arg = run->started_ms;
+	return 0;
+}
+
+int page_latest(struct web_req *r, int *db, int64_t *id)
+{
+	int64_t best = INT64_MIN;
+	int found = 0;
+
+	for (int d = 0; d < r->dbs.n; d++) {
+		int64_t rid, started = -1;
+		int got = query_latest_run(r->dbs.q[d], &rid);
+		if (got < 0 || (got && query_run(r->dbs.q[d], rid, started_cb, &started) < 0))
+			return -1;
+		if (got && (!found || started > best)) {
+			best = started;
+			*db = d;
+			*id = rid;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+int page_newest(struct web_req *r, int db, int64_t id)
+{
+	int64_t latest;
+	int got;
+
+	if (!r->dbs.writing[db])
+		return 0;
+	if ((got = query_latest_run(r->dbs.q[db], &latest)) < 0)
+		return -1;
+	return got && latest == id;
 }

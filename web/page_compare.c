@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/fmt.h"
+#include "common/wrap.h"
 #include "report/compare.h"
 #include "report/headroom.h"
 #include "report/run.h"
@@ -18,8 +19,12 @@
 #include "web/svg.h"
 
 struct side {
+	struct query *q;          /* the run's database */
+	int db;
+	char ref[RUNREF_LEN];     /* how the pages write the run */
 	struct page_run_info ri;
 	char label[96], kernel[96], hyp[64], cpu[128], fpu[128], eager[32], fpu_kind[32];
+	char conf[REPORT_GATE_TEXT + 64], deaths[128];
 	int64_t xstate, memtotal, duration;
 };
 
@@ -43,18 +48,24 @@ static int side_cb(void *arg, const struct query_run *run)
 	s->xstate = run->xstate_bytes;
 	s->memtotal = run->mem_total_kb;
 	s->duration = report_run_duration(run);
+	report_run_confinement(run, s->conf, sizeof s->conf);
 	return 0;
 }
 
-static int load_side(struct web_req *r, int64_t id, struct side *s)
+static int load_side(struct web_req *r, int db, int64_t id, struct side *s)
 {
 	int got, has;
 
 	memset(s, 0, sizeof *s);
-	if ((got = query_run(r->q, id, side_cb, s)) <= 0)
+	s->q = r->dbs.q[db];
+	s->db = db;
+	page_ref(r, db, id, s->ref, sizeof s->ref);
+	if ((got = query_run(s->q, id, side_cb, s)) <= 0)
 		return got;
-	if ((has = query_has_table(r->q, "churn_info")) < 0 ||
-	    (has && query_run_fpu_kind(r->q, id, s->fpu_kind, sizeof s->fpu_kind) < 0))
+	if ((has = query_has_table(s->q, "churn_info")) < 0 ||
+	    (has && query_run_fpu_kind(s->q, id, s->fpu_kind, sizeof s->fpu_kind) < 0))
+		return -1;
+	if (report_run_deaths(r->q, id, s->deaths, sizeof s->deaths) < 0)
 		return -1;
 	return 1;
 }
@@ -79,15 +90,15 @@ static void env_num(struct web_req *r, const char *key, int64_t a, int64_t b, co
 
 static void env_table(struct web_req *r, const struct side *a, const struct side *b)
 {
-	char x[32], y[32], ha[64], hb[64];
+	char x[96], y[96], ha[96], hb[96];
 
-	snprintf(ha, sizeof ha, "/runs/%" PRId64, a->ri.run_id);
-	snprintf(hb, sizeof hb, "/runs/%" PRId64, b->ri.run_id);
+	snprintf(ha, sizeof ha, "/runs/%s", a->ref);
+	snprintf(hb, sizeof hb, "/runs/%s", b->ref);
 	sb_puts(&r->body, "<table class=\"env\">\n<tr><th></th><th>");
-	snprintf(x, sizeof x, "A: run %" PRId64, a->ri.run_id);
+	snprintf(x, sizeof x, "A: run %s", a->ref);
 	page_link(r, ha, x);
 	sb_puts(&r->body, "</th><th>");
-	snprintf(y, sizeof y, "B: run %" PRId64, b->ri.run_id);
+	snprintf(y, sizeof y, "B: run %s", b->ref);
 	page_link(r, hb, y);
 	sb_puts(&r->body, "</th></tr>\n");
 	env_row(r, "label", a->label, b->label);
@@ -102,7 +113,25 @@ static void env_table(struct web_req *r, const struct side *a, const struct side
 	env_row(r, "duration", a->duration >= 0 ? fmt_duration(a->duration, x, sizeof x) : "",
 		b->duration >= 0 ? fmt_duration(b->duration, y, sizeof y) : "");
 	env_num(r, "samples", a->ri.nsamples, b->ri.nsamples, "");
+	env_row(r, "confinement", a->conf, b->conf);
+	env_row(r, "worker deaths", a->deaths, b->deaths);
 	sb_puts(&r->body, "</table>\n");
+}
+
+/* The gate's caveats of a line or the pair, as a list (nothing when there are none). */
+static void caveat_list(struct web_req *r, const struct report_gate *g)
+{
+	if (!g->ncaveats)
+		return;
+	sb_puts(&r->body, "<ul class=\"caveats\">");
+	for (int i = 0; i < g->ncaveats; i++) {
+		sb_puts(&r->body, "<li>");
+		page_text(r, g->caveat[i]);
+		sb_puts(&r->body, "</li>");
+	}
+	if (g->dropped)
+		sb_printf(&r->body, "<li>%d more</li>", g->dropped);
+	sb_puts(&r->body, "</ul>");
 }
 
 /* "12.3 [10.1, 14.5]" with unbounded ends as -inf/inf. */
@@ -131,25 +160,54 @@ static void verdict_table(struct web_req *r, const struct report_cmp *c)
 		if (l->ok) {
 			sb_printf(&r->body, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>", fmt_sig(l->c.a, a, sizeof a),
 				  fmt_sig(l->c.b, b, sizeof b));
-			estimate(r, &l->c);
+			if (l->c.est_unbounded)
+				sb_printf(&r->body, "%s &gt;%s", l->c.est_name ? l->c.est_name : "",
+					  fmt_sig(l->c.lo, a, sizeof a));
+			else
+				estimate(r, &l->c);
 			sb_puts(&r->body, "</td><td>");
 			page_text(r, l->test);
-			sb_printf(&r->body, "</td><td><strong>%s</strong></td></tr>\n", l->word);
+			sb_puts(&r->body, "</td><td><strong>");
 		} else {
-			sb_puts(&r->body, "<td></td><td></td><td class=\"pending\" colspan=\"2\">");
-			page_text(r, l->note);
-			sb_printf(&r->body, "</td><td>%s</td></tr>\n", l->word);
+			sb_puts(&r->body, "<td></td><td></td><td class=\"pending\"></td><td>");
+			page_text(r, l->test);
+			sb_puts(&r->body, "</td><td class=\"pending\"><strong>");
 		}
+		page_text(r, l->word);
+		sb_puts(&r->body, "</strong>");
+		caveat_list(r, &l->gate);
+		sb_puts(&r->body, "</td></tr>\n");
 	}
-	sb_puts(&r->body, "</table>\n<p>Differences are B minus A, ratios B over A; <em>significant</em> means the 95% "
-		"interval excludes no difference (0, or 1 for ratios). Samples of one value per probe or per minute "
-		"are taken as independent.</p>\n<p>For a mailing-list reply:</p>\n<pre class=\"verdict\">");
-	for (int i = 0; i < c->n; i++)
-		if (c->line[i].ok) {
-			page_text(r, c->line[i].verdict);
-			sb_puts(&r->body, "\n");
-		}
+	sb_puts(&r->body, "</table>\n<p>Differences are B minus A, ratios B over A. Each line ends in one of: "
+		"<em>significant</em> (the 95% interval excludes no difference: 0, or 1 for ratios), <em>no significant "
+		"difference</em>, <em>too few data</em> (no interval these counts could give would exclude it; what would "
+		"do is said), <em>not comparable</em> (the runs differ in a way that makes the line meaningless; the "
+		"reason is said). Samples of one value per probe or per minute are taken as independent.</p>\n"
+		"<p>For a mailing-list reply:</p>\n<pre class=\"verdict\">");
+	for (int i = 0; i < c->n; i++) {
+		/* Whole lines folded at words to 72 columns, as `fpusoakd summary` prints them: no number dropped. */
+		struct strbuf w;
+		sb_init(&w, 4096);
+		if (wrap_words(&w, c->line[i].full, STATS_VERDICT_COLS, "  ") == 0 && w.buf)
+			page_text(r, w.buf);
+		sb_free(&w);
+	}
 	sb_puts(&r->body, "</pre>\n");
+}
+
+/* The pair: comparable at all (the machines), and what differs as meant. */
+static void pair_section(struct web_req *r, const struct report_cmp *c)
+{
+	if (c->pair.comparable && !c->pair.ncaveats)
+		return;
+	sb_puts(&r->body, "<h2>Comparability</h2>\n<p>");
+	if (!c->pair.comparable) {
+		sb_puts(&r->body, "<strong>Not comparable:</strong> ");
+		page_text(r, c->pair.why);
+	} else
+		sb_puts(&r->body, "Comparable; read the lines with:");
+	sb_puts(&r->body, "</p>\n");
+	caveat_list(r, &c->pair);
 }
 
 /* ---------------------------------------------------------------- overlays */
@@ -161,7 +219,7 @@ struct overlay {
 	int64_t tt[2];
 	double tv[2];
 	int trend;
-	char name[64], tname[64];
+	char name[80], tname[96];
 };
 
 /* Points of a trend, elapsed since start, every k-th so at most SVG_MAX_POINTS. */
@@ -220,11 +278,12 @@ static int headroom_overlay(struct web_req *r, const struct report_cmp *c, const
 		if (!c->zone[i][0])
 			continue;
 		for (int w = 0; w < 2; w++) {
-			int n = report_headroom_trends(r->q, sd[w]->ri.run_id, c->orders.order[i], -1, -1, 1, t, REPORT_MAX_ZONES);
-			char who[40];
+			int n = report_headroom_trends(sd[w]->q, sd[w]->ri.run_id, c->orders.order[i], -1, -1, 1, t,
+						       REPORT_MAX_ZONES);
+			char who[64];
 			if (n < 0)
 				goto out;
-			snprintf(who, sizeof who, "%s: run %" PRId64, w ? "B" : "A", sd[w]->ri.run_id);
+			snprintf(who, sizeof who, "%s: run %s", w ? "B" : "A", sd[w]->ref);
 			memset(&o[w], 0, sizeof o[w]);
 			snprintf(o[w].name, sizeof o[w].name, "%s", who);
 			for (int z = 0; z < n; z++)
@@ -270,41 +329,42 @@ static int probe_overlay(struct web_req *r, const struct side *sa, const struct 
 	for (int w = 0; w < 2; w++) {
 		struct probe_ov a = { &o[w], sd[w]->ri.started_ms };
 		memset(&o[w], 0, sizeof o[w]);
-		snprintf(o[w].name, sizeof o[w].name, "%s: run %" PRId64, w ? "B" : "A", sd[w]->ri.run_id);
-		if (query_probes(r->q, sd[w]->ri.run_id, kind, -1, -1, SVG_MAX_POINTS, probe_pt, &a) < 0)
+		snprintf(o[w].name, sizeof o[w].name, "%s: run %s", w ? "B" : "A", sd[w]->ref);
+		if (query_probes(sd[w]->q, sd[w]->ri.run_id, kind, -1, -1, SVG_MAX_POINTS, probe_pt, &a) < 0)
 			return -1;
 	}
 	overlay_chart(r, o, 2, title, unit, caption, SVG_LINE_MARKERS);
 	return 0;
 }
 
-int page_compare_runs(struct web_req *r, int64_t a, int64_t b)
+int page_compare_runs(struct web_req *r, int da, int64_t a, int db, int64_t b)
 {
 	struct side sa, sb;
 	struct report_cmp *c = NULL;
 	struct overlay *o = NULL;
-	char title[96];
+	char title[160];
 	int ga, gb, has, ret = -1;
 
-	if ((ga = load_side(r, a, &sa)) < 0 || (gb = load_side(r, b, &sb)) < 0)
+	if ((ga = load_side(r, da, a, &sa)) < 0 || (gb = load_side(r, db, b, &sb)) < 0)
 		return -1;
 	if (!ga || !gb)
 		return web_error(r, 404, !ga ? "no such run (a)" : "no such run (b)");
 	if (!(c = calloc(1, sizeof *c)) || !(o = calloc(2, sizeof *o)))
 		goto out;
-	if (report_compare(r->q, a, b, c) < 0)
+	if (report_compare(sa.q, a, sb.q, b, c) < 0)
 		goto out;
-	snprintf(title, sizeof title, "Run %" PRId64 " vs run %" PRId64, a, b);
+	snprintf(title, sizeof title, "Run %s vs run %s", sa.ref, sb.ref);
 	page_begin(r, title);
 	sb_puts(&r->body, "<h2>Environments</h2>\n");
 	env_table(r, &sa, &sb);
+	pair_section(r, c);
 	sb_puts(&r->body, "<h2>Differences</h2>\n");
 	verdict_table(r, c);
 	sb_puts(&r->body, "<h2>Headroom, overlaid</h2>\n");
 	if (headroom_overlay(r, c, &sa, &sb, o) < 0)
 		goto out;
 	sb_puts(&r->body, "<h2>Probes, overlaid</h2>\n");
-	if ((has = query_has_table(r->q, "probes")) < 0)
+	if ((has = query_has_table(sa.q, "probes")) < 0 || (has && (has = query_has_table(sb.q, "probes")) < 0))
 		goto out;
 	if (has && (probe_overlay(r, &sa, &sb, o, "capacity", "Capacity probes", "workers",
 				  "Workers held by each capacity probe, against the time since the run started: the "
@@ -324,8 +384,11 @@ out:
 int page_compare(struct web_req *r)
 {
 	const struct url_params *p = &r->url->p;
+	int da, db;
 
 	if (!p->has_a || !p->has_b)
 		return web_error(r, 400, "give two runs: /compare?a=ID&b=ID");
-	return page_compare_runs(r, p->a, p->b);
+	if (web_resolve(r, &p->a, &da) < 0 || web_resolve(r, &p->b, &db) < 0)
+		return -1;
+	return page_compare_runs(r, da, p->a.id, db, p->b.id);
 }
