@@ -307,9 +307,10 @@ static int cmp_failures(struct report_cmp *c)
 /*
  * The trace's two rates: failed allocations per hour (every one, the kernel
  * log's among them) and fragmenting fallbacks per hour, each over the run's
- * exposure, with the kernel-log failures' test.  No lines when neither run
- * traced; a run without the trace makes both not comparable (the gate: its
- * zero would be no observation).
+ * exposure, with the kernel-log failures' test.  Only when both runs traced:
+ * a run without the trace has no observation, not a zero.  When one run did,
+ * the pair says once why the two lines are missing (a caveat, so a run without
+ * tracefs changes nothing else in the comparison); when neither did, nothing.
  */
 static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const struct report_trace *tb)
 {
@@ -317,6 +318,14 @@ static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const 
 
 	if (!ta->on && !tb->on)
 		return 0;
+	if (!ta->on || !tb->on) {
+		const struct report_cond *off = ta->on ? &c->cb : &c->ca;
+		report_gate_caveat(&c->pair, "traced alloc failures/h, fragmenting fallbacks/h not compared: run %c had no"
+				   " trace (%s)", ta->on ? 'B' : 'A',
+				   !off->tracefs[0] ? "recorded before fpusoakd read tracefs"
+				   : off->trace_why[0] ? off->trace_why : "tracefs off");
+		return 0;
+	}
 	f = line_new(c, REPORT_LINE_TRACE_FAIL, test_rates, "per hour", "traced alloc failures/h");
 	if (f && f->comparable)
 		cmp_rate(f, (uint64_t)ta->t.failures, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.failures,
@@ -564,7 +573,7 @@ static void cond_trace(const struct report_trace *t, struct report_cond *c)
 		n = strlen(c->trace_why);
 		if (n && c->trace_why[n - 1] == ')')
 			c->trace_why[n - 1] = 0;
-		report_gate_short_paths(c->trace_why);
+		/* Paths kept whole: "neither /sys/kernel/tracing nor /sys/kernel/debug/tracing" says which. */
 	}
 }
 

@@ -268,7 +268,8 @@ static void gate_trace(enum report_line_kind k, const struct report_cond *a, con
 			snprintf(t, sizeof t, "run %c had no trace (recorded before fpusoakd read tracefs)", "AB"[i]);
 		apply(g, R_TRACE_OFF, k, t);
 	}
-	if (!a->tracefs[0] || !b->tracefs[0] || same_s(a->tracefs, b->tracefs))
+	/* Not recorded is off here: an fpusoakd before schema 8 never made an instance. */
+	if (same_s(a->tracefs, "on") == same_s(b->tracefs, "on"))
 		return;
 	on = same_s(a->tracefs, "on") ? a : b;
 	if (known_i(on->trace_kb) && known_i(on->mem_total_kb) && on->mem_total_kb > 0) {
@@ -277,7 +278,7 @@ static void gate_trace(enum report_line_kind k, const struct report_cond *a, con
 			 on == a ? 'A' : 'B', on->trace_kb, pct);
 		apply(g, pct > 100.0 * REPORT_MEMTOTAL_TOLERANCE ? R_TRACE_BIG : R_TRACE_SMALL, k, t);
 	} else {
-		snprintf(t, sizeof t, "tracefs on in %c only: its instance took kernel memory the other run had",
+		snprintf(t, sizeof t, "tracefs on in %c only: its instance held kernel memory (how much was not recorded)",
 			 on == a ? 'A' : 'B');
 		apply(g, R_TRACE_SMALL, k, t);
 	}

@@ -39,6 +39,8 @@
  *   (* cgroup scope only: a guest-scope probe lifts the memory limit)
  *   (an instance holds kernel memory: before Linux 6.6 every event's files, ~10 MB)
  *   (traced: failed allocations the trace saw; extfrag: fragmenting fallbacks; both per hour)
+ *   (not recorded: a run before schema 8, which made no instance; report_compare makes the trace
+ *    lines only when both runs traced, so the last row shows there as a caveat of the pair)
  *
  * Capacity probes stopped by "limit", "timeout" or "stopped" are censored:
  * a lower bound, not a capacity.  They are left out of the comparison and

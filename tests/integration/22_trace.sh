@@ -31,6 +31,7 @@ if [ "$mounted" = 0 ]; then
 	"tracefs=off (not mounted:"*) pass "the run records: $note" ;;
 	*) fail "run note: '$note'" ;;
 	esac
+	check "v_run_trace shows the same note" test "$(q "$tmp/a.db" "SELECT tracefs FROM v_run_trace WHERE run_id = 1")" = "$note"
 	check "one log line says the same" grep -q "tracefs=off (not mounted: neither /sys/kernel/tracing nor /sys/kernel/debug/tracing is tracefs)" "$tmp/a.log"
 	check "nothing else changes: samples stored" test "$(q "$tmp/a.db" "SELECT count(*) > 5 FROM v_samples")" = 1
 	check "no trace counters without a trace" test "$(q "$tmp/a.db" "SELECT count(*) FROM v_counters WHERE name LIKE 'trace%'")" = 0
