@@ -228,9 +228,18 @@ void churn_count_death(struct churn_counters *k, int code, int status)
 		k->killed_other++;
 }
 
+void churn_count_gfp_failed(struct churn_counters *k)
+{
+	if (k->population > 0)
+		k->population--;
+	k->gfp_failed++;
+	k->last_signal = SIGKILL;
+}
+
 int churn_counters_check(const struct churn_counters *k)
 {
-	uint64_t ended = k->exited + k->killed_sigkill + k->killed_sigsegv + k->killed_sigill + k->killed_other;
+	uint64_t ended = k->exited + k->killed_sigkill + k->killed_sigsegv + k->killed_sigill + k->killed_other +
+			 k->gfp_failed;
 
 	return k->spawned == ended + k->population && k->exited_retired + k->exited_error <= k->exited ? 0 : -1;
 }

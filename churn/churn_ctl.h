@@ -41,7 +41,11 @@ struct churn_params {
 
 /*
  * Cumulative, since the spawner started.  Invariant (churn_counters_check):
- * spawned = exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other + population.
+ * spawned = exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other + gfp_failed
+ *           + population.
+ * gfp_failed is its own cause: a worker whose HOLD of its FPU-state object
+ * was refused (--gfp-mode, churn/gfp.h) SIGKILLs itself, as the 2014 kernel
+ * killed the task; those deaths are not in killed_sigkill.
  * exited_retired and exited_error are subsets of exited; oom_killed is not a
  * death class but the memory cgroup's count of OOM kills among churn workers
  * (those deaths are in killed_sigkill).
@@ -53,6 +57,7 @@ struct churn_counters {
 	uint64_t exited_retired;  /* ... ended early by our SIGTERM (probe, stop) */
 	uint64_t exited_error;    /* ... worker setup failed (cgroup move, FPU, memory) */
 	uint64_t killed_sigkill, killed_sigsegv, killed_sigill, killed_other;
+	uint64_t gfp_failed;      /* died by its own SIGKILL after the allocator refused its HOLD */
 	uint64_t oom_killed;
 	uint64_t population;      /* churn workers alive now */
 	int32_t last_spawn_errno; /* errno of the latest failed spawn, 0 if none */
@@ -101,6 +106,8 @@ void churn_count_spawned(struct churn_counters *k);
 void churn_count_spawn_failed(struct churn_counters *k, int err);
 /* Count a death from waitid: code CLD_EXITED/CLD_KILLED/CLD_DUMPED, status = exit code or signal. */
 void churn_count_death(struct churn_counters *k, int code, int status);
+/* Count a worker that killed itself because its HOLD was refused (gfp_failed, not killed_sigkill). */
+void churn_count_gfp_failed(struct churn_counters *k);
 /* 0 if the invariant holds, -1 if not. */
 int churn_counters_check(const struct churn_counters *k);
 
