@@ -37,7 +37,7 @@ struct churnlink {
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
 
-struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen)
+struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, int *off, char *err, size_t errlen)
 {
 	struct churn_cfg cc;
 	struct churnlink *cl;
@@ -68,6 +68,7 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	cc.probe_limit = (int)cfg->probe_limit;
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
 	cc.switch_threads = (int)cfg->switch_threads;
+	cc.gfp_mode = gfp_mode;
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
 	cl->ch = churn_open(&cc, err, errlen);
 	if (!cl->ch) {

@@ -18,9 +18,10 @@ struct churnlink;
 struct store;
 struct store_tick;
 
-/* Fork the spawner (call before any thread exists); NULL with err set when churn is off (--workers 0 and
- * no probes) or could not start.  *off is set to 1 when churn was simply not asked for. */
-struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen);
+/* Fork the spawner (call before any thread exists) with workers HOLDing in gfp_mode (enum gfp_mode, in
+ * force: gfplink_mode); NULL with err set when churn is off (--workers 0 and no probes) or could not
+ * start.  *off is set to 1 when churn was simply not asked for. */
+struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, int *off, char *err, size_t errlen);
 
 /* Stop every worker, reap the spawner, remove the cgroup; accepts NULL. */
 void churnlink_close(struct churnlink *cl);

@@ -18,6 +18,7 @@ struct sampler;
 struct web_server;
 struct kwatch;
 struct churnlink;
+struct gfplink;
 
 struct daemon {
 	struct config cfg;
@@ -28,6 +29,7 @@ struct daemon {
 	struct web_server *web;
 	struct kwatch *kwatch;
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
+	struct gfplink *gfp;         /* the fpusoak_gfp module (mode in force, model checks) */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */
 	int64_t run_id;
 	int64_t run_started_ms;

@@ -14,6 +14,7 @@
 #include "analysis/trend.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
+#include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
@@ -94,6 +95,8 @@ int loop_tick(struct daemon *d)
 		return -1;
 	}
 	sampler_fast(d->sampler, d->store, t);
+	/* Right after zoneinfo and buddyinfo: the allocator is asked about the state the model just saw. */
+	gfplink_tick(d->gfp, d->sampler, d->store, t, mono, now);
 	if (!d->last_slow_mono_ms || mono - d->last_slow_mono_ms >= d->cfg.slow_interval_ms) {
 		sampler_slow(d->sampler, d->store, t);
 		d->last_slow_mono_ms = mono;

@@ -23,6 +23,7 @@
 #include "daemon/churnlink.h"
 #include "daemon/cli.h"
 #include "daemon/daemon.h"
+#include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
@@ -209,9 +210,15 @@ int main(int argc, char **argv)
 	 * The spawner forks now, while this process is single-threaded and small:
 	 * no SQLite, no HTTP threads yet.  Workers are forked from it, never from us.
 	 */
+	/* Before the spawner: it needs the --gfp-mode in force, i.e. whether the module is loaded. */
+	d->gfp = gfplink_open(&d->cfg);
+	if (!d->gfp) {
+		log_errx("out of memory");
+		goto out;
+	}
 	{
 		int off;
-		d->churn = churnlink_open(&d->cfg, &off, err, sizeof err);
+		d->churn = churnlink_open(&d->cfg, gfplink_mode(d->gfp), &off, err, sizeof err);
 		if (!d->churn && !off) {
 			log_errx("churn: %s", err);
 			goto out;
@@ -274,6 +281,7 @@ int main(int argc, char **argv)
 out:
 	web_close(d->web);
 	churnlink_close(d->churn);
+	gfplink_close(d->gfp);
 	kwatch_close(d->kwatch);
 	sampler_close(d->sampler);
 	store_close(d->store);

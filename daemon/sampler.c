@@ -214,6 +214,34 @@ static void atomic_risk(struct sampler *s, struct store *st, struct store_tick *
 	}
 }
 
+int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin)
+{
+	static struct atomic_zone az;
+	int seen = 0;
+
+	*ok = 0;
+	*margin = INT64_MIN;
+	if (!s->have_kver || !s->src[SRC_ZONEINFO].have || !s->src[SRC_BUDDY].have)
+		return -1;
+	for (int i = 0; i < s->bi.nzones; i++) {
+		const struct buddy_zone *b = &s->bi.z[i];
+		const struct zoneinfo_zone *z = zoneinfo_find(s->zi, b->node, b->zone);
+		struct atomic_check c;
+
+		/* ZONE_MOVABLE and ZONE_DEVICE sit above ZONE_NORMAL: not in a plain request's zonelist. */
+		if (!z || !z->populated || z->idx > highest_idx(s->zi, z->node, z->idx))
+			continue;
+		model_zone(s, z, b, &az);
+		if (atomic_check_zone(&az, order, req, s->kver, &c) < 0)
+			continue;
+		seen = 1;
+		*ok |= c.ok;
+		if (c.margin > *margin)
+			*margin = c.margin;
+	}
+	return seen ? 0 : -1;
+}
+
 int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t)
 {
 	int64_t t0 = mono_us(), cost;

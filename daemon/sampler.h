@@ -18,6 +18,8 @@
 
 #include <stdint.h>
 
+#include "analysis/atomic.h"
+
 #include "collector/buddyinfo.h"
 #include "collector/kv.h"
 #include "collector/pagetypeinfo.h"
@@ -51,5 +53,15 @@ uint32_t sampler_last_cost_us(const struct sampler *s);
 
 /* Order of the task_struct slab (from slabinfo), or -1 before it is known. */
 int sampler_task_order(const struct sampler *s);
+
+/*
+ * The model's verdict on one request right now, from the last fast tick: would the page allocator
+ * give a 2^order block to req (ATOMIC_REQ_ATOMIC or ATOMIC_REQ_NOWAIT, no zone modifier) from any zone
+ * of its zonelist (every node's zones up to ZONE_NORMAL, each against lowmem_reserve[ZONE_NORMAL])?
+ * *ok is 1 if one zone passes; *margin the largest order-0 margin over those zones (pages above the
+ * threshold: > 0 passes the watermark stage).  0, or -1 when zoneinfo or buddyinfo is not current or
+ * the kernel release is not understood.
+ */
+int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin);
 
 #endif
