@@ -218,6 +218,7 @@ int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req
 {
 	static struct atomic_zone az;
 	int seen = 0;
+	int64_t best_ok = INT64_MIN, best = INT64_MIN;
 
 	*ok = 0;
 	*margin = INT64_MIN;
@@ -236,9 +237,12 @@ int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req
 			continue;
 		seen = 1;
 		*ok |= c.ok;
-		if (c.margin > *margin)
-			*margin = c.margin;
+		if (c.ok && c.margin > best_ok)
+			best_ok = c.margin;
+		if (c.margin > best)
+			best = c.margin;
 	}
+	*margin = *ok ? best_ok : best;
 	return seen ? 0 : -1;
 }
 
