@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Scenario "gfp" (host side, after the boot): what the guest did with the
 # fpusoak_gfp module, checked from the console, the exported counters and the
-# DB.  Sourced by run.sh with SC_OUT (the exported files), the console ($scon),
+# DB.  Sourced by run.sh with SC_OUT (the exported files), the console ($console),
 # the scenario's env (GFP_KVER, GFP_PROBES ...) and sc_time.
 #  - the module loaded, its interface checks passed inside the guest, and it
 #    unloaded cleanly (node and slab cache gone);
@@ -13,104 +13,110 @@
 #  - the module's own counters (after - before) agree with what the daemon
 #    stored: TRY attempts and failures per mode and order = model-check rows,
 #    HOLD failures per mode = the gfp_failed deaths of that mode.
-db=$SC_OUT/fpusoakd.db
-sq() { sqlite3 -batch -noheader "$db" "$@" 2>&1; }
-# ctr FILE NAME [ORDER]: a counter from an exported dump ("name v0 v1 ..."); the ORDER-th value.
-ctr() { awk -v n="$2" -v k="${3:-0}" '$1 == n { print $(k + 2); found = 1 } END { if (!found) print "x" }' "$1"; }
-before=$SC_OUT/gfp-counters.before after=$SC_OUT/gfp-counters.after
+# Everything runs in one function with local variables, none named n: run.sh's
+# own (n is the scenario name sc_time files figures under) stay untouched.
+gfp_check() {
+	local db before after ins cnt l rm_ run mode order np want m row res why detail g acc sp ex ki gf pop nc nboth orders bad k da df dk pk pa
+	db=$SC_OUT/fpusoakd.db
+	sq() { sqlite3 -batch -noheader "$db" "$@" 2>&1; }
+	# ctr FILE NAME [ORDER]: a counter from an exported dump ("name v0 v1 ..."); the ORDER-th value.
+	ctr() { awk -v n="$2" -v k="${3:-0}" '$1 == n { print $(k + 2); found = 1 } END { if (!found) print "x" }' "$1"; }
+	before=$SC_OUT/gfp-counters.before after=$SC_OUT/gfp-counters.after
 
-ins=$(con_marker "$scon" GFP-INSMOD)
-check "insmod of the module built against $GFP_KVER headers (${ins%% *})" test "${ins%% *}" = ok
+	ins=$(con_marker "$console" GFP-INSMOD)
+	check "insmod of the module built against $GFP_KVER headers (${ins%% *})" test "${ins%% *}" = ok
 
-if [ -f "$SC_OUT/gfp_iface.txt" ]; then
-	n=0
-	while IFS= read -r l; do
-		case "$l" in
-		"GFP-IFACE PASS: "*) pass "module interface: ${l#GFP-IFACE PASS: }"; n=$((n + 1)) ;;
-		"GFP-IFACE FAIL: "*) fail "module interface: ${l#GFP-IFACE FAIL: }"; n=$((n + 1)) ;;
-		esac
-	done <"$SC_OUT/gfp_iface.txt"
-	check "gfp_iface ran its checks in the guest ($n lines)" test "$n" -ge 30
-else
-	fail "no gfp_iface.txt exported: the interface checks did not run"
-fi
-rm_=$(con_marker "$scon" GFP-RMMOD)
-check "rmmod unloads it cleanly, node and slab cache gone ($rm_)" test "$rm_" = "ok node=gone cache=0"
+	if [ -f "$SC_OUT/gfp_iface.txt" ]; then
+		cnt=0
+		while IFS= read -r l; do
+			case "$l" in
+			"GFP-IFACE PASS: "*) pass "module interface: ${l#GFP-IFACE PASS: }"; cnt=$((cnt + 1)) ;;
+			"GFP-IFACE FAIL: "*) fail "module interface: ${l#GFP-IFACE FAIL: }"; cnt=$((cnt + 1)) ;;
+			esac
+		done <"$SC_OUT/gfp_iface.txt"
+		check "gfp_iface ran its checks in the guest ($cnt lines)" test "$cnt" -ge 30
+	else
+		fail "no gfp_iface.txt exported: the interface checks did not run"
+	fi
+	rm_=$(con_marker "$console" GFP-RMMOD)
+	check "rmmod unloads it cleanly, node and slab cache gone ($rm_)" test "$rm_" = "ok node=gone cache=0"
 
-if [ ! -f "$db" ] || [ ! -f "$before" ] || [ ! -f "$after" ]; then
-	fail "missing exports (fpusoakd.db, gfp-counters.before/after): see the export lines above"
-	return 0 2>/dev/null || exit 0
-fi
-run=$(sq "SELECT max(run_id) FROM v_runs")
-mode=$(sq "SELECT gfp_mode FROM v_runs WHERE run_id = $run")
-check "the run recorded gfp_mode=alternate (got '$mode')" test "$mode" = alternate
-check "object size in sysfs is the run's XSAVE size ($(ctr "$after" object_size) = $(sq "SELECT xstate_bytes FROM v_runs WHERE run_id = $run"))" \
-	test "$(ctr "$after" object_size)" = "$(sq "SELECT xstate_bytes FROM v_runs WHERE run_id = $run")"
-check "no object left held after the daemon stopped (held $(ctr "$after" held))" test "$(ctr "$after" held)" = 0
+	if [ ! -f "$db" ] || [ ! -f "$before" ] || [ ! -f "$after" ]; then
+		fail "missing exports (fpusoakd.db, gfp-counters.before/after): see the export lines above"
+		return 0
+	fi
+	run=$(sq "SELECT max(run_id) FROM v_runs")
+	mode=$(sq "SELECT gfp_mode FROM v_runs WHERE run_id = $run")
+	check "the run recorded gfp_mode=alternate (got '$mode')" test "$mode" = alternate
+	check "object size in sysfs is the run's XSAVE size ($(ctr "$after" object_size) = $(sq "SELECT xstate_bytes FROM v_runs WHERE run_id = $run"))" \
+		test "$(ctr "$after" object_size)" = "$(sq "SELECT xstate_bytes FROM v_runs WHERE run_id = $run")"
+	check "no object left held after the daemon stopped (held $(ctr "$after" held))" test "$(ctr "$after" held)" = 0
 
-# Probes: turns, counts, reasons.
-order=$(sq "SELECT group_concat(gfp_mode, ',') FROM (SELECT gfp_mode FROM v_probes WHERE run_id = $run AND kind = 'capacity' ORDER BY ts_ms)")
-np=$(sq "SELECT count(*) FROM v_probes WHERE run_id = $run AND kind = 'capacity'")
-want=$(printf 'kernel,atomic,kernel,atomic,kernel,atomic,kernel,atomic' | cut -d, -f"1-${np:-1}")
-check "capacity probes took turns kernel, atomic, ... ($order)" test "$np" -ge 2 -a "$order" = "$want"
-for m in kernel atomic; do
-	row=$(sq "SELECT count(*), coalesce(min(result), 0) FROM v_probes WHERE run_id = $run AND kind = 'capacity' AND gfp_mode = '$m' AND result > 0")
-	check "$m probes produced a count (probes with result > 0, min result: ${row/|/, })" test "${row%%|*}" -ge 1
-done
-sq "SELECT gfp_mode, CAST(result AS INTEGER), stop_reason, detail FROM v_probes WHERE run_id = $run AND kind = 'capacity' ORDER BY ts_ms" >"$SC_OUT/probes.txt"
-while IFS='|' read -r m res why detail; do
-	g=$(sed -n 's/.*\<gfp_failed=\([0-9]*\).*/\1/p' <<<"$detail")
-	case "$why" in
-	"gfp_failed:$m")
-		check "$m probe of $res: ended by a refused HOLD (gfp_failed=$g)" test "${g:-0}" -ge 1 ;;
-	worker_died:* | worker_exited:* | spawn_failed:* | oom_kill | timeout | limit)
-		pass "$m probe of $res: stop reason says what ended it ($why; gfp_failed=${g:-?})" ;;
-	*)
-		fail "$m probe of $res: unexpected stop reason '$why'" ;;
-	esac
-done <"$SC_OUT/probes.txt"
-
-# Churn accounting with its own cause.
-acc=$(sq "SELECT sum(spawned), sum(exited), sum(killed_sigkill + killed_sigsegv + killed_sigill + killed_other),
-	sum(gfp_failed), (SELECT population FROM v_churn WHERE run_id = $run ORDER BY ts_ms DESC LIMIT 1)
-	FROM v_churn WHERE run_id = $run" | tr '|' ' ')
-read -r sp ex ki gf pop <<<"$acc"
-check "churn accounting: spawned $sp = exited $ex + killed $ki + gfp_failed $gf + population $pop" \
-	test "${sp:-0}" -gt 0 -a "$sp" = "$((ex + ki + gf + pop))"
-
-# Model checks: both modes, both answers, the orders of interest.
-for m in atomic nowait; do
-	row=$(sq "SELECT count(*), sum(predicted_ok IN (0, 1) AND actual_ok IN (0, 1)), group_concat(DISTINCT page_order)
-		FROM v_model_check WHERE run_id = $run AND mode = '$m'")
-	IFS='|' read -r nc nboth orders <<<"$row"
-	check "v_model_check: $m rows with both answers ($nc rows, orders $orders)" test "${nc:-0}" -ge 4 -a "$nc" = "$nboth"
-done
-
-# The module's counters against what the daemon stored.
-bad=
-for m in atomic nowait; do
-	for k in $(seq 0 "$(ctr "$after" max_order)"); do
-		da=$(( $(ctr "$after" "try_${m}_attempts" "$k") - $(ctr "$before" "try_${m}_attempts" "$k") ))
-		df=$(( $(ctr "$after" "try_${m}_failures" "$k") - $(ctr "$before" "try_${m}_failures" "$k") ))
-		row=$(sq "SELECT count(*), coalesce(sum(actual_ok = 0), 0) FROM v_model_check WHERE run_id = $run AND mode = '$m' AND page_order = $k")
-		[ "$da|$df" = "$row" ] || bad="$bad $m/$k:module=$da|$df,db=$row"
+	# Probes: turns, counts, reasons.
+	order=$(sq "SELECT group_concat(gfp_mode, ',') FROM (SELECT gfp_mode FROM v_probes WHERE run_id = $run AND kind = 'capacity' ORDER BY ts_ms)")
+	np=$(sq "SELECT count(*) FROM v_probes WHERE run_id = $run AND kind = 'capacity'")
+	want=$(printf 'kernel,atomic,kernel,atomic,kernel,atomic,kernel,atomic' | cut -d, -f"1-${np:-1}")
+	check "capacity probes took turns kernel, atomic, ... ($order)" test "$np" -ge 2 -a "$order" = "$want"
+	for m in kernel atomic; do
+		row=$(sq "SELECT count(*), coalesce(min(result), 0) FROM v_probes WHERE run_id = $run AND kind = 'capacity' AND gfp_mode = '$m' AND result > 0")
+		check "$m probes produced a count (probes with result > 0, min result: ${row/|/, })" test "${row%%|*}" -ge 1
 	done
-done
-check "TRY attempts and failures per mode and order: module counters = v_model_check rows${bad:+ (differ:$bad)}" test -z "$bad"
-dk=$(( $(ctr "$after" hold_kernel_failures) - $(ctr "$before" hold_kernel_failures) ))
-da=$(( $(ctr "$after" hold_atomic_failures) - $(ctr "$before" hold_atomic_failures) ))
-pk=$(sq "SELECT coalesce(sum(CAST(substr(detail, instr(detail, 'gfp_failed=') + 11) AS INTEGER)), 0) FROM v_probes
-	WHERE run_id = $run AND kind = 'capacity' AND gfp_mode = 'kernel'")
-pa=$(sq "SELECT coalesce(sum(CAST(substr(detail, instr(detail, 'gfp_failed=') + 11) AS INTEGER)), 0) FROM v_probes
-	WHERE run_id = $run AND kind = 'capacity' AND gfp_mode = 'atomic'")
-# Under alternate churn holds with GFP_KERNEL: its gfp_failed deaths are kernel-mode refusals.
-check "HOLD failures, kernel: module $dk = churn gfp_failed ${gf:-0} + kernel probes' $pk" test "$dk" = "$(( ${gf:-0} + pk ))"
-check "HOLD failures, atomic: module $da = atomic probes' gfp_failed $pa" test "$da" = "$pa"
+	sq "SELECT gfp_mode, CAST(result AS INTEGER), stop_reason, detail FROM v_probes WHERE run_id = $run AND kind = 'capacity' ORDER BY ts_ms" >"$SC_OUT/probes.txt"
+	while IFS='|' read -r m res why detail; do
+		g=$(sed -n 's/.*\<gfp_failed=\([0-9]*\).*/\1/p' <<<"$detail")
+		case "$why" in
+		"gfp_failed:$m")
+			check "$m probe of $res: ended by a refused HOLD (gfp_failed=$g)" test "${g:-0}" -ge 1 ;;
+		worker_died:* | worker_exited:* | spawn_failed:* | oom_kill | timeout | limit)
+			pass "$m probe of $res: stop reason says what ended it ($why; gfp_failed=${g:-?})" ;;
+		*)
+			fail "$m probe of $res: unexpected stop reason '$why'" ;;
+		esac
+	done <"$SC_OUT/probes.txt"
 
-# Figures for times.txt (README "The 2014 test, repeated" quotes a longer run).
-sc_time gfp_probes "$np"
-sc_time gfp_probe_modes "$order"
-sc_time gfp_capacity "$(sq "SELECT group_concat(gfp_mode || ':' || CAST(result AS INTEGER) || ':' || stop_reason, ' ')
-	FROM (SELECT * FROM v_probes WHERE run_id = $run AND kind = 'capacity' ORDER BY ts_ms)")"
-sc_time gfp_model_checks "$(sq "SELECT count(*) || ' agreed ' || sum(predicted_ok = actual_ok) FROM v_model_check WHERE run_id = $run")"
-sc_time gfp_hold_failures "kernel=$dk atomic=$da"
+	# Churn accounting with its own cause.
+	acc=$(sq "SELECT sum(spawned), sum(exited), sum(killed_sigkill + killed_sigsegv + killed_sigill + killed_other),
+		sum(gfp_failed), (SELECT population FROM v_churn WHERE run_id = $run ORDER BY ts_ms DESC LIMIT 1)
+		FROM v_churn WHERE run_id = $run" | tr '|' ' ')
+	read -r sp ex ki gf pop <<<"$acc"
+	check "churn accounting: spawned $sp = exited $ex + killed $ki + gfp_failed $gf + population $pop" \
+		test "${sp:-0}" -gt 0 -a "$sp" = "$((ex + ki + gf + pop))"
+
+	# Model checks: both modes, both answers, the orders of interest.
+	for m in atomic nowait; do
+		row=$(sq "SELECT count(*), sum(predicted_ok IN (0, 1) AND actual_ok IN (0, 1)), group_concat(DISTINCT page_order)
+			FROM v_model_check WHERE run_id = $run AND mode = '$m'")
+		IFS='|' read -r nc nboth orders <<<"$row"
+		check "v_model_check: $m rows with both answers ($nc rows, orders $orders)" test "${nc:-0}" -ge 4 -a "$nc" = "$nboth"
+	done
+
+	# The module's counters against what the daemon stored.
+	bad=
+	for m in atomic nowait; do
+		for k in $(seq 0 "$(ctr "$after" max_order)"); do
+			da=$(( $(ctr "$after" "try_${m}_attempts" "$k") - $(ctr "$before" "try_${m}_attempts" "$k") ))
+			df=$(( $(ctr "$after" "try_${m}_failures" "$k") - $(ctr "$before" "try_${m}_failures" "$k") ))
+			row=$(sq "SELECT count(*), coalesce(sum(actual_ok = 0), 0) FROM v_model_check WHERE run_id = $run AND mode = '$m' AND page_order = $k")
+			[ "$da|$df" = "$row" ] || bad="$bad $m/$k:module=$da|$df,db=$row"
+		done
+	done
+	check "TRY attempts and failures per mode and order: module counters = v_model_check rows${bad:+ (differ:$bad)}" test -z "$bad"
+	dk=$(( $(ctr "$after" hold_kernel_failures) - $(ctr "$before" hold_kernel_failures) ))
+	da=$(( $(ctr "$after" hold_atomic_failures) - $(ctr "$before" hold_atomic_failures) ))
+	pk=$(sq "SELECT coalesce(sum(CAST(substr(detail, instr(detail, 'gfp_failed=') + 11) AS INTEGER)), 0) FROM v_probes
+		WHERE run_id = $run AND kind = 'capacity' AND gfp_mode = 'kernel'")
+	pa=$(sq "SELECT coalesce(sum(CAST(substr(detail, instr(detail, 'gfp_failed=') + 11) AS INTEGER)), 0) FROM v_probes
+		WHERE run_id = $run AND kind = 'capacity' AND gfp_mode = 'atomic'")
+	# Under alternate churn holds with GFP_KERNEL: its gfp_failed deaths are kernel-mode refusals.
+	check "HOLD failures, kernel: module $dk = churn gfp_failed ${gf:-0} + kernel probes' $pk" test "$dk" = "$(( ${gf:-0} + pk ))"
+	check "HOLD failures, atomic: module $da = atomic probes' gfp_failed $pa" test "$da" = "$pa"
+
+	# Figures for times.txt (README "The 2014 test, repeated" quotes a longer run).
+	sc_time gfp_probes "$np"
+	sc_time gfp_probe_modes "$order"
+	sc_time gfp_capacity "$(sq "SELECT group_concat(gfp_mode || ':' || CAST(result AS INTEGER) || ':' || stop_reason, ' ')
+		FROM (SELECT * FROM v_probes WHERE run_id = $run AND kind = 'capacity' ORDER BY ts_ms)")"
+	sc_time gfp_model_checks "$(sq "SELECT count(*) || ' agreed ' || sum(predicted_ok = actual_ok) FROM v_model_check WHERE run_id = $run")"
+	sc_time gfp_hold_failures "kernel=$dk atomic=$da"
+}
+gfp_check
