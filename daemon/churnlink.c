@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "churn/churn.h"
+#include "churn/gfp.h"
 #include "churn/worker.h"
 #include "common/log.h"
 #include "store/store.h"
@@ -212,6 +213,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 			.stop_reason = pd->stop_reason,
 			.detail = pd->detail,
 			.duration_ms = pd->duration_ms,
+			.gfp_mode = pd->kind == CHURN_PROBE_CAPACITY && pd->gfp_mode ? gfp_mode_name(pd->gfp_mode) : NULL,
 		};
 		if (cap) {
 			memcpy(bi, cl->start.buddyinfo, cl->start.buddyinfo_len);
@@ -238,6 +240,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		.killed_other = c->killed_other - a->killed_other,
 		.oom_killed = c->oom_killed - a->oom_killed,
 		.exited_error = c->exited_error - a->exited_error,
+		.gfp_failed = c->gfp_failed - a->gfp_failed,
 	};
 	store_tick_churn(t, &row);
 	cl->attached = *c;

@@ -54,6 +54,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.fpu_features = env.fpu_features,
 		.xstate_detail = env.xstate_detail,
 		.config = cfgtext,
+		.gfp_mode = gfplink_describe(d->gfp),
 		.started_ms = clock_wall_ms(),
 		.xstate_bytes = env.xstate_bytes,
 		.mem_total_kb = env.mem_total_kb,

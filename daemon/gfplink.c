@@ -12,6 +12,7 @@
 #include "churn/gfp.h"
 #include "common/log.h"
 #include "daemon/sampler.h"
+#include "store/store.h"
 
 #define DEFAULT_CHECK_MS 10000
 #define XSTATE_CACHE "fpusoak_xstate"    /* the module's slab cache (kmod/fpusoak_gfp.c) */
@@ -160,7 +161,6 @@ int gfplink_tick(struct gfplink *g, const struct sampler *s, struct store *st, s
 	struct gfplink_check c;
 
 	(void)st;
-	(void)t;
 	if (!g || g->fd < 0 || !g->interval_ms)
 		return 0;
 	/* The first check one interval in: by then slabinfo and pagetypeinfo have named the orders. */
@@ -181,6 +181,9 @@ int gfplink_tick(struct gfplink *g, const struct sampler *s, struct store *st, s
 				return -1;
 			}
 			if (rc > 0) {
+				struct store_model_check row = { c.order, c.mode, c.predicted_ok, c.actual_ok, c.margin_pages };
+				if (t && store_tick_model_check(t, &row) < 0)
+					log_warnx("gfp: out of memory: a model check is not stored");
 				made++;
 				log_debug("gfp: model check order %d %s: predicted %s, allocator %s (margin %lld pages, %llu ns)",
 					  c.order, gfp_mode_name(c.mode), c.predicted_ok ? "ok" : "refused",

@@ -55,9 +55,10 @@
 	X(8, killed_sigill) \
 	X(9, killed_other) \
 	X(10, oom_killed) \
-	X(11, exited_error)
+	X(11, exited_error) \
+	X(12, gfp_failed)
 
-#define STORE_NCHURN 12
+#define STORE_NCHURN 13
 
 /*
  * X(order): the per-order columns of a zone row, o0..o15 in buddy and

@@ -47,6 +47,7 @@ struct query_run {
 	const char *label, *end_reason, *version, *boot_id, *hostname;
 	const char *kernel_release, *kernel_version, *cmdline, *hypervisor, *guest_type;
 	const char *cpu_model, *fpu_features, *xstate_detail, *config;
+	const char *gfp_mode;                             /* --gfp-mode in force; NULL before schema 9 */
 	int64_t started_ms, ended_ms, pid;                /* ended_ms -1 while running */
 	int64_t xstate_bytes, mem_total_kb, page_size;
 	int64_t nsamples;                                 /* rows in samples */
@@ -203,7 +204,7 @@ int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t f
 /* Churn columns, in v_churn's order. */
 enum query_churn_col {
 	QC_SPAWNED, QC_FAIL_EAGAIN, QC_FAIL_ENOMEM, QC_FAIL_OTHER, QC_EXITED, QC_SIGKILL, QC_SIGSEGV, QC_SIGILL,
-	QC_SIGOTHER, QC_OOM, QC_EXITED_ERROR, QC_N
+	QC_SIGOTHER, QC_OOM, QC_EXITED_ERROR, QC_GFP_FAILED, QC_N
 };
 
 /* v_churn's column name of c ("spawned", "spawn_failed_eagain", ...). */
@@ -235,6 +236,7 @@ struct query_probe {
 	double result;            /* capacity: workers held; switch: system us per yield; NaN when NULL */
 	const char *stop_reason, *detail;
 	int64_t duration_ms;      /* -1 when NULL */
+	const char *gfp_mode;     /* capacity: the mode its workers held in (--gfp-mode); NULL for none */
 };
 
 typedef int (*query_probe_fn)(void *arg, const struct query_probe *p);
@@ -242,6 +244,21 @@ typedef int (*query_probe_fn)(void *arg, const struct query_probe *p);
 /* Probes of a run in [from, to] (-1 = open), kind NULL = all, oldest first, at most limit; rows or -1. */
 int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from_ms, int64_t to_ms, int limit,
 		 query_probe_fn fn, void *arg);
+
+/* Model checks of one order and mode (v_model_check): the model's prediction against the allocator's answer. */
+struct query_model_checks {
+	int order;
+	int mode;                 /* 2 atomic, 3 nowait (kmod/fpusoak_gfp.h numbers) */
+	int64_t n[2][2];          /* checks by [predicted_ok][actual_ok] */
+	int64_t min_margin_wrong; /* smallest |margin_pages| among disagreements; -1 when none or unknown */
+	int64_t max_margin_wrong; /* largest |margin_pages| among disagreements; -1 when none or unknown */
+};
+
+typedef int (*query_model_check_fn)(void *arg, const struct query_model_checks *c);
+
+/* Model checks of a run in [from, to] (-1 = open), per order and mode in that order; rows or -1. */
+int query_model_checks(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, query_model_check_fn fn,
+		       void *arg);
 
 /* The atomic-allocation model's verdicts for one zone and order over a window (v_atomic_risk). */
 struct query_atomic {

@@ -16,7 +16,8 @@
 	" SELECT MIN(bucket_ms) FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = " STORE_TIER_MINUTE_SQL ")), " \
 	"coalesce((SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
 	" (SELECT MAX(bucket_ms) + " STORE_TIER_MINUTE_SQL " - 1 FROM tick_rollup u WHERE u.run_id = r.run_id" \
-	" AND u.tier = " STORE_TIER_MINUTE_SQL ")) "
+	" AND u.tier = " STORE_TIER_MINUTE_SQL ")), " \
+	"r.gfp_mode "
 
 static const char *const SQL[S_COUNT] = {
 	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
@@ -68,6 +69,7 @@ static void run_from_row(sqlite3_stmt *st, struct query_run *r)
 	r->nsamples = col_i64(st, 21);
 	r->first_sample_ms = col_i64(st, 22);
 	r->last_sample_ms = col_i64(st, 23);
+	r->gfp_mode = col_text(st, 24);
 }
 
 /* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */

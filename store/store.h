@@ -36,6 +36,7 @@ struct store_run {
 	const char *label, *version, *boot_id, *hostname, *kernel_release, *kernel_version;
 	const char *cmdline, *hypervisor, *guest_type, *cpu_model, *fpu_features, *xstate_detail;
 	const char *config;
+	const char *gfp_mode;          /* --gfp-mode in force: "alternate", "off (module not loaded)", ... */
 	int64_t started_ms, xstate_bytes, mem_total_kb, page_size, pid;
 };
 
@@ -97,6 +98,7 @@ int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq);
 struct store_churn {
 	uint64_t population, spawned, spawn_failed_eagain, spawn_failed_enomem, spawn_failed_other;
 	uint64_t exited, killed_sigkill, killed_sigsegv, killed_sigill, killed_other, oom_killed, exited_error;
+	uint64_t gfp_failed;           /* died of a refused HOLD (churn/gfp.h): a cause of its own */
 };
 
 /* A finished probe (v_probes). */
@@ -105,7 +107,16 @@ struct store_probe {
 	const char *kind;              /* capacity|switch */
 	double result;
 	const char *stop_reason, *detail, *buddyinfo_before;
+	const char *gfp_mode;          /* capacity: the mode its workers held in; NULL for none */
 	int64_t duration_ms;
+};
+
+/* A model check (v_model_check): the model's verdict on a request and the allocator's answer. */
+struct store_model_check {
+	int page_order;
+	int mode;                      /* 2 atomic, 3 nowait (kmod/fpusoak_gfp.h numbers) */
+	int predicted_ok, actual_ok;
+	int64_t margin_pages;
 };
 
 /* Attach the interval's churn row; 0 or -1. */
@@ -113,6 +124,9 @@ int store_tick_churn(struct store_tick *t, const struct store_churn *c);
 
 /* Attach a finished probe (strings are copied); 0 or -1. */
 int store_tick_probe(struct store_tick *t, const struct store_probe *p);
+
+/* Attach a model check made at this tick; 0 or -1. */
+int store_tick_model_check(struct store_tick *t, const struct store_model_check *c);
 
 /* Record what the spawner resolved for run_id (written at once, not queued); 0 or -1. */
 int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,

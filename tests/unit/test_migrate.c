@@ -26,6 +26,11 @@ static int exec(sqlite3 *db, const char *sql)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The sqlite3 CLI's output of sql on path into a malloc'd string (NULL on failure). */
 static char *cli(const char *path, const char *sql)
 {
@@ -60,7 +65,10 @@ int main(void)
 	static const char *const views[] = {
 		"SELECT * FROM v_samples ORDER BY run_id, ts_ms",
 		"SELECT * FROM v_meminfo ORDER BY run_id, ts_ms, name",
-		"SELECT * FROM v_churn ORDER BY run_id, ts_ms",
+		/* Schema 004's columns (009 adds gfp_failed: 0 for every older row, checked below). */
+		"SELECT run_id, ts_ms, ts, population, spawned, spawn_failed_eagain, spawn_failed_enomem, spawn_failed_other,"
+		" exited, killed_sigkill, killed_sigsegv, killed_sigill, killed_other, oom_killed, exited_error"
+		" FROM v_churn ORDER BY run_id, ts_ms",
 		"SELECT run_id, label, started_ms FROM v_runs ORDER BY run_id",
 		"SELECT * FROM v_buddyinfo ORDER BY run_id, ts_ms, zone, page_order",
 		"SELECT * FROM v_frag ORDER BY run_id, ts_ms, zone, page_order",
@@ -124,13 +132,17 @@ int main(void)
 	T_CHECK(cli_int(path, "SELECT count(*) FROM v_buddyinfo WHERE zone = 'Normal'") == (300 - 43) * 11,
 		"Normal's missing ticks stay missing after the migration (gap rows)");
 
-	/* store/fields.h names the samples table's columns, in order. */
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_churn WHERE gfp_failed != 0"), 0,
+	       "v_churn.gfp_failed (schema 009) reads 0 for rows written before it");
+	/* store/fields.h names the samples table's columns (later migrations append theirs: compared as sets). */
 	{
 #define X_NAME(i, name, col) #col,
 #define X_CNAME(i, col) #col,
-		static const char *const cols[] = { "run_id", "ts_ms", "sample_us", STORE_MEMINFO_FIELDS(X_NAME)
-						    STORE_CHURN_FIELDS(X_CNAME) STORE_VMSTAT_HOT(X_NAME) };
-		char *have = cli(path, "SELECT group_concat(name, ' ') FROM pragma_table_info('samples')"), want[2048] = "";
+		static const char *cols[] = { "run_id", "ts_ms", "sample_us", STORE_MEMINFO_FIELDS(X_NAME)
+					      STORE_CHURN_FIELDS(X_CNAME) STORE_VMSTAT_HOT(X_NAME) };
+		char *have = cli(path, "SELECT group_concat(name, ' ') FROM (SELECT name FROM pragma_table_info('samples')"
+				       " ORDER BY name)"), want[2048] = "";
+		qsort(cols, sizeof cols / sizeof cols[0], sizeof cols[0], cmp_str);
 		for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
 			snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? " " : "", cols[i]);
 		strcat(want, "\n");
