@@ -81,6 +81,10 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 		.alloc_failures = s->alloc_failures,
 		.has_oom_kills = s->has_oom_kills,
 		.oom_kills = s->oom_kills,
+		.gfp_holding = s->gfp_holding,
+		.model_checking = s->model_checking,
+		.model_checks = s->model_checks,
+		.model_agreed = s->model_agreed,
 	};
 	struct strbuf sb;
 

@@ -53,6 +53,9 @@ struct daemon_sample {
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER kernel-log counters by order, NULL without a kernel log */
 	int has_oom_kills;               /* 1: oom_kills is a kernel-log count */
 	uint64_t oom_kills;
+	int gfp_holding;                 /* workers HOLD through the fpusoak_gfp module (--gfp-mode in force) */
+	int model_checking;              /* model checks run (the module is loaded and the interval is not 0) */
+	uint64_t model_checks, model_agreed;   /* since start */
 };
 
 /* The front end's side of the daemon; any hook may be NULL. */

@@ -67,7 +67,10 @@ void loop_publish(struct daemon *d)
 		.alloc_failures = d->kwatch ? kwatch_failures_by_order(d->kwatch) : NULL,
 		.has_oom_kills = d->kwatch != NULL,
 		.oom_kills = d->kwatch ? kwatch_oom_kills(d->kwatch) : 0,
+		.gfp_holding = gfplink_mode(d->gfp) != 0,
+		.model_checking = gfplink_check_interval_ms(d->gfp) > 0,
 	};
+	gfplink_totals(d->gfp, &s.model_checks, &s.model_agreed);
 	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
 	d->hooks->sample(d->hooks->arg, &s);
 }

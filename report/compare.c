@@ -99,14 +99,15 @@ static int cmp_samples(struct report_line *l, const struct vec *a, const struct 
 	return 0;
 }
 
-/* The probe results of both runs (report_probes), loaded once for the two probe lines. */
+/* The probe results of both runs (report_probes), loaded for the FPU-cost line. */
 struct probe_pair {
 	int loaded;
 	struct report_probes a, b;
 };
 
-static int cmp_probes(struct report_cmp *c, int has_probes, struct probe_pair *pp, int fpu_cost,
-		      const char *label, const char *unit, const char *what)
+/* FPU cost (capacity goes by mode: cmp_capacity). */
+static int cmp_fpu_cost(struct report_cmp *c, int has_probes, struct probe_pair *pp, const char *label,
+			const char *unit, const char *what)
 {
 	struct report_line *l = line_new(c, test_samples, unit, "%s", label);
 	const struct report_probe_set *sa, *sb;
@@ -126,9 +127,96 @@ static int cmp_probes(struct report_cmp *c, int has_probes, struct probe_pair *p
 		}
 		pp->loaded = 1;
 	}
-	sa = fpu_cost ? &pp->a.fpu_cost : &pp->a.capacity;
-	sb = fpu_cost ? &pp->b.fpu_cost : &pp->b.capacity;
+	sa = &pp->a.fpu_cost;
+	sb = &pp->b.fpu_cost;
 	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what);
+}
+
+/* Capacity probe results of one run by the mode their workers held in (enum report_gfp_mode). */
+struct by_mode {
+	struct vec v[4];
+	int err;
+};
+
+static int mode_cb(void *arg, const struct query_probe *p)
+{
+	struct by_mode *m = arg;
+
+	if (!isfinite(p->result))
+		return 0;
+	return vec_push(&m->v[report_gfp_mode_of(p->gfp_mode)], p->result);
+}
+
+/* "kernel, atomic" (the modes with probes) into out; returns out. */
+static const char *modes_held(const struct by_mode *m, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int k = 0; k < 4; k++)
+		if (m->v[k].n)
+			n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? "/" : "", report_gfp_mode_name(k));
+	return out;
+}
+
+/*
+ * Capacity, one line per --gfp-mode both runs probed in ("capacity" for probes that held nothing, as
+ * every run before the module; "capacity (atomic)" ...): a probe whose workers held GFP_ATOMIC objects
+ * is not comparable with one whose workers held none.  No common mode: one line that says so.
+ */
+static int cmp_capacity(struct report_cmp *c, int has_probes)
+{
+	struct by_mode ma = { 0 }, mb = { 0 };
+	int ret = 0, lines = 0;
+	char ha[48], hb[48];
+
+	if (!has_probes) {
+		struct report_line *l = line_new(c, test_samples, "workers", "capacity");
+		if (l)
+			snprintf(l->note, sizeof l->note, "this database has no probe table");
+		return 0;
+	}
+	if (query_probes(c->qa, c->a, "capacity", -1, -1, QUERY_MAX_ROWS, mode_cb, &ma) < 0 ||
+	    query_probes(c->qb, c->b, "capacity", -1, -1, QUERY_MAX_ROWS, mode_cb, &mb) < 0) {
+		ret = -1;
+		goto out;
+	}
+	for (int k = 0; k < 4; k++) {
+		struct report_line *l;
+		if (!ma.v[k].n || !mb.v[k].n)
+			continue;
+		lines++;
+		l = k == REPORT_GFP_NONE ? line_new(c, test_samples, "workers", "capacity")
+					 : line_new(c, test_samples, "workers", "capacity (%s)", report_gfp_mode_name(k));
+		if (l && cmp_samples(l, &ma.v[k], &mb.v[k], "capacity probes") < 0) {
+			ret = -1;
+			goto out;
+		}
+	}
+	if (!lines) {
+		struct report_line *l = line_new(c, test_samples, "workers", "capacity");
+		size_t na = 0, nb = 0;
+		for (int k = 0; k < 4; k++) {
+			na += ma.v[k].n;
+			nb += mb.v[k].n;
+		}
+		if (l) {
+			l->na = (double)na;
+			l->nb = (double)nb;
+		}
+		if (l && na && nb)
+			snprintf(l->note, sizeof l->note, "not comparable: A's probes held %s, B's %s",
+				 modes_held(&ma, ha, sizeof ha), modes_held(&mb, hb, sizeof hb));
+		else if (l)
+			snprintf(l->note, sizeof l->note, "no capacity probes in run %s", !na && !nb ? "A or B" : !na ? "A" : "B");
+	}
+out:
+	for (int k = 0; k < 4; k++) {
+		free(ma.v[k].v);
+		free(mb.v[k].v);
+	}
+	return ret || ma.v[0].oom || ma.v[1].oom || ma.v[2].oom || ma.v[3].oom || mb.v[0].oom || mb.v[1].oom ||
+	       mb.v[2].oom || mb.v[3].oom ? -1 : 0;
 }
 
 /* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
@@ -389,11 +477,11 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	if ((has_probes = both_have(out, "probes")) < 0 || (has_kmsg = both_have(out, "kmsg_events")) < 0 ||
 	    (has_churn = both_have(out, "churn_info")) < 0 || (has_atomic = both_have(out, "atomic_risk")) < 0)
 		return -1;
-	r = cmp_probes(out, has_probes, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
+	r = cmp_capacity(out, has_probes) < 0 ||
 	    cmp_headroom(out) < 0 ||
 	    cmp_failures(out, has_kmsg) < 0 ||
 	    cmp_churn(out, has_churn) < 0 ||
-	    cmp_probes(out, has_probes, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
+	    cmp_fpu_cost(out, has_probes, &pp, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
 	    cmp_atomic(out, has_atomic) < 0 ? -1 : 0;
 	if (pp.loaded) {
 		report_probes_free(&pp.a);

@@ -344,3 +344,20 @@ int report_atomic_series(struct query *q, int64_t run_id, int order, struct quer
 
 	return query_atomic_series(q, run_id, order, rg, atomic_pct_cb, &a);
 }
+
+/* ---------------------------------------------------------------- --gfp-mode */
+
+static const char *const GFP_MODE_NAMES[4] = { "off", "kernel", "atomic", "nowait" };
+
+const char *report_gfp_mode_name(int mode)
+{
+	return mode >= 0 && mode < 4 ? GFP_MODE_NAMES[mode] : "?";
+}
+
+int report_gfp_mode_of(const char *name)
+{
+	for (int m = REPORT_GFP_KERNEL; m <= REPORT_GFP_NOWAIT; m++)
+		if (name && strcmp(name, GFP_MODE_NAMES[m]) == 0)
+			return m;
+	return REPORT_GFP_NONE;
+}

@@ -74,6 +74,15 @@ double report_per_hour(double count, int64_t exposure_ms);
 /* count per second of exposure_ms; NaN when the exposure is not positive. */
 double report_per_s(double count, int64_t exposure_ms);
 
+/* The mode a capacity probe's workers held their FPU state in (--gfp-mode; kmod/fpusoak_gfp.h numbers). */
+enum report_gfp_mode { REPORT_GFP_NONE = 0, REPORT_GFP_KERNEL = 1, REPORT_GFP_ATOMIC = 2, REPORT_GFP_NOWAIT = 3 };
+
+/* The mode's name ("kernel", "atomic", "nowait"; "off" for none; "?" out of range). */
+const char *report_gfp_mode_name(int mode);
+
+/* A probe's stored mode text (v_probes.gfp_mode) as enum report_gfp_mode (NULL, "" or unknown: none). */
+int report_gfp_mode_of(const char *name);
+
 /* Whether a failure's GFP flags make it an atomic request (GFP_ATOMIC, GFP_NOWAIT: may not sleep). */
 int report_gfp_atomic(const char *gfp_flags);
 

@@ -220,6 +220,10 @@ static void churn_families(struct strbuf *sb, const struct metrics_input *in)
 	for (int i = 0; i < 4; i++)
 		sb_printf(sb, "fpusoakd_worker_deaths_total{signal=\"%s\"} %" PRIu64 "\n", sigs[i], deaths[i]);
 	counter1(sb, "fpusoakd_worker_oom_kills_total", "Memory-cgroup OOM kills among the workers.", c->oom_killed);
+	if (in->gfp_holding)
+		counter1(sb, "fpusoakd_worker_gfp_failures_total",
+			 "Churn workers that died because the allocator refused their FPU-state HOLD (--gfp-mode).",
+			 c->gfp_failed);
 	if (isfinite(in->last_capacity)) {
 		family(sb, "fpusoakd_capacity_probe_workers", "gauge",
 		       "Workers held by the last capacity probe before a spawn failed or one died.");
@@ -274,5 +278,12 @@ int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 		churn_families(sb, in);
 	if (in->alloc_failures || in->has_oom_kills)
 		kmsg_families(sb, in);
+	if (in->model_checking) {
+		family(sb, "fpusoakd_model_checks_total", "counter",
+		       "GFP_ATOMIC/GFP_NOWAIT allocations tried against the atomic model's prediction, by agreement.");
+		sb_printf(sb, "fpusoakd_model_checks_total{agreed=\"true\"} %" PRIu64 "\n", in->model_agreed);
+		sb_printf(sb, "fpusoakd_model_checks_total{agreed=\"false\"} %" PRIu64 "\n",
+			  in->model_checks - in->model_agreed);
+	}
 	return sb->err ? -1 : 0;
 }

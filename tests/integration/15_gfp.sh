@@ -84,6 +84,11 @@ else
 		grep -q 'warning: gfp: module not loaded: gfp_mode=off, no model checks (--gfp-mode alternate not possible)' "$tmp/off2.log"
 	runs=$(sqlite3 -batch -noheader "$tmp/off.db" "SELECT count(*) FROM v_runs WHERE end_reason = 'stopped'" 2>&1)
 	check "both runs ended as usual ($runs stopped)" test "$runs" = 2
+	rec=$(sqlite3 -batch -noheader "$tmp/off.db" "SELECT group_concat(gfp_mode, '|') FROM v_runs" 2>&1)
+	check "both runs record gfp_mode 'off (module not loaded)' (got '$rec')" \
+		test "$rec" = "off (module not loaded)|off (module not loaded)"
+	rec=$(sqlite3 -batch -noheader "$tmp/off.db" "SELECT count(*) FROM v_model_check" 2>&1)
+	check "no model checks without the module (v_model_check: $rec rows)" test "$rec" = 0
 	"$FPUSOAKD" --gfp-mode sometimes --db "$tmp/bad.db" >"$tmp/bad.log" 2>&1
 	rc=$?
 	check "--gfp-mode sometimes: exit 64 (got $rc)" test "$rc" = 64
