@@ -111,6 +111,16 @@ gfp_check() {
 	check "HOLD failures, kernel: module $dk = churn gfp_failed ${gf:-0} + kernel probes' $pk" test "$dk" = "$(( ${gf:-0} + pk ))"
 	check "HOLD failures, atomic: module $da = atomic probes' gfp_failed $pa" test "$da" = "$pa"
 
+	# The report's own figures from this DB (report/gfp.h): summary and the saved run page.
+	if [ -x "${FPUSOAKD:-}" ]; then
+		"$FPUSOAKD" summary --db "$db" --run "$run" >"$SC_OUT/summary.txt" 2>&1
+		check "summary names the probes by mode and the model checks" \
+			sh -c "grep -q 'capacity probes by gfp mode: kernel' '$SC_OUT/summary.txt' && grep -q 'model checks: ' '$SC_OUT/summary.txt'"
+		"$FPUSOAKD" report --db "$db" --run "$run" --out "$SC_OUT/report.html" >/dev/null 2>&1
+		check "the saved report has section 10 with the model checks' accuracy" \
+			sh -c "grep -q '10. The 2014 test' '$SC_OUT/report.html' && grep -q 'Model checks: the allocator answered' '$SC_OUT/report.html'"
+	fi
+
 	# Figures for times.txt (README "The 2014 test, repeated" quotes a longer run).
 	sc_time gfp_probes "$np"
 	sc_time gfp_probe_modes "$order"
