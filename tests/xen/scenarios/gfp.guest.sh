@@ -51,6 +51,8 @@ export_file gfp-counters.before /tmp/gfp-counters.before
 # /dev/kmsg (fpusoakd reads them there), not on the emulated serial console.
 dmesg -n 1
 daemon_start "$db"
+# Registered now: a scenario stopped at its budget still sends its DB (folded at export time).
+export_db fpusoakd.db "$db"
 t0=$(gfp_now)
 sc_sleep "$GFP_PROBE_GAP"
 started=0
@@ -75,7 +77,6 @@ rc=$?
 dmesg -n 7
 gfp_counters /tmp/gfp-counters.after
 export_file gfp-counters.after /tmp/gfp-counters.after
-export_db fpusoakd.db "$db"
 export_proc meminfo buddyinfo zoneinfo slabinfo
 if rmmod fpusoak_gfp; then
 	mark "GFP-RMMOD ok node=$([ -e /dev/fpusoak_gfp ] && echo present || echo gone) cache=$(grep -c '^fpusoak_xstate ' /proc/slabinfo)"
