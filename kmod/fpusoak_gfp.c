@@ -70,12 +70,22 @@ static unsigned int max_held = 8192;
 module_param(max_held, uint, 0644);
 MODULE_PARM_DESC(max_held, "most objects held at once by all open files together (HOLD gets EDQUOT beyond it)");
 
+/*
+ * Testing only: the daemon's handling of a refused HOLD (the worker's SIGKILL, counted as gfp_failed) is
+ * otherwise reached only when the allocator really refuses, which a test cannot arrange on demand.
+ * Every refuse_every-th HOLD is answered ENOMEM without allocating, counted as a failure of its mode
+ * and in counters/hold_injected, so a reader can tell.  Never set it for a measurement.
+ */
+static unsigned int refuse_every;
+module_param(refuse_every, uint, 0644);
+MODULE_PARM_DESC(refuse_every, "testing only: refuse every Nth HOLD with ENOMEM without allocating (0 = never)");
+
 static struct kmem_cache *xstate_cache;
 static unsigned int object_size;
 static atomic_t held = ATOMIC_INIT(0);
 
 static struct {
-	atomic64_t hold_attempts[NMODES], hold_failures[NMODES], hold_refused;
+	atomic64_t hold_attempts[NMODES], hold_failures[NMODES], hold_refused, hold_injected, hold_seq;
 	atomic64_t try_attempts[NMODES][NORDERS], try_failures[NMODES][NORDERS];
 } ctr;
 
@@ -116,6 +126,7 @@ static void *hold_alloc(u32 mode)
 static long do_hold(struct file *f, void __user *arg)
 {
 	struct fpusoak_gfp_hold h;
+	unsigned int every;
 	void *obj;
 	u32 m;
 
@@ -133,7 +144,13 @@ static long do_hold(struct file *f, void __user *arg)
 	}
 	m = h.mode - 1;
 	atomic64_inc(&ctr.hold_attempts[m]);
-	obj = hold_alloc(h.mode);
+	every = READ_ONCE(refuse_every);
+	if (every && atomic64_inc_return(&ctr.hold_seq) % every == 0) {
+		atomic64_inc(&ctr.hold_injected);
+		obj = NULL;
+	} else {
+		obj = hold_alloc(h.mode);
+	}
 	if (!obj) {
 		atomic_dec(&held);
 		atomic64_inc(&ctr.hold_failures[m]);
@@ -242,7 +259,7 @@ static const struct file_operations gfp_fops = {
 
 /* ---- sysfs: /sys/class/misc/fpusoak_gfp/{object_size,...} and counters/ ---------------------- */
 
-enum ctr_kind { C_HOLD_ATT, C_HOLD_FAIL, C_TRY_ATT, C_TRY_FAIL, C_REFUSED, C_HELD, C_SIZE, C_ALIGN, C_MAXORD };
+enum ctr_kind { C_HOLD_ATT, C_HOLD_FAIL, C_TRY_ATT, C_TRY_FAIL, C_REFUSED, C_INJECTED, C_HELD, C_SIZE, C_ALIGN, C_MAXORD };
 
 struct ctr_attr {
 	struct device_attribute attr;
@@ -274,6 +291,8 @@ static ssize_t ctr_show(struct device *dev, struct device_attribute *da, char *b
 		return emit_orders(buf, ctr.try_failures[a->mode]);
 	case C_REFUSED:
 		return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&ctr.hold_refused));
+	case C_INJECTED:
+		return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&ctr.hold_injected));
 	case C_HELD:
 		return sysfs_emit(buf, "%d\n", atomic_read(&held));
 	case C_SIZE:
@@ -296,6 +315,7 @@ MODE_CTRS(kernel, 0);
 MODE_CTRS(atomic, 1);
 MODE_CTRS(nowait, 2);
 CTR(hold_refused, C_REFUSED, 0);
+CTR(hold_injected, C_INJECTED, 0);
 CTR(held, C_HELD, 0);
 CTR(object_size, C_SIZE, 0);
 CTR(object_align, C_ALIGN, 0);
@@ -306,7 +326,8 @@ CTR(max_order, C_MAXORD, 0);
 	&ctr_try_##_m##_attempts.attr.attr, &ctr_try_##_m##_failures.attr.attr
 
 static struct attribute *counter_attrs[] = {
-	MODE_ATTRS(kernel), MODE_ATTRS(atomic), MODE_ATTRS(nowait), &ctr_hold_refused.attr.attr, NULL,
+	MODE_ATTRS(kernel), MODE_ATTRS(atomic), MODE_ATTRS(nowait), &ctr_hold_refused.attr.attr,
+	&ctr_hold_injected.attr.attr, NULL,
 };
 
 static struct attribute *info_attrs[] = {
@@ -369,6 +390,9 @@ static int __init fpusoak_gfp_init(void)
 	}
 	pr_info("fpusoak_gfp: /dev/%s: objects of %u bytes aligned %u, TRY orders 0..%d, max_held %u\n",
 		FPUSOAK_GFP_NAME, object_size, XSTATE_ALIGN, FPUSOAK_MAX_ORDER, max_held);
+	if (refuse_every)
+		pr_warn("fpusoak_gfp: refuse_every=%u: every %u-th HOLD is refused on purpose (testing only)\n",
+			refuse_every, refuse_every);
 	return 0;
 }
 

@@ -19,7 +19,8 @@
  *     did.  The object belongs to the open file and is freed when the file
  *     is closed (or its process exits).  One object per open file.
  *       0        held
- *       ENOMEM   the allocator said no (the 2014 kernel sent SIGKILL here)
+ *       ENOMEM   the allocator said no (the 2014 kernel sent SIGKILL here); or, for
+ *                tests, the module's parameter refuse_every said so
  *       EDQUOT   the module's cap on objects held (parameter max_held)
  *       EBUSY    this file already holds one
  *       EINVAL   bad mode, size 0 or above object_size, reserved bits set

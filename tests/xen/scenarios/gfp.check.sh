@@ -12,11 +12,14 @@
 #  - v_model_check has rows for both modes with both answers;
 #  - the module's own counters (after - before) agree with what the daemon
 #    stored: TRY attempts and failures per mode and order = model-check rows,
-#    HOLD failures per mode = the gfp_failed deaths of that mode.
+#    HOLD failures per mode = the gfp_failed deaths of that mode;
+#  - the refusal run (refuse_every=3, --gfp-mode atomic): its refused HOLDs
+#    are gfp_failed deaths in v_churn, its probe ended gfp_failed:atomic, the
+#    churn identity holds with them, and the module counted exactly those.
 # Everything runs in one function with local variables, none named n: run.sh's
 # own (n is the scenario name sc_time files figures under) stay untouched.
 gfp_check() {
-	local db before after ins cnt l rm_ run mode order np want m row res why detail g acc sp ex ki gf pop nc nboth orders bad k da df dk pk pa
+	local db before after ins cnt l rm_ rdb refuse rrun racc rsp rex rki rgf rpop rpr rinj rfail run mode order np want m row res why detail g acc sp ex ki gf pop nc nboth orders bad k da df dk pk pa
 	db=$SC_OUT/fpusoakd.db
 	sq() { sqlite3 -batch -noheader "$db" "$@" 2>&1; }
 	# ctr FILE NAME [ORDER]: a counter from an exported dump ("name v0 v1 ..."); the ORDER-th value.
@@ -110,6 +113,33 @@ gfp_check() {
 	# Under alternate churn holds with GFP_KERNEL: its gfp_failed deaths are kernel-mode refusals.
 	check "HOLD failures, kernel: module $dk = churn gfp_failed ${gf:-0} + kernel probes' $pk" test "$dk" = "$(( ${gf:-0} + pk ))"
 	check "HOLD failures, atomic: module $da = atomic probes' gfp_failed $pa" test "$da" = "$pa"
+
+	# The refusal path, on demand (refuse_every=3).
+	rdb=$SC_OUT/refuse.db
+	refuse=$SC_OUT/gfp-counters.refuse
+	if [ -f "$rdb" ] && [ -f "$refuse" ]; then
+		rsq() { sqlite3 -batch -noheader "$rdb" "$@" 2>&1; }
+		rrun=$(rsq "SELECT max(run_id) FROM v_runs")
+		check "refusal run recorded gfp_mode=atomic (got '$(rsq "SELECT gfp_mode FROM v_runs WHERE run_id = $rrun")')" \
+			test "$(rsq "SELECT gfp_mode FROM v_runs WHERE run_id = $rrun")" = atomic
+		racc=$(rsq "SELECT sum(spawned), sum(exited), sum(killed_sigkill + killed_sigsegv + killed_sigill + killed_other),
+			sum(gfp_failed), (SELECT population FROM v_churn WHERE run_id = $rrun ORDER BY ts_ms DESC LIMIT 1)
+			FROM v_churn WHERE run_id = $rrun" | tr '|' ' ')
+		read -r rsp rex rki rgf rpop <<<"$racc"
+		check "refusal run: churn workers died of refused HOLDs (gfp_failed $rgf of $rsp spawned)" test "${rgf:-0}" -ge 1
+		check "refusal run: spawned $rsp = exited $rex + killed $rki + gfp_failed $rgf + population $rpop" \
+			test "${rsp:-0}" -gt 0 -a "$rsp" = "$((rex + rki + rgf + rpop))"
+		rpr=$(rsq "SELECT stop_reason || '|' || CAST(substr(detail, instr(detail, 'gfp_failed=') + 11) AS INTEGER)
+			FROM v_probes WHERE run_id = $rrun AND kind = 'capacity'")
+		check "refusal run: its probe ended by a refused HOLD (got '${rpr:-no probe}')" \
+			test "${rpr%%|*}" = gfp_failed:atomic -a "${rpr#*|}" -ge 1
+		rinj=$(( $(ctr "$refuse" hold_injected) - $(ctr "$after" hold_injected) ))
+		rfail=$(( $(ctr "$refuse" hold_atomic_failures) - $(ctr "$after" hold_atomic_failures) ))
+		check "module refused $rinj HOLDs on purpose, counted $rfail atomic failures = churn $rgf + probe ${rpr#*|}" \
+			test "$rinj" -ge 1 -a "$rinj" = "$rfail" -a "$rfail" = "$(( ${rgf:-0} + ${rpr#*|} ))"
+	else
+		fail "refusal run: refuse.db or gfp-counters.refuse not exported"
+	fi
 
 	# The report's own figures from this DB (report/gfp.h): summary and the saved run page.
 	if [ -x "${FPUSOAKD:-}" ]; then

@@ -6,7 +6,7 @@
 # and --model-check-interval 5s, takes turns of guest-scope capacity probes
 # (kernel, atomic, kernel, atomic) and unloads it.
 # Knobs: XEN_GFP_PROBES (default 4: two of each mode; a third and fourth
-# start only while 120 s of budget remain), XEN_GFP_SECONDS (the guest-time
+# start only while 150 s of budget remain), XEN_GFP_SECONDS (the guest-time
 # budget, default 240), XEN_GFP_WORKER_MEMORY (default 1M).  Workers of 1 MiB
 # fill the guest in ~20 steps instead of ~80 with 256 KiB: under TCG on a
 # loaded host one 256 KiB fill and its release took 170 s, which leaves no
@@ -50,8 +50,8 @@ sc_prepare() {
 	sc_env GFP_PROBES "${XEN_GFP_PROBES:-4}"
 	sc_env GFP_PROBE_GAP 5
 	# A probe after the first two starts only with this much budget left: a fill and its release took
-	# up to 70 s on a loaded host, stopping the daemon, rmmod and the exports 25 s more.
-	sc_env GFP_PROBE_NEEDS 120
+	# up to 70 s on a loaded host, the refusal run ~30 s, stopping, rmmod and the exports 25 s more.
+	sc_env GFP_PROBE_NEEDS 150
 	# Churn as the soak scenario sizes it for TCG; probes only when the guest script asks (SIGUSR1).
 	sc_flags --workers 8 --spawn-rate 40 --lifetime 200ms --fpu auto --worker-memory "${XEN_GFP_WORKER_MEMORY:-1M}"
 	sc_flags --probe-interval 0 --probe-scope guest --probe-limit 4000 --switch-probe-interval 0

@@ -10,11 +10,17 @@
 #      fit the budget, then stops the daemon: a probe is never cut short by
 #      the end of the soak;
 #   4. the module's counters are exported before and after (the host compares
-#      their differences with what the daemon stored), then rmmod: it must
-#      unload cleanly and take its slab cache and device node along.
+#      their differences with what the daemon stored);
+#   5. the refusal path on demand: with the module's test parameter
+#      refuse_every=3 a short --gfp-mode atomic run (churn and one probe)
+#      must count the refused HOLDs as gfp_failed deaths and end its probe
+#      with gfp_failed:atomic (the allocator itself refused nothing above);
+#   6. rmmod: it must unload cleanly and take its slab cache and node along.
 GFP_DIR=/payload/gfp
 GFP_SYS=/sys/class/misc/fpusoak_gfp
+GFP_PARAM=/sys/module/fpusoak_gfp/parameters
 db=/tmp/fpusoakd.db
+rdb=/tmp/refuse.db
 
 gfp_counters() { # gfp_counters FILE: every counter as "name value..." lines
 	for f in "$GFP_SYS"/counters/* "$GFP_SYS"/held "$GFP_SYS"/object_size "$GFP_SYS"/max_order; do
@@ -22,8 +28,8 @@ gfp_counters() { # gfp_counters FILE: every counter as "name value..." lines
 	done >"$1"
 }
 
-gfp_probes_done() { # capacity probes stored so far (0 while the DB is not there yet)
-	n=$(sqlite3 -readonly "$db" "SELECT count(*) FROM v_probes WHERE kind = 'capacity'" 2>/dev/null)
+gfp_probes_done() { # [DB] capacity probes stored so far (0 while the DB is not there yet)
+	n=$(sqlite3 -readonly "${1:-$db}" "SELECT count(*) FROM v_probes WHERE kind = 'capacity'" 2>/dev/null)
 	echo "${n:-0}"
 }
 
@@ -74,9 +80,24 @@ mark "GFP-SOAK-END probes=$started seconds=$(( $(gfp_now) - t0 ))"
 daemon_signal TERM
 daemon_wait
 rc=$?
-dmesg -n 7
 gfp_counters /tmp/gfp-counters.after
 export_file gfp-counters.after /tmp/gfp-counters.after
+
+echo 3 >"$GFP_PARAM/refuse_every"
+mark "GFP-REFUSE-START refuse_every=$(cat "$GFP_PARAM/refuse_every") uptime=$(uptime_s)"
+daemon_start "$rdb" --gfp-mode atomic --model-check-interval 0 --duration 20s --label xen-pv-gfp-refuse
+export_db refuse.db "$rdb"
+sc_sleep 3
+daemon_signal USR1
+i=0
+while gfp_alive && [ "$(gfp_probes_done "$rdb")" -lt 1 ] && [ "$i" -lt 15 ]; do sleep 1; i=$((i + 1)); done
+daemon_signal TERM
+daemon_wait
+echo 0 >"$GFP_PARAM/refuse_every"
+gfp_counters /tmp/gfp-counters.refuse
+export_file gfp-counters.refuse /tmp/gfp-counters.refuse
+mark "GFP-REFUSE-END uptime=$(uptime_s)"
+dmesg -n 7
 export_proc meminfo buddyinfo zoneinfo slabinfo
 if rmmod fpusoak_gfp; then
 	mark "GFP-RMMOD ok node=$([ -e /dev/fpusoak_gfp ] && echo present || echo gone) cache=$(grep -c '^fpusoak_xstate ' /proc/slabinfo)"

@@ -30,6 +30,7 @@
 
 #define SYSDIR "/sys/class/misc/" FPUSOAK_GFP_NAME
 #define MAXHELD "/sys/module/" FPUSOAK_GFP_NAME "/parameters/max_held"
+#define REFUSE "/sys/module/" FPUSOAK_GFP_NAME "/parameters/refuse_every"
 
 static int failures;
 
@@ -233,6 +234,21 @@ int main(void)
 		check(write_str(MAXHELD, "8192") == 0, "max_held restored to 8192");
 	} else
 		check(0, "cannot write %s: %s", MAXHELD, strerror(errno));
+
+	/* refuse_every (testing only): the next HOLD is refused without allocating, and says so. */
+	if (write_str(REFUSE, "1") == 0) {
+		long long inj0 = read_num("counters/hold_injected"), af0 = read_num("counters/hold_atomic_failures");
+		fd2 = dev_open(O_RDWR);
+		check(fd2 >= 0 && hold(fd2, in.object_size, FPUSOAK_GFP_ATOMIC, 0) == ENOMEM,
+		      "refuse_every=1: HOLD gets ENOMEM");
+		check(read_num("counters/hold_injected") == inj0 + 1 && read_num("counters/hold_atomic_failures") == af0 + 1 &&
+		      read_num("held") == 1, "counted as an injected atomic failure; nothing more held");
+		check(write_str(REFUSE, "0") == 0 && fd2 >= 0 && hold(fd2, in.object_size, FPUSOAK_GFP_ATOMIC, 0) == 0,
+		      "refuse_every=0: the same file holds again");
+		if (fd2 >= 0)
+			close(fd2);
+	} else
+		check(0, "cannot write %s: %s", REFUSE, strerror(errno));
 
 	/* TRY: the allocator's answer, counted per mode and order; nothing stays allocated. */
 	t3a0 = try_count("atomic", "attempts", 3);
