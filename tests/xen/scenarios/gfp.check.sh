@@ -49,6 +49,9 @@ gfp_check() {
 		return 0
 	fi
 	run=$(sq "SELECT max(run_id) FROM v_runs")
+	# The export folder is not emptied between boots: a DB left by an earlier one must not pass for this one.
+	check "the DB is this boot's (its run started after QEMU did)" \
+		test "$(sq "SELECT started_ms >= $T_BOOT_MS FROM v_runs WHERE run_id = $run")" = 1
 	mode=$(sq "SELECT gfp_mode FROM v_runs WHERE run_id = $run")
 	check "the run recorded gfp_mode=alternate (got '$mode')" test "$mode" = alternate
 	check "object size in sysfs is the run's XSAVE size ($(ctr "$after" object_size) = $(sq "SELECT xstate_bytes FROM v_runs WHERE run_id = $run"))" \
