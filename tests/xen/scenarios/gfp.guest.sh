@@ -91,9 +91,12 @@ sc_sleep 3
 daemon_signal USR1
 i=0
 while gfp_alive && [ "$(gfp_probes_done "$rdb")" -lt 1 ] && [ "$i" -lt 15 ]; do sleep 1; i=$((i + 1)); done
+# Refusals end, then 3 s of ticks store the deaths they caused: the churn counts of the interval after
+# the daemon's last tick are never stored, and the host compares the module's count with the DB's.
+echo 0 >"$GFP_PARAM/refuse_every"
+sleep 3
 daemon_signal TERM
 daemon_wait
-echo 0 >"$GFP_PARAM/refuse_every"
 gfp_counters /tmp/gfp-counters.refuse
 export_file gfp-counters.refuse /tmp/gfp-counters.refuse
 mark "GFP-REFUSE-END uptime=$(uptime_s)"
