@@ -207,36 +207,118 @@ static void atomic_risk(struct sampler *s, struct store *st, struct store_tick *
 	}
 }
 
+/* ZONE_NORMAL's index: the highest zone GFP_KERNEL and GFP_ATOMIC may use; -1 if zoneinfo does not say. */
+static int request_highest_idx(const struct zoneinfo *zi)
+{
+	for (int i = 0; i < zi->nzones; i++)
+		if (strcmp(zi->z[i].zone, "Normal") == 0 && zi->z[i].idx >= 0)
+			return zi->z[i].idx;
+	return -1;
+}
+
+/*
+ * The request, not the zone: per order, would GFP_ATOMIC / GFP_NOWAIT / GFP_KERNEL get the pages from
+ * the zonelist (analysis/atomic.h atomic_request_eval), and from which zone.  The request is taken to
+ * come from the lowest-numbered node (node distances are not read; on one node this is exact).
+ * Reclaimable pages are the zone's file LRU, and its anon LRU while swap has room.
+ */
+/* The populated zones as a request's zonelist sees them, into zl (bz[j]: buddyinfo's zone of zl[j]); count, 0
+ * when the sources are not current.  *local: the node a request is taken to come from (the lowest). */
+static int request_zones(const struct sampler *s, struct atomic_zl_zone *zl, int *bz, int *local)
+{
+	uint64_t swap_free = 0;
+	int n = 0;
+
+	*local = -1;
+	if (!s->have_kver || !s->src[SRC_ZONEINFO].have || !s->src[SRC_BUDDY].have)
+		return 0;
+	if (s->src[SRC_MEMINFO].have)
+		kv_get(&s->mi, "SwapFree", &swap_free);
+	for (int i = 0; i < s->bi.nzones && n < ATOMIC_MAX_ZONES; i++) {
+		const struct buddy_zone *b = &s->bi.z[i];
+		const struct zoneinfo_zone *z = zoneinfo_find(s->zi, b->node, b->zone);
+		struct atomic_zl_zone *e = &zl[n];
+
+		if (!z || !z->populated)
+			continue;
+		model_zone(s, z, b, &e->z);
+		e->node = z->node;
+		e->idx = z->idx;
+		e->nprot = z->nprot < ATOMIC_MAX_PROT ? z->nprot : ATOMIC_MAX_PROT;
+		memcpy(e->protection, z->protection, (size_t)e->nprot * sizeof e->protection[0]);
+		e->reclaimable = z->nr_zone_inactive_file + z->nr_zone_active_file;
+		if (swap_free > 0)
+			e->reclaimable += z->nr_zone_inactive_anon + z->nr_zone_active_anon;
+		if (*local < 0 || z->node < *local)
+			*local = z->node;
+		bz[n++] = i;
+	}
+	return n;
+}
+
+static void atomic_request(struct sampler *s, struct store *st, struct store_tick *t)
+{
+	static struct atomic_zl_zone zl[ATOMIC_MAX_ZONES];   /* ~26 KiB: static, off the loop's stack */
+	int bz[ATOMIC_MAX_ZONES];                             /* zl[j] is buddyinfo's zone bz[j] */
+	struct store_request rq;
+	int n, local, highest;
+
+	if ((n = request_zones(s, zl, bz, &local)) == 0)
+		return;
+	highest = request_highest_idx(s->zi);
+	memset(&rq, 0, sizeof rq);
+	for (int k = 0; k < s->bi.norders && k < 16; k++) {
+		struct atomic_request r;
+		if (atomic_request_eval(zl, n, local, highest, (unsigned)k, s->kver, &r) < 0)
+			return;
+		rq.atomic_mask |= (uint32_t)r.atomic_ok << k;
+		rq.nowait_mask |= (uint32_t)r.nowait_ok << k;
+		rq.kernel_mask |= (uint32_t)r.kernel_ok << k;
+		if (r.atomic_zone >= 0) {
+			const struct buddy_zone *b = &s->bi.z[bz[r.atomic_zone]];
+			rq.node[k] = b->node;
+			rq.zone[k] = b->zone;
+		}
+	}
+	store_tick_request(st, t, s->bi.norders < 16 ? s->bi.norders : 16, &rq);
+}
+
 int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin)
 {
-	static struct atomic_zone az;
-	int seen = 0;
-	int64_t best_ok = INT64_MIN, best = INT64_MIN;
+	static struct atomic_zl_zone zl[ATOMIC_MAX_ZONES];
+	int bz[ATOMIC_MAX_ZONES], n, local, highest, serving;
+	int64_t best = INT64_MIN;
+	struct atomic_request r;
 
 	*ok = 0;
 	*margin = INT64_MIN;
-	if (!s->have_kver || !s->src[SRC_ZONEINFO].have || !s->src[SRC_BUDDY].have)
+	if ((req != ATOMIC_REQ_ATOMIC && req != ATOMIC_REQ_NOWAIT) || (n = request_zones(s, zl, bz, &local)) == 0)
 		return -1;
-	for (int i = 0; i < s->bi.nzones; i++) {
-		const struct buddy_zone *b = &s->bi.z[i];
-		const struct zoneinfo_zone *z = zoneinfo_find(s->zi, b->node, b->zone);
+	highest = request_highest_idx(s->zi);
+	/* The verdict is v_atomic_request's (the same walk of the same zones at the same tick). */
+	if (atomic_request_eval(zl, n, local, highest, order, s->kver, &r) < 0)
+		return -1;
+	*ok = req == ATOMIC_REQ_ATOMIC ? r.atomic_ok : r.nowait_ok;
+	serving = req == ATOMIC_REQ_ATOMIC ? r.atomic_zone : r.nowait_zone;
+	/* The margin: of the zone that would serve it, else the best of the zones it may use. */
+	for (int j = 0; j < n; j++) {
+		struct atomic_zone az = zl[j].z;
 		struct atomic_check c;
 
-		/* ZONE_MOVABLE and ZONE_DEVICE sit above ZONE_NORMAL: not in a plain request's zonelist. */
-		if (!z || !z->populated || z->idx > highest_idx(s->zi, z->node, z->idx))
+		if (highest >= 0 && zl[j].idx > highest)
 			continue;
-		model_zone(s, z, b, &az);
+		az.lowmem_reserve = highest >= 0 && highest < zl[j].nprot ? zl[j].protection[highest] : 0;
 		if (atomic_check_zone(&az, order, req, s->kver, &c) < 0)
 			continue;
-		seen = 1;
-		*ok |= c.ok;
-		if (c.ok && c.margin > best_ok)
-			best_ok = c.margin;
-		if (c.margin > best)
+		if (j == serving) {
+			best = c.margin;
+			break;
+		}
+		if (serving < 0 && c.margin > best)
 			best = c.margin;
 	}
-	*margin = *ok ? best_ok : best;
-	return seen ? 0 : -1;
+	*margin = best;
+	return 0;
 }
 
 int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t)
@@ -253,6 +335,7 @@ int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t)
 	    (s->src[SRC_MEMINFO].have && store_tick_meminfo(st, t, &s->mi) < 0))
 		log_warnx("cannot assemble tick (out of memory?); storing what fits");
 	atomic_risk(s, st, t);
+	atomic_request(s, st, t);
 	store_tick_cost(t, s->cost_us);
 	return ok;
 }

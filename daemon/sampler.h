@@ -57,13 +57,12 @@ int sampler_task_order(const struct sampler *s);
 
 /*
  * The model's verdict on one request right now, from the last fast tick: would the page allocator
- * give a 2^order block to req (ATOMIC_REQ_ATOMIC or ATOMIC_REQ_NOWAIT, no zone modifier) from any zone
- * of its zonelist (every node's zones up to ZONE_NORMAL, each against lowmem_reserve[ZONE_NORMAL])?
- * *ok is 1 if one zone passes.  *margin is how far the request is from the threshold (free pages
- * after the deductions minus min' + lowmem_reserve; analysis/atomic.h): the largest among the zones
- * that pass, or when none does, the largest of all (a zone may fail with a positive margin when it
- * has no free block of the order).  0, or -1 when zoneinfo or buddyinfo is not current, the kernel
- * release is not understood, or no zone has that order.
+ * give a 2^order block to req (ATOMIC_REQ_ATOMIC or ATOMIC_REQ_NOWAIT, no zone modifier)?  The same
+ * zonelist walk as v_atomic_request (analysis/atomic.h atomic_request_eval).  *margin is how far the
+ * request is from the threshold (free pages after the deductions minus min' + lowmem_reserve): in the
+ * zone that would serve it, or when none would, the largest over the zones it may use (a zone may fail
+ * with a positive margin when it has no free block of the order).  0, or -1 when zoneinfo or
+ * buddyinfo is not current, the kernel release is not understood, or no zone has that order.
  */
 int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin);
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/gate.h"
+
 struct probes {
 	struct report_gfp *g;
 	size_t cap;
@@ -17,7 +19,7 @@ static int probe_cb(void *arg, const struct query_probe *p)
 {
 	struct probes *s = arg;
 	struct report_gfp *g = s->g;
-	int mode;
+	int mode, cens;
 
 	if (!p->kind || strcmp(p->kind, "capacity") != 0 || !isfinite(p->result))
 		return 0;
@@ -28,16 +30,22 @@ static int probe_cb(void *arg, const struct query_probe *p)
 	if (g->nprobes == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
 		struct gfpab_probe *n = realloc(g->probe, cap * sizeof *n);
-		if (!n) {
+		unsigned char *c;
+		if (n)
+			g->probe = n;
+		if (!n || !(c = realloc(g->censored, cap))) {
 			s->oom = 1;
 			return -1;
 		}
-		g->probe = n;
+		g->censored = c;
 		s->cap = cap;
 	}
 	mode = report_gfp_mode_of(p->gfp_mode);
+	cens = report_probe_censored(p->stop_reason);
+	g->censored[g->nprobes] = (unsigned char)cens;
 	g->probe[g->nprobes++] = (struct gfpab_probe){ p->ts_ms, p->result, mode };
 	g->probes_by_mode[mode]++;
+	g->censored_by_mode[mode] += (size_t)cens;
 	return 0;
 }
 
@@ -76,44 +84,45 @@ static int check_cb(void *arg, const struct query_model_checks *c)
 	return 0;
 }
 
-/* The kernel-vs-atomic line, as report/compare.c words a comparison line. */
+/* The kernel-vs-atomic line (as a comparison words it) and the gap's trend, over the probes not censored. */
 static int ab_line(struct report_gfp *g)
 {
-	double *scratch;
-	struct report_line *l = &g->line;
+	size_t n = 0, nk = 0, na = 0;
+	struct gfpab_probe *kept = malloc((g->nprobes + 1) * sizeof *kept);
+	double *scratch = malloc(GFPAB_SCRATCH(g->nprobes + 1) * sizeof *scratch), *vk, *va;
+	int rc = -1;
 
-	memset(l, 0, sizeof *l);
-	snprintf(l->label, sizeof l->label, "kernel vs atomic");
-	l->test = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U p";
-	l->unit = "workers";
-	l->word = REPORT_NO_VERDICT;
-	l->na = (double)g->probes_by_mode[REPORT_GFP_KERNEL];
-	l->nb = (double)g->probes_by_mode[REPORT_GFP_ATOMIC];
-	if (!(scratch = malloc(GFPAB_SCRATCH(g->nprobes ? g->nprobes : 1) * sizeof *scratch)))
-		return -1;
-	gfpab_compare(g->probe, g->nprobes, REPORT_GFP_KERNEL, REPORT_GFP_ATOMIC, l->label, scratch, &g->ab);
-	free(scratch);
+	if (!kept || !scratch)
+		goto out;
+	for (size_t i = 0; i < g->nprobes; i++)
+		if (!g->censored[i])
+			kept[n++] = g->probe[i];
+	if (gfpab_compare(kept, n, REPORT_GFP_KERNEL, REPORT_GFP_ATOMIC, "kernel vs atomic", scratch, &g->ab) < 0)
+		goto out;
 	g->have_ab = g->ab.n_a > 0 && g->ab.n_b > 0;
-	if (!g->have_ab) {
-		snprintf(l->note, sizeof l->note, "no %s capacity probes in this run",
-			 g->ab.n_a == 0 && g->ab.n_b == 0 ? "kernel or atomic" : g->ab.n_a == 0 ? "kernel" : "atomic");
-	} else if (g->ab.have_cmp && stats_verdict(&g->ab.cmp, l->verdict, sizeof l->verdict) >= 0) {
-		l->c = g->ab.cmp;
-		l->c.label = l->label;
-		l->ok = 1;
-		l->significant = stats_significant(&l->c);
-		l->word = l->significant ? REPORT_SIGNIFICANT : REPORT_NOT_SIGNIFICANT;
-	} else {
-		snprintf(l->note, sizeof l->note, "kernel vs atomic: no verdict from %zu and %zu probes", g->ab.n_a,
-			 g->ab.n_b);
+	/* Its scratch is free again: the two samples for the line go there, kernel's, then atomic's. */
+	vk = scratch;
+	va = scratch + n;
+	for (size_t i = 0; i < n; i++) {
+		if (kept[i].mode == REPORT_GFP_KERNEL)
+			vk[nk++] = kept[i].workers;
+		else if (kept[i].mode == REPORT_GFP_ATOMIC)
+			va[na++] = kept[i].workers;
 	}
+	if (report_line_samples(&g->line, "kernel vs atomic", "workers", vk, nk, va, na, "kernel vs atomic probes",
+				"probes") < 0)
+		goto out;
 	if (g->ab.have_trend) {
 		g->gap_h = trend_per_hour(g->ab.gap.slope);
 		g->gap_lo_h = trend_per_hour(g->ab.gap.ci_lo);
 		g->gap_hi_h = trend_per_hour(g->ab.gap.ci_hi);
 		g->gap_significant = g->ab.gap.ci_hi < 0 || g->ab.gap.ci_lo > 0;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(kept);
+	free(scratch);
+	return rc;
 }
 
 int report_gfp(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_gfp *out)
@@ -147,6 +156,8 @@ void report_gfp_free(struct report_gfp *g)
 	if (!g)
 		return;
 	free(g->probe);
+	free(g->censored);
 	g->probe = NULL;
+	g->censored = NULL;
 	g->nprobes = 0;
 }

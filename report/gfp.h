@@ -8,11 +8,15 @@
  *     loaded)", ...; "" for runs recorded before schema 9);
  *   - capacity per mode over time: every capacity probe with the mode its
  *     workers held in, and, when the run has kernel and atomic probes, the
- *     within-run comparison atomic against kernel (analysis/gfpab.h: medians,
- *     Hodges-Lehmann shift with its 95% CI and the verdict words of
- *     report/compare.h, and the trend of the gap per hour over (kernel, next
- *     atomic) pairs), e.g.
+ *     within-run comparison atomic against kernel: the line a comparison
+ *     would print (report_line_samples: medians, Hodges-Lehmann shift with
+ *     its 95% CI, the verdict words, "too few data" below the test's
+ *     minimum), and the trend of the gap per hour over (kernel, next atomic)
+ *     pairs (analysis/gfpab.h), e.g.
  *       kernel vs atomic: 76 vs 75 (-1.3%), HL shift -1 [-4, 3]: no significant difference
+ *     Probes stopped by "limit", "timeout" or "stopped" held at least that
+ *     many, not a capacity (report/gate.h): they are shown, counted, and left
+ *     out of the comparison and the gap, as a comparison of runs does.
  *   - deaths of a refused HOLD: churn's gfp_failed and the probes it ended;
  *   - the model checks (v_model_check): predicted x actual per order and mode,
  *     agreements, and the accuracy as one headline figure (no interval: checks
@@ -45,13 +49,15 @@ struct report_gfp {
 	/* capacity probes with their modes, oldest first */
 	size_t nprobes;
 	struct gfpab_probe *probe;        /* report_gfp_free frees it */
+	unsigned char *censored;          /* probe[i] stopped by limit, timeout or stopped (a lower bound) */
 	size_t probes_by_mode[4];         /* indexed by enum report_gfp_mode */
+	size_t censored_by_mode[4];       /* of them, left out of the comparison */
 	int64_t probes_gfp_failed;        /* probes a refused HOLD ended (stop_reason gfp_failed:*) */
 	int64_t churn_gfp_failed;         /* churn workers dead of a refused HOLD in the window */
 	/* kernel vs atomic within the run */
-	int have_ab;                      /* both modes have probes */
-	struct gfpab ab;
-	struct report_line line;          /* the verdict line (ok 0 with a note when there is none) */
+	int have_ab;                      /* both modes have probes that are not censored */
+	struct gfpab ab;                  /* over the probes that are not censored */
+	struct report_line line;          /* the verdict line: line.verdict always says something */
 	double gap_h, gap_lo_h, gap_hi_h; /* the gap's trend per hour and its 95% CI (ab.have_trend) */
 	int gap_significant;
 	/* model checks */

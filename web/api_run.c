@@ -273,9 +273,13 @@ static int gfp_json(struct web_req *r, int64_t run_id, cJSON *obj)
 	for (int m = REPORT_GFP_NONE; m <= REPORT_GFP_NOWAIT; m++)
 		cJSON_AddNumberToObject(x, report_gfp_mode_name(m), (double)g.probes_by_mode[m]);
 	x = cJSON_AddObjectToObject(o, "kernel_vs_atomic");
+	cJSON_AddStringToObject(x, "verdict", g.line.verdict);
+	cJSON_AddStringToObject(x, "word", g.line.word);
+	cJSON_AddNumberToObject(x, "n_kernel", g.line.na);
+	cJSON_AddNumberToObject(x, "n_atomic", g.line.nb);
+	cJSON_AddNumberToObject(x, "censored_kernel", (double)g.censored_by_mode[REPORT_GFP_KERNEL]);
+	cJSON_AddNumberToObject(x, "censored_atomic", (double)g.censored_by_mode[REPORT_GFP_ATOMIC]);
 	if (g.line.ok) {
-		cJSON_AddStringToObject(x, "verdict", g.line.verdict);
-		cJSON_AddStringToObject(x, "word", g.line.word);
 		api_json_num(x, "median_kernel", g.line.c.a);
 		api_json_num(x, "median_atomic", g.line.c.b);
 		api_json_num(x, "hl_shift", g.line.c.est);
@@ -283,10 +287,6 @@ static int gfp_json(struct web_req *r, int64_t run_id, cJSON *obj)
 		cJSON_AddItemToArray(y, isfinite(g.line.c.lo) ? cJSON_CreateNumber(g.line.c.lo) : cJSON_CreateNull());
 		cJSON_AddItemToArray(y, isfinite(g.line.c.hi) ? cJSON_CreateNumber(g.line.c.hi) : cJSON_CreateNull());
 		api_json_num(x, "p", g.line.c.p >= 0 ? g.line.c.p : NAN);
-	} else {
-		cJSON_AddNullToObject(x, "verdict");
-		cJSON_AddStringToObject(x, "word", g.line.word);
-		cJSON_AddStringToObject(x, "note", g.line.note);
 	}
 	cJSON_AddNumberToObject(x, "pairs", (double)g.ab.npairs);
 	api_json_num(x, "gap_mean", g.ab.npairs ? g.ab.gap_mean : NAN);

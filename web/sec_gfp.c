@@ -58,16 +58,14 @@ static void ab_text(struct web_req *r, const struct report_gfp *g)
 {
 	char a[32], b[32], d[32], e[32];
 
-	if (g->line.ok) {
-		sb_puts(&r->body, "<p class=\"verdict\"><code>");
-		page_text(r, g->line.verdict);
-		sb_printf(&r->body, "</code> (%s; %zu kernel and %zu atomic probes; B = atomic, A = kernel).</p>\n",
-			  g->line.test, g->ab.n_a, g->ab.n_b);
-	} else {
-		sb_puts(&r->body, "<p>");
-		page_text(r, g->line.note);
-		sb_puts(&r->body, ".</p>\n");
-	}
+	sb_puts(&r->body, "<p class=\"verdict\"><code>");
+	page_text(r, g->line.verdict);
+	sb_printf(&r->body, "</code> (%s; B = atomic, A = kernel; %zu and %zu probes compared", g->line.test,
+		  g->ab.n_a, g->ab.n_b);
+	if (g->censored_by_mode[REPORT_GFP_KERNEL] + g->censored_by_mode[REPORT_GFP_ATOMIC])
+		sb_printf(&r->body, ", %zu and %zu left out: stopped by limit, timeout or the daemon's stop, they held "
+			  "at least that many", g->censored_by_mode[REPORT_GFP_KERNEL], g->censored_by_mode[REPORT_GFP_ATOMIC]);
+	sb_puts(&r->body, ").</p>\n");
 	if (g->ab.have_trend)
 		sb_printf(&r->body, "<p>Gap (atomic minus the kernel probe before it) over %zu turns: mean %s workers, "
 			  "trend %s per hour, 95%% CI [%s, %s]%s.</p>\n", g->ab.npairs, fmt_sig(g->ab.gap_mean, a, sizeof a),

@@ -20,23 +20,25 @@ static int near(double x, double want)
 
 static void test_alternate(void)
 {
-	/* kernel 100, 102, 101 and atomic 90, 91, 89, alternating an hour apart; one nowait probe ignored. */
+	/* kernel 100, 102, 101, 99 and atomic 90, 91, 89, 86, alternating an hour apart; one nowait probe
+	 * ignored.  Four of each: the least the rank test gives a verdict on (stats_rank_enough). */
 	const struct gfpab_probe p[] = {
 		{ 0, 100, K }, { 1 * H, 90, A }, { 2 * H, 102, K }, { 3 * H, 91, A },
-		{ 4 * H, 101, K }, { 5 * H, 89, A }, { 6 * H, 50, N },
+		{ 4 * H, 101, K }, { 5 * H, 89, A }, { 6 * H, 99, K }, { 7 * H, 86, A }, { 8 * H, 50, N },
 	};
 	struct gfpab g;
 
-	T_EQ_I(gfpab_compare(p, 7, K, A, "kernel vs atomic", scratch, &g), 0, "compare");
-	T_EQ_I(g.n_a, 3, "three kernel probes");
-	T_EQ_I(g.n_b, 3, "three atomic probes (the nowait one is not either)");
-	T_CHECK(g.have_cmp && near(g.cmp.a, 101) && near(g.cmp.b, 90), "medians 101 vs 90 (%g vs %g)", g.cmp.a, g.cmp.b);
-	/* b - a over all 9 pairs: -13 -12 -12 -11 -11 -11 -10 -10 -9, median -11. */
+	T_EQ_I(gfpab_compare(p, 9, K, A, "kernel vs atomic", scratch, &g), 0, "compare");
+	T_EQ_I(g.n_a, 4, "four kernel probes");
+	T_EQ_I(g.n_b, 4, "four atomic probes (the nowait one is not either)");
+	T_CHECK(g.have_cmp && near(g.cmp.a, 100.5) && near(g.cmp.b, 89.5), "medians 100.5 vs 89.5 (%g vs %g)", g.cmp.a,
+		g.cmp.b);
+	/* b - a over all 16 pairs: -16 -15 -14 -13 -13 -12 -12 -11 | -11 -11 -10 -10 -10 -9 -9 -8, median -11. */
 	T_CHECK(near(g.cmp.est, -11), "HL shift atomic - kernel = -11 (%g)", g.cmp.est);
 	T_EQ_S(g.cmp.label, "kernel vs atomic", "label kept");
-	/* Pairs (kernel, next atomic): -10 at 1 h, -11 at 3 h, -12 at 5 h. */
-	T_EQ_I(g.npairs, 3, "three turns");
-	T_CHECK(near(g.gap_mean, -11), "mean gap -11 (%g)", g.gap_mean);
+	/* Pairs (kernel, next atomic): -10 at 1 h, -11 at 3 h, -12 at 5 h, -13 at 7 h. */
+	T_EQ_I(g.npairs, 4, "four turns");
+	T_CHECK(near(g.gap_mean, -11.5), "mean gap -11.5 (%g)", g.gap_mean);
 	T_CHECK(g.have_trend && near(trend_per_hour(g.gap.slope), -0.5), "gap falls 0.5 workers per hour (%g)",
 		trend_per_hour(g.gap.slope));
 	T_CHECK(near(trend_per_hour(g.gap.ci_lo), -0.5) && near(trend_per_hour(g.gap.ci_hi), -0.5),
