@@ -134,6 +134,10 @@ int main(void)
 
 	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_churn WHERE gfp_failed != 0 OR probe_gfp_failed != 0"), 0,
 	       "v_churn.gfp_failed and probe_gfp_failed (schema 009) read 0 for rows written before it");
+	/* 012 redefines v_runs after 009 did: the later definition must keep 009's column. */
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM pragma_table_info('v_runs') WHERE name IN"
+			     " ('gfp_mode', 'xen_domain', 'xen_domid', 'pop_cap', 'confinement_exact')"), 5,
+	       "v_runs carries gfp_mode (009), xen_domain and xen_domid (012) and 007's columns");
 	/* store/fields.h names every column of the samples table once (columns added by a later migration
 	 * sit at the end of the table, so the order is not the lists'). */
 	{
