@@ -226,6 +226,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 			goto out;
 		}
 	}
+	gfplink_announce(d->gfp);
 	lock_memory();
 	raise_nofile();
 	/* SQLite says "unable to open database file" for every cause: name the cause first. */

@@ -26,6 +26,8 @@ struct gfplink {
 	int64_t interval_ms;
 	int64_t next_ms;             /* monotonic; 0 = first check at the next tick */
 	char describe[64];
+	char announce[320];          /* the start-up line gfplink_announce logs */
+	int announce_warn;           /* ... as a warning: a mode was asked for that cannot be had */
 	uint64_t checks, agreed;
 	uint64_t confusion[NCHECK_MODES][2][2];   /* [mode][predicted][actual] */
 };
@@ -43,20 +45,34 @@ struct gfplink *gfplink_open(const struct config *cfg)
 		g->mode = GFP_MODE_OFF;
 		snprintf(g->describe, sizeof g->describe, "off (%s)", why);
 		/* The one line; louder when something was asked for that cannot happen. */
-		if (cfg->gfp_mode != GFP_MODE_OFF || cfg->model_check_interval_ms > 0)
-			log_warnx("gfp: %s: gfp_mode=off, no model checks (--gfp-mode %s not possible)", why,
-				  gfp_mode_name(cfg->gfp_mode));
+		g->announce_warn = cfg->gfp_mode != GFP_MODE_OFF || cfg->model_check_interval_ms > 0;
+		if (g->announce_warn)
+			snprintf(g->announce, sizeof g->announce,
+				 "gfp: %s: gfp_mode=off, no model checks (--gfp-mode %s not possible)", why,
+				 gfp_mode_name(cfg->gfp_mode));
 		else
-			log_info("gfp: fpusoak_gfp %s: gfp_mode=off, no model checks", why);
+			snprintf(g->announce, sizeof g->announce, "gfp: fpusoak_gfp %s: gfp_mode=off, no model checks",
+				 why);
 		return g;
 	}
 	g->mode = cfg->gfp_mode;
 	g->interval_ms = cfg->model_check_interval_ms < 0 ? DEFAULT_CHECK_MS : cfg->model_check_interval_ms;
 	snprintf(g->describe, sizeof g->describe, "%s", gfp_mode_name(g->mode));
-	log_info("gfp: %s: objects of %u bytes, max_held %u; gfp_mode=%s, model checks every %lld ms%s",
+	snprintf(g->announce, sizeof g->announce,
+		 "gfp: %s: objects of %u bytes, max_held %u; gfp_mode=%s, model checks every %lld ms%s",
 		 FPUSOAK_GFP_DEVICE, info.object_size, info.max_held, gfp_mode_name(g->mode),
 		 (long long)g->interval_ms, g->interval_ms ? "" : " (off)");
 	return g;
+}
+
+void gfplink_announce(const struct gfplink *g)
+{
+	if (!g || !g->announce[0])
+		return;
+	if (g->announce_warn)
+		log_warnx("%s", g->announce);
+	else
+		log_info("%s", g->announce);
 }
 
 void gfplink_close(struct gfplink *g)

@@ -47,8 +47,12 @@ struct gfplink_check {
 	uint64_t duration_ns;        /* what the TRY took in the allocator */
 };
 
-/* Look for the module (logging the one line when it is not there); NULL only when out of memory. */
+/* Look for the module (nothing logged yet: see gfplink_announce); NULL only when out of memory. */
 struct gfplink *gfplink_open(const struct config *cfg);
+
+/* Log the one start-up line (module found and the mode in force, or not loaded); accepts NULL.  Called
+ * once start-up cannot be refused any more, so a refusal (exit 78, 43_startup) stays a single line. */
+void gfplink_announce(const struct gfplink *g);
 
 /* Close the device and log the checks' totals; accepts NULL. */
 void gfplink_close(struct gfplink *g);
