@@ -54,7 +54,7 @@ static const struct opt OPTS[] = {
 	{ "switch-probe-interval", T_DUR, O(switch_probe_interval_ms), "1h", "FPU-cost (context switch) probe period (0 = off)", "a duration like 1h, or 0", 0 },
 	{ "switch-threads", T_INT, O(switch_threads), "64", "threads of the FPU-cost probe", "a whole number 1..4096", 4096 },
 	{ "gfp-mode", T_GFP, O(gfp_mode), "off", "workers HOLD their FPU state through the fpusoak_gfp module: off, kernel, atomic, nowait, or alternate (probes take turns kernel/atomic)", "off|kernel|atomic|nowait|alternate", 0 },
-	{ "model-check-interval", T_DUR, O(model_check_interval_ms), NULL, "TRY atomic and nowait allocations at the orders of interest against the model (default 10s with the module, 0 = off)", "a duration like 10s, 1m, or 0", 0 },
+	{ "model-check-interval", T_DUR, O(model_check_interval_ms), NULL, "TRY atomic and nowait allocations at the orders of interest against the model (default auto: 10s with the module, 0 = off)", "a duration like 10s, 1m, 0, or auto", 0 },
 	{ "proc-root", T_STR, O(proc_root), "/proc", "where to read proc files (tests feed fixture trees)", "a directory", 0 },
 	{ "sys-root", T_STR, O(sys_root), "/sys", "where to read sysfs files", "a directory", 0 },
 	{ "kmsg", T_STR, O(kmsg_path), "/dev/kmsg", "kernel log to watch for allocation failures and OOM kills, or 'none'", "a path or none", 0 },
@@ -103,7 +103,11 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		return 0;
 	}
 	case T_DUR:
-		if (num_parse_duration_ms(val, &d) < 0) {
+		/* A duration whose default is computed at start (model-check-interval: 10s only with the module)
+		 * takes "auto", which is also how config_describe writes that default back. */
+		if (!o->def && strcmp(val, "auto") == 0)
+			d = -1;
+		else if (num_parse_duration_ms(val, &d) < 0) {
 			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
 			return -1;
 		}

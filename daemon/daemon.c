@@ -226,7 +226,6 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 			goto out;
 		}
 	}
-	gfplink_announce(d->gfp);
 	lock_memory();
 	raise_nofile();
 	/* SQLite says "unable to open database file" for every cause: name the cause first. */
@@ -245,6 +244,8 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	if (begin_run(d, &env) < 0)
 		goto out;
 	log_set_run_id(d->run_id);
+	/* After the start-up refusals (confinement, the DB: 41_confinement, 43_startup): each stays one line. */
+	gfplink_announce(d->gfp);
 	churnlink_run_started(d->churn, d->store, d->run_id);
 	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
 	if (!d->sampler) {
