@@ -85,7 +85,12 @@ export_file gfp-counters.after /tmp/gfp-counters.after
 
 echo 3 >"$GFP_PARAM/refuse_every"
 mark "GFP-REFUSE-START refuse_every=$(cat "$GFP_PARAM/refuse_every") uptime=$(uptime_s)"
-daemon_start "$rdb" --gfp-mode atomic --model-check-interval 0 --duration 20s --label xen-pv-gfp-refuse
+# A flag given twice is refused (exit 64): this run's mode, checks and label replace the scenario's.
+soak_flags=$SC_FLAGS soak_label=$LABEL
+SC_FLAGS=$(echo "$SC_FLAGS" | sed -e 's/--gfp-mode [a-z]*//' -e 's/--model-check-interval [0-9a-z]*//')
+LABEL=xen-pv-gfp-refuse
+daemon_start "$rdb" --gfp-mode atomic --model-check-interval 0 --duration 20s
+SC_FLAGS=$soak_flags LABEL=$soak_label
 export_db refuse.db "$rdb"
 sc_sleep 3
 daemon_signal USR1
