@@ -18,6 +18,7 @@ struct sampler;
 struct web_server;
 struct kwatch;
 struct churnlink;
+struct envinfo;
 
 struct daemon {
 	struct config cfg;
@@ -28,6 +29,8 @@ struct daemon {
 	struct web_server *web;
 	struct kwatch *kwatch;
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
+	const struct envinfo *env;   /* the run's environment, read once at start; NULL before */
+	char run_label[sizeof ((struct config *)0)->label];   /* as stored with the run: SIGHUP does not change it */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */
 	int64_t run_id;
 	int64_t run_started_ms;

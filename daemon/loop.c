@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/trend.h"
+#include "collector/envinfo.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
 #include "daemon/kwatch.h"
@@ -50,6 +51,10 @@ void loop_publish(struct daemon *d)
 		.version = FPUSOAK_VERSION,
 		.run_id = d->run_id,
 		.run_started_ms = d->run_started_ms,
+		.label = d->run_label,
+		.kernel_release = d->env ? d->env->kernel_release : NULL,
+		.hypervisor = d->env ? d->env->hypervisor : NULL,
+		.guest_type = d->env ? d->env->guest_type : NULL,
 		.samples_total = (uint64_t)d->ticks,
 		.samples_queued = store_queued(d->store),
 		.samples_dropped = store_dropped(d->store),

@@ -63,6 +63,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.pid = getpid(),
 	};
 	d->run_started_ms = r.started_ms;
+	snprintf(d->run_label, sizeof d->run_label, "%s", d->cfg.label);
 	if (store_run_begin(d->store, &r, &d->run_id) < 0)
 		return -1;
 	log_info("run %lld started: kernel %s, hypervisor %s%s%s, db %s", (long long)d->run_id,
@@ -226,6 +227,7 @@ int main(int argc, char **argv)
 	}
 	if (begin_run(d, &env) < 0)
 		goto out;
+	d->env = &env;
 	log_set_run_id(d->run_id);
 	churnlink_run_started(d->churn, d->store, d->run_id);
 	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);

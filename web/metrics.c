@@ -52,6 +52,13 @@ static void run_families(struct strbuf *sb, const struct metrics_input *in)
 	sb_puts(sb, "} 1\n");
 	family(sb, "fpusoakd_run_id", "gauge", "Id of the current run in the database (runs.run_id).");
 	sb_printf(sb, "fpusoakd_run_id %" PRId64 "\n", in->run_id);
+	family(sb, "fpusoakd_run_info", "gauge", "The current run as v_runs records it; always 1.");
+	sb_printf(sb, "fpusoakd_run_info{run_id=\"%" PRId64 "\"", in->run_id);
+	label(sb, "label", in->label ? in->label : "", 0);
+	label(sb, "kernel", in->kernel_release ? in->kernel_release : "", 0);
+	label(sb, "hypervisor", in->hypervisor ? in->hypervisor : "", 0);
+	label(sb, "guest_type", in->guest_type ? in->guest_type : "", 0);
+	sb_puts(sb, "} 1\n");
 	family(sb, "fpusoakd_run_start_time_seconds", "gauge", "Start of the current run, Unix time.");
 	sb_printf(sb, "fpusoakd_run_start_time_seconds %" PRId64 ".%03d\n", in->run_started_ms / 1000,
 		  (int)(in->run_started_ms % 1000));

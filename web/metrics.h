@@ -12,6 +12,7 @@
  * Families now:
  *   fpusoakd_build_info{version}                       gauge, 1
  *   fpusoakd_run_id, fpusoakd_run_start_time_seconds   gauges
+ *   fpusoakd_run_info{run_id,label,kernel,hypervisor,guest_type}  gauge, 1: joins a fleet's series to its runs
  *   fpusoakd_samples_total                             counter, ticks of this run
  *   fpusoakd_last_sample_timestamp_seconds             gauge
  *   fpusoakd_sample_duration_seconds                   gauge, read+parse time of the last tick
@@ -52,6 +53,8 @@ struct metrics_input {
 	const char *version;             /* build version (FPUSOAK_VERSION) */
 	int64_t run_id;                  /* current run, > 0 */
 	int64_t run_started_ms;          /* epoch ms */
+	/* The run as v_runs has it (label, kernel_release, hypervisor, guest_type); NULL = "". */
+	const char *label, *kernel_release, *hypervisor, *guest_type;
 	uint64_t samples_total;          /* ticks stored in this run */
 	uint64_t samples_queued;         /* ticks waiting for the DB to accept writes */
 	uint64_t samples_dropped;        /* ticks dropped since start because that queue was full */

@@ -60,6 +60,10 @@ int main(void)
 	in.version = "1.2-\"x\"";
 	in.run_id = 42;
 	in.run_started_ms = INT64_C(1717243200123);
+	in.label = "gfp-\"atomic\"\n";   /* free text from the user: escaped like any label value */
+	in.kernel_release = "6.1.0-57-amd64";
+	in.hypervisor = "xen";
+	in.guest_type = "PV";
 	in.samples_total = 3600;
 	in.samples_queued = 12;
 	in.samples_dropped = 3;
@@ -100,6 +104,8 @@ int main(void)
 	T_EQ_I(metrics_build(&sb, &in), 0, "build");
 	T_CHECK(has_line(&sb, "fpusoakd_build_info{version=\"1.2-\\\"x\\\"\"} 1"), "build_info with escaped version");
 	T_CHECK(has_line(&sb, "fpusoakd_run_id 42"), "run id");
+	T_CHECK(has_line(&sb, "fpusoakd_run_info{run_id=\"42\",label=\"gfp-\\\"atomic\\\"\\n\",kernel=\"6.1.0-57-amd64\",hypervisor=\"xen\",guest_type=\"PV\"} 1") && has_line(&sb, "# TYPE fpusoakd_run_info gauge"),
+		"run_info: run id, escaped label, kernel, hypervisor, guest type");
 	T_CHECK(has_line(&sb, "fpusoakd_run_start_time_seconds 1717243200.123"), "run start in seconds");
 	T_CHECK(has_line(&sb, "# TYPE fpusoakd_samples_total counter") && has_line(&sb, "fpusoakd_samples_total 3600"),
 		"samples counter");
@@ -156,7 +162,7 @@ int main(void)
 			types++;
 		for (const char *p = sb.buf; (p = strstr(p, "# HELP ")); p++)
 			helps++;
-		T_CHECK(types == 27 && helps == 27, "27 families, each with HELP and TYPE (%d, %d)", types, helps);
+		T_CHECK(types == 28 && helps == 28, "28 families, each with HELP and TYPE (%d, %d)", types, helps);
 	}
 
 	if (!mkdtemp(dir)) {
@@ -192,7 +198,10 @@ int main(void)
 	in.churn = NULL;
 	in.alloc_failures = NULL;
 	in.has_oom_kills = 0;
+	in.label = in.kernel_release = in.hypervisor = in.guest_type = NULL;
 	T_EQ_I(metrics_build(&sb, &in), 0, "build with only run facts");
+	T_CHECK(has_line(&sb, "fpusoakd_run_info{run_id=\"42\",label=\"\",kernel=\"\",hypervisor=\"\",guest_type=\"\"} 1"),
+		"run_info without environment strings: empty labels, still one series");
 	T_CHECK(!strstr(sb.buf, "buddy") && !strstr(sb.buf, "vmstat") && !strstr(sb.buf, "sample_duration") &&
 		!strstr(sb.buf, "headroom") && !strstr(sb.buf, "worker") && !strstr(sb.buf, "probe") &&
 		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom"), "absent inputs give no family");
