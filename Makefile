@@ -66,8 +66,8 @@ test-deps:
 	cv=$$(clang -dumpversion 2>/dev/null | cut -d. -f1); \
 	[ -n "$$cv" ] || cv=$$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$$/\1/p' | head -n 1); \
 	[ -n "$$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null | grep /)" ] || missing="$$missing libclang-rt-$${cv:-14}-dev"; \
-	missing=$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' '); \
-	if [ -z "$${missing% }" ]; then exit 0; fi; \
+	missing=$$(echo $$missing | tr ' ' '\n' | grep . | sort -u | sed 's/^/ /' | tr -d '\n'); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
 	cmd="apt-get install -y --no-install-recommends$$missing"; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "test-deps: running apt-get update && $$cmd"; \
