@@ -12,6 +12,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+need pgrep:procps
 BUILD=${BUILD:-$(pwd)/build}
 
 if [ "$(id -u)" != 0 ]; then

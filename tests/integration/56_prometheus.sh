@@ -19,6 +19,7 @@ if ! command -v prometheus >/dev/null; then
 	skip "prometheus is not installed (Debian: apt-get install prometheus): no fleet test"
 	t_done
 fi
+need promtool:prometheus curl:curl python3:python3 sqlite3:sqlite3
 p1=$(free_port); p2=$(free_port); pp=$(free_port)
 for i in 1 2; do
 	port=$([ $i = 1 ] && echo $p1 || echo $p2)

@@ -8,10 +8,10 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
 command -v valgrind >/dev/null || { skip "valgrind not installed (apt-get install valgrind)"; t_done; }
-command -v sqlite3 >/dev/null || { skip "needs sqlite3"; t_done; }
+need sqlite3:sqlite3 curl:curl python3:python3
 if [ "$(id -u)" != 0 ]; then skip "needs root for cgroups"; t_done; fi
 r_init vg
-r_cgroup 2G 400 || { skip "cannot create a memory+pids cgroup for the test"; t_done; }
+r_confine 2G 400
 DUR=${DUR:-$([ "${SOAK:-0}" = 1 ] && echo 300 || echo 30)}
 R_DB=$R_TMP/vg.db
 port=$(r_port)
