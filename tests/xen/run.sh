@@ -44,7 +44,7 @@ elif [ "$rc" != 0 ]; then
 	t_done
 fi
 # shellcheck disable=SC1091
-. "$here/cache/env"
+. "${XEN_CACHE:-$here/cache}/env"
 info "xen $XEN_VERSION, $LINUX_VERSION, qemu $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')"
 
 if [ "$payload" = auto ]; then
