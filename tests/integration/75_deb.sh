@@ -24,6 +24,7 @@ fi
 
 # The unit tests ran earlier in this make test: the package build skips its own run of them.
 s=$(date +%s)
+mkdir -p "$BUILD"
 if DEB_BUILD_OPTIONS=nocheck make --no-print-directory deb BUILD="$BUILD" >"$BUILD/deb.out" 2>&1; then
 	pass "make deb (DEB_BUILD_OPTIONS=nocheck) built $(cd "$BUILD/deb" && ls *.deb | tr '\n' ' ')in $(($(date +%s) - s)) s"
 else
@@ -36,7 +37,8 @@ changes=$(ls "$BUILD"/deb/fpusoakd_*.changes 2>/dev/null | head -n 1)
 check "fpusoakd_*_amd64.deb and a .changes file in $BUILD/deb" test -n "$deb" -a -n "$changes"
 [ -n "$deb" ] || t_done
 if [ -d kmod ]; then
-	check "kmod/ exists: fpusoakd-dkms_*_all.deb built too" test -n "$(ls "$BUILD"/deb/fpusoakd-dkms_*_all.deb 2>/dev/null)"
+	dkms=$(ls "$BUILD"/deb/fpusoakd-dkms_*_all.deb 2>/dev/null | head -n 1)
+	check "kmod/ exists: fpusoakd-dkms_*_all.deb built too" test -n "$dkms"
 else
 	skip "fpusoakd-dkms: no kmod/ in this tree yet (built with -Ppkg.fpusoakd.nodkms)"
 fi
@@ -58,6 +60,45 @@ if command -v lintian >/dev/null; then
 	done
 else
 	skip "lintian not installed (apt-get install lintian): package not linted"
+fi
+
+# fpusoakd-dkms: the module's source and kmod/dkms.conf in /usr/src/NAME-VERSION/, a dependency
+# on dkms, and (where a kernel build tree is at hand: the Xen test bed's guest headers, or the
+# running kernel's) dkms.conf's own MAKE line builds the module from the package's files, as
+# `dkms build` would.  Nothing is loaded.
+if [ -n "${dkms:-}" ]; then
+	x=$(mktemp -d)
+	dpkg-deb -x "$dkms" "$x/pkg"
+	src=$(ls -d "$x"/pkg/usr/src/*-* 2>/dev/null | head -n 1)
+	name=$(set +u; kernel_source_dir='' dkms_tree=''; . ./kmod/dkms.conf && echo "$PACKAGE_NAME-$PACKAGE_VERSION")
+	check "fpusoakd-dkms holds /usr/src/$name/ with dkms.conf, Kbuild and the module's sources" \
+		test "${src#$x/pkg}" = "/usr/src/$name" -a -f "$src/dkms.conf" -a -f "$src/Kbuild" -a -n "$(ls "$src"/*.c 2>/dev/null)"
+	check "fpusoakd-dkms depends on dkms ($(dpkg-deb -f "$dkms" Depends))" grep -q '^dkms' <<<"$(dpkg-deb -f "$dkms" Depends)"
+	kdir='' kver=''
+	if [ -f "${XEN_CACHE:-tests/xen/cache}/kmod/env" ]; then
+		kdir=$(. "${XEN_CACHE:-tests/xen/cache}/kmod/env" && echo "$KMOD_KDIR") kver=$(. "${XEN_CACHE:-tests/xen/cache}/kmod/env" && echo "$KMOD_KVER")
+	elif [ -d "/lib/modules/$(uname -r)/build" ]; then
+		kdir=/lib/modules/$(uname -r)/build kver=$(uname -r)
+	fi
+	if [ -n "$kdir" ] && [ -d "$kdir" ]; then
+		(
+			set +u
+			kernel_source_dir=$kdir dkms_tree=$x/tree
+			. "$src/dkms.conf"
+			b=$dkms_tree/$PACKAGE_NAME/$PACKAGE_VERSION/build
+			mkdir -p "$b" && cp -a "$src/." "$b/" && eval "${MAKE[0]}" && test -f "$b/${BUILT_MODULE_NAME[0]}.ko"
+		) >"$x/make.log" 2>&1
+		ko=$(ls "$x"/tree/*/*/build/*.ko 2>/dev/null | head -n 1)
+		if [ -n "$ko" ] && strings "$ko" | grep -q "^vermagic=$kver "; then
+			pass "dkms.conf's MAKE builds $(basename "$ko") from the package for $kver (not loaded)"
+		else
+			fail "dkms.conf's MAKE did not build the module for $kver from the package"
+			tail -n 15 "$x/make.log" | sed 's/^/      | /'
+		fi
+	else
+		skip "fpusoakd-dkms build: no kernel build tree here (no Xen test bed headers in \$XEN_CACHE/kmod, no /lib/modules/$(uname -r)/build)"
+	fi
+	rm -rf "$x"
 fi
 
 # What the package holds.
