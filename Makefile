@@ -21,8 +21,8 @@ HARDEN   = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 # forking the daemon's libraries into each worker (a lazy binding there would need them).
 LDHARDEN = -Wl,-z,relro,-z,now
 OPT     ?= -O2 -g
-PKG_CFLAGS = $(shell { pkg-config --cflags $(PKGS); } 2>/dev/null)
-PKG_LIBS   = $(shell { pkg-config --libs $(PKGS); } 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -I. -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm -lpthread
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
