@@ -44,7 +44,7 @@ all: $(BUILD)/fpusoakd $(BUILD)/fpusoakd-spawner
 
 # deps: check pkg-config; install missing -dev packages with apt-get when root.
 deps:
-	@missing=""; for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	for t in $(RUNTOOLS) pkg-config; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	echo "deps: missing:$$missing"; \
