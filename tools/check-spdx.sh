@@ -8,7 +8,7 @@
 #
 # Source files: C (.c .h), shell (.sh, and any file starting with "#!"),
 # Python, SQL, JavaScript (.js .mjs), Makefiles (Makefile, *.mk, Kbuild,
-# debian/rules) and YAML (.yml .yaml).  Accepted comment forms:
+# debian/rules), Debian maintainer scripts and YAML (.yml .yaml).  Accepted comment forms:
 #   /* SPDX-License-Identifier: GPL-2.0-only */   (C, and C-style in SQL)
 #   // SPDX-License-Identifier: GPL-2.0-only      (C, JavaScript)
 #   # SPDX-License-Identifier: GPL-2.0-only       (shell, Python, make, YAML)
@@ -23,7 +23,8 @@
 #   debian/changelog, debian/copyright, debian/control and the other debhelper
 #                              data files: their formats are fixed by Debian
 #                              (debian/copyright states the license in its own
-#                              machine-readable form); debian/rules is checked.
+#                              machine-readable form); debian/rules and the
+#                              maintainer scripts are checked.
 #   *.md, LICENSE, man pages, *.conf, systemd units
 #                              documentation and configuration, not source.
 set -u
@@ -34,7 +35,7 @@ spdx_re='^(/[*]|//|#|--) SPDX-License-Identifier: GPL-2[.]0-only( [*]/)?$'
 is_source() {
 	case $1 in
 	tests/fixtures/* | tests/reliability/fuzz-seeds/* | tests/reliability/fuzz-regressions/*) return 1 ;;
-	debian/rules) return 0 ;;
+	debian/rules | debian/*.preinst | debian/*.postinst | debian/*.prerm | debian/*.postrm | debian/*.config) return 0 ;;
 	debian/*) return 1 ;;
 	*.c | *.h | *.sh | *.py | *.sql | *.js | *.mjs | *.mk | *.yml | *.yaml) return 0 ;;
 	Makefile | */Makefile | Kbuild | */Kbuild) return 0 ;;
