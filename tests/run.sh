@@ -12,9 +12,13 @@ for t in "$@"; do
 	name=$(basename "$t")
 	log="$logdir/$name.log"
 	start=$(date +%s)
+	# A script that needs longer than the default says so in its first lines
+	# ("# test-timeout: SECONDS"); TEST_TIMEOUT, when set, wins.
+	limit=${TEST_TIMEOUT:-$(sed -n '1,15s/^# test-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" 2>/dev/null | head -1)}
+	limit=${limit:-600}
 	case "$t" in
-	*.sh) timeout -k 10 ${TEST_TIMEOUT:-600} bash "$t" >"$log" 2>&1 ;;
-	*) timeout -k 10 ${TEST_TIMEOUT:-600} "$t" >"$log" 2>&1 ;;
+	*.sh) timeout -k 10 "$limit" bash "$t" >"$log" 2>&1 ;;
+	*) timeout -k 10 "$limit" "$t" >"$log" 2>&1 ;;
 	esac
 	rc=$?
 	p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log"); s=$(grep -c '^SKIP: ' "$log")

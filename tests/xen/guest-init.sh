@@ -1,35 +1,27 @@
 #!/bin/sh
-# /init of the Xen PV test guest (busybox ash, PID 1 of a dom0 running from
-# an initramfs).  mkinitramfs.sh packs it with /etc/soak.env, which sets:
+# SPDX-License-Identifier: GPL-2.0-only
+# /init of the Xen PV test guests (busybox ash, PID 1 of a dom0 or a domU
+# running from an initramfs).  mkinitramfs.sh packs it with /guest-lib.sh, the
+# scenarios (/scenarios/NAME/guest.sh and env) and /etc/soak.env, which sets:
+#   STAGE          dom0 (soak in the dom0), domu (soak in a domU) or
+#                  domu-host (the dom0 that runs the toolstack for a domU)
 #   KVER           kernel release whose modules are under /lib/modules/$KVER
 #   MODULES        module paths (relative to that folder) in insmod order
+#   PAYLOAD_DEV    the read-only disk with programs and libraries
 #   PAYLOAD        daemon | standin
-#   SOAK_SECONDS   bounded soak length (guest time)
-#   GUEST_TIMEOUT  hard cap for the payload, killed after it (guest time)
-#   PROBE_AT       seconds into the soak to send the daemon SIGUSR1 (one
-#                  capacity probe), or empty
-#   LISTEN_PORT    port the report is served on inside the guest, or empty
-#   FPUSOAKD_ARGS  extra daemon flags (churn, probe), word-split on purpose
+#   LISTEN_PORT    port a scenario's daemon serves the report on, or empty
+#   SCENARIOS      the scenarios to run, in order
 #
-# Everything the host needs leaves on the console between marker lines:
-#   ===FPUSOAK-<WHAT> ...===   one-line facts (timings, exit status)
-#   ===FPUSOAK-FILE-BEGIN name=== ... ===FPUSOAK-FILE-END name===
-#   ===FPUSOAK-DB-BEGIN ...=== gzip+base64 ===FPUSOAK-DB-END=== then the gzip's
-#   sha256, so the host knows the copy it decoded is the one that was sent.
-# The guest always ends by powering off (or rebooting, which QEMU's -no-reboot
-# also turns into an exit): the host never has to kill a healthy run.
+# Everything the host needs leaves on the console: one-line facts between
+# ===FPUSOAK-...=== markers, files as checksummed exports (guest-lib.sh).
+# The guest always ends by powering off (or rebooting, which QEMU's
+# -no-reboot also turns into an exit; a domU's end is seen by xl): the host
+# never has to kill a healthy run.
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
-mark() { echo "===FPUSOAK-$*==="; }
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
-
-# A section is a file printed verbatim between two markers; absent files say so.
-section() { # section NAME FILE
-	mark "FILE-BEGIN $1"
-	if [ -r "$2" ]; then cat "$2"; else echo "(unreadable: $2)"; fi
-	mark "FILE-END $1"
-}
+# shellcheck source=tests/xen/guest-lib.sh
+. /guest-lib.sh
 
 finish() {
 	mark "GUEST-DONE uptime=$(uptime_s)"
@@ -44,6 +36,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /tmp /run /sys/kernel/debug /sys/fs/cgroup /proc/xen
+mount -t devpts devpts /dev/pts
 mount -t tmpfs -o size=32m tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t debugfs debugfs /sys/kernel/debug
@@ -51,21 +44,22 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup
 
 # shellcheck disable=SC1091 # made by mkinitramfs.sh
 . /etc/soak.env
-mark "GUEST-UP uptime=$(uptime_s) epoch=$(date +%s)"
+export STAGE PAYLOAD LISTEN_PORT
+mark "GUEST-UP stage=$STAGE uptime=$(uptime_s) epoch=$(date +%s)"
 
 for m in $MODULES; do
 	insmod "/lib/modules/$KVER/$m" || echo "init: insmod $m failed"
 done
-# The payload disk (programs and libraries, see mkinitramfs.sh): virtio
-# probes asynchronously, so give /dev/vda a few seconds to appear.
+# The payload disk (programs and libraries, see mkinitramfs.sh): virtio and
+# the Xen block frontend probe asynchronously, so give it a few seconds.
 i=0
-while [ ! -b /dev/vda ] && [ "$i" -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
-if mount -t ext2 -o ro /dev/vda /payload; then
+while [ ! -b "$PAYLOAD_DEV" ] && [ "$i" -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+if mount -t ext2 -o ro "$PAYLOAD_DEV" /payload; then
 	mark "PAYLOAD-DISK mounted"
 else
 	mark "PAYLOAD-DISK missing"
 fi
-# xenfs gives /proc/xen (capabilities says control_d in dom0); optional.
+# xenfs gives /proc/xen (capabilities says control_d in a dom0, nothing in a domU).
 mount -t xenfs xenfs /proc/xen 2>/dev/null || echo "init: no xenfs"
 
 # Workers' cgroups are created below the root: enable the controllers they
@@ -73,91 +67,50 @@ mount -t xenfs xenfs /proc/xen 2>/dev/null || echo "init: no xenfs"
 echo "+memory +pids" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null ||
 	echo "init: cannot enable memory/pids controllers"
 
-mark "ENV hypervisor=$(cat /sys/hypervisor/type 2>/dev/null) guest_type=$(cat /sys/hypervisor/guest_type 2>/dev/null) release=$(uname -r) nproc=$(nproc)"
-section xen-capabilities /proc/xen/capabilities
-section meminfo.boot /proc/meminfo
-section buddyinfo.boot /proc/buddyinfo
-section cpuinfo /proc/cpuinfo
+if [ "$STAGE" = domu ]; then
+	# The toolstack built this domU larger than it runs (domu-host.sh): wait
+	# until the balloon driver has handed the rest back to Xen.
+	b=/sys/devices/system/xen_memory/xen_memory0
+	read -r target <"$b/target_kb"
+	i=0
+	while read -r cur <"$b/info/current_kb" && [ "$cur" -gt "$target" ] && [ "$i" -lt 120 ]; do
+		sleep 0.5
+		i=$((i + 1))
+		read -r target <"$b/target_kb"
+	done
+	mark "BALLOON target_kb=$target current_kb=$cur reached=$([ "$cur" -le "$target" ] && echo 1 || echo 0) uptime=$(uptime_s)"
+fi
+mark "ENV stage=$STAGE hypervisor=$(cat /sys/hypervisor/type 2>/dev/null) guest_type=$(cat /sys/hypervisor/guest_type 2>/dev/null) release=$(uname -r) nproc=$(nproc)"
+# The boot state, before anything ran: exported as boot/<file>.
+SC_NAME=boot
+export_proc meminfo buddyinfo cpuinfo xen/capabilities
+send_exports boot
+SC_NAME=
 
+# Where a serving scenario's report is fetched: by the host through QEMU's
+# forwarded port (host), inside the guest (guest: no NIC, e.g. a domU), or
+# not at all (none: no port).
+ip link set lo up 2>/dev/null
+REPORT_VIA=none
 if [ -n "$LISTEN_PORT" ] && [ -e /sys/class/net/eth0 ]; then
 	# QEMU user networking: fixed addresses, and the host forwards only its
 	# loopback port to ours (the NIC is created with restrict=on).
-	ip link set lo up
 	ip addr add 10.0.2.15/24 dev eth0
 	ip link set eth0 up
+	REPORT_VIA=host
 	mark "NET up"
 elif [ -n "$LISTEN_PORT" ]; then
-	echo "init: no eth0, the report will not be served"
-	LISTEN_PORT=
+	REPORT_VIA=guest
+	mark "NET loopback-only"
 fi
+export REPORT_VIA
 
-db=/tmp/fpusoakd.db
-rc=0
-mark "PAYLOAD-START kind=$PAYLOAD uptime=$(uptime_s) epoch=$(date +%s)"
-case "$PAYLOAD" in
-daemon)
-	if [ -n "$LISTEN_PORT" ]; then listen="0.0.0.0:$LISTEN_PORT"; else listen=none; fi
-	# shellcheck disable=SC2086 # FPUSOAKD_ARGS is a word list by design
-	/usr/sbin/fpusoakd --db "$db" --listen "$listen" --label xen-pv-testbed \
-		--duration "${SOAK_SECONDS}s" $FPUSOAKD_ARGS &
-	dpid=$!
-	# The hard cap: TERM, then KILL; the watchdog is ended once the daemon is.
-	( sleep "$GUEST_TIMEOUT"; echo "init: guest timeout, stopping fpusoakd"; kill -TERM "$dpid"
-	  sleep 15; kill -KILL "$dpid" ) &
-	wpid=$!
-	# Exactly one capacity probe, at a known time (SIGUSR1 starts one), so it
-	# has the rest of the soak to fill the guest and release it.
-	ppid_=
-	if [ -n "$PROBE_AT" ]; then
-		( sleep "$PROBE_AT"; mark "PROBE-SIGNAL uptime=$(uptime_s)"; kill -USR1 "$dpid" ) &
-		ppid_=$!
-	fi
-	wait "$dpid"
-	rc=$?
-	kill "$wpid" $ppid_ 2>/dev/null
-	;;
-standin)
-	# Proves the pipeline (boot, payload, DB out over the console, host
-	# checks) before the daemon exists: the same v_runs/v_buddyinfo names,
-	# filled from the same kernel files by the sqlite3 CLI.
-	# busybox httpd stands in for the report, so the host's fetch through
-	# QEMU's forwarded port is proven too.
-	hpid=
-	if [ -n "$LISTEN_PORT" ]; then
-		mkdir -p /tmp/www
-		echo "<html><body>xen-pv-testbed: fpusoakd stand-in on $(cat /sys/hypervisor/type)/$(cat /sys/hypervisor/guest_type)</body></html>" >/tmp/www/index.html
-		httpd -f -p "$LISTEN_PORT" -h /tmp/www &
-		hpid=$!
-	fi
-	/bin/sh /standin.sh "$db" "$SOAK_SECONDS"
-	rc=$?
-	[ -n "$hpid" ] && kill "$hpid"
-	;;
-*)
-	echo "init: unknown payload '$PAYLOAD'"
-	rc=2
-	;;
-esac
-mark "PAYLOAD-EXIT rc=$rc uptime=$(uptime_s) epoch=$(date +%s)"
-
-# Quiet the kernel on the console so no printk lands inside the base64 below.
-dmesg -n 1
-section meminfo /proc/meminfo
-section buddyinfo /proc/buddyinfo
-section zoneinfo /proc/zoneinfo
-section pagetypeinfo /proc/pagetypeinfo
-section slabinfo /proc/slabinfo
-section vmstat /proc/vmstat
-
-if [ -f "$db" ]; then
-	# .backup folds any WAL into one consistent file, whatever the daemon left.
-	sqlite3 "$db" ".backup /tmp/out.db" || cp "$db" /tmp/out.db
-	gzip -9 -c /tmp/out.db >/tmp/out.db.gz
-	mark "DB-BEGIN bytes=$(wc -c </tmp/out.db)"
-	base64 /tmp/out.db.gz
-	mark "DB-END"
-	mark "DB-SHA256 $(sha256sum /tmp/out.db.gz | cut -d' ' -f1)"
+if [ "$STAGE" = domu-host ]; then
+	# shellcheck source=tests/xen/domu-host.sh
+	. /domu-host.sh
 else
-	mark "DB-MISSING"
+	for s in $SCENARIOS; do
+		run_scenario "$s"
+	done
 fi
 finish

@@ -1,53 +1,61 @@
 #!/usr/bin/env bash
-# Build the Xen PV guest's boot files:
-#  - the initramfs (--out): static busybox, /init (guest-init.sh), the few
-#    kernel modules the guest loads, and /etc/soak.env, the soak
-#    configuration /init reads;
-#  - a read-only ext2 disk image (--disk): the dynamically linked programs,
-#    fpusoakd (daemon payload) and the sqlite3 CLI (the guest folds the DB's
-#    WAL with it; the stand-in payload is made of it), with every shared
-#    library ldd names and the dynamic loader.
+# SPDX-License-Identifier: GPL-2.0-only
+# Build a Xen PV test guest's boot files:
+#  - the initramfs (--out): static busybox, /init (guest-init.sh),
+#    /guest-lib.sh, the scenarios staged by host-lib.sh (/scenarios/NAME/),
+#    the few kernel modules the guest loads, and /etc/soak.env;
+#  - a read-only ext2 disk image (--disk): the dynamically linked programs
+#    with every shared library ldd names and the dynamic loader, plus the
+#    scenarios' payload files.
 # Why a disk: an initramfs lives in ramfs, which is never reclaimed; the
 # ~19 MB of libraries (gnutls, gcrypt, systemd, sqlite...) would pin a
-# quarter of the 79 MB guest and distort the capacity probe.  On a disk they
-# are page cache, reclaimable under pressure as in a real guest.  The
-# initramfs links /lib/x86_64-linux-gnu, /lib64 and the programs into the
-# disk's mount point /payload.
+# quarter of the 79 MB dom0 (and more of a 64 MB domU) and distort the
+# capacity probe.  On a disk they are page cache, reclaimable under pressure
+# as in a real guest.  The initramfs links /lib/x86_64-linux-gnu, /lib64 and
+# the programs into the disk's mount point /payload.
 #
-# Usage: mkinitramfs.sh --out FILE --disk FILE [--payload daemon|standin]
-#          [--daemon PATH] [--seconds N] [--guest-timeout N] [--port N|'']
-#          [--args "FLAGS"] [--probe-at N]
-# Needs tests/xen/cache/env from prepare.sh.
+# Stages:
+#   dom0       the soak runs in the dom0 (disk: QEMU virtio, /dev/vda)
+#   domu       the soak runs in a domU (disk: Xen block frontend, /dev/xvda)
+#   domu-host  the dom0 that starts the toolstack and the domU: disk with
+#              xl, xenstored, xenconsoled and their libraries (--tools, the
+#              Debian packages prepare-domu.sh extracted) and the domU's
+#              kernel and initramfs (--domu-kernel, --domu-initrd)
+#
+# Usage: mkinitramfs.sh --out FILE --disk FILE [--stage dom0|domu|domu-host]
+#          [--payload daemon|standin] [--daemon PATH] [--port N|'']
+#          [--scenarios DIR --list "NAME..."]        (dom0, domu)
+#          [--tools DIR --domu-kernel F --domu-initrd F --domu-env F] (domu-host)
+# Needs $XEN_CACHE/env (tests/xen/cache/env) from prepare.sh.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${XEN_CACHE:-$here/cache}
-out='' disk='' payload=standin daemon='' seconds=60 gtimeout='' port=8089 args='' probe_at=''
+out='' disk='' stage=dom0 payload=standin daemon='' port=8089 sdir='' list=''
+tools='' dkernel='' dinitrd='' denv=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
 	--disk) disk=$2; shift 2 ;;
+	--stage) stage=$2; shift 2 ;;
 	--payload) payload=$2; shift 2 ;;
 	--daemon) daemon=$2; shift 2 ;;
-	--seconds) seconds=$2; shift 2 ;;
-	--guest-timeout) gtimeout=$2; shift 2 ;;
 	--port) port=$2; shift 2 ;;
-	--args) args=$2; shift 2 ;;
-	--probe-at) probe_at=$2; shift 2 ;;
+	--scenarios) sdir=$2; shift 2 ;;
+	--list) list=$2; shift 2 ;;
+	--tools) tools=$2; shift 2 ;;
+	--domu-kernel) dkernel=$2; shift 2 ;;
+	--domu-initrd) dinitrd=$2; shift 2 ;;
+	--domu-env) denv=$2; shift 2 ;;
 	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-if [ -z "$out" ] || [ -z "$disk" ]; then
-	echo "mkinitramfs: --out FILE and --disk FILE are required" >&2
-	exit 2
-fi
-case "$seconds" in '' | *[!0-9]*) echo "mkinitramfs: --seconds wants a number" >&2; exit 2 ;; esac
-# The payload gets its soak plus a margin to stop and write, then is killed.
-gtimeout=${gtimeout:-$((seconds + 60))}
+die() { echo "mkinitramfs: $*" >&2; exit 2; }
+[ -n "$out" ] && [ -n "$disk" ] || die "--out FILE and --disk FILE are required"
 case "$payload" in
-daemon) [ -x "$daemon" ] || { echo "mkinitramfs: --daemon PATH must be executable" >&2; exit 2; } ;;
+daemon) [ -x "$daemon" ] || die "--daemon PATH must be executable" ;;
 standin) ;;
-*) echo "mkinitramfs: --payload daemon|standin" >&2; exit 2 ;;
+*) die "--payload daemon|standin" ;;
 esac
 # shellcheck disable=SC1091
 . "$cache/env"
@@ -55,18 +63,36 @@ esac
 # Modules the guest loads, the rest of the Xen drivers it uses (hvc console,
 # /sys/hypervisor, xenbus, balloon) being built into Debian's kernel:
 #   xenfs  -> /proc/xen (needs xen-privcmd)
-#   e1000  -> QEMU's default NIC, for serving the report to the host
-#   virtio_pci, virtio_blk, ext4 (which mounts ext2) -> the payload disk;
-#   ext4 asks the crypto API for "crc32c" at mount, a soft dependency that
-#   modules.dep does not list, hence crc32c_generic.
-want_mods="kernel/drivers/xen/xenfs/xenfs.ko kernel/drivers/net/ethernet/intel/e1000/e1000.ko
-	kernel/drivers/virtio/virtio_pci.ko kernel/drivers/block/virtio_blk.ko
-	kernel/crypto/crc32c_generic.ko kernel/fs/ext4/ext4.ko"
+#   ext4 (which mounts ext2) -> the payload disk; ext4 asks the crypto API
+#   for "crc32c" at mount, a soft dependency that modules.dep does not list,
+#   hence crc32c_generic.
+#   dom0: e1000 (QEMU's NIC, serving the report), virtio_pci + virtio_blk.
+#   domu: xen-blkfront (the disk dom0 gives it).
+#   domu-host: the toolstack's devices (evtchn, gntdev, gntalloc; privcmd
+#   comes with xenfs), xen-blkback (serves the domU's disk), virtio.
+common_mods="kernel/drivers/xen/xenfs/xenfs.ko kernel/crypto/crc32c_generic.ko kernel/fs/ext4/ext4.ko"
+virtio_mods="kernel/drivers/virtio/virtio_pci.ko kernel/drivers/block/virtio_blk.ko"
+case "$stage" in
+dom0)
+	want_mods="$common_mods kernel/drivers/net/ethernet/intel/e1000/e1000.ko $virtio_mods"
+	pdev=/dev/vda ;;
+domu)
+	want_mods="$common_mods kernel/drivers/block/xen-blkfront.ko"
+	pdev=/dev/xvda ;;
+domu-host)
+	want_mods="$common_mods kernel/drivers/xen/xen-evtchn.ko kernel/drivers/xen/xen-gntdev.ko
+		kernel/drivers/xen/xen-gntalloc.ko kernel/drivers/block/xen-blkback/xen-blkback.ko $virtio_mods"
+	pdev=/dev/vda
+	[ -d "$tools" ] || die "--tools DIR (the extracted toolstack) is required for domu-host"
+	[ -f "$dkernel" ] && [ -f "$dinitrd" ] && [ -f "$denv" ] || die "--domu-kernel, --domu-initrd, --domu-env FILE are required for domu-host"
+	;;
+*) die "--stage dom0|domu|domu-host" ;;
+esac
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/fpusoak-initrd.XXXXXX")
 proot=$(mktemp -d "${TMPDIR:-/tmp}/fpusoak-disk.XXXXXX")
 trap 'rm -rf "$root" "$proot"' EXIT
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,payload,lib/modules/"$KVER"}
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,payload,scenarios,lib/modules/"$KVER"}
 
 # busybox and its applets, at the paths busybox itself names.
 cp /bin/busybox "$root/bin/busybox"
@@ -74,27 +100,69 @@ cp /bin/busybox "$root/bin/busybox"
 	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
 done
 
-# copy_bin SRC DEST: the program (on the disk, linked from the initramfs) and
-# every library ldd resolves for it, at the same paths, so the loader finds
-# them without an ld.so.cache.
+# copy_bin SRC DEST [LIBDIR]: the program (on the disk, linked from the
+# initramfs) and every library ldd resolves for it, at the same paths, so the
+# loader finds them without an ld.so.cache.  Libraries found in LIBDIR (an
+# extracted package tree's library folder) go to /lib/x86_64-linux-gnu.
 copy_bin() {
-	install -D -m 0755 "$1" "$proot$2"
-	ln -sfn "/payload$2" "$root$2"
-	ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+	local src=$1 dest=$2 libdir=${3:-} lib to
+	install -D -m 0755 "$src" "$proot$dest"
+	mkdir -p "$(dirname "$root$dest")"
+	ln -sfn "/payload$dest" "$root$dest"
+	LD_LIBRARY_PATH=$libdir ldd "$src" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
 		while read -r lib; do
-			[ -e "$proot$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$proot$lib"
+			to=$lib
+			if [ -n "$libdir" ] && [ "${lib#"$libdir"/}" != "$lib" ]; then to=/lib/x86_64-linux-gnu/${lib#"$libdir"/}; fi
+			[ -e "$proot$to" ] || install -D -m 0755 "$(readlink -f "$lib")" "$proot$to"
 		done
+	if LD_LIBRARY_PATH=$libdir ldd "$src" | grep -q 'not found'; then
+		die "$src: $(LD_LIBRARY_PATH=$libdir ldd "$src" | grep 'not found' | tr -s ' \t' ' ' | tr '\n' ';')"
+	fi
 }
-copy_bin "$(command -v sqlite3)" /usr/bin/sqlite3
-if [ "$payload" = daemon ]; then
-	copy_bin "$daemon" /usr/sbin/fpusoakd
-	# The static churn spawner the daemon execs from beside itself (churn/spawner.h), if built.
-	sp="$(dirname "$(readlink -f "$daemon")")/fpusoakd-spawner"
-	if [ -x "$sp" ]; then copy_bin "$sp" /usr/sbin/fpusoakd-spawner; fi
+
+q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+if [ "$stage" = domu-host ]; then
+	# The toolstack at Debian's own paths; the xenstore-* tools are one
+	# program that looks at its name.
+	tlib=$tools/usr/lib/x86_64-linux-gnu
+	xbin=$(cd "$tools" && ls -d usr/lib/xen-*/bin | head -1)
+	for b in xl xenstored xenconsoled xen-init-dom0; do
+		copy_bin "$tools/$xbin/$b" "/$xbin/$b" "$tlib"
+	done
+	copy_bin "$tools/usr/bin/xenstore" /usr/bin/xenstore "$tlib"
+	for t in read write ls list rm exists chmod; do ln -sfn xenstore "$root/usr/bin/xenstore-$t"; done
+	install -D -m 0644 "$dkernel" "$proot/domu/vmlinuz"
+	install -D -m 0644 "$dinitrd" "$proot/domu/initrd.gz"
+	install -m 0755 "$here/domu-host.sh" "$root/domu-host.sh"
+	install -m 0755 "$here/domu-block.sh" "$root/domu-block.sh"
+	mkdir -p "$root/etc/xen" "$root/var/lib/xen" "$root/var/log/xen" "$root/var/run/xen" "$root/var/lib/xenstored"
+	cp "$denv" "$root/etc/domu.env"
+	echo "XEN_BIN=$(q "/$xbin")" >>"$root/etc/domu.env"
+	# No ballooning of dom0 (its memory is fixed by dom0_mem); one lock file.
+	printf 'autoballoon="off"\nlockfile="/run/xl.lock"\n' >"$root/etc/xen/xl.conf"
+else
+	copy_bin "$(command -v sqlite3)" /usr/bin/sqlite3
+	if [ "$payload" = daemon ]; then
+		copy_bin "$daemon" /usr/sbin/fpusoakd
+		# The static churn spawner the daemon execs from beside itself (churn/spawner.h), if built.
+		sp="$(dirname "$(readlink -f "$daemon")")/fpusoakd-spawner"
+		if [ -x "$sp" ]; then copy_bin "$sp" /usr/sbin/fpusoakd-spawner; fi
+	fi
+	# The scenarios: their scripts in the initramfs, their files on the disk.
+	for n in $list; do
+		[ -f "$sdir/$n/guest.sh" ] || die "scenario $n not staged in $sdir"
+		mkdir -p "$root/scenarios/$n"
+		install -m 0644 "$sdir/$n/guest.sh" "$sdir/$n/env" "$root/scenarios/$n/"
+		if [ -n "$(ls -A "$sdir/$n/files" 2>/dev/null)" ]; then
+			cp -a "$sdir/$n/files/." "$proot/"
+		fi
+	done
 fi
 for d in "$proot"/lib/* "$proot"/lib64; do
 	[ -d "$d" ] && [ "$(basename "$d")" != modules ] && ln -sfn "/payload${d#"$proot"}" "$root${d#"$proot"}"
 done
+# Scenario files under other folders are reached through /payload; the
+# usual programs' folders are linked file by file above.
 
 # modules with their dependencies first (modules.dep: "mod: dep1 dep2", where a
 # dep's own deps are listed too, deepest last).
@@ -113,21 +181,20 @@ for m in $want_mods; do add_mod "$m"; done
 for m in "${order[@]}"; do install -D -m 0644 "$MODDIR/$m" "$root/lib/modules/$KVER/$m"; done
 
 install -m 0755 "$here/guest-init.sh" "$root/init"
+install -m 0644 "$here/guest-lib.sh" "$root/guest-lib.sh"
 install -m 0755 "$here/standin.sh" "$root/standin.sh"
-q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 {
+	echo "STAGE=$(q "$stage")"
 	echo "KVER=$(q "$KVER")"
 	echo "MODULES=$(q "${order[*]}")"
+	echo "PAYLOAD_DEV=$(q "$pdev")"
 	echo "PAYLOAD=$(q "$payload")"
-	echo "SOAK_SECONDS=$(q "$seconds")"
-	echo "GUEST_TIMEOUT=$(q "$gtimeout")"
 	echo "LISTEN_PORT=$(q "$port")"
-	echo "FPUSOAKD_ARGS=$(q "$args")"
-	echo "PROBE_AT=$(q "$probe_at")"
+	echo "SCENARIOS=$(q "$list")"
 } >"$root/etc/soak.env"
 echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
-echo "xenpv" >"$root/etc/hostname"
+echo "xen-$stage" >"$root/etc/hostname"
 
 mkdir -p "$(dirname "$out")" "$(dirname "$disk")"
 # ext2: no journal to replay, mounted read-only; a quarter spare for inodes.
@@ -137,4 +204,4 @@ mke2fs -q -F -t ext2 -L fpusoak -d "$proot" "$disk.tmp" "$((kb + kb / 4 + 1024))
 mv "$disk.tmp" "$disk"
 (cd "$root" && find . -print | sort | cpio -o -H newc --quiet -R 0:0) | gzip -6 >"$out.tmp"
 mv "$out.tmp" "$out"
-echo "mkinitramfs: $out ($(du -k "$out" | cut -f1) KiB), $disk ($kb KiB used), payload $payload, modules: ${order[*]}" >&2
+echo "mkinitramfs: $stage: $out ($(du -k "$out" | cut -f1) KiB), $disk ($kb KiB used), payload $payload, scenarios: ${list:-none}, modules: ${order[*]}" >&2

@@ -1,39 +1,60 @@
 #!/usr/bin/env bash
-# fpusoakd inside a real Xen 4.17 PV guest (dom0) under QEMU TCG.
+# SPDX-License-Identifier: GPL-2.0-only
+# fpusoakd inside real Xen 4.17 PV guests under QEMU TCG.
 #
-# Boots Debian's Xen and kernel with an initramfs that runs a bounded soak,
-# reads everything back from the serial console (the DB as gzip+base64 with a
-# sha256, /proc files between markers), fetches the report over QEMU's
-# user-mode network (host side bound to 127.0.0.1 only), and checks the DB with
-# sqlite3 against facts taken from the guest kernel independently of the daemon.
+# Stage dom0 (default): Xen boots Debian's kernel as the dom0 with an
+# initramfs that runs the stage's scenarios (tests/xen/scenarios/) one after
+# the other.  Stage domu (--stage domu): the dom0 starts Debian's toolstack and
+# `xl create`s a 64 MB PV domU that runs the scenarios (see domu-host.sh).
+# Either way every scenario's files come back over the console (gzip + base64
+# + sha256, guest-lib.sh) and its NAME.check.sh checks them here.
 #
-# Artifacts in $BUILD/xen/: console.log, fpusoakd-xen.db, report.html,
-# proc/<name> (the guest's /proc files after the soak), times.txt.
+# Artifacts: dom0 stage in $BUILD/xen/, domu stage in $BUILD/xen/domu/:
+# console.log (the serial console), console-domu.log (domu: the domU's
+# console, kept by xenconsoled), boot/ (the guest's /proc files at boot),
+# <scenario>/ (what each scenario exported: fpusoakd.db, report.html,
+# proc/...), times.txt (figures of this run), prepare.log, mkinitramfs.log.
 #
-# Env knobs: XEN_PAYLOAD=auto|daemon|standin (auto: the daemon if built),
-# XEN_SOAK_SECONDS (default 150), XEN_HARD_CAP seconds for QEMU (default 420),
-# XEN_FPUSOAKD_ARGS (replaces the churn/probe flags chosen from --help),
-# XEN_NO_REPORT=1 (run the daemon with --listen none, skip the report check).
+# Env knobs: XEN_SCENARIOS (dom0 stage) / XEN_DOMU_SCENARIOS (domu stage):
+# scenario names in run order, default all that apply to the stage;
+# XEN_PAYLOAD=auto|daemon|standin (auto: the daemon if built); XEN_HARD_CAP
+# seconds for QEMU (default: boot allowance + the scenarios' budgets);
+# XEN_NO_REPORT=1 (no forwarded port, the dom0 stage's report is not fetched);
+# XEN_DOMU_MEMORY (MB the domU runs with, default 128: see README for why not
+# 64), XEN_DOMU_BOOT_MEMORY (MB a smaller domU is built with before it
+# balloons down, default 96; see domu-host.sh).  The scenarios have their own (e.g.
+# XEN_SOAK_SECONDS, see scenarios/*.conf.sh).
 # KVM is never used: Xen under KVM hangs on this kind of machine, TCG boots.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-T_NAME=${T_NAME:-xen}
+stage=${XEN_STAGE:-dom0}
+if [ "${1:-}" = --stage ]; then stage=$2; shift 2; fi
+T_NAME=${T_NAME:-xen-$stage}
 # shellcheck source=tests/lib.sh disable=SC1091
 . "$repo/tests/lib.sh"
+# shellcheck source=tests/xen/host-lib.sh
+. "$here/host-lib.sh"
 info() { echo "INFO: $T_NAME: $*"; }
+now_ms() { date +%s%3N; }
 
 BUILD=${BUILD:-$repo/build}
 FPUSOAKD=${FPUSOAKD:-$BUILD/fpusoakd}
-out=$BUILD/xen
-soak=${XEN_SOAK_SECONDS:-150}
-hardcap=${XEN_HARD_CAP:-420}
 payload=${XEN_PAYLOAD:-auto}
-t0=$(date +%s%3N)
+case "$stage" in
+dom0) out=$BUILD/xen; want=${XEN_SCENARIOS:-} ;;
+domu) out=$BUILD/xen/domu; want=${XEN_DOMU_SCENARIOS:-} ;;
+*) fail "unknown stage '$stage' (dom0 or domu)"; t_done ;;
+esac
+t0=$(now_ms)
 mkdir -p "$out"
+times=$out/times.txt
+: >"$times"
+tm() { echo "$1=$2" >>"$times"; }
 
 # ------------------------------------------------------------ preparation
 prep_log=$out/prepare.log
+tp=$(now_ms)
 bash "$here/prepare.sh" >"$prep_log" 2>&1
 rc=$?
 if [ "$rc" = 77 ]; then
@@ -43,46 +64,77 @@ elif [ "$rc" != 0 ]; then
 	fail "prepare.sh exited $rc (see $prep_log)"
 	t_done
 fi
+cache=${XEN_CACHE:-$here/cache}
 # shellcheck disable=SC1091
-. "${XEN_CACHE:-$here/cache}/env"
-info "xen $XEN_VERSION, $LINUX_VERSION, qemu $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')"
+. "$cache/env"
+export KVER MODDIR KERNEL KCONFIG XEN_VERSION LINUX_VERSION
+if [ "$stage" = domu ]; then
+	bash "$here/prepare-domu.sh" >>"$prep_log" 2>&1
+	rc=$?
+	if [ "$rc" = 77 ]; then
+		skip "the domU stage's toolstack cannot be prepared here: $(grep 'cannot prepare' "$prep_log" | tail -1)"
+		t_done
+	elif [ "$rc" != 0 ]; then
+		fail "prepare-domu.sh exited $rc (see $prep_log)"
+		t_done
+	fi
+	# shellcheck disable=SC1091
+	. "$cache/domu/env"
+fi
+tm prepare_s $(( ($(now_ms) - tp) / 1000 ))
+info "xen $XEN_VERSION, $LINUX_VERSION, qemu $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')${TOOLS_VERSION:+, toolstack $TOOLS_VERSION}"
 
 if [ "$payload" = auto ]; then
 	if [ -x "$FPUSOAKD" ]; then payload=daemon; else payload=standin; fi
 fi
-args='' probe_at=''
 if [ "$payload" = daemon ]; then
 	[ -x "$FPUSOAKD" ] || { fail "XEN_PAYLOAD=daemon but $FPUSOAKD is not built"; t_done; }
-	help=$("$FPUSOAKD" --help 2>&1)
-	if [ -n "${XEN_FPUSOAKD_ARGS+set}" ]; then
-		args=$XEN_FPUSOAKD_ARGS
-	else
-		# Churn sized for the emulated guest (~176 fork+AVX lifecycles/s at
-		# most); one capacity probe in guest scope, started by SIGUSR1 from
-		# /init a quarter into the soak: churn runs before and after it, and
-		# the fill (16-45 s under TCG, thrashing near the end) has time to end.
-		if grep -q -- '--workers' <<<"$help"; then
-			args="--workers 8 --spawn-rate 40 --lifetime 200ms --fpu auto"
-		fi
-		if grep -q -- '--probe-interval' <<<"$help"; then
-			args="$args --probe-interval 0 --probe-scope guest --probe-limit 4000"
-			probe_at=$((soak / 4))
-		fi
-		# The FPU-cost probe is another test's subject; keep this soak to one probe.
-		if grep -q -- '--switch-probe-interval' <<<"$help"; then
-			args="$args --switch-probe-interval 0"
-		fi
-	fi
 elif [ -x "$FPUSOAKD" ]; then
 	skip "XEN_PAYLOAD=$payload: sqlite3 stand-in payload, daemon checks not run"
 else
 	skip "fpusoakd not built ($FPUSOAKD): running the sqlite3 stand-in payload, daemon checks not run"
 fi
-info "payload $payload, soak ${soak}s, daemon flags: ${args:-(none)}${probe_at:+, SIGUSR1 (capacity probe) at ${probe_at}s}"
+export PAYLOAD=$payload FPUSOAKD BUILD XEN_CACHE=$cache
 
-# A free loopback port for the report; the guest listens on 8089.
+# ------------------------------------------------------------ scenarios
+staging=$out/staging
+rm -rf "$staging"
+mkdir -p "$staging"
+runlist='' budget_sum=0
+for n in $(scenario_names "$stage" "$want"); do
+	scenario_prepare "$n" "$stage" "$staging"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		runlist="${runlist:+$runlist }$n"
+		b=$(. "$staging/$n/env"; echo "$SC_BUDGET")
+		budget_sum=$((budget_sum + b + 30))
+	elif [ "$rc" = 77 ]; then
+		skip "scenario $n: $(cat "$staging/$n/skip")"
+	else
+		fail "scenario $n: prepare failed: $(cat "$staging/$n/error" 2>/dev/null) $(tail -3 "$staging/$n/prepare.log" | tr '\n' ' ')"
+	fi
+done
+for n in $want; do
+	case " $(scenario_names "$stage" "$n" | tr '\n' ' ') " in
+	*" $n "*) ;;
+	*) skip "scenario $n does not apply to the $stage stage or does not exist" ;;
+	esac
+done
+if [ -z "$runlist" ]; then
+	fail "no scenario to run in the $stage stage"
+	t_done
+fi
+# Boot (and for a domU, the toolstack and its boot) plus every scenario's
+# budget and export time.
+case "$stage" in
+dom0) hardcap=${XEN_HARD_CAP:-$((180 + budget_sum))} ;;
+domu) hardcap=${XEN_HARD_CAP:-$((300 + budget_sum))} ;;
+esac
+info "payload $payload, scenarios: $runlist (QEMU hard cap ${hardcap}s)"
+
+# A free loopback port for the report (dom0 stage); the guest listens on 8089.
 port=
-if [ -z "${XEN_NO_REPORT:-}" ] && command -v curl >/dev/null; then
+if [ "$stage" = dom0 ] && [ -z "${XEN_NO_REPORT:-}" ] && command -v curl >/dev/null; then
 	for _ in 1 2 3 4 5 6 7 8; do
 		p=$((20000 + RANDOM % 30000))
 		if ! ss -ltnH "sport = :$p" 2>/dev/null | grep -q .; then port=$p; break; fi
@@ -90,51 +142,92 @@ if [ -z "${XEN_NO_REPORT:-}" ] && command -v curl >/dev/null; then
 fi
 
 initrd=$out/initrd.gz disk=$out/payload.img
-if ! bash "$here/mkinitramfs.sh" --out "$initrd" --disk "$disk" --payload "$payload" --daemon "$FPUSOAKD" \
-	--seconds "$soak" --port "${port:+8089}" --args "$args" --probe-at "$probe_at" 2>"$out/mkinitramfs.log"; then
+tb=$(now_ms)
+mkargs=(--payload "$payload" --scenarios "$staging" --list "$runlist")
+[ "$payload" = daemon ] && mkargs+=(--daemon "$FPUSOAKD")
+if [ "$stage" = dom0 ]; then
+	bash "$here/mkinitramfs.sh" --stage dom0 --out "$initrd" --disk "$disk" --port "${port:+8089}" "${mkargs[@]}" \
+		2>"$out/mkinitramfs.log"
+	rc=$?
+else
+	# The domU's boot files, then the dom0's, which carry them.
+	# Debian's 6.1 kernel cannot be built into less than ~84 MB (domu-host.sh);
+	# a smaller domU is built at the minimum and ballooned down to its size.
+	domu_mem=${XEN_DOMU_MEMORY:-128} domu_boot_mem=${XEN_DOMU_BOOT_MEMORY:-96}
+	[ "$domu_boot_mem" -ge "$domu_mem" ] || domu_boot_mem=$domu_mem
+	dinitrd=$out/domu-initrd.gz ddisk=$out/domu-payload.img
+	denv=$out/domu.env
+	{
+		echo "DOMU_MEMORY='$domu_mem'"
+		echo "DOMU_BOOT_MEMORY='$domu_boot_mem'"
+		# The domU's own hard cap, inside the dom0: its scenarios plus boot.
+		echo "DOMU_TIMEOUT='$((120 + budget_sum))'"
+	} >"$denv"
+	bash "$here/mkinitramfs.sh" --stage domu --out "$dinitrd" --disk "$ddisk" --port 8089 "${mkargs[@]}" \
+		2>"$out/mkinitramfs.log" &&
+		bash "$here/mkinitramfs.sh" --stage domu-host --out "$initrd" --disk "$disk" --port '' \
+			--tools "$TOOLS_ROOT" --domu-kernel "$KERNEL" --domu-initrd "$dinitrd" --domu-env "$denv" \
+			2>>"$out/mkinitramfs.log"
+	rc=$?
+fi
+if [ "$rc" != 0 ]; then
 	fail "mkinitramfs.sh failed: $(tail -1 "$out/mkinitramfs.log")"
 	t_done
 fi
+tm build_boot_files_s $(( ($(now_ms) - tb) / 1000 ))
 
 # ------------------------------------------------------------ boot
 # -cpu max offers the widest FPU TCG emulates (AVX2); its SMAP emulation
 # crashes Xen's PV dom0 at its first bounce frame, so SMAP is left out (Xen
 # hides SMAP from PV guests anyway).  The programs and libraries come on a
-# read-only virtio disk (page cache, not pinned ramfs).  restrict=on: the guest reaches nothing,
-# only the forwarded loopback port reaches it.
+# read-only virtio disk (page cache, not pinned ramfs); in the domu stage a
+# second one is the domU's disk, which the dom0 passes on with blkback.
+# restrict=on: the guest reaches nothing, only the forwarded loopback port
+# reaches it.  Memory: the dom0 gets a fixed amount (dom0_mem with the same
+# max, so it never balloons), the rest of QEMU's RAM stays in Xen's heap for
+# the domU.
 console=$out/console.log
-rm -f "$console" "$out/fpusoakd-xen.db" "$out/report.html"
+rm -f "$console"
 net=(-net none)
 if [ -n "$port" ]; then
 	# shellcheck disable=SC2054 # QEMU option values are comma lists
 	net=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:8089"
 		-device e1000,netdev=n0,romfile=)
 fi
-tboot=$(date +%s%3N)
-timeout -k 5 "$hardcap" qemu-system-x86_64 -m 512 -smp 2 -cpu max,-smap -accel tcg \
-	-display none -no-reboot -monitor none -serial "file:$console" "${net[@]}" \
-	-drive "file=$disk,format=raw,if=virtio,readonly=on" \
-	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=160M,max:160M" \
+disks=(-drive "file=$disk,format=raw,if=virtio,readonly=on")
+[ "$stage" = domu ] && disks+=(-drive "file=$ddisk,format=raw,if=virtio,readonly=on")
+# The dom0 of the domu stage gets more: xl holds the decompressed domU kernel
+# (~43 MB) while it builds the domain, which OOMs a 160 MB dom0.
+dom0_mem=160 qemu_mem=512
+[ "$stage" = domu ] && dom0_mem=256
+tboot=$(now_ms)
+timeout -k 5 "$hardcap" qemu-system-x86_64 -m "$qemu_mem" -smp 2 -cpu max,-smap -accel tcg \
+	-display none -no-reboot -monitor none -serial "file:$console" "${net[@]}" "${disks[@]}" \
+	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=${dom0_mem}M,max:${dom0_mem}M" \
 	-initrd "$KERNEL console=hvc0 panic=1,$initrd" </dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!
 # Only the timeout wrapper we started (and so its QEMU) is ever killed.
 trap 'kill "$qpid" 2>/dev/null' EXIT
 
-fetched=
+# The host fetches the report of each serving scenario (SC_SERVE=1) over the
+# forwarded port while its daemon runs: first as soon as it is up, then every
+# XEN_REPORT_REFETCH seconds (70); the last good copy is kept.
+declare -A fetched_first=() fetched_last=()
+refetch=${XEN_REPORT_REFETCH:-70}
 if [ -n "$port" ]; then
-	# Fetch once the daemon has had time for some samples, retrying while the
-	# guest is up; the last good copy is kept.
 	while kill -0 "$qpid" 2>/dev/null; do
-		if grep -aq '===FPUSOAK-PAYLOAD-EXIT' "$console" 2>/dev/null; then break; fi
-		if grep -aq '===FPUSOAK-PAYLOAD-START' "$console" 2>/dev/null &&
-			curl -fsS -m 20 -o "$out/report.html.tmp" "http://127.0.0.1:$port/" 2>/dev/null; then
-			mv "$out/report.html.tmp" "$out/report.html"
-			fetched=$(( $(date +%s%3N) - tboot ))
-			# One more fetch later in the soak makes the kept report fuller.
-			sleep $((soak / 2))
-			curl -fsS -m 20 -o "$out/report.html.tmp" "http://127.0.0.1:$port/" 2>/dev/null &&
-				mv "$out/report.html.tmp" "$out/report.html"
-			break
+		cur=$(sed -n 's/^===FPUSOAK-DAEMON-UP scenario=\([^ ]*\) .*/\1/p' "$console" 2>/dev/null | tail -1)
+		if [ -n "$cur" ] && [ "$(. "$staging/$cur/env" 2>/dev/null; echo "${SC_SERVE:-0}")" = 1 ] &&
+			! grep -aq "^===FPUSOAK-DAEMON-EXIT scenario=$cur " "$console"; then
+			t=$(now_ms)
+			if [ -z "${fetched_last[$cur]:-}" ] || [ $((t - fetched_last[$cur])) -ge $((refetch * 1000)) ]; then
+				mkdir -p "$out/.fetch"
+				if curl -fsS -m 20 -o "$out/.fetch/$cur.html.tmp" "http://127.0.0.1:$port/" 2>/dev/null; then
+					mv "$out/.fetch/$cur.html.tmp" "$out/.fetch/$cur.html"
+					fetched_last[$cur]=$t
+					[ -n "${fetched_first[$cur]:-}" ] || fetched_first[$cur]=$((t - tboot))
+				fi
+			fi
 		fi
 		sleep 3
 	done
@@ -142,7 +235,7 @@ fi
 wait "$qpid"
 qrc=$?
 trap - EXIT
-tend=$(date +%s%3N)
+tend=$(now_ms)
 tr -d '\r' <"$console" >"$console.txt" 2>/dev/null && mv "$console.txt" "$console"
 
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
@@ -150,145 +243,143 @@ if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 elif [ "$qrc" != 0 ]; then
 	fail "QEMU exited $qrc: $(tail -2 "$out/qemu.log" | tr '\n' ' ')"
 else
-	pass "QEMU ran Xen + dom0 and exited by itself in $(( (tend - tboot) / 1000 ))s"
+	pass "QEMU ran Xen + dom0$([ "$stage" = domu ] && echo ' + domU') and exited by itself in $(( (tend - tboot) / 1000 ))s"
 fi
+tm qemu_s $(( (tend - tboot) / 1000 ))
 
-# ------------------------------------------------------------ console facts
-marker() { sed -n "s/^===FPUSOAK-$1 \(.*\)===\$/\1/p" "$console" | tail -1; }
-kv() { sed -n "s/.*\<$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+# ------------------------------------------------------------ the guest's console
 if grep -q 'Hypervisor detected: Xen PV' "$console"; then
 	pass "guest kernel says Hypervisor detected: Xen PV"
 else
 	fail "no 'Hypervisor detected: Xen PV' in $console"
 fi
-env=$(marker ENV)
-hv=$(kv hypervisor "$env") gt=$(kv guest_type "$env")
+check "payload disk mounted in the dom0" grep -q '^===FPUSOAK-PAYLOAD-DISK mounted===$' "$console"
+
+# export_checks LOG DIR: decode every export of LOG into DIR, one check each.
+export_checks() {
+	local status tag detail
+	while read -r status tag detail; do
+		if [ "$status" = ok ]; then
+			pass "export $tag recovered intact ($detail)"
+		else
+			fail "export $tag not recovered: $detail"
+		fi
+	done < <(decode_exports "$1" "$2")
+	sed -n 's/^===FPUSOAK-EXPORT-MISSING \(.*\)===$/\1/p' "$1" | while read -r tag detail; do
+		echo "FAIL: $T_NAME: export $tag: the guest had no such file ($detail)"
+	done
+	T_FAILS=$((T_FAILS + $(grep -c '^===FPUSOAK-EXPORT-MISSING ' "$1")))
+}
+
+scon=$console    # the console the scenarios ran on
+domid=''
+if [ "$stage" = domu ]; then
+	# The dom0's own exports (its boot files, the domU's console log, the
+	# toolstack's logs) go to dom0/, the domU's to where the dom0 stage's go.
+	rm -rf "$out/dom0"
+	export_checks "$console" "$out/dom0"
+	toolstack=$(con_marker "$console" TOOLSTACK)
+	if [ -n "$toolstack" ] && [ "$(con_kv ok "$toolstack")" = 1 ]; then
+		pass "toolstack started in the dom0: $toolstack"
+	else
+		fail "toolstack did not start in the dom0: ${toolstack:-no TOOLSTACK marker} (see $console)"
+	fi
+	created=$(con_marker "$console" DOMU-CREATED)
+	domid=$(con_kv domid "$created")
+	if [ -n "$created" ]; then
+		pass "xl created the PV domU: $created"
+	else
+		fail "xl create failed: $(con_marker "$console" DOMU-FAILED) (see $out/dom0/domu/xl.log)"
+	fi
+	ended=$(con_marker "$console" DOMU-END)
+	check "the domU powered itself off (${ended:-no DOMU-END marker})" test "$(con_kv how "$ended")" = poweroff
+	scon=$out/console-domu.log
+	if [ -f "$out/dom0/domu/console.log" ]; then
+		tr -d '\r' <"$out/dom0/domu/console.log" >"$scon"
+	else
+		fail "the domU's console log did not come back from the dom0"
+		: >"$scon"
+	fi
+	check "domU kernel says Hypervisor detected: Xen PV" grep -q 'Hypervisor detected: Xen PV' "$scon"
+	check "payload disk (xen-blkfront) mounted in the domU" grep -q '^===FPUSOAK-PAYLOAD-DISK mounted===$' "$scon"
+	# Xen's view of the domU's memory once its scenarios started (xl list: MB).
+	xmem=$(awk '$1 == "fpusoak-domu" { print $3 }' "$out/dom0/domu/xl-list.log" 2>/dev/null)
+	check "Xen gives the domU ${domu_mem} MB (xl list says '${xmem:-nothing}')" test "${xmem:-0}" = "$domu_mem"
+	if [ "$domu_mem" -lt "$domu_boot_mem" ]; then
+		bal=$(con_marker "$scon" BALLOON)
+		check "the domU ballooned from ${domu_boot_mem} to ${domu_mem} MB before its scenarios ($bal)" test "$(con_kv reached "$bal")" = 1
+	fi
+	tm domu_memory_mb "$domu_mem"
+	tm domu_boot_memory_mb "$domu_boot_mem"
+	tm domu_create_to_poweroff_s "$(con_kv seconds "$ended")"
+	tm toolstack_start_s "$(con_kv seconds "$toolstack")"
+fi
+
+genv=$(con_marker "$scon" ENV)
+hv=$(con_kv hypervisor "$genv") gt=$(con_kv guest_type "$genv")
 check "guest /sys/hypervisor says xen/PV (got '$hv'/'$gt')" test "$hv/$gt" = xen/PV
-
-mkdir -p "$out/proc"
-for f in meminfo buddyinfo zoneinfo pagetypeinfo slabinfo vmstat buddyinfo.boot meminfo.boot cpuinfo; do
-	sed -n "/^===FPUSOAK-FILE-BEGIN $f===\$/,/^===FPUSOAK-FILE-END $f===\$/p" "$console" |
-		sed '1d;$d' >"$out/proc/$f"
-done
-check "guest /proc/buddyinfo came out over the console" grep -q '^Node 0, zone' "$out/proc/buddyinfo"
-
-check "payload disk mounted in the guest" grep -q '^===FPUSOAK-PAYLOAD-DISK mounted===$' "$console"
-exitline=$(marker PAYLOAD-EXIT)
-prc=$(kv rc "$exitline")
-check "payload exited 0 inside the guest (rc=${prc:-none}; 143/137 = stopped by the guest timeout)" test "${prc:-x}" = 0
-
-# ------------------------------------------------------------ the DB
-db=$out/fpusoakd-xen.db
-sum=$(marker DB-SHA256)
-sed -n '/^===FPUSOAK-DB-BEGIN/,/^===FPUSOAK-DB-END===$/p' "$console" | sed '1d;$d' |
-	grep -E '^[A-Za-z0-9+/=]+$' | base64 -d >"$db.gz" 2>/dev/null
-got=$(sha256sum "$db.gz" | cut -d' ' -f1)
-if [ -n "$sum" ] && [ "$got" = "$sum" ] && gunzip -c "$db.gz" >"$db" 2>/dev/null; then
-	pass "DB recovered intact from the console (sha256 $got, $(wc -c <"$db") bytes)"
-else
-	fail "DB not recovered from the console (sha256 sent '${sum:-none}', decoded '$got')"
-	rm -f "$db"
+export_checks "$scon" "$out"
+gup=$(con_marker "$scon" GUEST-UP)
+memtotal=$(awk '/^MemTotal:/ {print $2}' "$out/boot/proc/meminfo" 2>/dev/null)
+tm memtotal_kb "$memtotal"
+tm memfree_boot_kb "$(awk '/^MemFree:/ {print $2}' "$out/boot/proc/meminfo" 2>/dev/null)"
+if [ "$stage" = domu ]; then
+	# What a domU of that size can show: never more than the domain, and the
+	# rest is Debian's kernel (~47 MB reserved in a PV domU: text, data, a
+	# 17 MB bss) plus the memory map; 64 MB is a loose bound on that reserve.
+	check "domU MemTotal ${memtotal:-?} kB is that of a ${domu_mem} MB domain (<= $((domu_mem * 1024)), > $(((domu_mem - 64) * 1024)))" \
+		test "${memtotal:-0}" -le $((domu_mem * 1024)) -a "${memtotal:-0}" -gt $(((domu_mem - 64) * 1024))
 fi
-rm -f "$db.gz"
+first_start=$(sed -n 's/^===FPUSOAK-SCENARIO-START .* epoch=\([0-9]*\)===$/\1/p' "$scon" | head -1)
+[ -n "$first_start" ] && tm boot_to_first_scenario_s $(( first_start - tboot / 1000 ))
 
-sq() { sqlite3 -batch -noheader "$db" "$@" 2>&1; }
-has() { [ "$(sq "SELECT count(*) FROM sqlite_master WHERE name = '$1'")" = 1 ]; }
-if [ -f "$db" ]; then
-	check "DB passes PRAGMA integrity_check" test "$(sq 'PRAGMA integrity_check')" = ok
-	run=$(sq "SELECT max(run_id) FROM v_runs")
-	row=$(sq "SELECT hypervisor || '/' || guest_type FROM v_runs WHERE run_id = $run")
-	check "run $run records hypervisor/guest_type xen/PV (got '$row')" test "$row" = xen/PV
-	rel=$(sq "SELECT kernel_release FROM v_runs WHERE run_id = $run")
-	check "run records the guest's kernel release ($rel = $(kv release "$env"))" test "$rel" = "$(kv release "$env")"
-	reason=$(sq "SELECT end_reason FROM v_runs WHERE run_id = $run")
-	# --duration ends a run on its own; either word means the daemon was not killed.
-	case "$reason" in
-	stopped | duration) pass "daemon ended the run itself (end_reason=$reason)" ;;
-	*) fail "run did not end cleanly (end_reason='$reason')" ;;
-	esac
-
-	# Zones seen in the DB are the zones the guest's kernel lists.
-	kz=$(awk '{ sub(",", "", $2); print $2 "/" $4 }' "$out/proc/buddyinfo" | sort -u | tr '\n' ' ')
-	dz=$(sq "SELECT DISTINCT node || '/' || zone FROM v_buddyinfo WHERE run_id = $run ORDER BY 1" | tr '\n' ' ')
-	check "buddyinfo zones in the DB match the guest's /proc/buddyinfo ($dz)" test "$kz" = "$dz"
-	if has v_samples; then
-		ns=$(sq "SELECT count(*) FROM v_samples WHERE run_id = $run")
-		# 1 s sampling over the soak; half of it is a loose floor for TCG jitter.
-		check "samples recorded ($ns over a ${soak}s soak, want >= $((soak / 2)))" test "$ns" -ge $((soak / 2))
-		first=$(sq "SELECT min(ts_ms) FROM v_samples WHERE run_id = $run")
+# ------------------------------------------------------------ each scenario
+for n in $runlist; do
+	end=$(sed -n "s/^===FPUSOAK-SCENARIO-END $n \(.*\)===\$/\1/p" "$scon" | tail -1)
+	src=$(con_kv rc "$end") capped=$(con_kv capped "$end") el=$(con_kv elapsed "$end")
+	b=$(. "$staging/$n/env"; echo "$SC_BUDGET")
+	if [ -z "$end" ]; then
+		fail "scenario $n: no end on the console (guest stopped or hung before it ended)"
+	elif [ "$capped" = 1 ]; then
+		fail "scenario $n stopped at its ${b}s budget (rc=$src after ${el}s)"
 	else
-		nb=$(sq "SELECT count(DISTINCT ts_ms) FROM v_buddyinfo WHERE run_id = $run")
-		check "buddyinfo samples recorded ($nb over ${soak}s, want >= $((soak / 2)))" test "$nb" -ge $((soak / 2))
-		first=$(sq "SELECT min(ts_ms) FROM v_buddyinfo WHERE run_id = $run")
+		check "scenario $n exited 0 inside the guest in ${el}s of its ${b}s budget (rc=${src:-none})" test "${src:-x}" = 0
 	fi
-
-	if [ "$payload" != daemon ]; then
-		:
-	elif ! has v_churn; then
-		skip "churn accounting: no v_churn view in this daemon yet"
-	else
-		cols=" $(sq "SELECT name FROM pragma_table_info('v_churn')" | tr '\n' ' ') "
-		need="population spawned exited killed_sigkill killed_sigsegv killed_sigill killed_other"
-		miss=; for c in $need; do case "$cols" in *" $c "*) ;; *) miss="$miss $c" ;; esac; done
-		if [ -n "$miss" ]; then
-			skip "churn accounting: v_churn lacks$miss (has:$cols)"
-		else
-			# v_churn rows are per-interval counts: over the run, every worker
-			# spawned has exited, been killed, or is alive at the last row.
-			# (oom_killed is a subset of the kills, exited_error of the exits.)
-			acc=$(sq "SELECT sum(spawned), sum(exited),
-				sum(killed_sigkill + killed_sigsegv + killed_sigill + killed_other),
-				(SELECT population FROM v_churn WHERE run_id = $run ORDER BY ts_ms DESC LIMIT 1)
-				FROM v_churn WHERE run_id = $run" | tr '|' ' ')
-			read -r sp ex ki pop <<<"$acc"
-			if [ "${sp:-0}" -gt 0 ] 2>/dev/null && [ "$sp" -eq $((ex + ki + pop)) ]; then
-				pass "churn accounting: spawned $sp = exited $ex + killed $ki + population $pop"
+	[ -n "$el" ] && tm "$n.elapsed_s" "$el"
+	# The check, with the scenario's env as the guest had it.
+	# shellcheck disable=SC2034 # these are for the sourced NAME.check.sh
+	(
+		SC_OUT=$out/$n STAGE=$stage GUEST_ENV=$genv T_BOOT_MS=$tboot console=$scon DOMU_ID=$domid
+		GUEST_UP_EPOCH=$(con_kv epoch "$gup")
+		REPORT_FILE='' REPORT_FIRST_S=''
+		if [ -n "$port" ]; then
+			REPORT_VIA=host
+			if [ -f "$out/.fetch/$n.html" ]; then
+				REPORT_FILE=$out/.fetch/$n.html REPORT_FIRST_S=$(( ${fetched_first[$n]:-0} / 1000 ))
 			else
-				fail "churn accounting: spawned '$sp' != exited '$ex' + killed '$ki' + population '$pop'"
+				REPORT_FILE=/dev/null
 			fi
-		fi
-	fi
-
-	if [ "$payload" != daemon ]; then
-		:
-	elif ! has v_probes; then
-		skip "capacity probe: no v_probes view in this daemon yet"
-	else
-		# detail is "scope=guest limit=... ready=... mem_peak=..." (key=value).
-		pr=$(sq "SELECT CAST(result AS INTEGER) || '|' || coalesce(stop_reason, '') FROM v_probes
-			WHERE run_id = $run AND kind = 'capacity' AND ' ' || detail || ' ' LIKE '% scope=guest %'
-			ORDER BY ts_ms DESC LIMIT 1")
-		cap=${pr%%|*} why=${pr#*|}
-		if [ "${cap:-0}" -gt 0 ] 2>/dev/null && [ -n "$why" ]; then
-			pass "guest-scope capacity probe: $cap workers held, stopped by '$why'"
+		elif [ "$stage" = domu ]; then
+			REPORT_VIA=guest
 		else
-			fail "no guest-scope capacity probe with a positive count and a stop reason (got '$pr')"
-			cap=
+			REPORT_VIA=none
 		fi
-	fi
-fi
+		sc_time() { echo "$n.$1=$2" >>"$times"; }
+		mkdir -p "$SC_OUT"
+		# shellcheck disable=SC1090,SC1091
+		. "$staging/$n/env"
+		if [ -f "$XEN_SCENARIO_DIR/$n.check.sh" ]; then
+			# shellcheck disable=SC1090
+			. "$XEN_SCENARIO_DIR/$n.check.sh"
+		else
+			skip "scenario $n has no check ($n.check.sh)"
+		fi
+		exit "$T_FAILS"
+	)
+	T_FAILS=$((T_FAILS + $?))
+done
+rm -rf "$out/.fetch"
 
-if [ -z "$port" ]; then
-	skip "report not fetched: ${XEN_NO_REPORT:+XEN_NO_REPORT set, }no curl or no free loopback port"
-elif grep -q 'xen-pv-testbed' "$out/report.html" 2>/dev/null; then
-	pass "report fetched from the guest over 127.0.0.1:$port ($(wc -c <"$out/report.html") bytes, first at +$((fetched / 1000))s)"
-else
-	fail "report naming run label xen-pv-testbed not fetched from the guest (127.0.0.1:$port)"
-fi
-
-# ------------------------------------------------------------ measurements
-up=$(marker PAYLOAD-START)
-pstart=$(kv epoch "$up")
-{
-	echo "total_s=$(( ($(date +%s%3N) - t0) / 1000 ))"
-	echo "qemu_s=$(( (tend - tboot) / 1000 ))"
-	echo "guest_uptime_at_payload_s=$(kv uptime "$up")"
-	[ -n "$pstart" ] && echo "boot_to_payload_s=$(( pstart - tboot / 1000 ))"
-	[ -n "${first:-}" ] && echo "boot_to_first_sample_s=$(( (first - tboot) / 1000 ))"
-	[ -n "${cap:-}" ] && echo "capacity_guest=$cap"
-	echo "memtotal_kb=$(awk '/^MemTotal:/ {print $2}' "$out/proc/meminfo.boot")"
-	echo "memfree_boot_kb=$(awk '/^MemFree:/ {print $2}' "$out/proc/meminfo.boot")"
-	echo "memfree_end_kb=$(awk '/^MemFree:/ {print $2}' "$out/proc/meminfo")"
-} >"$out/times.txt"
-info "measured: $(tr '\n' ' ' <"$out/times.txt")"
+tm total_s $(( ($(now_ms) - t0) / 1000 ))
+info "measured: $(tr '\n' ' ' <"$times")"
 t_done

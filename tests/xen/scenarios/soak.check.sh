@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Scenario "soak" (host side, after the boot): the DB checked with sqlite3
+# against facts taken from the guest kernel independently of the daemon.
+# Sourced by run.sh with SC_OUT (the exported files), STAGE, PAYLOAD,
+# GUEST_ENV (the guest's ENV marker), the scenario's env (SOAK_SECONDS ...),
+# REPORT_FILE/REPORT_FIRST_S (the host's fetch, if any), and sc_time.
+soak=$SOAK_SECONDS
+db=$SC_OUT/fpusoakd.db
+sq() { sqlite3 -batch -noheader "$db" "$@" 2>&1; }
+has() { [ "$(sq "SELECT count(*) FROM sqlite_master WHERE name = '$1'")" = 1 ]; }
+first='' cap=''
+
+check "guest /proc/buddyinfo after the soak came out over the console" grep -q '^Node 0, zone' "$SC_OUT/proc/buddyinfo"
+
+if [ ! -f "$db" ]; then
+	fail "no DB from the soak (see the export lines above)"
+else
+	check "DB passes PRAGMA integrity_check" test "$(sq 'PRAGMA integrity_check')" = ok
+	run=$(sq "SELECT max(run_id) FROM v_runs")
+	row=$(sq "SELECT hypervisor || '/' || guest_type FROM v_runs WHERE run_id = $run")
+	check "run $run records hypervisor/guest_type xen/PV (got '$row')" test "$row" = xen/PV
+	rel=$(sq "SELECT kernel_release FROM v_runs WHERE run_id = $run")
+	check "run records the guest's kernel release ($rel = $(con_kv release "$GUEST_ENV"))" test "$rel" = "$(con_kv release "$GUEST_ENV")"
+	reason=$(sq "SELECT end_reason FROM v_runs WHERE run_id = $run")
+	# --duration ends a run on its own; either word means the daemon was not killed.
+	case "$reason" in
+	stopped | duration) pass "daemon ended the run itself (end_reason=$reason)" ;;
+	*) fail "run did not end cleanly (end_reason='$reason')" ;;
+	esac
+
+	# Zones seen in the DB are the zones the guest's kernel lists.
+	kz=$(awk '{ sub(",", "", $2); print $2 "/" $4 }' "$SC_OUT/proc/buddyinfo" | sort -u | tr '\n' ' ')
+	dz=$(sq "SELECT DISTINCT node || '/' || zone FROM v_buddyinfo WHERE run_id = $run ORDER BY 1" | tr '\n' ' ')
+	check "buddyinfo zones in the DB match the guest's /proc/buddyinfo ($dz)" test "$kz" = "$dz"
+	if has v_samples; then
+		ns=$(sq "SELECT count(*) FROM v_samples WHERE run_id = $run")
+		# 1 s sampling over the soak; half of it is a loose floor for TCG jitter.
+		check "samples recorded ($ns over a ${soak}s soak, want >= $((soak / 2)))" test "$ns" -ge $((soak / 2))
+		first=$(sq "SELECT min(ts_ms) FROM v_samples WHERE run_id = $run")
+		sc_time samples "$ns"
+		sc_time largest_sample_gap_ms "$(sq "SELECT max(d) FROM (SELECT ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM v_samples WHERE run_id = $run)")"
+	else
+		nb=$(sq "SELECT count(DISTINCT ts_ms) FROM v_buddyinfo WHERE run_id = $run")
+		check "buddyinfo samples recorded ($nb over ${soak}s, want >= $((soak / 2)))" test "$nb" -ge $((soak / 2))
+		first=$(sq "SELECT min(ts_ms) FROM v_buddyinfo WHERE run_id = $run")
+	fi
+
+	if [ "$PAYLOAD" != daemon ]; then
+		:
+	elif ! has v_churn; then
+		skip "churn accounting: no v_churn view in this daemon yet"
+	else
+		cols=" $(sq "SELECT name FROM pragma_table_info('v_churn')" | tr '\n' ' ') "
+		need="population spawned exited killed_sigkill killed_sigsegv killed_sigill killed_other"
+		miss=; for c in $need; do case "$cols" in *" $c "*) ;; *) miss="$miss $c" ;; esac; done
+		if [ -n "$miss" ]; then
+			skip "churn accounting: v_churn lacks$miss (has:$cols)"
+		else
+			# v_churn rows are per-interval counts: over the run, every worker
+			# spawned has exited, been killed, or is alive at the last row.
+			# (oom_killed is a subset of the kills, exited_error of the exits.)
+			acc=$(sq "SELECT sum(spawned), sum(exited),
+				sum(killed_sigkill + killed_sigsegv + killed_sigill + killed_other),
+				(SELECT population FROM v_churn WHERE run_id = $run ORDER BY ts_ms DESC LIMIT 1)
+				FROM v_churn WHERE run_id = $run" | tr '|' ' ')
+			read -r sp ex ki pop <<<"$acc"
+			if [ "${sp:-0}" -gt 0 ] 2>/dev/null && [ "$sp" -eq $((ex + ki + pop)) ]; then
+				pass "churn accounting: spawned $sp = exited $ex + killed $ki + population $pop"
+			else
+				fail "churn accounting: spawned '$sp' != exited '$ex' + killed '$ki' + population '$pop'"
+			fi
+		fi
+	fi
+
+	if [ "$PAYLOAD" != daemon ]; then
+		:
+	elif ! has v_probes; then
+		skip "capacity probe: no v_probes view in this daemon yet"
+	else
+		# detail is "scope=guest limit=... ready=... mem_peak=..." (key=value).
+		pr=$(sq "SELECT CAST(result AS INTEGER) || '|' || coalesce(stop_reason, '') || '|' || ts_ms FROM v_probes
+			WHERE run_id = $run AND kind = 'capacity' AND ' ' || detail || ' ' LIKE '% scope=guest %'
+			ORDER BY ts_ms DESC LIMIT 1")
+		IFS='|' read -r cap why pts <<<"$pr"
+		if [ "${cap:-0}" -gt 0 ] 2>/dev/null && [ -n "$why" ]; then
+			pass "guest-scope capacity probe: $cap workers held, stopped by '$why'"
+			sc_time capacity_guest "$cap"
+			sc_time capacity_stop_reason "$why"
+			if has v_samples; then
+				# Samples continue through the fill and the release of its
+				# workers (the probe's row starts at ts_ms): at least a third
+				# of the 1 s ticks, where a stalled sampler gives none.
+				pd=$(sq "SELECT duration_ms FROM v_probes WHERE run_id = $run AND ts_ms = $pts AND kind = 'capacity'")
+				rel=$(sq "SELECT detail FROM v_probes WHERE run_id = $run AND ts_ms = $pts AND kind = 'capacity'" |
+					sed -n 's/.*\<release_ms=\([0-9]*\).*/\1/p')
+				wend=$((pts + ${pd:-0} + ${rel:-0}))
+				ws=$(( (wend - pts) / 1000 ))
+				nf=$(sq "SELECT count(*) FROM v_samples WHERE run_id = $run AND ts_ms BETWEEN $pts AND $wend")
+				gap=$(sq "SELECT max(d) FROM (SELECT ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM v_samples
+					WHERE run_id = $run AND ts_ms BETWEEN $pts AND $wend)")
+				check "samples continued through the fill and its release ($nf in ${ws}s, want >= $((ws / 3)); largest gap ${gap:-?} ms)" \
+					test "$nf" -ge $((ws / 3))
+				sc_time fill_window_s "$ws"
+				sc_time samples_in_fill_window "$nf"
+				sc_time largest_gap_in_fill_ms "$gap"
+			fi
+		else
+			fail "no guest-scope capacity probe with a positive count and a stop reason (got '$pr')"
+			cap=
+		fi
+	fi
+fi
+
+# The report: fetched by the host over the forwarded port (dom0), else inside the guest.
+if [ -n "${REPORT_FILE:-}" ]; then
+	if grep -q 'xen-pv-testbed' "$REPORT_FILE" 2>/dev/null; then
+		pass "report fetched from the guest over 127.0.0.1 ($(wc -c <"$REPORT_FILE") bytes, first at +${REPORT_FIRST_S}s)"
+		cp "$REPORT_FILE" "$SC_OUT/report.html"
+	else
+		fail "report naming run label xen-pv-testbed not fetched from the guest over the forwarded port"
+	fi
+elif [ "$REPORT_VIA" = guest ]; then
+	if grep -q 'xen-pv-testbed' "$SC_OUT/report.html" 2>/dev/null; then
+		pass "report fetched inside the guest and exported ($(wc -c <"$SC_OUT/report.html") bytes)"
+	else
+		fail "report naming run label xen-pv-testbed not fetched inside the guest (see REPORT-FETCHED on the console)"
+	fi
+else
+	skip "report not fetched: ${XEN_NO_REPORT:+XEN_NO_REPORT set, }no curl or no free loopback port"
+fi
+
+[ -n "$first" ] && sc_time boot_to_first_sample_s $(( (first - T_BOOT_MS) / 1000 ))
+[ -n "$first" ] && [ -n "${GUEST_UP_EPOCH:-}" ] && sc_time guest_up_to_first_sample_s $(( first / 1000 - GUEST_UP_EPOCH ))
+sc_time memfree_end_kb "$(awk '/^MemFree:/ {print $2}' "$SC_OUT/proc/meminfo")"

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Scenario "soak" (guest side): fpusoakd for SOAK_SECONDS with the flags
+# soak.conf.sh chose, one capacity probe (SIGUSR1) at PROBE_AT, the report
+# fetched inside the guest when the host cannot reach it; exports the DB,
+# the report and the /proc files after the soak.
+db=/tmp/fpusoakd.db
+rc=0
+case "$PAYLOAD" in
+daemon)
+	daemon_start "$db" --duration "${SOAK_SECONDS}s"
+	if [ -n "$PROBE_AT" ]; then
+		( sleep "$PROBE_AT"; mark "PROBE-SIGNAL scenario=$SC_NAME uptime=$(uptime_s)"; daemon_signal USR1 ) &
+	fi
+	if [ "$REPORT_VIA" = guest ]; then
+		# Late in the soak (after the fill), while the daemon still serves.
+		( sleep $((SOAK_SECONDS * 4 / 5)); fetch_report /tmp/report.html || { sleep 5; fetch_report /tmp/report.html; }
+		  mark "REPORT-FETCHED scenario=$SC_NAME ok=$([ -f /tmp/report.html ] && echo 1 || echo 0) uptime=$(uptime_s)" ) &
+	fi
+	daemon_wait
+	rc=$?
+	;;
+standin)
+	# Proves the pipeline (boot, payload, DB out over the console, host
+	# checks) without the daemon: the same v_runs/v_buddyinfo names, filled
+	# from the same kernel files by the sqlite3 CLI; busybox httpd stands in
+	# for the report.
+	hpid=
+	if [ -n "$LISTEN_PORT" ]; then
+		mkdir -p /tmp/www
+		echo "<html><body>xen-pv-testbed: fpusoakd stand-in on $(cat /sys/hypervisor/type)/$(cat /sys/hypervisor/guest_type)</body></html>" >/tmp/www/index.html
+		httpd -f -p "$LISTEN_PORT" -h /tmp/www &
+		hpid=$!
+		mark "DAEMON-UP scenario=$SC_NAME pid=$hpid listen=0.0.0.0:$LISTEN_PORT uptime=$(uptime_s) epoch=$(date +%s)"
+		[ "$REPORT_VIA" = guest ] && fetch_report /tmp/report.html
+	fi
+	/bin/sh /standin.sh "$db" "$SOAK_SECONDS"
+	rc=$?
+	[ -n "$hpid" ] && kill "$hpid"
+	mark "DAEMON-EXIT scenario=$SC_NAME rc=$rc uptime=$(uptime_s)"
+	;;
+esac
+export_db fpusoakd.db "$db"
+[ -f /tmp/report.html ] && export_file report.html /tmp/report.html
+export_proc meminfo buddyinfo zoneinfo pagetypeinfo slabinfo vmstat
+exit "$rc"
