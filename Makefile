@@ -59,7 +59,7 @@ deps:
 # Suites that need heavier machinery (qemu for Xen, debootstrap/nspawn for systemd, chromium)
 # install it themselves and skip visibly when they cannot.
 TESTTOOLS = promtool:prometheus prometheus:prometheus clang:clang valgrind:valgrind python3:python3 curl:curl \
-	sqlite3:sqlite3 pgrep:procps ss:iproute2 lintian:lintian
+	sqlite3:sqlite3 pgrep:procps ss:iproute2 lintian:lintian busybox:busybox-static
 test-deps:
 	@$(MAKE) --no-print-directory deb-deps || echo "test-deps: without them tests/integration/75_deb.sh skips"
 	@missing=""; for tp in $(TESTTOOLS); do command -v $${tp%%:*} >/dev/null || missing="$$missing $${tp#*:}"; done; \
