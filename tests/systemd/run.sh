@@ -878,7 +878,8 @@ trap cleanup EXIT
 trap 'fail "interrupted"; exit 1' INT TERM
 
 if ! cg_enter; then
-	skip "booted-systemd test: cannot put the container under a memory limit here"
+	why=$(no_cgroup_reason)
+	skip "booted-systemd test: cannot put the container under a memory limit here${why:+: $why}"
 	t_done
 fi
 
