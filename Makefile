@@ -29,11 +29,13 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"' -DFPUSOAK_LIBEXECDIR='"$(LIBEXECDIR)"'
 
 # -Wno-format-truncation: snprintf into bounded buffers is how we truncate on purpose.
-# Every module folder feeds one static library; daemon/main.c is the binary, daemon/spawner_main.c
-# the churn spawner it execs (static: see churn/spawner.h).
-LIBDIRS  = common collector analysis churn store web daemon
-LIBSRC   = $(filter-out daemon/main.c daemon/spawner_main.c,$(wildcard $(addsuffix /*.c,$(LIBDIRS))))
+# Every module folder feeds one static library; cmd/ holds the programs' entries: cmd/main.c (with
+# cmd/front.c, which wires the web server to the daemon) is fpusoakd, cmd/spawner_main.c the churn
+# spawner it execs (static: see churn/spawner.h).
+LIBDIRS  = common collector analysis churn store report web daemon
+LIBSRC   = $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBSRC)) $(BUILD)/obj/gen/schema.o
+CMDOBJ   = $(BUILD)/obj/cmd/main.o $(BUILD)/obj/cmd/front.o $(BUILD)/obj/cmd/serve.o
 UNITSRC  = $(wildcard tests/unit/test_*.c)
 UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
 INTEG    = $(sort $(wildcard tests/integration/*.sh))
@@ -89,13 +91,13 @@ $(BUILD)/obj/%.o: %.c | $(BUILD)/gen/schema.c
 $(BUILD)/libfpusoak.a: $(LIBOBJ)
 	rm -f $@; ar rcs $@ $^
 
-$(BUILD)/fpusoakd: $(BUILD)/obj/daemon/main.o $(BUILD)/libfpusoak.a
+$(BUILD)/fpusoakd: $(CMDOBJ) $(BUILD)/libfpusoak.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $^ $(LDLIBS)
 
 # -static-pie: glibc's libc.a and rcrt1.o come with libc6-dev (build-essential); the archive
 # brings in only what the spawner calls (no libsystemd, SQLite or HTTP).  A sanitizer build
 # cannot link statically: its daemon runs the spawner in its forked copy.
-$(BUILD)/fpusoakd-spawner: $(BUILD)/obj/daemon/spawner_main.o $(BUILD)/libfpusoak.a
+$(BUILD)/fpusoakd-spawner: $(BUILD)/obj/cmd/spawner_main.o $(BUILD)/libfpusoak.a
 	@case "$(LDFLAGS)" in *sanitize*) echo "fpusoakd-spawner: not built with sanitizers"; rm -f $@; exit 0;; esac; \
 	echo "$(CC) ... -static-pie -o $@"; \
 	$(CC) $(CFLAGS) $(LDHARDEN) -static-pie -o $@ $^ -lm
@@ -104,15 +106,20 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfpusoak.a tests/unit/test.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
 
+# The golden test's dumper (tests/integration/12_golden.sh): the report on a fixed database.
+$(BUILD)/tests/golden_dump: tests/golden/golden_dump.c $(BUILD)/libfpusoak.a tests/unit/testdb.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
+
 run: deps all
 	$(BUILD)/fpusoakd $(RUNFLAGS)
 
 unit: deps $(UNITBIN)
-integration: deps all $(UNITBIN)
+integration: deps all $(UNITBIN) $(BUILD)/tests/golden_dump
 
 # test: unit tests, the sanitizer build of the unit tests, integration tests
 # against this machine's kernel; one closing "N passed, N failed" line.
-test: deps test-deps all $(UNITBIN)
+test: deps test-deps all $(UNITBIN) $(BUILD)/tests/golden_dump
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" asan-units >/dev/null
 	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) ASAN_OPTIONS=detect_leaks=1 \

@@ -13,18 +13,12 @@
  * cumulative, so a dropped STATUS record loses nothing; the daemon turns
  * them into per-interval values (v_churn) by differencing.
  *
- * Why fork, not posix_spawn + exec (bench/forkloop.c, development VM: Linux 6.18, 2 vCPUs, AVX-512,
- * host load ~4, medians of 5 interleaved 2 s runs): a bare fork + AVX-512 touch + _exit + waitpid
- * loop does 6,375 lifecycles/s per process; posix_spawn + exec of a static binary that does the same
- * 2,375/s.  exec throws away the address space fork just copied and builds a new one from an ELF
- * file; the engine (one spawner, 4 workers in flight) did 4,425/s on cgroup v1 and 4,825/s on the
- * v2 path, i.e. ~1.9x posix_spawn.  What separated it from the bare loop was the worker's own setup,
- * measured per step: joining the v1 memory cgroup 50-70 us (cgroup_threadgroup_rwsem is taken for
- * writing; v2's clone3(CLONE_INTO_CGROUP) needs no migration), oom_score_adj 14 us, PDEATHSIG and
- * the getppid() check 6 us, sigprocmask 5 us, close_range 3 us; and the spawner's own size.  Now
- * the spawner is static, joins the v1 memory group itself and drops capabilities for every worker
- * at once: `make bench` 16,651/s (64 in flight), the bare loop with two spawners 16,725/s.
- * cgroup.h says what joining the memory group changes for the capacity probe.
+ * Workers are forks, never posix_spawn + exec: exec throws away the address
+ * space fork just copied and builds a new one, and what a fork costs grows
+ * with the forking process's mappings, hence the small static spawner.  The
+ * measurements behind this are in bench/RESULTS.md ("Why fork, not
+ * posix_spawn") and README ("Why a forked spawner"); cgroup.h says what
+ * joining the memory group changes for the capacity probe.
  *
  * Lifetimes of the processes involved:
  * - the spawner has PR_SET_PDEATHSIG(SIGKILL) and treats EOF on its socket

@@ -18,17 +18,11 @@
  * is usually an older worker, and the newest then reports ready.  A probe
  * that only watched the newest overshot and leaked (see issue 3).
  *
- * Repeatability, measured on the development VM (256 KB per worker, ten
- * back-to-back probes per run, a 64 MB v1 group): with the spawner inside the
- * group (cgroup.h), so that each worker's fork-time kernel objects count
- * too, 191, 187 and 191 in three runs, every probe of a run the same; 253
- * every time in the same session when those objects were charged outside.
- * An earlier drift (157-162, downward) came from the spawner's PID table
- * growing into fresh pages charged to the same group; it is touched in full
- * before the spawner joins the group.  Likely sources of the 2% between
- * runs: the memory cgroup's per-CPU charge batching (up to 64 pages per CPU
- * charged ahead) and which worker the OOM killer picks and when.  The
- * issue's 256-vs-228 (11%) is far outside this noise.
+ * The spawner's PID table is touched in full before the spawner joins the
+ * workers' group, so its growth is never charged there: an earlier probe
+ * drifted downward because of it.  How repeatable the count is, and why it
+ * varies between runs at all, is measured in README ("Capacity probe
+ * repeatability").
  *
  * Switch: a forked child starts N threads that each loop {FPU work;
  * sched_yield()} for a fixed time, then N threads that only yield;

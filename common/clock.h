@@ -12,6 +12,9 @@
 /* Milliseconds of CLOCK_MONOTONIC: for intervals and deadlines only. */
 int64_t clock_mono_ms(void);
 
+/* Microseconds of CLOCK_MONOTONIC: for short costs (a sample's read time) and kernel-log timing. */
+int64_t clock_mono_us(void);
+
 /* Milliseconds since the Unix epoch (CLOCK_REALTIME): for stored timestamps. */
 int64_t clock_wall_ms(void);
 

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/stats.h"
+#include "common/fmt.h"
 #include "common/num.h"
+#include "report/compare.h"
+#include "report/headroom.h"
+#include "report/run.h"
 #include "store/query.h"
-#include "web/fmt.h"
-#include "web/offline.h"
-#include "web/report.h"
 
 #define EX_OK 0
 #define EX_FAIL 1
@@ -23,27 +23,33 @@
 
 struct cli_args {
 	const char *cmd;          /* "report" or "summary" */
-	const char *db;
+	const char *db[RUNREF_MAX_DBS];
+	int ndb;
 	const char *out;          /* report: the file, "-" = stdout */
-	int64_t run, a, b;
+	struct runref run, a, b;  /* as given; resolved against the databases once they are open */
+	int drun, da, dbb;        /* the databases of run, a and b (indexes in db[]) */
 	int compare, help;
 };
 
 static void usage(FILE *f, const char *cmd)
 {
 	if (!cmd || strcmp(cmd, "report") == 0)
-		fprintf(f, "usage: fpusoakd report --db PATH (--run ID | --compare A B)\n"
-			   "                       --out FILE.html\n"
+		fprintf(f, "usage: fpusoakd report --db PATH [--db PATH...]\n"
+			   "                       (--run RUN | --compare A B) --out FILE.html\n"
 			   "  Write the report of one run, or of run B compared with run A, as one\n"
 			   "  self-contained HTML file (inline CSS and SVG, no links): the pages of\n"
 			   "  the web report, to attach to a mail or a bug.  --out - writes to\n"
 			   "  stdout.\n");
 	if (!cmd || strcmp(cmd, "summary") == 0)
-		fprintf(f, "usage: fpusoakd summary --db PATH (--run ID | --compare A B)\n"
+		fprintf(f, "usage: fpusoakd summary --db PATH [--db PATH...]\n"
+			   "                        (--run RUN | --compare A B)\n"
 			   "  Print plain text of at most %d columns for a mailing-list reply: the\n"
 			   "  environment, headline figures and, for --compare, one verdict line per\n"
 			   "  comparison (B against A, with a 95%% confidence interval).\n", CLI_COLS);
-	fprintf(f, "Both open the database read-only and work while fpusoakd writes to it.\n"
+	fprintf(f, "A run is its id, or NAME:ID when more than one --db is given: NAME\n"
+		   "is the database's file name without .db (run 3 of a.db is a:3):\n"
+		   "  fpusoakd summary --db a.db --db b.db --compare a:3 b:1\n"
+		   "Both open the databases read-only and work while fpusoakd writes.\n"
 		   "Exit status: 0; 1 if the database cannot be read or a run does not\n"
 		   "exist; 64 for bad arguments.\n");
 }
@@ -61,10 +67,10 @@ static int bad(const char *cmd, const char *fmt, ...)
 	return EX_USAGE;
 }
 
-/* A run id: a positive integer, through the bounded parser. */
-static int run_id(const char *s, int64_t *out)
+/* A run: "ID" or "NAME:ID" (common/runref.h). */
+static int run_ref(const char *s, struct runref *out)
 {
-	return s && num_parse_i64(s, strlen(s), out) == 0 && *out >= 1 ? 0 : -1;
+	return s && runref_parse(s, strlen(s), out) == 0 ? 0 : -1;
 }
 
 static int parse(int argc, char **argv, struct cli_args *a)
@@ -80,15 +86,23 @@ static int parse(int argc, char **argv, struct cli_args *a)
 			return 0;
 		}
 		if (strcmp(o, "--db") == 0 && i + 1 < argc) {
-			a->db = argv[++i];
+			if (a->ndb == RUNREF_MAX_DBS)
+				return bad(cmd, "at most %d --db", RUNREF_MAX_DBS);
+			a->db[a->ndb++] = argv[++i];
 		} else if (strcmp(o, "--out") == 0 && i + 1 < argc && strcmp(cmd, "report") == 0) {
+			if (a->out)
+				return bad(cmd, "--out given twice");
 			a->out = argv[++i];
 		} else if (strcmp(o, "--run") == 0 && i + 1 < argc) {
-			if (run_id(argv[++i], &a->run) < 0)
-				return bad(cmd, "--run: '%s' is not a run id (a positive integer)", argv[i]);
+			if (a->run.id)
+				return bad(cmd, "--run given twice");
+			if (run_ref(argv[++i], &a->run) < 0)
+				return bad(cmd, "--run: '%s' is not a run id (ID or NAME:ID, ID a positive integer)", argv[i]);
 		} else if (strcmp(o, "--compare") == 0 && i + 2 < argc) {
-			if (run_id(argv[i + 1], &a->a) < 0 || run_id(argv[i + 2], &a->b) < 0)
-				return bad(cmd, "--compare: '%s %s' are not two run ids", argv[i + 1], argv[i + 2]);
+			if (a->compare)
+				return bad(cmd, "--compare given twice");
+			if (run_ref(argv[i + 1], &a->a) < 0 || run_ref(argv[i + 2], &a->b) < 0)
+				return bad(cmd, "--compare: '%s %s' are not two run ids (ID or NAME:ID)", argv[i + 1], argv[i + 2]);
 			a->compare = 1;
 			i += 2;
 		} else if (strcmp(o, "--db") == 0 || (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
@@ -98,9 +112,9 @@ static int parse(int argc, char **argv, struct cli_args *a)
 			return bad(cmd, "unknown argument '%s'", o);
 		}
 	}
-	if (!a->db)
+	if (!a->ndb)
 		return bad(cmd, "--db PATH is required");
-	if (!a->run == !a->compare)
+	if (!a->run.id == !a->compare)
 		return bad(cmd, "give exactly one of --run ID and --compare A B");
 	if (strcmp(cmd, "report") == 0 && !a->out)
 		return bad(cmd, "--out FILE.html is required");
@@ -133,16 +147,17 @@ static int write_file(const char *path, const struct strbuf *sb)
 	return 0;
 }
 
-static int report(struct query *q, const struct cli_args *a)
+static int report(const struct query_set *set, const struct cli_args *a, const struct cli_html *html)
 {
 	struct strbuf sb;
 	char err[256];
 	int rc, ret = EX_FAIL;
 
 	sb_init(&sb, 64u << 20);
-	rc = a->compare ? offline_compare(q, a->a, a->b, &sb, err, sizeof err) : offline_run(q, a->run, &sb, err, sizeof err);
+	rc = a->compare ? html->compare(set, a->da, a->a.id, a->dbb, a->b.id, &sb, err, sizeof err)
+			: html->run(set, a->drun, a->run.id, &sb, err, sizeof err);
 	if (rc != 0) {
-		fprintf(stderr, "fpusoakd report: %s: %s\n", a->db, err);
+		fprintf(stderr, "fpusoakd report: %s: %s\n", a->db[a->compare ? a->da : a->drun], err);
 	} else if (!sb.buf || write_file(a->out, &sb) < 0) {
 		fprintf(stderr, "fpusoakd report: cannot write %s: %s\n", a->out, sb.buf ? strerror(errno) : "empty report");
 	} else {
@@ -180,6 +195,7 @@ static void put(const char *fmt, ...)
 
 struct env {
 	int found;
+	int64_t latest;           /* the newest run: only it can be "running" */
 	char label[128], kernel[160], hyp[96], cpu[160], fpu[160], fpu_kind[32], xdetail[256], eager[32], state[16];
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
 };
@@ -203,7 +219,7 @@ static int env_cb(void *arg, const struct query_run *r)
 	copy(e->fpu, sizeof e->fpu, r->fpu_features);
 	copy(e->xdetail, sizeof e->xdetail, r->xstate_detail);
 	report_eagerfpu(r->cmdline, e->eager, sizeof e->eager);
-	copy(e->state, sizeof e->state, r->end_reason ? r->end_reason : "running");
+	copy(e->state, sizeof e->state, report_run_state(r, r->run_id == e->latest));
 	e->xstate = r->xstate_bytes;
 	e->memtotal = r->mem_total_kb;
 	e->page_size = r->page_size;
@@ -211,7 +227,7 @@ static int env_cb(void *arg, const struct query_run *r)
 	e->first = r->first_sample_ms;
 	e->last = r->last_sample_ms;
 	e->started = r->started_ms;
-	e->duration = r->ended_ms >= 0 ? r->ended_ms - r->started_ms : r->last_sample_ms >= 0 ? r->last_sample_ms - r->started_ms : -1;
+	e->duration = report_run_duration(r);
 	return 0;
 }
 
@@ -221,6 +237,10 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 	int has;
 
 	memset(e, 0, sizeof *e);
+	if (query_latest_run(q, &e->latest) < 0)
+		return -1;
+	if (query_writer_active(q) == 0)
+		e->latest = -1;   /* no daemon writes this DB: no run of it is "running" */
 	if (query_run(q, id, env_cb, e) < 0)
 		return -1;
 	if (!e->found)
@@ -261,12 +281,12 @@ static void env_pair(const char *key, const char *a, const char *b)
 	put("%-12s %-29.29s %.29s", key, or_dash(a), or_dash(b));
 }
 
-static void env_two(const struct env *a, const struct env *b, int64_t ia, int64_t ib)
+static void env_two(const struct env *a, const struct env *b, const char *ia, const char *ib)
 {
 	char x[48], y[48];
 
-	snprintf(x, sizeof x, "A: run %" PRId64, ia);
-	snprintf(y, sizeof y, "B: run %" PRId64, ib);
+	snprintf(x, sizeof x, "A: run %s", ia);
+	snprintf(y, sizeof y, "B: run %s", ib);
 	env_pair("", x, y);
 	env_pair("label", a->label, b->label);
 	env_pair("kernel", a->kernel, b->kernel);
@@ -305,7 +325,7 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 			break;
 		}
 		put("  headroom, order %d (%s%s), blocks and slope/h [95%% CI]:", o.order[i], o.why[i],
-		    i == 0 && !o.task_order_known ? ", assumed" : "");
+		    report_order_measured(&o, i) ? "" : ", assumed");
 		if (n == 0)
 			put("    no minute rollups yet");
 		for (int j = 0; j < n; j++) {
@@ -322,57 +342,15 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 	free(t);
 }
 
-struct probe_sum {
-	double *v;
-	size_t n, cap;
-	int oom;
-};
-
-static int probe_cb(void *arg, const struct query_probe *p)
+static void probe_line(const struct report_probe_set *s, const char *what, const char *unit)
 {
-	struct probe_sum *s = arg;
-
-	if (!isfinite(p->result))
-		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		double *v = realloc(s->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = p->result;
-	return 0;
-}
-
-static void probe_line(struct query *q, int64_t id, const char *kind, const char *what, const char *unit, int *err)
-{
-	struct probe_sum s = { 0 };
-	double *scratch, med, lo = INFINITY, hi = -INFINITY;
 	char m[32], a[32], b[32];
 
-	if (query_probes(q, id, kind, -1, -1, QUERY_MAX_ROWS, probe_cb, &s) < 0) {
-		*err = 1;
-		free(s.v);
-		return;
-	}
-	if (s.n == 0) {
+	if (s->n == 0)
 		put("  %s: none", what);
-		free(s.v);
-		return;
-	}
-	for (size_t i = 0; i < s.n; i++) {
-		lo = fmin(lo, s.v[i]);
-		hi = fmax(hi, s.v[i]);
-	}
-	if ((scratch = malloc(s.n * sizeof *scratch)) && stats_median(s.v, s.n, scratch, &med) == STATS_OK)
-		put("  %s: %zu, median %s %s (%s to %s)", what, s.n, fmt_sig(med, m, sizeof m), unit, fmt_sig(lo, a, sizeof a),
-		    fmt_sig(hi, b, sizeof b));
 	else
-		*err = 1;
-	free(scratch);
-	free(s.v);
+		put("  %s: %zu, median %s %s (%s to %s)", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
+		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b));
 }
 
 struct atomic_line {
@@ -380,7 +358,7 @@ struct atomic_line {
 	size_t len;
 };
 
-static int atomic_cb(void *arg, const struct query_atomic *a)
+static int atomic_cb(void *arg, const struct report_atomic *a)
 {
 	struct atomic_line *l = arg;
 	char p[32];
@@ -389,40 +367,42 @@ static int atomic_cb(void *arg, const struct query_atomic *a)
 	if (a->samples <= 0)
 		return 0;
 	n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s%s %s%%", l->len ? ", " : "", a->zone ? a->zone : "?",
-		     fmt_sig(100.0 * (double)a->risk / (double)a->samples, p, sizeof p));
+		     fmt_sig(a->risk_pct, p, sizeof p));
 	if (n > 0 && (size_t)n < sizeof l->text - l->len)
 		l->len += (size_t)n;
 	return 0;
 }
 
-static void kernel_lines(struct query *q, int64_t id, const struct env *e, int *err)
+static void kernel_lines(struct query *q, int64_t id, int *err)
 {
 	struct report_orders o;
-	struct query_churn c;
-	int64_t fails = 0;
-	int has, got = 0;
+	struct report_failures f;
+	struct report_churn ch;
+	const struct query_churn *c = &ch.tot;
+	int has, got = 0, rate;
 	char r1[32], r2[32];
-	double hours = e->last > e->first ? (double)(e->last - e->first) / 3.6e6 : 0;
 
-	if ((has = query_has_table(q, "kmsg_events")) < 0 || (has && query_alloc_failures(q, id, -1, -1, 0, &fails, NULL, NULL) < 0)) {
+	if ((has = query_has_table(q, "kmsg_events")) < 0 || (has && report_failures(q, id, &f) < 0)) {
 		*err = 1;
 		return;
 	}
+	rate = has && isfinite(f.per_hour);
 	if (has)
-		put("  allocation failures (kernel log): %" PRId64 "%s%s%s", fails, hours > 0 ? ", " : "",
-		    hours > 0 ? fmt_sig((double)fails / hours, r1, sizeof r1) : "", hours > 0 ? " per hour" : "");
-	if ((has = query_has_table(q, "churn_info")) < 0 || (has && (got = query_churn_totals(q, id, -1, -1, &c)) < 0)) {
+		put("  allocation failures (kernel log): %" PRId64 "%s%s%s", f.count, rate ? ", " : "",
+		    rate ? fmt_sig(f.per_hour, r1, sizeof r1) : "", rate ? " per hour" : "");
+	if ((has = query_has_table(q, "churn_info")) < 0 || (has && (got = report_churn(q, id, -1, -1, &ch)) < 0)) {
 		*err = 1;
 		return;
 	}
 	if (has && got) {
-		double secs = (double)c.span_ms / 1000.0;
-		put("  churn: %" PRId64 " spawned (%s/s), mean population %s", c.c[QC_SPAWNED],
-		    secs > 0 ? fmt_sig((double)c.c[QC_SPAWNED] / secs, r1, sizeof r1) : "-", fmt_sig(c.population, r2, sizeof r2));
-		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c.c[QC_FAIL_EAGAIN],
-		    c.c[QC_FAIL_ENOMEM], c.c[QC_FAIL_OTHER]);
+		put("  churn: %" PRId64 " spawned (%s/s), mean population %s", c->c[QC_SPAWNED],
+		    isfinite(ch.spawns_per_s) ? fmt_sig(ch.spawns_per_s, r1, sizeof r1) : "-",
+		    fmt_sig(c->population, r2, sizeof r2));
+		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c->c[QC_FAIL_EAGAIN],
+		    c->c[QC_FAIL_ENOMEM], c->c[QC_FAIL_OTHER]);
 		put("  deaths: SIGKILL %" PRId64 ", SIGSEGV %" PRId64 ", SIGILL %" PRId64 ", other %" PRId64
-		    ", OOM kills %" PRId64, c.c[QC_SIGKILL], c.c[QC_SIGSEGV], c.c[QC_SIGILL], c.c[QC_SIGOTHER], c.c[QC_OOM]);
+		    ", OOM kills %" PRId64, c->c[QC_SIGKILL], c->c[QC_SIGSEGV], c->c[QC_SIGILL], c->c[QC_SIGOTHER],
+		    c->c[QC_OOM]);
 	} else if (has) {
 		put("  churn: none (--workers 0)");
 	}
@@ -432,7 +412,7 @@ static void kernel_lines(struct query *q, int64_t id, const struct env *e, int *
 	}
 	for (int i = 0; has && i < o.n; i++) {
 		struct atomic_line l = { "", 0 };
-		if (query_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
+		if (report_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
 			*err = 1;
 			return;
 		}
@@ -440,55 +420,68 @@ static void kernel_lines(struct query *q, int64_t id, const struct env *e, int *
 	}
 }
 
-static int headline(struct query *q, int64_t id, const struct env *e)
+static int headline(struct query *q, int64_t id)
 {
+	struct report_probes p;
 	int err = 0, has;
 
 	headroom_lines(q, id, &err);
 	if (!err && (has = query_has_table(q, "probes")) < 0)
 		err = 1;
 	if (!err && has) {
-		probe_line(q, id, "capacity", "capacity probes", "workers", &err);
-		probe_line(q, id, "switch", "FPU-cost probes", "us/yield", &err);
+		if (report_probes(q, id, -1, -1, &p) < 0) {
+			err = 1;
+		} else {
+			probe_line(&p.capacity, "capacity probes", "workers");
+			probe_line(&p.fpu_cost, "FPU-cost probes", "us/yield");
+			report_probes_free(&p);
+		}
 	}
 	if (!err)
-		kernel_lines(q, id, e, &err);
+		kernel_lines(q, id, &err);
 	return err ? -1 : 0;
 }
 
-static int summary(struct query *q, const struct cli_args *a)
+static int summary(const struct query_set *set, const struct cli_args *a)
 {
 	struct env ea, eb;
 	struct report_cmp *c = NULL;
+	struct query *qa = set->q[a->compare ? a->da : a->drun], *qb = set->q[a->compare ? a->dbb : a->drun], *q = qa;
+	const struct runref *ra = a->compare ? &a->a : &a->run;
+	char refa[RUNREF_LEN], refb[RUNREF_LEN];
 	int ga, gb = 1;
 
-	if ((ga = load_env(q, a->compare ? a->a : a->run, &ea)) < 0 || (a->compare && (gb = load_env(q, a->b, &eb)) < 0))
+	runref_format(set->name[a->compare ? a->da : a->drun], set->n, ra->id, refa, sizeof refa);
+	runref_format(set->name[a->dbb], set->n, a->b.id, refb, sizeof refb);
+	if ((ga = load_env(qa, ra->id, &ea)) < 0 || (a->compare && (q = qb, gb = load_env(qb, a->b.id, &eb)) < 0))
 		goto dberr;
 	if (!ga || !gb) {
-		fprintf(stderr, "fpusoakd summary: %s: no run %" PRId64 " in this database\n", a->db,
-			!ga ? (a->compare ? a->a : a->run) : a->b);
+		fprintf(stderr, "fpusoakd summary: %s: no run %" PRId64 " in this database\n",
+			a->db[!ga ? (a->compare ? a->da : a->drun) : a->dbb], !ga ? ra->id : a->b.id);
 		return EX_FAIL;
 	}
+	q = qa;
 	if (!a->compare) {
-		put("fpusoakd run %" PRId64 "%s%s%s", a->run, ea.label[0] ? " \"" : "", ea.label, ea.label[0] ? "\"" : "");
+		put("fpusoakd run %s%s%s%s", refa, ea.label[0] ? " \"" : "", ea.label, ea.label[0] ? "\"" : "");
 		env_one(&ea);
 		put("%s", "");
 		put("Headline figures");
-		if (headline(q, a->run, &ea) < 0)
+		if (headline(qa, ra->id) < 0)
 			goto dberr;
 		return EX_OK;
 	}
-	if (!(c = calloc(1, sizeof *c)) || report_compare(q, a->a, a->b, c) < 0)
+	if (!(c = calloc(1, sizeof *c)) || report_compare(qa, a->a.id, qb, a->b.id, c) < 0)
 		goto dberr;
-	put("fpusoakd: run %" PRId64 " (B) compared with run %" PRId64 " (A)", a->b, a->a);
+	put("fpusoakd: run %s (B) compared with run %s (A)", refb, refa);
 	put("%s", "");
-	env_two(&ea, &eb, a->a, a->b);
+	env_two(&ea, &eb, refa, refb);
 	put("%s", "");
-	put("A: run %" PRId64, a->a);
-	if (headline(q, a->a, &ea) < 0)
+	put("A: run %s", refa);
+	if (headline(qa, a->a.id) < 0)
 		goto dberr;
-	put("B: run %" PRId64, a->b);
-	if (headline(q, a->b, &eb) < 0)
+	put("B: run %s", refb);
+	q = qb;
+	if (headline(qb, a->b.id) < 0)
 		goto dberr;
 	put("%s", "");
 	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
@@ -510,15 +503,34 @@ static int summary(struct query *q, const struct cli_args *a)
 	free(c);
 	return EX_OK;
 dberr:
-	fprintf(stderr, "fpusoakd summary: %s: %s\n", a->db, query_errmsg(q));
+	fprintf(stderr, "fpusoakd summary: %s: %s\n", a->db[q == qb ? (a->compare ? a->dbb : a->drun) : (a->compare ? a->da : a->drun)],
+		query_errmsg(q));
 	free(c);
 	return EX_FAIL;
 }
 
-int cli_main(int argc, char **argv)
+/* Resolve one run reference against the open databases into *d; 0, or EX_USAGE after saying why. */
+static int resolve(const struct cli_args *a, const struct query_set *set, const struct runref *ref, int *d)
+{
+	*d = runref_find(ref, (const runref_name *)set->name, set->n);
+	if (*d == RUNREF_AMBIGUOUS) {
+		fprintf(stderr, "fpusoakd %s: %d databases are open: give run %" PRId64 " as NAME:%" PRId64 ", NAME one of",
+			a->cmd, set->n, ref->id, ref->id);
+	} else if (*d == RUNREF_NO_DB) {
+		fprintf(stderr, "fpusoakd %s: no database named '%s'; the names are", a->cmd, ref->db);
+	} else {
+		return 0;
+	}
+	for (int i = 0; i < set->n; i++)
+		fprintf(stderr, "%s %s (%s)", i ? "," : "", set->name[i], a->db[i]);
+	fprintf(stderr, "\n");
+	return EX_USAGE;
+}
+
+int cli_main(int argc, char **argv, const struct cli_html *html)
 {
 	struct cli_args a;
-	struct query *q;
+	struct query_set set;
 	char err[512];
 	int rc;
 
@@ -530,11 +542,13 @@ int cli_main(int argc, char **argv)
 		usage(stdout, a.cmd);
 		return EX_OK;
 	}
-	if (!(q = query_open(a.db, err, sizeof err))) {
+	if (query_set_open(&set, a.db, a.ndb, err, sizeof err) < 0) {
 		fprintf(stderr, "fpusoakd %s: %s\n", a.cmd, err);
 		return EX_FAIL;
 	}
-	rc = strcmp(a.cmd, "report") == 0 ? report(q, &a) : summary(q, &a);
-	query_close(q);
+	if ((rc = a.compare ? resolve(&a, &set, &a.a, &a.da) : resolve(&a, &set, &a.run, &a.drun)) == 0 &&
+	    (!a.compare || (rc = resolve(&a, &set, &a.b, &a.dbb)) == 0))
+		rc = strcmp(a.cmd, "report") == 0 ? report(&set, &a, html) : summary(&set, &a);
+	query_set_close(&set);
 	return rc;
 }

@@ -1,23 +1,40 @@
 /*
  * cli: the offline subcommands, run instead of the daemon.
  *
- *   fpusoakd report  --db PATH (--run ID | --compare A B) --out FILE.html
- *   fpusoakd summary --db PATH (--run ID | --compare A B)
+ *   fpusoakd report  --db PATH [--db PATH...] (--run RUN | --compare A B) --out FILE.html
+ *   fpusoakd summary --db PATH [--db PATH...] (--run RUN | --compare A B)
  *
- * report writes the same report the web server shows (web/offline.h: the
- * same page code) as one self-contained HTML file; summary prints plain
- * text of at most CLI_COLS columns for a mailing-list reply: the
- * environment, headline figures and the verdict lines (web/report.h, the
- * same figures as the pages).  Both open the database read-only, so they
- * work while a daemon writes to it.  Exit: 0; 1 when the database cannot
- * be read or a run does not exist; 64 for bad arguments.
+ * A run is "ID", or "NAME:ID" with more than one --db (common/runref.h).
+ *
+ * report writes the same report the web server shows as one self-contained
+ * HTML file, rendered by the page code it is handed (struct cli_html:
+ * web/offline.h, wired in by cmd/main.c); summary prints plain text of at
+ * most CLI_COLS columns for a mailing-list reply: the environment, headline
+ * figures and the verdict lines, all computed by report/ (the same figures
+ * as the pages).  Both open the database read-only, so they work while a
+ * daemon writes to it.  Exit: 0; 1 when the database cannot be read or a
+ * run does not exist; 64 for bad arguments.
  */
 #ifndef FPUSOAK_CLI_H
 #define FPUSOAK_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+#include "store/query.h"
+
 #define CLI_COLS 72
 
-/* Run a subcommand: argv[0] is "report" or "summary"; returns the exit status. */
-int cli_main(int argc, char **argv);
+/* The HTML renderer of `fpusoakd report` (web/offline.h): runs are given by database (index in set) and id;
+ * each returns 0, 1 if a run does not exist (err names it), -1 with err set. */
+struct cli_html {
+	int (*run)(const struct query_set *set, int d, int64_t run_id, struct strbuf *out, char *err, size_t errlen);
+	int (*compare)(const struct query_set *set, int da, int64_t a, int db, int64_t b, struct strbuf *out, char *err,
+		       size_t errlen);
+};
+
+/* Run a subcommand (argv[0] is "report" or "summary") with html as report's renderer; the exit status. */
+int cli_main(int argc, char **argv, const struct cli_html *html);
 
 #endif

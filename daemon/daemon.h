@@ -1,32 +1,84 @@
 /*
- * daemon: the one daemon context, and the event loop over it.
+ * daemon: the one daemon context, its lifecycle and the event loop over it.
  *
  * Everything mutable lives in struct daemon, owned by the loop thread.
  * Signals arrive through a signalfd, timers through timerfds (CLOCK_MONOTONIC:
  * a wall-clock jump never makes the sampler burst or stall); stored
  * timestamps are CLOCK_REALTIME milliseconds.
+ *
+ * The daemon knows nothing of HTTP: what serves its data (the web server,
+ * wired in by cmd/front.c) is a front end reached through struct
+ * daemon_hooks.  The daemon opens it once the first sample is stored, hands
+ * it every sample and every status line, and closes it at exit; a front end
+ * only reads what it is handed, and the DB through its own read-only
+ * handles.
  */
 #ifndef FPUSOAK_DAEMON_H
 #define FPUSOAK_DAEMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "churn/churn_ctl.h"
+#include "collector/buddyinfo.h"
+#include "collector/kv.h"
 #include "daemon/config.h"
+#include "report/run.h"
+
+#define DAEMON_STATUS_MS 5000   /* the status line, health, queue flush and retention period */
 
 struct store;
 struct sampler;
-struct web_server;
 struct kwatch;
 struct churnlink;
 struct envinfo;
+struct query;
+
+/* The latest sample as the front end sees it (for /metrics); pointers are valid during the hook only. */
+struct daemon_sample {
+	int64_t run_id;                  /* current run, > 0 */
+	int64_t run_started_ms;          /* epoch ms */
+	/* The run as v_runs has it (label, kernel_release, hypervisor, guest_type); NULL = "". */
+	const char *label, *kernel_release, *hypervisor, *guest_type;
+	uint64_t samples_total;          /* ticks taken in this run */
+	uint64_t samples_queued;         /* ticks waiting for the DB to accept writes */
+	uint64_t samples_dropped;        /* ticks dropped since start because that queue was full */
+	int64_t sample_ts_ms;            /* when the last tick was taken, epoch ms */
+	int64_t sample_us;               /* read+parse time of the last tick, microseconds */
+	const struct buddyinfo *buddy;   /* NULL when the last read failed */
+	const struct kv_set *vmstat;     /* NULL when the last read failed */
+	const struct kv_set *meminfo;    /* NULL when the last read failed */
+	struct report_orders orders;     /* the orders of interest of this sample (report_orders_live) */
+	const struct churn_counters *churn;   /* NULL = churn off */
+	double last_capacity;            /* with churn: last capacity probe; NaN = none yet */
+	double last_switch_us;           /* with churn: last FPU-cost probe, system us per yield; NaN = none yet */
+	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER kernel-log counters by order, NULL without a kernel log */
+	int has_oom_kills;               /* 1: oom_kills is a kernel-log count */
+	uint64_t oom_kills;
+};
+
+/* The front end's side of the daemon; any hook may be NULL. */
+struct daemon_hooks {
+	void *arg;
+	/* Once, after the first sample is stored and before READY=1; 0, or -1 with err set (the run ends "error"). */
+	int (*open)(void *arg, const struct config *cfg, char *err, size_t errlen);
+	/* After every sample once open succeeded. */
+	void (*sample)(void *arg, const struct daemon_sample *s);
+	/* Every status period: the one-line status (as sd_notify STATUS=) and whether the sampler is healthy. */
+	void (*status)(void *arg, const char *line, int healthy);
+	/* At exit, after the last sample is stored; also when open was never called. */
+	void (*close)(void *arg);
+};
 
 struct daemon {
 	struct config cfg;
 	int argc;
 	char **argv;
+	const struct daemon_hooks *hooks;
+	int front_open;              /* hooks->open succeeded */
 	struct store *store;
+	struct query *reader;        /* read-only handle for the status line's figures; NULL if it would not open */
 	struct sampler *sampler;
-	struct web_server *web;
 	struct kwatch *kwatch;
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
 	const struct envinfo *env;   /* the run's environment, read once at start; NULL before */
@@ -38,16 +90,17 @@ struct daemon {
 	int64_t start_mono_ms;
 	int64_t last_tick_mono_ms;   /* health: when the sampler last completed */
 	int64_t ticks;
-	int epfd, sigfd, tick_tfd, status_tfd;
+	int epfd, sigfd, tick_tfd, status_tfd;   /* created by daemon_main before the spawner forks */
 	int stop;                    /* set by SIGTERM/SIGINT or --duration */
-	int ready_sent;
-	char metrics_err_logged;
 };
 
-/* Create the fds, run until stopped, return the process exit code. */
+/* Run the daemon with argv's configuration and the front end h: the process's exit code. */
+int daemon_main(int argc, char **argv, const struct daemon_hooks *h);
+
+/* Register the fds with epoll, arm the timers and run until stopped; the process exit code. */
 int loop_run(struct daemon *d);
 
-/* Rebuild the /metrics snapshot from the latest sample and hand it to the web server. */
+/* Hand the latest sample to the front end (a no-op until it is open). */
 void loop_publish(struct daemon *d);
 
 /* Take one sample (fast sources, slow ones when due, kernel-log events) and submit it; 0 if written, 1 if queued, -1. */

@@ -1,4 +1,4 @@
-/* loop: timers, signals and the tick; see daemon.h. */
+/* loop: timers, signals, the tick and the status line; see daemon.h. */
 #include "daemon/daemon.h"
 
 #include <errno.h>
@@ -11,19 +11,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/trend.h"
 #include "collector/envinfo.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
+#include "report/headroom.h"
+#include "report/run.h"
 #include "store/store.h"
-#include "web/metrics.h"
-#include "web/server.h"
-#include "common/clock.h"
-
-#define STATUS_MS 5000
 
 static int timer_arm(int fd, int64_t period_ms)
 {
@@ -47,8 +44,13 @@ static int healthy(const struct daemon *d)
 
 void loop_publish(struct daemon *d)
 {
-	struct metrics_input in = {
-		.version = FPUSOAK_VERSION,
+	const struct pagetypeinfo *pt;
+	struct daemon_sample s;
+
+	if (!d->front_open || !d->hooks->sample)
+		return;
+	pt = sampler_pagetypeinfo(d->sampler);
+	s = (struct daemon_sample){
 		.run_id = d->run_id,
 		.run_started_ms = d->run_started_ms,
 		.label = d->run_label,
@@ -63,7 +65,6 @@ void loop_publish(struct daemon *d)
 		.buddy = sampler_buddyinfo(d->sampler),
 		.vmstat = sampler_vmstat(d->sampler),
 		.meminfo = sampler_meminfo(d->sampler),
-		.indices = 1,
 		.churn = churnlink_counters(d->churn),
 		.last_capacity = churnlink_last_capacity(d->churn),
 		.last_switch_us = churnlink_last_switch(d->churn),
@@ -71,28 +72,22 @@ void loop_publish(struct daemon *d)
 		.has_oom_kills = d->kwatch != NULL,
 		.oom_kills = d->kwatch ? kwatch_oom_kills(d->kwatch) : 0,
 	};
-	const struct pagetypeinfo *pt = sampler_pagetypeinfo(d->sampler);
-	struct strbuf sb;
-
-	if (!d->web)
-		return;
-	/* Headroom at the orders of interest: the task_struct slab's (3 until slabinfo says) and the pageblock order. */
-	in.headroom_orders[in.nheadroom_orders++] = sampler_task_order(d->sampler) >= 0 ? sampler_task_order(d->sampler) : 3;
-	if (pt && pt->pageblock_order >= 0 && pt->pageblock_order != in.headroom_orders[0])
-		in.headroom_orders[in.nheadroom_orders++] = pt->pageblock_order;
-	sb_init(&sb, METRICS_MAX_BYTES);
-	if (metrics_build(&sb, &in) == 0 && !sb.err && sb.buf)
-		web_publish_metrics(d->web, sb.buf, sb.len);
-	else if (!d->metrics_err_logged++)
-		log_warnx("metrics: snapshot did not fit its buffer; /metrics keeps the previous one");
-	sb_free(&sb);
+	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
+	d->hooks->sample(d->hooks->arg, &s);
 }
 
 int loop_tick(struct daemon *d)
 {
 	int64_t now = clock_wall_ms(), mono = clock_mono_ms();
-	struct store_tick *t = store_tick_new(d->store, d->run_id, now);
+	struct store_tick *t;
 	int rc;
+
+	/* A tick's samples row is keyed (run_id, ts_ms): two ticks in one millisecond (one right after a
+	 * queue flush) or a clock stepped back by less than a second would replace a stored tick.  Stamps
+	 * stay strictly increasing; a larger step back is the store's to handle (zone rows, keyframes). */
+	if (d->last_tick_wall_ms > 0 && now <= d->last_tick_wall_ms && d->last_tick_wall_ms - now < 1000)
+		now = d->last_tick_wall_ms + 1;
+	t = store_tick_new(d->store, d->run_id, now);
 
 	if (!t) {
 		log_warnx("out of memory: tick skipped");
@@ -121,23 +116,22 @@ int loop_tick(struct daemon *d)
 }
 
 /*
- * Headroom trend for the status line: free blocks able to hold the
- * task_struct slab's order in Normal, over the last hour of minute rollups.
+ * Headroom trend for the status line (report_status_headroom): free blocks
+ * able to hold the task_struct slab's order in Normal, over the last hour.
  */
 static const char *headroom_trend(struct daemon *d, char *buf, size_t len)
 {
-	static double x[60], y[60];
-	int order = sampler_task_order(d->sampler) >= 0 ? sampler_task_order(d->sampler) : 3;
-	int n = store_headroom_minutes(d->store, d->run_id, 0, "Normal", order, clock_wall_ms() - 3600000, x, y, 60);
-	struct trend_fit f;
+	struct report_status_headroom h = { 0 };
 
-	if (n < 3 || trend_fit(x, y, (size_t)n, &f) != 0) {
-		snprintf(buf, len, "headroom trend: after 3 minutes");
+	if (d->reader)
+		report_status_headroom(d->reader, d->run_id, report_task_order(sampler_task_order(d->sampler)),
+				       clock_wall_ms(), &h);
+	if (!h.ok) {
+		snprintf(buf, len, "headroom trend: after %d minutes", REPORT_TREND_MIN_POINTS);
 		return buf;
 	}
-	snprintf(buf, len, "order-%d headroom %.0f, %+.0f/h [%+.0f, %+.0f]%s", order, f.y_last,
-		 trend_per_hour(f.slope), trend_per_hour(f.ci_lo), trend_per_hour(f.ci_hi),
-		 f.zero_valid ? ", falling" : "");
+	snprintf(buf, len, "order-%d headroom %.0f, %+.0f/h [%+.0f, %+.0f]%s", h.order, h.last, h.slope_h, h.lo_h,
+		 h.hi_h, h.falling ? ", falling" : "");
 	return buf;
 }
 
@@ -153,10 +147,8 @@ static void status(struct daemon *d)
 		 ok ? "" : ", sampler stalled", churnlink_status(d->churn, churn, sizeof churn),
 		 headroom_trend(d, trend, sizeof trend));
 	notify_status("%s", line);
-	if (d->web) {
-		web_set_health(d->web, ok);
-		web_set_status(d->web, line);
-	}
+	if (d->front_open && d->hooks->status)
+		d->hooks->status(d->hooks->arg, line, ok);
 	if (store_queued(d->store))
 		store_flush(d->store);
 	/* Retention in small slices from the status timer: a tick never waits on a large delete. */
@@ -229,7 +221,7 @@ int loop_run(struct daemon *d)
 	if (add_fd(d->epfd, d->sigfd) < 0 || add_fd(d->epfd, d->tick_tfd) < 0 || add_fd(d->epfd, d->status_tfd) < 0 ||
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
-	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, STATUS_MS) < 0) {
+	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, DAEMON_STATUS_MS) < 0) {
 		log_warn("event loop setup");
 		return 1;
 	}
@@ -265,9 +257,7 @@ int loop_run(struct daemon *d)
 				drain_timer(d->tick_tfd);
 				loop_tick(d);
 			} else if (d->kwatch && ev[i].data.fd == kwatch_fd(d->kwatch)) {
-				struct timespec ts;
-				clock_gettime(CLOCK_MONOTONIC, &ts);
-				kwatch_drain(d->kwatch, clock_wall_ms(), (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+				kwatch_drain(d->kwatch, clock_wall_ms(), clock_mono_us());
 			} else if (d->churn && ev[i].data.fd == churnlink_fd(d->churn)) {
 				if (churnlink_drain(d->churn) < 0) {
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, churnlink_fd(d->churn), NULL);

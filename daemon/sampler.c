@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analysis/atomic.h"
 #include "collector/procfile.h"
 #include "collector/zoneinfo.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "store/store.h"
 
@@ -42,13 +42,6 @@ struct sampler {
 	uint32_t cost_us;
 	int task_order;
 };
-
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 struct sampler *sampler_open(const char *proc_root, const char *kernel_release)
 {
@@ -216,12 +209,12 @@ static void atomic_risk(struct sampler *s, struct store *st, struct store_tick *
 
 int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t)
 {
-	int64_t t0 = mono_us(), cost;
+	int64_t t0 = clock_mono_us(), cost;
 	int ok = 0;
 
 	for (int i = SRC_BUDDY; i <= SRC_ZONEINFO; i++)
 		ok += source_sample(s, i) == 0;
-	cost = mono_us() - t0;
+	cost = clock_mono_us() - t0;
 	s->cost_us = (uint32_t)(cost > UINT32_MAX ? UINT32_MAX : cost);
 	if ((s->src[SRC_BUDDY].have && store_tick_buddyinfo(st, t, &s->bi) < 0) ||
 	    (s->src[SRC_VMSTAT].have && store_tick_vmstat(st, t, &s->vm) < 0) ||
@@ -234,18 +227,18 @@ int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t)
 
 int sampler_slow(struct sampler *s, struct store *st, struct store_tick *t)
 {
-	int64_t t0 = mono_us(), t1;
+	int64_t t0 = clock_mono_us(), t1;
 	int ok = 0;
 
 	if (source_sample(s, SRC_PAGETYPE) == 0) {
-		t1 = mono_us();
+		t1 = clock_mono_us();
 		store_tick_pagetypeinfo(st, t, s->pt, (uint32_t)(t1 - t0));
 		ok++;
 	}
-	t0 = mono_us();
+	t0 = clock_mono_us();
 	if (source_sample(s, SRC_SLAB) == 0) {
 		const struct slabinfo_cache *c = slabinfo_find(s->sl, "task_struct");
-		t1 = mono_us();
+		t1 = clock_mono_us();
 		store_tick_slabinfo(st, t, s->sl, (uint32_t)(t1 - t0));
 		if (c)
 			s->task_order = c->order;

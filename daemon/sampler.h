@@ -2,11 +2,12 @@
  * sampler: read the kernel's memory sources into a store tick.
  *
  * Fast sources every tick: /proc/buddyinfo, /proc/vmstat, /proc/meminfo and
- * /proc/zoneinfo (~27 µs here), the last feeding analysis/atomic's watermark
- * model per zone and order.  Slow sources every --slow-interval:
- * /proc/pagetypeinfo, which walks every free list with zone->lock held and
- * interrupts off (~300 µs here, more on big machines: sampling it every
- * second would perturb what we measure) and /proc/slabinfo (root only, ~120 µs).
+ * /proc/zoneinfo, the last feeding analysis/atomic's watermark model per
+ * zone and order.  Slow sources every --slow-interval: /proc/pagetypeinfo,
+ * which walks every free list with zone->lock held and interrupts off (an
+ * order of magnitude dearer than the fast ones, and more on big machines:
+ * sampling it every second would perturb what we measure), and
+ * /proc/slabinfo (root only).  What each costs is in bench/RESULTS.md.
  *
  * Files are kept open and re-read with pread at offset 0 (a seq_file
  * regenerates): no open/close per tick.  A source that cannot be read or

@@ -1,7 +1,8 @@
 /*
  * fields: the per-tick scalar columns of the samples table, one list shared
- * by the writer (store.c), the reader (query.c) and schema/005_compact.sql
- * (006_change_only.sql for the vmstat columns).
+ * by the writer (store/statements.c, tick.c, write.c), the reader (store/read_*.c)
+ * and schema/005_compact.sql (006_change_only.sql for the vmstat columns);
+ * and the per-order columns o0..o15 of the zone tables.
  *
  * meminfo is stored as one wide row per tick, not one row per field: 18
  * fields that move every second cost ~80 bytes as columns against ~330 as
@@ -37,9 +38,13 @@
 
 #define STORE_NMEMINFO 18
 
-/* X(index, samples column): the churn accounting of the interval ending at the tick (v_churn). */
+/* X(index, samples column): the churn accounting of the interval ending at the tick (v_churn):
+ * the population at the tick, then the counts of the interval (STORE_CHURN_COUNTS). */
 #define STORE_CHURN_FIELDS(X) \
 	X(0, population) \
+	STORE_CHURN_COUNTS(X)
+
+#define STORE_CHURN_COUNTS(X) \
 	X(1, spawned) \
 	X(2, spawn_failed_eagain) \
 	X(3, spawn_failed_enomem) \
@@ -53,6 +58,16 @@
 	X(11, exited_error)
 
 #define STORE_NCHURN 12
+
+/*
+ * X(order): the per-order columns of a zone row, o0..o15 in buddy and
+ * pagetype_free, f/h/u0..15 in buddy_wide_rollup (BUDDY_MAX_ORDER,
+ * PAGETYPEINFO_MAX_ORDER and ROLLUP_MAX_ORDER are all 16).
+ */
+#define STORE_ORDERS(X) \
+	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+
+#define STORE_NORDERS 16
 
 /*
  * X(index, /proc/vmstat name, samples column): the counters that move nearly

@@ -1,6 +1,6 @@
 /*
- * query: the read side of the store — what the web pages, the JSON/CSV API
- * and the offline report ask of the database.
+ * query: the read side of the store — what the web pages, the JSON/CSV API,
+ * /metrics and the offline report ask of the database.
  *
  * Only the store module speaks SQL; callers get plain structs through
  * callbacks.  A handle is one read-only SQLite connection
@@ -12,9 +12,12 @@
  * Series are downsampled in SQL: rows in [from, to] are grouped into
  * buckets of bucket_ms = max(ceil((last - first + 1) / max_points),
  * sample interval), anchored at the first sample in the window, so a
- * series never has more than max_points points per zone/name.  Reading a
- * window costs a range scan of its rows (the tables are keyed by
- * (run_id, ts_ms)); rollup tiers for long runs will plug in here.
+ * series never has more than max_points points per zone/name.  Long
+ * windows read the minute or hour rollups (STORE_TIER_*) instead of raw
+ * ticks, and the bucket is then at least the tier's width; windows under 6
+ * hours that raw ticks cover read the ticks (one range scan: the tables are
+ * keyed by (run_id, ts_ms)).  The policy is in store/read_range.c; store/reader.h
+ * lists the reader's files (store/reader.c is the handle).
  *
  * Strings handed to callbacks are borrowed from SQLite and valid only
  * during that call; they are raw DB text: escape them for the output.  A
@@ -30,6 +33,8 @@
 #include <stdint.h>
 
 #include "collector/buddyinfo.h"
+#include "common/runref.h"
+#include "store/tiers.h"
 
 #define QUERY_MAX_ROWS 200000   /* rows one series call may emit; more is an error */
 #define QUERY_MAX_RUNS 100000   /* runs one listing may emit; more is an error */
@@ -86,11 +91,34 @@ typedef int (*query_run_fn)(void *arg, const struct query_run *r);
 typedef int (*query_buddy_fn)(void *arg, const struct query_buddy_point *p);
 typedef int (*query_point_fn)(void *arg, const struct query_point *p);
 
-/* Open db_path read-only; NULL with a message in err on failure (missing file, not an fpusoakd DB). */
+/* Open db_path read-only, writing nothing, not even side files (see reader.c); NULL with a message in err on failure. */
 struct query *query_open(const char *db_path, char *err, size_t errlen);
+
+/*
+ * Several databases read together (`summary`, `report` and `serve` with more
+ * than one --db): a handle each, and the short names their runs are
+ * addressed by ("NAME:ID", common/runref.h), in --db order.
+ */
+struct query_set {
+	int n;
+	struct query *q[RUNREF_MAX_DBS];
+	runref_name name[RUNREF_MAX_DBS];
+};
+
+/* Open paths[0..n) read-only into *set (names from runref_names); 0, or -1 with err naming the file (nothing left open). */
+int query_set_open(struct query_set *set, const char *const *paths, int n, char *err, size_t errlen);
+
+/* Close every handle of set; NULL-safe. */
+void query_set_close(struct query_set *set);
+
+/* 1 when q was opened while no writer had the DB and a writer has appeared since: reopen it to see new data. */
+int query_stale(const struct query *q);
 
 /* Finalize the cached statements and close; NULL-safe. */
 void query_close(struct query *q);
+
+/* Whether a daemon writes this DB now (holds the writer's flock, seen in /proc/locks): 1, 0, or -1 if unknown. */
+int query_writer_active(const struct query *q);
 
 /* The last error of this handle, for a log line or a 500 page; never NULL. */
 const char *query_errmsg(const struct query *q);
@@ -168,9 +196,7 @@ struct query_zone_point {
 
 typedef int (*query_zone_fn)(void *arg, const struct query_zone_point *p);
 
-/* Order-k headroom from the minute rollups (hour rollups when the data spans more than two days;
- * v = headroom_mean, lo/hi = min/max) in [from, to] (-1 = open), ordered by node, zone, time: what
- * trends are fitted on; rows or -1. */
+/* Order-k headroom per rollup bucket (v mean, lo/hi min/max; hours past two days) in [from, to] (-1 = open), by zone, time; rows or -1. */
 int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 			   query_zone_fn fn, void *arg);
 

@@ -1,6 +1,6 @@
 /*
  * rollup: the minute and hour buckets of the per-tick series, accumulated
- * in memory as ticks are submitted.  Pure: no SQL, no I/O; store.c writes
+ * in memory as ticks are submitted.  Pure: no SQL, no I/O; rollup_write.c writes
  * what it emits.
  *
  * Computing a bucket from the values already in hand costs ~1 us per zone

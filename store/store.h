@@ -1,5 +1,6 @@
 /*
- * store: the SQLite writer.  The only code that writes the sample tables.
+ * store: the SQLite writer.  The only code that writes the sample tables
+ * (store/writer.h lists its files, store/writer.c is its core; store/query.h is the reader).
  *
  * One writer (the daemon's loop thread), WAL so HTTP threads can read
  * through store/query while it writes, synchronous=NORMAL (a crash may lose
@@ -8,6 +9,11 @@
  * When the DB is locked or the disk is full, ticks stay in a bounded queue
  * (oldest dropped, and counted, past the bound) and are written when the
  * DB accepts writes again: a stall of minutes loses nothing.
+ *
+ * Rollups: each submitted tick is added to the minute (and hour) bucket
+ * being filled (STORE_TIER_*); a bucket closes when a tick of another bucket
+ * arrives and is written with that tick.  Retention deletes raw rows only,
+ * never rows the minute rollup has not consumed yet.
  */
 #ifndef FPUSOAK_STORE_H
 #define FPUSOAK_STORE_H
@@ -20,6 +26,7 @@
 #include "collector/kv.h"
 #include "collector/pagetypeinfo.h"
 #include "collector/slabinfo.h"
+#include "store/tiers.h"
 
 struct store;
 struct store_tick;
@@ -32,8 +39,7 @@ struct store_run {
 	int64_t started_ms, xstate_bytes, mem_total_kb, page_size, pid;
 };
 
-/* Open (creating if absent) and migrate the DB at path; NULL with a message in err on failure.
- * Refuses a DB from a newer fpusoakd, a corrupt DB, a non-SQLite file, and one another fpusoakd holds. */
+/* Open, migrate and lock the DB at path (created if absent); NULL with the reason in err (newer, corrupt, in use). */
 struct store *store_open(const char *path, size_t queue_max_bytes, char *err, size_t errlen);
 
 /* Write pending ticks (best effort) and close; accepts NULL. */
@@ -60,7 +66,7 @@ int store_tick_buddyinfo(struct store *st, struct store_tick *t, const struct bu
 /* Attach the vmstat counters that changed since the last stored value (all at a keyframe); 0 or -1. */
 int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm);
 
-/* Attach the meminfo fields fpusoakd keeps (see store.c: MEMINFO_KEEP); 0 or -1. */
+/* Attach the meminfo fields fpusoakd keeps (store/fields.h: STORE_MEMINFO_FIELDS); 0 or -1. */
 int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_set *mi);
 
 /* Attach one understood kernel-log event (raw = the escaped message, cut to 1024 bytes); 0 or -1. */
@@ -115,31 +121,25 @@ int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int
 /* Record what the tick's reads cost, in microseconds. */
 void store_tick_cost(struct store_tick *t, uint32_t sample_us);
 
-/* Queue the tick (ownership passes) and try to write the queue: 0 written, 1 queued, -1 error. */
+/* Queue the tick (ownership passes) and try to write the queue: 0 written, 1 still queued (the DB refused it). */
 int store_submit(struct store *st, struct store_tick *t);
 
-/* Retry writing queued ticks now: 0 all written (or none queued), 1 still queued.
- * (Submissions retry by themselves, at most once a second and without waiting, while the DB refuses writes.) */
+/* Retry writing queued ticks now (store_submit retries at most once a second): 0 all written, 1 still queued. */
 int store_flush(struct store *st);
 
-/* Ticks waiting in the queue / dropped because the queue was full, since open. */
+/* Ticks waiting in the queue. */
 size_t store_queued(const struct store *st);
+
+/* Ticks dropped since open because the queue was full. */
 uint64_t store_dropped(const struct store *st);
 
-/* Buckets close as ticks are submitted (store/rollup.c) and are written with the tick that completes
- * them; at the run's end (now_ms = INT64_MAX) this queues the last, partial minute and hour of run_id.
- * Other calls do nothing.  0, 1 if the DB did not take the write yet (queued), -1 on error. */
+/* At the run's end (now_ms = INT64_MAX) queue its last, partial minute and hour; else nothing. 0, 1 queued, -1. */
 int store_rollup(struct store *st, int64_t run_id, int64_t now_ms);
 
 /* Delete raw rows older than cutoff_ms, a bounded slice per call; rows deleted, or -1. Rollups stay. */
 int64_t store_retain(struct store *st, int64_t cutoff_ms);
 
-/* Minute-mean headroom (free blocks >= order) of one zone since since_ms, from the rollups:
- * fills x (bucket ms) and y, at most max points; returns how many, or -1. */
-int store_headroom_minutes(struct store *st, int64_t run_id, int node, const char *zone, int order,
-			   int64_t since_ms, double *x, double *y, int max);
-
-/* Number of ticks stored for a run (for status lines); -1 on error. */
+/* Ticks of a run, stored or queued (for status lines); -1 on error. */
 int64_t store_sample_count(struct store *st, int64_t run_id);
 
 /* The underlying path (for read-only connections). */

@@ -1,25 +1,15 @@
-/*
- * chart: turn store series into SVG charts for the pages; see handler.h.
- *
- * Each chart asks the store for at most CHART_POINTS buckets (the SQL does
- * the downsampling), so a page costs the same for a 10-minute and a 30-day
- * window, and no chart draws more than CHART_POINTS points per series.
- */
+/* chart: store series as SVG charts for the pages; see chart.h. */
+#include "web/chart.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "web/handler.h"
-#include "web/report.h"
 #include "web/svg.h"
 
-#define CHART_POINTS 400      /* per series: ~ one per 2 px of a 760 px chart */
 #define CHART_MAX_ZONES 16    /* zones charted per page; more are named in a note */
 #define CHART_MAX_LINES 8     /* series on one line chart */
-
-/* The chart's time axis is the page's window when both ends are known, else the data's extent (0). */
-#define AXIS(a, b) ((a) >= 0 && (b) >= 0 ? (a) : 0)
 
 struct zone_acc {
 	int node;
@@ -76,7 +66,7 @@ static void stacked(struct web_req *r, const struct zone_acc *z, int64_t from, i
 	const double *layers[BUDDY_MAX_ORDER];
 	char title[96];
 	struct svg_chart c = { .title = title, .y_label = "free memory, MB", .y_from_zero = 1,
-		.t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
+		.t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from),
 		.caption = "Free memory in this zone by the order of the free block it sits in, stacked (order 0 at "
 			   "the bottom). When the upper, high-order bands thin out while the total holds, the free "
 			   "memory is fragmenting: it is there, but not in blocks large enough for big allocations." };
@@ -179,7 +169,7 @@ int chart_meminfo(struct web_req *r, int64_t run_id, int64_t from, int64_t to, c
 		  const char *title, const char *caption)
 {
 	struct svg_chart c = { .title = title, .y_label = "MB", .caption = caption, .y_from_zero = 1,
-			       .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from) };
+			       .t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from) };
 
 	return lines(r, query_meminfo_series, 1.0 / 1024, run_id, from, to, names, n, &c);
 }
@@ -188,7 +178,7 @@ int chart_vmstat_rates(struct web_req *r, int64_t run_id, int64_t from, int64_t 
 		       int n, const char *title, const char *caption)
 {
 	struct svg_chart c = { .title = title, .y_label = "events/s", .caption = caption, .y_from_zero = 1,
-			       .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from) };
+			       .t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from) };
 
 	return lines(r, query_vmstat_rate, 1.0, run_id, from, to, names, n, &c);
 }
@@ -254,7 +244,8 @@ static void heatmap(struct web_req *r, const struct frag_zone *z, int64_t from, 
 	};
 	double *cells = malloc(sizeof(double) * BUDDY_MAX_ORDER * CHART_POINTS);
 	char title[96];
-	struct svg_chart c = { .title = title, .y_label = "order", .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from),
+	struct svg_chart c = { .title = title, .y_label = "order",
+		.t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from),
 		.caption = "The kernel's unusable free space index per order, the worst value in each interval (0: all "
 			   "free memory is in blocks of at least this order; 1: none is). A dark band growing downwards "
 			   "means allocations of those orders increasingly depend on compaction, and will fail when it "
@@ -302,7 +293,7 @@ struct trend_line {
 };
 
 int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, int order, const char *why,
-		   const struct report_trend *tr, int ntr)
+		   enum report_order_kind kind, const struct report_trend *tr, int ntr)
 {
 	struct frag_acc a = { 0 };
 	struct query_range rg = { from, to, CHART_POINTS, 0, 0 };
@@ -311,7 +302,7 @@ int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, 
 	double *v = NULL;
 	char title[128], cap[512];
 	struct svg_chart c = { .title = title, .y_label = "free blocks", .y_from_zero = 1, .caption = cap,
-			       .t0_ms = AXIS(from, to), .t1_ms = AXIS(to, from) };
+			       .t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from) };
 	int ns = 0, ntl = 0, ret = 0;
 
 	if (query_frag_series(r->q, run_id, &rg, frag_cb, &a) < 0) {
@@ -326,7 +317,7 @@ int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, 
 	snprintf(cap, sizeof cap, "Free blocks able to satisfy an order-%d allocation (2^%d pages), per zone; dashed: the "
 		 "least-squares trend through the minute averages. A line falling towards zero means %s allocations "
 		 "will soon depend on compaction and fail where it cannot keep up.", order, order,
-		 strcmp(why, "pageblock") == 0 ? "pageblock-sized (huge page, compaction target)" : "task_struct slab");
+		 kind == REPORT_ORDER_PAGEBLOCK ? "pageblock-sized (huge page, compaction target)" : "task_struct slab");
 	for (int i = 0; i < a.nz && ns < SVG_MAX_SERIES; i++) {
 		const struct frag_zone *z = a.z[i];
 		double *zv = v + (size_t)i * CHART_POINTS;

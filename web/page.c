@@ -1,12 +1,15 @@
-/* page: shared HTML scaffolding for the report pages; see handler.h. */
+/* page: shared HTML scaffolding for the report pages; see page.h. */
+#include "web/page.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fmt.h"
+#include "common/runref.h"
+#include "report/run.h"
 #include "web/escape.h"
-#include "web/fmt.h"
-#include "web/handler.h"
 
 /*
  * One small inline style sheet: pages must work offline, saved as one file,
@@ -46,8 +49,10 @@ void page_begin(struct web_req *r, const char *title)
 	if (r->offline)
 		sb_puts(&r->body, "<nav>fpusoakd report (saved file: charts and tables only, no links)</nav>\n<h1>");
 	else
-		sb_puts(&r->body, "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>"
-			"<a href=\"/metrics\">metrics</a><a href=\"/api/v1/status\">api</a></nav>\n<h1>");
+		/* fpusoakd serve has no daemon behind it, so no /metrics to link to. */
+		sb_printf(&r->body, "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>%s"
+			  "<a href=\"/api/v1/status\">api</a></nav>\n<h1>",
+			  web_serving(r->ws) ? "" : "<a href=\"/metrics\">metrics</a>");
 	page_text(r, title);
 	sb_puts(&r->body, "</h1>\n");
 }
@@ -57,20 +62,6 @@ void page_end(struct web_req *r)
 	sb_puts(&r->body, "<hr/><p><small>fpusoakd ");
 	page_text(r, r->ws ? web_version(r->ws) : FPUSOAK_VERSION);
 	sb_puts(&r->body, "; times are UTC.</small></p>\n</body></html>\n");
-}
-
-const char *page_run_state(const struct query_run *run, int newest)
-{
-	if (run->end_reason)
-		return run->end_reason;
-	return newest ? "running" : "unfinished";
-}
-
-int64_t page_run_duration(const struct query_run *run)
-{
-	int64_t end = run->ended_ms >= 0 ? run->ended_ms : run->last_sample_ms;
-
-	return end >= 0 && run->started_ms >= 0 && end >= run->started_ms ? end - run->started_ms : -1;
 }
 
 static void row_text(struct web_req *r, const char *key, const char *val, int pre)
@@ -98,7 +89,7 @@ static void row_time(struct web_req *r, const char *key, int64_t ms)
 void page_env_table(struct web_req *r, const struct query_run *run, int full)
 {
 	char d[32];
-	int64_t dur = page_run_duration(run);
+	int64_t dur = report_run_duration(run);
 
 	sb_puts(&r->body, "<table class=\"env\">\n");
 	sb_printf(&r->body, "<tr><th>run</th><td>%" PRId64 "</td></tr>\n", run->run_id);
@@ -214,4 +205,47 @@ void page_link(struct web_req *r, const char *href, const char *text)
 	sb_puts(&r->body, "\">");
 	page_text(r, text);
 	sb_puts(&r->body, "</a>");
+}
+
+const char *page_ref(const struct web_req *r, int db, int64_t id, char *out, size_t outlen)
+{
+	return runref_format(r->dbs.n > 1 ? r->dbs.name[db] : "", r->dbs.n, id, out, outlen);
+}
+
+static int started_cb(void *arg, const struct query_run *run)
+{
+	*(int64_t *)arg = run->started_ms;
+	return 0;
+}
+
+int page_latest(struct web_req *r, int *db, int64_t *id)
+{
+	int64_t best = INT64_MIN;
+	int found = 0;
+
+	for (int d = 0; d < r->dbs.n; d++) {
+		int64_t rid, started = -1;
+		int got = query_latest_run(r->dbs.q[d], &rid);
+		if (got < 0 || (got && query_run(r->dbs.q[d], rid, started_cb, &started) < 0))
+			return -1;
+		if (got && (!found || started > best)) {
+			best = started;
+			*db = d;
+			*id = rid;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+int page_newest(struct web_req *r, int db, int64_t id)
+{
+	int64_t latest;
+	int got;
+
+	if (!r->dbs.writing[db])
+		return 0;
+	if ((got = query_latest_run(r->dbs.q[db], &latest)) < 0)
+		return -1;
+	return got && latest == id;
 }

@@ -1,99 +1,17 @@
 /*
  * page_run: "/runs/{id}", the full report of one run, in the order of
- * issue 5's list.  Each section is one function in the sections[] table;
- * a section whose table is missing (a database from an older fpusoakd)
- * says so.  The same code renders the saved report (fpusoakd report):
- * r->offline drops the window form and the links.
+ * issue 5's list.  Each section is one function in the sections[] table
+ * (section.h); a section whose table is missing (a database from an older
+ * fpusoakd) says so.  The same code renders the saved report (fpusoakd
+ * report): r->offline drops the window form and the links.
  */
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "web/escape.h"
-#include "web/fmt.h"
-#include "web/handler.h"
-
-static int sec_free(struct run_page *p)
-{
-	return chart_buddy(p->r, p->ri.run_id, p->from, p->to, p->ri.page_size, CHART_STACKED);
-}
-
-static int sec_unusable(struct run_page *p)
-{
-	return chart_unusable(p->r, p->ri.run_id, p->from, p->to);
-}
-
-static int sec_counters(struct run_page *p)
-{
-	static const char *const compaction[] = { "compact_stall", "compact_fail", "compact_success",
-						  "compact_migrate_scanned", "compact_free_scanned" };
-	static const char *const reclaim[] = { "allocstall_dma", "allocstall_dma32", "allocstall_normal",
-					       "allocstall_movable", "oom_kill" };
-	static const char *const mem[] = { "MemFree", "MemAvailable" };
-	static const char *const kern[] = { "Slab", "SUnreclaim", "KernelStack", "PageTables" };
-	int64_t id = p->ri.run_id;
-
-	if (chart_vmstat_rates(p->r, id, p->from, p->to, compaction, 3, "Compaction",
-			       "Events per second. compact_stall counts allocations that waited for direct "
-			       "compaction; compact_fail rising with it means compaction is not producing the "
-			       "blocks asked for.") < 0 ||
-	    chart_vmstat_rates(p->r, id, p->from, p->to, compaction + 3, 2, "Compaction scanning",
-			       "Pages scanned per second by the compaction migrate and free scanners: the work "
-			       "compaction does to find movable pages and free targets.") < 0 ||
-	    chart_vmstat_rates(p->r, id, p->from, p->to, reclaim, 5, "Direct reclaim stalls and OOM kills",
-			       "Allocations per second that stalled in direct reclaim, by zone, and OOM kills: "
-			       "any sustained value means memory pressure, not just fragmentation.") < 0 ||
-	    chart_meminfo(p->r, id, p->from, p->to, mem, 2, "Free and available memory",
-			  "A steady fall is a leak or growing cache; a flat total with thinning high orders above "
-			  "is fragmentation.") < 0 ||
-	    chart_meminfo(p->r, id, p->from, p->to, kern, 4, "Kernel memory",
-			  "Slab (task_struct lives there), its unreclaimable part, kernel stacks and page tables: "
-			  "process churn shows here first.") < 0)
-		return -1;
-	return 0;
-}
-
-#define FAILURES_SHOWN 200   /* newest failures listed; the count says how many there were */
-
-static int failure_row(void *arg, const struct query_alloc_failure *f)
-{
-	struct web_req *r = arg;
-	char t[FMT_TIME_LEN];
-
-	sb_printf(&r->body, "<tr><td>%s</td><td>", fmt_time_human(f->ts_ms, t, sizeof t));
-	if (f->comm)
-		escape_html(&r->body, f->comm, f->comm_len);   /* COMM: any bytes a local user chose */
-	sb_puts(&r->body, "</td><td class=\"n\">");
-	if (f->pid >= 0)
-		sb_printf(&r->body, "%" PRId64, f->pid);
-	sb_puts(&r->body, "</td><td class=\"n\">");
-	if (f->order >= 0)
-		sb_printf(&r->body, "%" PRId64, f->order);
-	sb_puts(&r->body, "</td><td>");
-	page_text(r, f->gfp_flags);
-	sb_puts(&r->body, "</td><td><code>");
-	page_text(r, f->gfp_mask);
-	sb_puts(&r->body, "</code></td></tr>\n");
-	return r->body.err ? -1 : 0;
-}
-
-static int sec_failures(struct run_page *p)
-{
-	struct web_req *r = p->r;
-	int64_t total;
-
-	if (chart_failures(p) < 0)
-		return -1;
-	sb_puts(&r->body, "<table class=\"failures\">\n<tr><th>time</th><th>comm</th><th>pid</th><th>order</th>"
-		"<th>GFP flags</th><th>GFP mask</th></tr>\n");
-	if (query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, FAILURES_SHOWN, &total, failure_row, r) < 0)
-		return -1;
-	sb_puts(&r->body, "</table>\n");
-	sb_printf(&r->body, "<p>%" PRId64 " allocation failure%s in this window%s. Each is a <code>warn_alloc</code> "
-		  "line: an allocation of 2^order pages the kernel could not satisfy; failures at low orders with "
-		  "plenty of free memory are the fragmentation signature.</p>\n", total, total == 1 ? "" : "s",
-		  total > FAILURES_SHOWN ? "; the newest 200 are listed" : "");
-	return 0;
-}
+#include "common/fmt.h"
+#include "report/run.h"
+#include "web/page.h"
+#include "web/section.h"
 
 static const struct section {
 	const char *title;
@@ -126,13 +44,13 @@ static int section(struct run_page *p, const struct section *s)
 	return s->fn(p);
 }
 
-static void link(struct web_req *r, int64_t id, int64_t from, int64_t to, const char *text)
+static void link(struct web_req *r, const char *ref, int64_t from, int64_t to, const char *text)
 {
 	if (from < 0)
-		sb_printf(&r->body, "<a href=\"/runs/%" PRId64 "\">%s</a> ", id, text);
+		sb_printf(&r->body, "<a href=\"/runs/%s\">%s</a> ", ref, text);
 	else
-		sb_printf(&r->body, "<a href=\"/runs/%" PRId64 "?from=%" PRId64 "&amp;to=%" PRId64 "\">%s</a> ",
-			  id, from, to, text);
+		sb_printf(&r->body, "<a href=\"/runs/%s?from=%" PRId64 "&amp;to=%" PRId64 "\">%s</a> ",
+			  ref, from, to, text);
 }
 
 /* The window selector: presets ending at the last sample, and a form (UTC) that works without JS. */
@@ -143,10 +61,11 @@ static void selector(struct run_page *p)
 		{ 24 * 3600000, "last 24 h" }, { 7 * 86400000LL, "last 7 days" },
 	};
 	struct web_req *r = p->r;
-	int64_t last = p->ri.last_sample_ms, id = p->ri.run_id;
-	char a[FMT_TIME_LEN], b[FMT_TIME_LEN];
+	int64_t last = p->ri.last_sample_ms;
+	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], id[RUNREF_LEN];
 
-	sb_printf(&r->body, "<form class=\"win\" method=\"get\" action=\"/runs/%" PRId64 "\">window (UTC): from "
+	page_ref(r, r->db, p->ri.run_id, id, sizeof id);
+	sb_printf(&r->body, "<form class=\"win\" method=\"get\" action=\"/runs/%s\">window (UTC): from "
 		  "<input type=\"datetime-local\" name=\"from\" step=\"1\" value=\"%s\"/> to "
 		  "<input type=\"datetime-local\" name=\"to\" step=\"1\" value=\"%s\"/>"
 		  "<input type=\"submit\" value=\"show\"/></form>\n<p>",
@@ -156,8 +75,8 @@ static void selector(struct run_page *p)
 		if (last - presets[i].ms > p->ri.started_ms)
 			link(r, id, last - presets[i].ms, last, presets[i].text);
 	link(r, id, -1, -1, "whole run");
-	sb_printf(&r->body, "| data: <a href=\"/api/v1/runs/%" PRId64 "\">JSON</a> "
-		  "<a href=\"/api/v1/runs/%" PRId64 "/buddyinfo.csv", id, id);
+	sb_printf(&r->body, "| data: <a href=\"/api/v1/runs/%s\">JSON</a> "
+		  "<a href=\"/api/v1/runs/%s/buddyinfo.csv", id, id);
 	if (p->from >= 0 && p->to >= 0)
 		sb_printf(&r->body, "?from=%" PRId64 "&amp;to=%" PRId64, p->from, p->to);
 	sb_puts(&r->body, "\">buddyinfo CSV</a></p>\n");
@@ -166,13 +85,13 @@ static void selector(struct run_page *p)
 static int env_cb(void *arg, const struct query_run *run)
 {
 	struct run_page *p = arg;
-	char title[64];
+	char title[64], ref[RUNREF_LEN];
 
-	snprintf(title, sizeof title, "Run %" PRId64, run->run_id);
+	snprintf(title, sizeof title, "Run %s", page_ref(p->r, p->r->db, run->run_id, ref, sizeof ref));
 	page_begin(p->r, title);
 	sb_puts(&p->r->body, "<p class=\"status\">");
 	page_text(p->r, run->label ? run->label : "(no label)");
-	sb_printf(&p->r->body, " \xe2\x80\x94 %s</p>\n", page_run_state(run, p->newest));
+	sb_printf(&p->r->body, " \xe2\x80\x94 %s</p>\n", report_run_state(run, p->newest));
 	page_env_table(p->r, run, 1);
 	return 0;
 }
@@ -180,7 +99,6 @@ static int env_cb(void *arg, const struct query_run *run)
 int page_run(struct web_req *r)
 {
 	struct run_page p = { .r = r };
-	int64_t latest;
 	char a[FMT_TIME_LEN], b[FMT_TIME_LEN];
 	int got;
 
@@ -188,9 +106,8 @@ int page_run(struct web_req *r)
 		return -1;
 	if (!got)
 		return web_error(r, 404, "no such run");
-	if (query_latest_run(r->q, &latest) < 0)
+	if ((p.newest = page_newest(r, r->db, r->id)) < 0)
 		return -1;
-	p.newest = latest == r->id;
 	if (page_window(r, &p.ri, 0, &p.from, &p.to) < 0)
 		return -1;
 	if (query_run(r->q, r->id, env_cb, &p) < 0)

@@ -1,7 +1,8 @@
 /*
  * sec_churn: report sections 4 (churn: population, spawns, spawn failures
  * by errno, deaths by signal, OOM kills, from v_churn) and 5 (capacity and
- * FPU-cost probes, from v_probes, with the capacity trend).
+ * FPU-cost probes, from v_probes, with their trends).  Rates and trends come
+ * from report/run.h.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -9,16 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/trend.h"
-#include "web/escape.h"
-#include "web/fmt.h"
-#include "web/handler.h"
+#include "common/fmt.h"
+#include "report/headroom.h"
+#include "report/run.h"
+#include "web/chart.h"
+#include "web/section.h"
 #include "web/svg.h"
 
-#define CHURN_POINTS 400     /* buckets per chart */
-#define PROBES_LISTED 100    /* newest probes in the table */
-
-#define AXIS(a, b) ((a) >= 0 && (b) >= 0 ? (a) : 0)
+#define CHURN_POINTS CHART_POINTS   /* buckets per chart */
+#define PROBES_LISTED 100    /* probes in the table, oldest first */
 
 struct churn_series {
 	size_t n;
@@ -27,7 +27,7 @@ struct churn_series {
 	double rate[QC_N][CHURN_POINTS];   /* per second */
 };
 
-static int churn_cb(void *arg, const struct query_churn *c)
+static int churn_cb(void *arg, const struct report_churn_point *c)
 {
 	struct churn_series *s = arg;
 
@@ -36,7 +36,7 @@ static int churn_cb(void *arg, const struct query_churn *c)
 	s->t[s->n] = c->ts_ms;
 	s->pop[s->n] = c->population;
 	for (int i = 0; i < QC_N; i++)
-		s->rate[i][s->n] = c->span_ms > 0 ? (double)c->c[i] * 1000.0 / (double)c->span_ms : NAN;
+		s->rate[i][s->n] = c->per_s[i];
 	s->n++;
 	return 0;
 }
@@ -49,7 +49,7 @@ static void churn_chart(struct web_req *r, const struct churn_series *s, const s
 	struct svg_series ser[8];
 	double *v = malloc(sizeof(double) * CHURN_POINTS * 8);
 	struct svg_chart c = { .title = title, .y_label = unit, .caption = caption, .y_from_zero = 1,
-			       .t0_ms = AXIS(p->from, p->to), .t1_ms = AXIS(p->to, p->from) };
+			       .t0_ms = CHART_AXIS(p->from, p->to), .t1_ms = CHART_AXIS(p->to, p->from) };
 
 	if (!v) {
 		r->body.err = 1;
@@ -65,7 +65,7 @@ static void churn_chart(struct web_req *r, const struct churn_series *s, const s
 	free(v);
 }
 
-static void totals_table(struct web_req *r, const struct query_churn *t)
+static void totals_table(struct web_req *r, const struct report_churn *ch)
 {
 	static const struct { int col; const char *what; } rows[] = {
 		{ QC_SPAWNED, "workers spawned" },
@@ -80,8 +80,8 @@ static void totals_table(struct web_req *r, const struct query_churn *t)
 		{ QC_SIGOTHER, "deaths by another signal" },
 		{ QC_OOM, "OOM kills (memory cgroup oom_kill events)" },
 	};
+	const struct query_churn *t = &ch->tot;
 	char a[32], b[32], d[32];
-	double secs = (double)t->span_ms / 1000.0;
 
 	sb_printf(&r->body, "<table class=\"churn\">\n<tr><th>over %s</th><th class=\"n\">count</th>"
 		  "<th class=\"n\">per hour</th></tr>\n", fmt_duration(t->span_ms, d, sizeof d));
@@ -90,7 +90,7 @@ static void totals_table(struct web_req *r, const struct query_churn *t)
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 		sb_printf(&r->body, "<tr><td>%s</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%s</td></tr>\n",
 			  rows[i].what, t->c[rows[i].col],
-			  secs > 0 ? fmt_sig((double)t->c[rows[i].col] * 3600.0 / secs, b, sizeof b) : "");
+			  fmt_sig(ch->per_hour[rows[i].col], b, sizeof b));
 	sb_puts(&r->body, "</table>\n");
 }
 
@@ -103,12 +103,12 @@ int sec_churn(struct run_page *p)
 	static const char *const fails_n[] = { "EAGAIN", "ENOMEM", "other errno" };
 	static const char *const deaths_n[] = { "SIGKILL", "SIGSEGV", "SIGILL", "other signal", "OOM kill" };
 	struct web_req *r = p->r;
-	struct query_churn tot;
+	struct report_churn tot;
 	struct query_range rg = { p->from, p->to, CHURN_POINTS, 0, 0 };
 	struct churn_series *s;
 	int got;
 
-	if ((got = query_churn_totals(r->q, p->ri.run_id, p->from, p->to, &tot)) < 0)
+	if ((got = report_churn(r->q, p->ri.run_id, p->from, p->to, &tot)) < 0)
 		return -1;
 	if (!got) {
 		sb_puts(&r->body, "<p class=\"pending\">No churn in this window (the run had --workers 0, or the "
@@ -118,7 +118,7 @@ int sec_churn(struct run_page *p)
 	totals_table(r, &tot);
 	if (!(s = calloc(1, sizeof *s)))
 		return -1;
-	if (query_churn_series(r->q, p->ri.run_id, &rg, churn_cb, s) < 0) {
+	if (report_churn_series(r->q, p->ri.run_id, &rg, churn_cb, s) < 0) {
 		free(s);
 		return -1;
 	}
@@ -140,50 +140,6 @@ int sec_churn(struct run_page *p)
 
 /* ---------------------------------------------------------------- probes */
 
-struct probe_list {
-	size_t n, cap;
-	int64_t *t;
-	double *v;
-};
-
-struct probes_acc {
-	struct probe_list cap, sw;
-	int oom;
-};
-
-static int list_push(struct probe_list *l, int64_t t, double v)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		int64_t *nt = realloc(l->t, cap * sizeof *nt);
-		double *nv;
-		if (!nt)
-			return -1;
-		l->t = nt;
-		if (!(nv = realloc(l->v, cap * sizeof *nv)))
-			return -1;
-		l->v = nv;
-		l->cap = cap;
-	}
-	l->t[l->n] = t;
-	l->v[l->n] = v;
-	l->n++;
-	return 0;
-}
-
-static int probe_cb(void *arg, const struct query_probe *pr)
-{
-	struct probes_acc *a = arg;
-
-	if (!pr->kind || !isfinite(pr->result))
-		return 0;
-	if (strcmp(pr->kind, "capacity") == 0)
-		return list_push(&a->cap, pr->ts_ms, pr->result);
-	if (strcmp(pr->kind, "switch") == 0)
-		return list_push(&a->sw, pr->ts_ms, pr->result);
-	return 0;
-}
-
 /* Every k-th point so a chart draws at most SVG_MAX_POINTS (the trend uses them all). */
 static size_t stride_of(size_t n)
 {
@@ -191,20 +147,19 @@ static size_t stride_of(size_t n)
 }
 
 /* The probe chart with, when it fits, a dashed trend; then one line of figures. */
-static void probe_chart(struct web_req *r, const struct run_page *p, const struct probe_list *l, const char *title,
-			const char *unit, const char *name, const char *caption)
+static void probe_chart(struct web_req *r, const struct run_page *p, const struct report_probe_set *l,
+			const char *title, const char *unit, const char *name, const char *caption)
 {
 	size_t k = stride_of(l->n), m = 0;
 	int64_t *t = malloc(sizeof(int64_t) * (l->n / k + 1)), tt[2];
-	double *v = malloc(sizeof(double) * (l->n / k + 1)), *x = malloc(sizeof(double) * (l->n + 1)), tv[2];
+	double *v = malloc(sizeof(double) * (l->n / k + 1)), tv[2];
 	struct svg_series s[2];
 	struct svg_chart c = { .title = title, .y_label = unit, .caption = caption, .y_from_zero = 1,
-			       .t0_ms = AXIS(p->from, p->to), .t1_ms = AXIS(p->to, p->from) };
-	struct trend_fit f;
+			       .t0_ms = CHART_AXIS(p->from, p->to), .t1_ms = CHART_AXIS(p->to, p->from) };
 	char a[32], b[32], d[32];
-	int ns = 1, fit;
+	int ns = 1;
 
-	if (!t || !v || !x) {
+	if (!t || !v) {
 		r->body.err = 1;
 		goto out;
 	}
@@ -212,29 +167,25 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 		t[m] = l->t[i];
 		v[m] = l->v[i];
 	}
-	for (size_t i = 0; i < l->n; i++)
-		x[i] = (double)(l->t[i] - (l->n ? l->t[0] : 0));
 	s[0] = (struct svg_series){ name, t, v, m, SVG_LINE_MARKERS, 0 };
-	fit = l->n >= 3 && trend_fit(x, l->v, l->n, &f) == TREND_OK;
-	if (fit) {
+	if (l->fit_ok) {
 		tt[0] = l->t[0];
 		tt[1] = l->t[l->n - 1];
-		tv[0] = f.intercept;
-		tv[1] = f.intercept + f.slope * x[l->n - 1];
+		tv[0] = l->fit.intercept;
+		tv[1] = l->fit.intercept + l->fit.slope * (double)(l->t[l->n - 1] - l->t[0]);
 		s[ns++] = (struct svg_series){ "trend (least squares)", tt, tv, 2, SVG_DASHED, 2 };
 	}
 	svg_line_chart(&r->body, &c, s, ns);
-	if (fit)
+	if (l->fit_ok)
 		sb_printf(&r->body, "<p>%zu probes; trend %s %s per hour, 95%% CI [%s, %s]%s.</p>\n", l->n,
-			  fmt_sig(trend_per_hour(f.slope), a, sizeof a), unit, fmt_sig(trend_per_hour(f.ci_lo), b, sizeof b),
-			  fmt_sig(trend_per_hour(f.ci_hi), d, sizeof d),
-			  f.ci_hi < 0 || f.ci_lo > 0 ? ": a significant trend" : ": no significant trend");
+			  fmt_sig(l->slope_h, a, sizeof a), unit, fmt_sig(l->lo_h, b, sizeof b), fmt_sig(l->hi_h, d, sizeof d),
+			  l->significant ? ": a significant trend" : ": no significant trend");
 	else
-		sb_printf(&r->body, "<p>%zu probe%s in this window; a trend needs 3.</p>\n", l->n, l->n == 1 ? "" : "s");
+		sb_printf(&r->body, "<p>%zu probe%s in this window; a trend needs %d.</p>\n", l->n, l->n == 1 ? "" : "s",
+			  REPORT_TREND_MIN_POINTS);
 out:
 	free(t);
 	free(v);
-	free(x);
 }
 
 static int probe_row(void *arg, const struct query_probe *pr)
@@ -256,15 +207,15 @@ static int probe_row(void *arg, const struct query_probe *pr)
 int sec_probes(struct run_page *p)
 {
 	struct web_req *r = p->r;
-	struct probes_acc a = { { 0 }, { 0 }, 0 };
-	int n, ret = -1;
+	struct report_probes a;
+	int ret = -1;
 
-	if ((n = query_probes(r->q, p->ri.run_id, NULL, p->from, p->to, QUERY_MAX_ROWS, probe_cb, &a)) < 0)
-		goto out;
-	probe_chart(r, p, &a.cap, "Capacity probes", "workers", "workers held",
+	if (report_probes(r->q, p->ri.run_id, p->from, p->to, &a) < 0)
+		return -1;
+	probe_chart(r, p, &a.capacity, "Capacity probes", "workers", "workers held",
 		    "How many FPU-using workers fit before a spawn failed or one died (the 2014 test: 256 with "
 		    "GFP_KERNEL, 228 with GFP_ATOMIC). A falling trend means fragmentation is eating capacity.");
-	probe_chart(r, p, &a.sw, "FPU-cost probes", "us per yield", "system us per yield",
+	probe_chart(r, p, &a.fpu_cost, "FPU-cost probes", "us per yield", "system us per yield",
 		    "System time per sched_yield() of threads that use the FPU: the cost of saving and restoring FPU "
 		    "state on a context switch. A step up after a kernel change is that change's price.");
 	sb_printf(&r->body, "<table class=\"probes\">\n<tr><th>started</th><th>kind</th><th class=\"n\">result</th>"
@@ -272,14 +223,11 @@ int sec_probes(struct run_page *p)
 	if (query_probes(r->q, p->ri.run_id, NULL, p->from, p->to, PROBES_LISTED, probe_row, r) < 0)
 		goto out;
 	sb_puts(&r->body, "</table>\n");
-	if (n > PROBES_LISTED)
+	if (a.rows > PROBES_LISTED)
 		sb_printf(&r->body, "<p>%d probes in this window; the first %d are listed (all are in "
-			  "<code>v_probes</code> and the probes API).</p>\n", n, PROBES_LISTED);
+			  "<code>v_probes</code> and the probes API).</p>\n", a.rows, PROBES_LISTED);
 	ret = 0;
 out:
-	free(a.cap.t);
-	free(a.cap.v);
-	free(a.sw.t);
-	free(a.sw.v);
+	report_probes_free(&a);
 	return ret;
 }

@@ -2,15 +2,17 @@
  * sec_headroom: report section 2, headroom at the orders of interest —
  * a chart per order (lines per zone, dashed trends), then per zone the
  * trend's slope with its 95% CI and the projected exhaustion.  The
- * figures come from web/report.h, the same as the API and the summary.
+ * figures come from report/headroom.h, the same as the API and the summary.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "web/fmt.h"
-#include "web/handler.h"
-#include "web/report.h"
+#include "common/fmt.h"
+#include "report/headroom.h"
+#include "report/run.h"
+#include "web/chart.h"
+#include "web/section.h"
 
 static void orders_note(struct web_req *r, const struct report_orders *o)
 {
@@ -36,17 +38,22 @@ static void exhaustion(struct web_req *r, const struct report_trend *t)
 {
 	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], c[FMT_TIME_LEN], d[32];
 
-	if (!t->ok) {
-		sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (3 needed)", t->n, t->n == 1 ? "" : "s");
+	switch (report_trend_outlook(t)) {
+	case REPORT_NO_TREND:
+		sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (%d needed)", t->n, t->n == 1 ? "" : "s",
+			  REPORT_TREND_MIN_POINTS);
 		return;
-	}
-	if (!t->exhaustion) {
-		sb_puts(&r->body, t->lo_h > 0 ? "none: rising" : "none: no significant fall");
+	case REPORT_RISING:
+		sb_puts(&r->body, "none: rising");
 		return;
-	}
-	if (t->zero_ms <= t->last_ms) {
+	case REPORT_NO_FALL:
+		sb_puts(&r->body, "none: no significant fall");
+		return;
+	case REPORT_EXHAUSTED:
 		sb_puts(&r->body, "<strong>exhausted</strong> (at zero in the last minute)");
 		return;
+	case REPORT_PROJECTED:
+		break;
 	}
 	sb_printf(&r->body, "<strong>%s</strong> (%s after the last minute; 95%% CI %s to %s)",
 		  fmt_time_human(t->zero_ms, a, sizeof a), fmt_duration(t->zero_ms - t->last_ms, d, sizeof d),
@@ -94,7 +101,7 @@ int sec_headroom(struct run_page *p)
 	orders_note(r, &o);
 	for (int i = 0; i < o.n; i++) {
 		int n = report_headroom_trends(r->q, p->ri.run_id, o.order[i], p->from, p->to, 0, t, REPORT_MAX_ZONES);
-		if (n < 0 || chart_headroom(r, p->ri.run_id, p->from, p->to, o.order[i], o.why[i], t, n) < 0)
+		if (n < 0 || chart_headroom(r, p->ri.run_id, p->from, p->to, o.order[i], o.why[i], o.kind[i], t, n) < 0)
 			goto out;
 		trend_table(r, t, n, o.order[i]);
 	}

@@ -1,6 +1,6 @@
 /*
- * sec_kernel: report sections from the kernel's own accounts — the
- * allocation-failure timeline (6), pagetypeinfo and slabinfo at the latest
+ * sec_kernel: report sections from the kernel's own accounts — allocation
+ * failures, timeline and table (6), pagetypeinfo and slabinfo at the latest
  * slow sample (8), and the atomic-allocation risk per zone and order of
  * interest (9, v_atomic_risk).
  */
@@ -10,13 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "web/fmt.h"
-#include "web/handler.h"
-#include "web/report.h"
+#include "common/fmt.h"
+#include "report/run.h"
+#include "web/chart.h"
+#include "web/escape.h"
+#include "web/section.h"
 #include "web/svg.h"
 
-#define AXIS(a, b) ((a) >= 0 && (b) >= 0 ? (a) : 0)
-#define ATOMIC_POINTS 400
+#define ATOMIC_POINTS CHART_POINTS
+#define FAILURES_SHOWN 200      /* newest failures listed; the count says how many there were */
+#define FAILURES_DRAWN SVG_MAX_POINTS   /* newest failures on the timeline */
+_Static_assert(FAILURES_DRAWN == 2000, "the timeline's caption says the newest 2,000 are drawn");
 
 /* ---------------------------------------------------------------- 6: failures on a timeline */
 
@@ -26,16 +30,10 @@ struct fail_pts {
 	double v[2][SVG_MAX_POINTS];
 };
 
-/* GFP_ATOMIC and GFP_NOWAIT requests may not sleep: the kind the question is about. */
-static int is_atomic(const char *flags)
-{
-	return flags && (strncmp(flags, "GFP_ATOMIC", 10) == 0 || strncmp(flags, "GFP_NOWAIT", 10) == 0);
-}
-
 static int fail_pt(void *arg, const struct query_alloc_failure *f)
 {
 	struct fail_pts *a = arg;
-	int k = is_atomic(f->gfp_flags) ? 0 : 1;
+	int k = report_gfp_atomic(f->gfp_flags) ? 0 : 1;
 
 	if (a->n[k] == SVG_MAX_POINTS)
 		return 0;
@@ -45,13 +43,13 @@ static int fail_pt(void *arg, const struct query_alloc_failure *f)
 	return 0;
 }
 
-int chart_failures(struct run_page *p)
+static int failure_chart(struct run_page *p)
 {
 	struct web_req *r = p->r;
 	struct fail_pts *a = calloc(1, sizeof *a);
 	struct svg_series s[2];
 	struct svg_chart c = { .title = "Allocation failures over time", .y_label = "order", .y_from_zero = 1,
-			       .t0_ms = AXIS(p->from, p->to), .t1_ms = AXIS(p->to, p->from),
+			       .t0_ms = CHART_AXIS(p->from, p->to), .t1_ms = CHART_AXIS(p->to, p->from),
 			       .caption = "Each dot is one page allocation failure the kernel logged, at its time and "
 					  "order; the newest 2,000 are drawn. Atomic requests (GFP_ATOMIC, GFP_NOWAIT) "
 					  "cannot wait for reclaim or compaction: dots there at the task_struct order are "
@@ -60,7 +58,7 @@ int chart_failures(struct run_page *p)
 	if (!a)
 		return -1;
 	/* Newest first from the store; time order does not matter for dots. */
-	if (query_failure_times(r->q, p->ri.run_id, p->from, p->to, SVG_MAX_POINTS, fail_pt, a) < 0) {
+	if (query_failure_times(r->q, p->ri.run_id, p->from, p->to, FAILURES_DRAWN, fail_pt, a) < 0) {
 		free(a);
 		return -1;
 	}
@@ -69,6 +67,48 @@ int chart_failures(struct run_page *p)
 	/* The markers path ignores order: times only need to be in range, not sorted. */
 	svg_line_chart(&r->body, &c, s, 2);
 	free(a);
+	return 0;
+}
+
+static int failure_row(void *arg, const struct query_alloc_failure *f)
+{
+	struct web_req *r = arg;
+	char t[FMT_TIME_LEN];
+
+	sb_printf(&r->body, "<tr><td>%s</td><td>", fmt_time_human(f->ts_ms, t, sizeof t));
+	if (f->comm)
+		escape_html(&r->body, f->comm, f->comm_len);   /* COMM: any bytes a local user chose */
+	sb_puts(&r->body, "</td><td class=\"n\">");
+	if (f->pid >= 0)
+		sb_printf(&r->body, "%" PRId64, f->pid);
+	sb_puts(&r->body, "</td><td class=\"n\">");
+	if (f->order >= 0)
+		sb_printf(&r->body, "%" PRId64, f->order);
+	sb_puts(&r->body, "</td><td>");
+	page_text(r, f->gfp_flags);
+	sb_puts(&r->body, "</td><td><code>");
+	page_text(r, f->gfp_mask);
+	sb_puts(&r->body, "</code></td></tr>\n");
+	return r->body.err ? -1 : 0;
+}
+
+int sec_failures(struct run_page *p)
+{
+	struct web_req *r = p->r;
+	int64_t total;
+
+	if (failure_chart(p) < 0)
+		return -1;
+	sb_puts(&r->body, "<table class=\"failures\">\n<tr><th>time</th><th>comm</th><th>pid</th><th>order</th>"
+		"<th>GFP flags</th><th>GFP mask</th></tr>\n");
+	if (query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, FAILURES_SHOWN, &total, failure_row, r) < 0)
+		return -1;
+	sb_puts(&r->body, "</table>\n");
+	sb_printf(&r->body, "<p>%" PRId64 " allocation failure%s in this window", total, total == 1 ? "" : "s");
+	if (total > FAILURES_SHOWN)
+		sb_printf(&r->body, "; the newest %d are listed", FAILURES_SHOWN);
+	sb_puts(&r->body, ". Each is a <code>warn_alloc</code> line: an allocation of 2^order pages the kernel could not "
+		"satisfy; failures at low orders with plenty of free memory are the fragmentation signature.</p>\n");
 	return 0;
 }
 
@@ -180,19 +220,17 @@ int sec_slow(struct run_page *p)
 
 /* ---------------------------------------------------------------- 9: atomic risk */
 
-static int atomic_row(void *arg, const struct query_atomic *a)
+static int atomic_row(void *arg, const struct report_atomic *a)
 {
 	struct web_req *r = arg;
 	char x[32], y[32], z[32];
-	double n = a->samples > 0 ? (double)a->samples : NAN;
 
 	sb_printf(&r->body, "<tr><td>%d</td><td>", a->node);
 	page_text(r, a->zone);
 	sb_printf(&r->body, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\"><strong>%s%%</strong> (%" PRId64
 		  ")</td><td class=\"n\">%s%%</td><td class=\"n\">%s%%</td><td class=\"n\">", a->samples,
-		  fmt_sig(100.0 * (double)a->risk / n, x, sizeof x), a->risk,
-		  fmt_sig(100.0 * (double)a->atomic_fail / n, y, sizeof y),
-		  fmt_sig(100.0 * (double)a->kernel_fail / n, z, sizeof z));
+		  fmt_sig(a->risk_pct, x, sizeof x), a->risk, fmt_sig(a->atomic_fail_pct, y, sizeof y),
+		  fmt_sig(a->kernel_fail_pct, z, sizeof z));
 	if (a->has_margin)
 		sb_printf(&r->body, "%" PRId64, a->min_margin);
 	sb_puts(&r->body, "</td></tr>\n");
@@ -231,7 +269,7 @@ static int atomic_pt(void *arg, const struct query_zone_point *p)
 	if (z->n == ATOMIC_POINTS)
 		return -1;
 	z->t[z->n] = p->ts_ms;
-	z->v[z->n] = 100.0 * p->v;
+	z->v[z->n] = p->v;
 	z->n++;
 	return 0;
 }
@@ -244,14 +282,14 @@ static int atomic_chart(struct run_page *p, int order)
 	struct svg_series s[SVG_MAX_SERIES];
 	char title[96];
 	struct svg_chart c = { .title = title, .y_label = "% of samples", .y_from_zero = 1,
-			       .t0_ms = AXIS(p->from, p->to), .t1_ms = AXIS(p->to, p->from),
+			       .t0_ms = CHART_AXIS(p->from, p->to), .t1_ms = CHART_AXIS(p->to, p->from),
 			       .caption = "Share of the samples in each interval at which this order's GFP_ATOMIC "
 					  "allocation would have failed the zone's watermark check while GFP_KERNEL would "
 					  "have passed: the window in which the 2014 change makes a difference." };
 
 	if (!a)
 		return -1;
-	if (query_atomic_series(r->q, p->ri.run_id, order, &rg, atomic_pt, a) < 0) {
+	if (report_atomic_series(r->q, p->ri.run_id, order, &rg, atomic_pt, a) < 0) {
 		free(a);
 		return -1;
 	}
@@ -281,7 +319,7 @@ int sec_atomic(struct run_page *p)
 			  "<th>zone</th><th class=\"n\">samples</th><th class=\"n\">at risk (count)</th>"
 			  "<th class=\"n\">atomic fails</th><th class=\"n\">kernel fails</th>"
 			  "<th class=\"n\">lowest atomic margin, pages</th></tr>\n", o.order[i], o.why[i]);
-		if ((n = query_atomic_summary(r->q, p->ri.run_id, o.order[i], p->from, p->to, atomic_row, r)) < 0)
+		if ((n = report_atomic_summary(r->q, p->ri.run_id, o.order[i], p->from, p->to, atomic_row, r)) < 0)
 			return -1;
 		sb_puts(&r->body, "</table>\n");
 		if (n == 0)

@@ -1,6 +1,7 @@
 /*
  * server: fpusoakd's HTTP side — libmicrohttpd setup, limits, routing, and
- * the little state the daemon's loop shares with the request threads.
+ * the little state the daemon (through its front end, cmd/front.c) shares
+ * with the request threads.
  *
  * libmicrohttpd runs an internal pool of epoll threads (MHD 0.9.75 has no
  * PostProcessor use here: GET and HEAD only, anything else is 405).  Each
@@ -12,6 +13,12 @@
  * URL_MAX (414), query caps (400, web/url.h), response bodies of at most
  * WEB_BODY_MAX.  Every error is a short HTML page, or {"error": "..."}
  * under /api/, with the right 4xx/5xx.
+ *
+ * Databases: the daemon's server reads its one DB; `fpusoakd serve`'s reads
+ * up to RUNREF_MAX_DBS (web_config.db_paths), and a run in a path or in
+ * ?a=&b= is then "NAME:ID" (common/runref.h); "ID" alone works with one DB
+ * (400 with several; 404 for a name no DB has).  Pages and links write runs
+ * the way they are accepted.
  *
  * Routes (public contract):
  *   /                            current run: status, environment, latest buddyinfo, charts
@@ -32,7 +39,8 @@
  *   /api/v1/runs/{id}/probes     JSON, CSV; name (capacity|switch), from, to, max_points (= most rows, oldest first)
  *   /api/v1/compare?a=ID&b=ID    JSON: the comparison of /compare
  *
- * Daemon integration contract:
+ * Integration contract (cmd/front.c keeps it for the daemon, through the
+ * hooks of daemon/daemon.h; bench/webserve.c and the tests call it directly):
  *   1. Open the store (writer) and store the first sample; then call
  *      web_open() with the effective listen address and the DB path.  With
  *      listen "none" it returns a server that serves nothing (every web_*
@@ -40,11 +48,10 @@
  *      (LISTEN_FDS, fd 3) is used instead of binding, and LISTEN_* are
  *      removed from the environment: call web_open() before creating other
  *      threads that read the environment.
- *   2. From the loop, after each sample: build the exposition with
- *      metrics_build() (web/metrics.h) and call web_publish_metrics();
- *      call web_set_health(ws, 1) (or 0 when the loop is degraded, e.g. the
- *      DB is failing); call web_set_status() when the one-line status
- *      changes (the same text as sd_notify STATUS= is fine).
+ *   2. After each sample: build the exposition with metrics_build()
+ *      (web/metrics.h) and call web_publish_metrics().  Every status period:
+ *      web_set_health(ws, ok) (0 when the sampler is stalled) and
+ *      web_set_status() with the one-line status (the sd_notify STATUS= text).
  *      If health_max_age_ms is set, /healthz turns 503 when web_set_health
  *      has not been called for that long: a stuck loop cannot report itself.
  *   3. At exit (after the last sample is stored): web_close().  It stops
@@ -68,6 +75,9 @@ struct web_server;
 struct web_config {
 	const char *listen;            /* "127.0.0.1:8089", "[::1]:8089", "0.0.0.0:8089", "[::]:8089" (dual stack), or "none"; port 0 = any */
 	const char *db_path;           /* the daemon's database; opened read-only */
+	const char *const *db_paths;   /* fpusoakd serve: several databases [0..ndb), runs addressed NAME:ID; NULL = db_path */
+	int ndb;                       /* entries of db_paths (1..RUNREF_MAX_DBS), 0 = db_path alone */
+	int serve;                     /* fpusoakd serve: no daemon behind the server (a run is live only while its DB's writer lock is held) */
 	const char *version;           /* shown in pages, /api/v1/status; NULL = "unknown" */
 	unsigned threads;              /* request threads (and DB handles); 0 = 2 */
 	unsigned conn_limit;           /* open connections in total; 0 = 256 */
@@ -75,6 +85,8 @@ struct web_config {
 	unsigned idle_timeout_s;       /* close a connection idle this long; 0 = 15 */
 	unsigned health_max_age_ms;    /* /healthz is 503 if web_set_health is older; 0 = no age check */
 	int no_socket_activation;      /* ignore LISTEN_FDS even if set */
+	int listen_fd_set;             /* serve on listen_fd, a socket the caller bound and listens on */
+	int listen_fd;                 /* ... which the server then owns: web_close (or a failed web_open) closes it */
 };
 
 /* Start serving per cfg; NULL with a message in err (bad listen, bind failure, DB not readable). */
@@ -82,6 +94,15 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 
 /* Stop the threads (waiting for requests in progress) and free everything; NULL-safe. */
 void web_close(struct web_server *ws);
+
+/* Databases served (0 with listen "none"). */
+int web_ndb(const struct web_server *ws);
+
+/* The short name runs of database d are addressed by ("NAME:ID", common/runref.h), or NULL. */
+const char *web_db_name(const struct web_server *ws, int d);
+
+/* The path of database d as given, or NULL. */
+const char *web_db_path(const struct web_server *ws, int d);
 
 /* The bound TCP port (useful with port 0), or 0 when not listening. */
 unsigned web_port(const struct web_server *ws);

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "web/escape.h"
-#include "web/fmt.h"
+#include "common/fmt.h"
 
 #define DEF_W 760
 #define DEF_H 280

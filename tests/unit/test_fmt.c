@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "test.h"
-#include "web/fmt.h"
+#include "common/fmt.h"
 
 static uint64_t rng;
 

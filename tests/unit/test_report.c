@@ -1,6 +1,7 @@
 /*
- * test_report: web/report.c's figures (orders of interest, headroom
- * trends, the comparison lines) on the known DB of testdb.h, against values
+ * test_report: report/'s figures (orders of interest, headroom trends, the
+ * status line's figure, a run's rates and probes, the comparison lines) on
+ * the known DB of testdb.h, against values
  * computed here by hand from the formulas that filled the DB: headroom
  * sums, minute means and the least-squares slope in closed form, bucket
  * fractions by the documented bucketing rule, and for the capacity line the
@@ -12,7 +13,9 @@
 
 #include "test.h"
 #include "testdb.h"
-#include "web/report.h"
+#include "report/compare.h"
+#include "report/headroom.h"
+#include "report/run.h"
 
 /* Free blocks able to satisfy order k at tick i of zone z (sum over o >= k of free[o] << (o - k)). */
 static double headroom(int run, int i, int z, int k)
@@ -148,7 +151,7 @@ static int atomic_series_vs_sql(struct query *q, const char *db, int64_t run, in
 	sqlite3_bind_int64(st, 3, rg.to_ms);
 	sqlite3_bind_int64(st, 4, rg.bucket_ms);
 	sqlite3_bind_int(st, 5, order);
-	/* The tier query.c chose (buddy_tier): hours once buckets are 5 minutes or wider. */
+	/* The tier the reader chose (range_tier in store/read_range.c): hours once buckets are 5 minutes or wider. */
 	sqlite3_bind_int64(st, 6, rg.bucket_ms >= 300000 ? 3600000 : 60000);
 	for (; sqlite3_step(st) == SQLITE_ROW; i++)
 		if (i >= zp.n || zp.p[i].ts != sqlite3_column_int64(st, 1) || zp.p[i].node != sqlite3_column_int(st, 2) ||
@@ -184,8 +187,8 @@ int main(void)
 	T_EQ_I(report_orders(q, 3, &o), 0, "orders of run 3");
 	T_CHECK(o.n == 1 && o.order[0] == 3 && !o.task_order_known && o.pageblock_order == -1,
 		"run 3: no slabinfo: order 3 assumed, no pageblock order");
-	report_orders_add(&o, 3, "dup");
-	report_orders_add(&o, 16, "too big");
+	report_orders_add(&o, 3, REPORT_ORDER_PAGEBLOCK);
+	report_orders_add(&o, 16, REPORT_ORDER_PAGEBLOCK);
 	T_EQ_I(o.n, 1, "report_orders_add ignores duplicates and orders past the buddy table");
 
 	/* ---- headroom trends: every zone of run 1 at order 3 */
@@ -213,7 +216,7 @@ int main(void)
 	T_EQ_I(report_headroom_trends(q, 1, 3, -1, -1, 0, t, 2), 2, "the zone list is capped at max");
 
 	/* ---- the comparison of run 3 (B) against run 1 (A) */
-	T_EQ_I(report_compare(q, 1, 3, c), 0, "compare 1 and 3");
+	T_EQ_I(report_compare(q, 1, q, 3, c), 0, "compare 1 and 3");
 	T_CHECK(c->orders.n == 2 && c->orders.order[0] == 3 && c->orders.order[1] == 9, "orders: union of both runs (3, 9)");
 
 	/*
@@ -293,7 +296,7 @@ int main(void)
 			c->line[i].label);
 
 	/* A run without anything to compare: every line says why instead of a verdict. */
-	T_EQ_I(report_compare(q, 1, 2, c), 0, "compare 1 and 2 (no samples in 2)");
+	T_EQ_I(report_compare(q, 1, q, 2, c), 0, "compare 1 and 2 (no samples in 2)");
 	l = find(c, "capacity");
 	T_CHECK(l && !l->ok && strstr(l->note, "no capacity probes in run B"), "capacity: note, not a verdict (%s)",
 		l ? l->note : "");
@@ -301,6 +304,60 @@ int main(void)
 	T_CHECK(l && !l->ok && strstr(l->note, "too short"), "rates need an exposure (%s)", l ? l->note : "");
 	l = find(c, "headroom o3/h");
 	T_CHECK(l && !l->ok && l->note[0], "headroom: note (%s)", l ? l->note : "");
+
+	/* ---- the status line's figure: node 0 Normal (zone 3), order 3, the last hour before now */
+	{
+		struct report_status_headroom h;
+		int m = minute_means(1, 3, 3, ya);
+		T_EQ_I(report_status_headroom(q, 1, 3, TDB_T1 + 10 * 60000, &h), 0, "status headroom of run 1");
+		T_CHECK(h.ok && h.order == 3 && close_to(h.last, ya[m - 1], 1e-12) && close_to(h.slope_h, slope_h(ya, m), 1e-6) &&
+			h.lo_h <= h.slope_h && h.slope_h <= h.hi_h && h.falling == (h.hi_h < 0),
+			"status: Normal's last minute %.1f, slope %.6g/h = closed-form OLS %.6g/h", h.last, h.slope_h,
+			slope_h(ya, m));
+		T_EQ_I(report_status_headroom(q, 1, 3, TDB_T1 + 3600000 + 7 * 60000 + 1, &h), 0, "status an hour later");
+		T_CHECK(!h.ok && h.order == 3, "status: only 2 minutes inside the last hour: no figure");
+		T_EQ_I(report_status_headroom(q, 2, 3, TDB_T1, &h), 0, "status of a run without rollups");
+		T_CHECK(!h.ok, "status: no rollups, no figure");
+	}
+
+	/* ---- the figures of one run (report/run.h), against the testdb formulas */
+	{
+		struct report_orders lo;
+		struct report_failures f;
+		struct report_churn ch;
+		struct report_probes pr;
+		struct query_run qr = { .started_ms = 1000, .ended_ms = -1, .first_sample_ms = 1500, .last_sample_ms = 4000 };
+		T_EQ_I(report_task_order(-1), REPORT_DEFAULT_TASK_ORDER, "task order: the default until slabinfo says");
+		T_EQ_I(report_task_order(2), 2, "task order: measured");
+		report_orders_live(-1, 9, &lo);
+		T_CHECK(lo.n == 2 && lo.order[0] == REPORT_DEFAULT_TASK_ORDER && !lo.task_order_known && lo.order[1] == 9 &&
+			lo.kind[1] == REPORT_ORDER_PAGEBLOCK && strcmp(lo.why[1], "pageblock") == 0, "live orders: default 3, pageblock 9");
+		report_orders_live(9, 9, &lo);
+		T_CHECK(lo.n == 1 && lo.order[0] == 9 && lo.task_order_known, "live orders: one entry when both are 9");
+		T_EQ_S(report_run_state(&qr, 1), "running", "state: the newest run without an end is running");
+		T_EQ_S(report_run_state(&qr, 0), "unfinished", "state: an older one is unfinished");
+		T_EQ_I(report_run_duration(&qr), 3000, "duration: last sample - start while running");
+		T_EQ_I(report_run_exposure_ms(&qr), 2500, "exposure: first to last sample");
+		qr.started_ms = -1;
+		T_EQ_I(report_run_duration(&qr), -1, "duration unknown without a start");
+		T_CHECK(report_per_hour(3, 1800000) == 6 && isnan(report_per_hour(3, 0)) && report_per_s(5, 2500) == 2,
+			"rates: per hour and per second of an exposure; none without one");
+		T_CHECK(report_gfp_atomic("GFP_ATOMIC|__GFP_NOWARN") && report_gfp_atomic("GFP_NOWAIT") &&
+			!report_gfp_atomic("GFP_KERNEL") && !report_gfp_atomic(NULL), "GFP_ATOMIC and GFP_NOWAIT are atomic");
+		T_EQ_I(report_failures(q, 1, &f), 0, "failures of run 1");
+		T_CHECK(f.count == 3 && f.exposure_ms == 599000 && close_to(f.per_hour, 3 * 3.6e6 / 599000, 1e-12),
+			"failures: 3 over the 599 s from first to last sample (%.6g/h)", f.per_hour);
+		T_EQ_I(report_churn(q, 1, -1, -1, &ch), 1, "churn of run 1");
+		T_CHECK(ch.tot.c[QC_SPAWNED] == 1200 && ch.spawn_failures == 9 &&
+			close_to(ch.spawns_per_s, 1200 * 1000.0 / (double)ch.tot.span_ms, 1e-12) &&
+			close_to(ch.per_hour[QC_SIGKILL], 4 * 3.6e6 / (double)ch.tot.span_ms, 1e-12),
+			"churn: 1200 spawned, 9 spawn failures, rates over the churn span (%lld ms)", (long long)ch.tot.span_ms);
+		T_EQ_I(report_probes(q, 1, -1, -1, &pr), 0, "probes of run 1");
+		T_CHECK(pr.rows == 7 && pr.capacity.n == 5 && pr.capacity.median == 254 && pr.capacity.min == 250 &&
+			pr.capacity.max == 258 && pr.capacity.fit_ok && pr.fpu_cost.n == 2 && !pr.fpu_cost.fit_ok &&
+			close_to(pr.fpu_cost.median, 1.6, 1e-12), "probes: 5 capacity (median 254, 250..258, a trend), 2 FPU-cost");
+		report_probes_free(&pr);
+	}
 
 	/* eagerfpu= from a kernel command line */
 	T_EQ_S(report_eagerfpu("root=/dev/xvda1 eagerfpu=on quiet", e, sizeof e), "on", "eagerfpu=on");
@@ -322,7 +379,7 @@ int main(void)
 		T_CHECK(ok, "delete the raw ticks of runs 1 and 3, as retention would");
 		query_close(q);
 		q = query_open(db, err, sizeof err);
-		T_CHECK(q && report_compare(q, 1, 3, c) == 0, "compare 1 and 3 from rollups only");
+		T_CHECK(q && report_compare(q, 1, q, 3, c) == 0, "compare 1 and 3 from rollups only");
 		l = find(c, "spawns/s");
 		T_CHECK(l && l->ok && l->c.a == 2 && fabs(l->c.b - 1) < 1e-3, "rollups: spawns/s 2 vs ~1");
 		l = find(c, "spawn failures/h");

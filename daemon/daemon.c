@@ -1,0 +1,258 @@
+/*
+ * daemon: the daemon's lifecycle (daemon.h): configuration, the spawner
+ * fork, the store, the run record, the first sample, the front end, the
+ * loop, and a clean end.
+ */
+#include "daemon/daemon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "collector/envinfo.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "daemon/churnlink.h"
+#include "daemon/kwatch.h"
+#include "daemon/notify.h"
+#include "daemon/sampler.h"
+#include "store/query.h"
+#include "store/store.h"
+
+/* Start the run: crash-mark leftovers, record the environment. 0 or -1. */
+static int begin_run(struct daemon *d, struct envinfo *envp)
+{
+	struct envinfo env;
+	char cfgtext[8192];
+	struct store_run r;
+	int crashed = store_mark_crashed(d->store);
+
+	if (crashed > 0)
+		log_notice("marked %d earlier run(s) without an end as 'crash'", crashed);
+	envinfo_collect(d->cfg.proc_root, d->cfg.sys_root, &env);
+	config_describe(&d->cfg, cfgtext, sizeof cfgtext);
+	r = (struct store_run){
+		.label = d->cfg.label[0] ? d->cfg.label : NULL,
+		.version = FPUSOAK_VERSION,
+		.boot_id = env.boot_id,
+		.hostname = env.hostname,
+		.kernel_release = env.kernel_release,
+		.kernel_version = env.kernel_version,
+		.cmdline = env.cmdline,
+		.hypervisor = env.hypervisor,
+		.guest_type = env.guest_type[0] ? env.guest_type : NULL,
+		.cpu_model = env.cpu_model,
+		.fpu_features = env.fpu_features,
+		.xstate_detail = env.xstate_detail,
+		.config = cfgtext,
+		.started_ms = clock_wall_ms(),
+		.xstate_bytes = env.xstate_bytes,
+		.mem_total_kb = env.mem_total_kb,
+		.page_size = env.page_size,
+		.pid = getpid(),
+	};
+	d->run_started_ms = r.started_ms;
+	snprintf(d->run_label, sizeof d->run_label, "%s", d->cfg.label);
+	if (store_run_begin(d->store, &r, &d->run_id) < 0)
+		return -1;
+	log_info("run %lld started: kernel %s, hypervisor %s%s%s, db %s", (long long)d->run_id,
+		 env.kernel_release, env.hypervisor, env.guest_type[0] ? "/" : "", env.guest_type, d->cfg.db);
+	*envp = env;
+	return 0;
+}
+
+/* Signals are blocked in every thread and read from a signalfd by the loop. */
+static int setup_fds(struct daemon *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->tick_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	d->status_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	return d->sigfd < 0 || d->epfd < 0 || d->tick_tfd < 0 || d->status_tfd < 0 ? -1 : 0;
+}
+
+/*
+ * The soak pushes the guest to OOM on purpose: the one process that must
+ * survive it is ours.  -1000 exempts us from the OOM killer when permitted
+ * (CAP_SYS_RESOURCE); systemd's OOMScoreAdjust= does the same for the unit.
+ */
+static void protect_from_oom(void)
+{
+	FILE *f = fopen("/proc/self/oom_score_adj", "r+");
+	int cur = 0, bad;
+
+	if (!f) {
+		log_info("cannot set oom_score_adj to -1000 (%s); the OOM killer may pick fpusoakd", strerror(errno));
+		return;
+	}
+	/* systemd's OOMScoreAdjust= may have done it already, without giving us the capability to. */
+	if (fscanf(f, "%d", &cur) == 1 && cur <= -900) {
+		fclose(f);
+		return;
+	}
+	rewind(f);
+	bad = fputs("-1000", f) < 0;
+	bad |= fclose(f) != 0;       /* the write happens at fclose: EACCES shows up here */
+	if (bad)
+		log_info("cannot set oom_score_adj to -1000 (%s); the OOM killer may pick fpusoakd", strerror(errno));
+}
+
+/*
+ * A guest-scope capacity probe fills the guest until allocation fails; with no
+ * swap the kernel then evicts file-backed pages, our own code included, and
+ * the sampler stalls for seconds re-reading them (measured in the Xen PV test
+ * bed: a 21 s gap).  Lock what we touch (MCL_ONFAULT: only pages actually
+ * used, so the HTTP threads' stacks stay small).  Called after the spawner
+ * fork; memory locks are not inherited by children anyway.
+ */
+static void lock_memory(void)
+{
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0)
+		return;
+	if (errno == EINVAL && mlockall(MCL_CURRENT | MCL_FUTURE) == 0)   /* kernels before 4.4 */
+		return;
+	log_info("cannot lock fpusoakd in memory (%s); under memory pressure sampling may stall", strerror(errno));
+}
+
+static void oom_hook(void *arg, int64_t pid)
+{
+	struct daemon *d = arg;
+	churnlink_oom_pid(d->churn, pid);
+}
+
+/* Soft RLIMIT_NOFILE up to the hard limit: every HTTP connection of the front end is an fd, and 1024 is too few. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_info("cannot raise the open-file limit (%s)", strerror(errno));
+	}
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
+{
+	static const struct daemon_hooks none = { 0 };
+	struct daemon *d = calloc(1, sizeof *d);
+	static struct envinfo env;    /* 5 KiB, filled once */
+	char err[512];
+	int rc, code = 1;
+
+	if (!d)
+		return 1;
+	d->sigfd = d->epfd = d->tick_tfd = d->status_tfd = -1;
+	d->argc = argc;
+	d->argv = argv;
+	d->hooks = h ? h : &none;
+	rc = config_load(&d->cfg, argc, argv);
+	if (rc != 0) {
+		free(d);
+		return rc == 1 ? 0 : rc;
+	}
+	log_init(d->cfg.log_level);
+	notify_init();
+	protect_from_oom();
+	if (setup_fds(d) < 0) {
+		log_warn("cannot set up signals and timers");
+		goto out;
+	}
+	/*
+	 * The spawner forks now, while this process is single-threaded and small:
+	 * no SQLite, no HTTP threads yet.  Workers are forked from it, never from us.
+	 */
+	{
+		int off;
+		d->churn = churnlink_open(&d->cfg, &off, err, sizeof err);
+		if (!d->churn && !off) {
+			log_errx("churn: %s", err);
+			goto out;
+		}
+	}
+	lock_memory();
+	raise_nofile();
+	d->store = store_open(d->cfg.db, d->cfg.queue_max, err, sizeof err);
+	if (!d->store) {
+		log_errx("%s", err);
+		goto out;
+	}
+	/* The status line's figures come from report/, which reads through a read-only handle (WAL: never blocks the writer). */
+	if (!(d->reader = query_open(d->cfg.db, err, sizeof err)))
+		log_warnx("status line: %s; it shows no headroom trend", err);
+	if (begin_run(d, &env) < 0)
+		goto out;
+	d->env = &env;
+	log_set_run_id(d->run_id);
+	churnlink_run_started(d->churn, d->store, d->run_id);
+	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
+	if (!d->sampler) {
+		log_errx("out of memory");
+		goto out;
+	}
+	d->start_mono_ms = clock_mono_ms();
+
+	if (strcmp(d->cfg.kmsg_path, "none") != 0)
+		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
+	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
+
+	/* READY=1 promises: DB open, first sample stored, the front end (HTTP) serving. */
+	loop_tick(d);
+	if (d->hooks->open) {
+		if (d->hooks->open(d->hooks->arg, &d->cfg, err, sizeof err) < 0) {
+			log_errx("%s", err);
+			store_run_end(d->store, d->run_id, clock_wall_ms(), "error");
+			goto out;
+		}
+		d->front_open = 1;
+		loop_publish(d);
+	}
+	notify_ready();
+
+	code = loop_run(d);
+	notify_stopping();
+	/* Workers go first: their exits are accounted before the run is closed. */
+	churnlink_close(d->churn);
+	d->churn = NULL;
+	store_rollup(d->store, d->run_id, INT64_MAX);     /* the last, partial minute and hour */
+	store_run_end(d->store, d->run_id, clock_wall_ms(), code == 0 ? "stopped" : "error");
+	log_info("run %lld ended: %lld samples", (long long)d->run_id, (long long)d->ticks);
+out:
+	if (d->hooks->close)
+		d->hooks->close(d->hooks->arg);
+	churnlink_close(d->churn);
+	kwatch_close(d->kwatch);
+	sampler_close(d->sampler);
+	query_close(d->reader);
+	store_close(d->store);
+	close_fd(d->sigfd);
+	close_fd(d->epfd);
+	close_fd(d->tick_tfd);
+	close_fd(d->status_tfd);
+	free(d);
+	return code;
+}

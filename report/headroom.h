@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * report/headroom: trends of the free blocks able to satisfy an order-k
+ * allocation, for the run page, the API, the summary, the comparison and
+ * the daemon's status line.
+ *
+ * A trend is an ordinary least-squares fit (analysis/trend.h) through the
+ * rollups' headroom_mean (query_headroom_minutes: minute means, hour means
+ * once the data spans more than two days): one point per minute, because
+ * raw one-second samples are autocorrelated and would make the interval
+ * far too narrow.  Fewer than three points give no trend.  A projected
+ * exhaustion is stated only when the slope's 95% interval is below zero.
+ */
+#ifndef FPUSOAK_REPORT_HEADROOM_H
+#define FPUSOAK_REPORT_HEADROOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/trend.h"
+#include "collector/buddyinfo.h"
+#include "store/query.h"
+
+#define REPORT_MAX_ZONES 16          /* zones a trend list holds */
+#define REPORT_TREND_MIN_POINTS 3    /* a fit needs three points (analysis/trend.h: one residual degree of freedom) */
+#define REPORT_STATUS_ZONE "Normal"  /* the status line's zone (node 0) */
+#define REPORT_STATUS_SPAN_MS 3600000   /* the status line's trend: the last hour */
+
+/* The headroom trend of one zone at one order. */
+struct report_trend {
+	int node;
+	char zone[ZONE_NAME_MAX];
+	int order;
+	size_t n;                 /* minute points */
+	int ok;                   /* the fit succeeded (>= 3 minutes, not all at one time) */
+	int err;                  /* enum trend_err when !ok */
+	int64_t t0_ms;            /* first minute; the fit's x is ms since t0_ms */
+	int64_t last_ms;          /* last minute */
+	struct trend_fit fit;
+	double last;              /* headroom_mean of the last minute */
+	double slope_h, lo_h, hi_h;   /* slope and its 95% CI, blocks per hour */
+	int exhaustion;           /* 1: falling significantly; the projection below is set */
+	int64_t zero_ms, zero_early_ms, zero_late_ms;   /* epoch ms where the line (steepest, shallowest CI slope) reaches 0 */
+	int64_t *t;               /* the points, when asked for (report_trends_free releases them) */
+	double *v;
+};
+
+/* What a trend says about exhaustion, for the words a page puts on it. */
+enum report_outlook {
+	REPORT_NO_TREND,          /* fewer than 3 minutes, or no fit */
+	REPORT_RISING,            /* the slope's CI is above zero */
+	REPORT_NO_FALL,           /* no significant fall */
+	REPORT_EXHAUSTED,         /* the line is at zero by the last minute */
+	REPORT_PROJECTED,         /* falling: zero_ms (CI zero_early_ms .. zero_late_ms) lies ahead */
+};
+
+/* Fit order-k headroom per zone over [from, to] (-1 = open); up to max zones into out; keep != 0 keeps the points; count or -1. */
+int report_headroom_trends(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms, int keep,
+			   struct report_trend *out, int max);
+
+/* Free the points of n trends (NULL-safe). */
+void report_trends_free(struct report_trend *t, int n);
+
+/* y of trend t's fitted line at epoch ms. */
+double report_trend_at(const struct report_trend *t, int64_t ms);
+
+/* The outlook of a trend. */
+enum report_outlook report_trend_outlook(const struct report_trend *t);
+
+/* The status line's figure: order-k headroom of node 0 REPORT_STATUS_ZONE over the last hour. */
+struct report_status_headroom {
+	int ok;                   /* >= 3 minutes fitted; else only order is set */
+	int order;
+	double last;              /* headroom_mean of the last minute */
+	double slope_h, lo_h, hi_h;   /* per hour, with the 95% CI */
+	int falling;              /* the slope's CI is below zero */
+};
+
+/* Fill out for run_id at order k as of now_ms; 0, or -1 on a store error (out then says !ok). */
+int report_status_headroom(struct query *q, int64_t run_id, int order, int64_t now_ms,
+			   struct report_status_headroom *out);
+
+#endif

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report/run: the figures of one run; see run.h. */
+#include "report/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/stats.h"
+#include "report/headroom.h"
+
+#define HOUR_MS 3600000.0
+
+/* ---------------------------------------------------------------- orders of interest */
+
+static const char *const order_why[] = { [REPORT_ORDER_TASK] = "task_struct slab", [REPORT_ORDER_PAGEBLOCK] = "pageblock" };
+
+int report_task_order(int measured)
+{
+	return measured >= 0 ? measured : REPORT_DEFAULT_TASK_ORDER;
+}
+
+void report_orders_add(struct report_orders *o, int k, enum report_order_kind kind)
+{
+	if (k < 0 || k >= BUDDY_MAX_ORDER)
+		return;
+	for (int i = 0; i < o->n; i++)
+		if (o->order[i] == k)
+			return;
+	if (o->n == REPORT_MAX_ORDERS)
+		return;
+	o->order[o->n] = k;
+	o->kind[o->n] = kind;
+	o->why[o->n] = order_why[kind];
+	o->n++;
+}
+
+int report_order_measured(const struct report_orders *o, int i)
+{
+	return o->kind[i] == REPORT_ORDER_PAGEBLOCK || o->task_order_known;
+}
+
+static void orders_init(struct report_orders *out)
+{
+	memset(out, 0, sizeof *out);
+	out->task_order = REPORT_DEFAULT_TASK_ORDER;
+	out->task_objsize = -1;
+	out->pageblock_order = -1;
+}
+
+void report_orders_live(int task_order, int pageblock_order, struct report_orders *out)
+{
+	orders_init(out);
+	out->task_order = report_task_order(task_order);
+	out->task_order_known = task_order >= 0;
+	report_orders_add(out, out->task_order, REPORT_ORDER_TASK);
+	if (pageblock_order >= 0) {
+		out->pageblock_order = pageblock_order;
+		report_orders_add(out, pageblock_order, REPORT_ORDER_PAGEBLOCK);
+	}
+}
+
+int report_orders(struct query *q, int64_t run_id, struct report_orders *out)
+{
+	int has, order = -1, r;
+	int64_t objsize = -1;
+
+	orders_init(out);
+	if ((has = query_has_table(q, "slab")) < 0)
+		return -1;
+	if (has) {
+		if ((r = query_task_slab(q, run_id, &order, &objsize)) < 0)
+			return -1;
+		if (r && order >= 0) {
+			out->task_order = order;
+			out->task_order_known = 1;
+			out->task_objsize = objsize;
+		}
+	}
+	report_orders_add(out, out->task_order, REPORT_ORDER_TASK);
+	if ((has = query_has_table(q, "slow_samples")) < 0)
+		return -1;
+	if (has) {
+		if ((r = query_pageblock_order(q, run_id, &order)) < 0)
+			return -1;
+		if (r) {
+			out->pageblock_order = order;
+			report_orders_add(out, order, REPORT_ORDER_PAGEBLOCK);
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the run itself */
+
+const char *report_run_state(const struct query_run *run, int newest)
+{
+	if (run->end_reason)
+		return run->end_reason;
+	return newest ? "running" : "unfinished";
+}
+
+int64_t report_run_duration(const struct query_run *run)
+{
+	int64_t end = run->ended_ms >= 0 ? run->ended_ms : run->last_sample_ms;
+
+	return end >= 0 && run->started_ms >= 0 && end >= run->started_ms ? end - run->started_ms : -1;
+}
+
+int64_t report_run_exposure_ms(const struct query_run *run)
+{
+	return run->first_sample_ms >= 0 && run->last_sample_ms > run->first_sample_ms
+	       ? run->last_sample_ms - run->first_sample_ms : 0;
+}
+
+const char *report_eagerfpu(const char *cmdline, char *out, size_t outlen)
+{
+	const char *p = cmdline;
+
+	out[0] = '\0';
+	while (p && *p) {
+		size_t n;
+		while (*p == ' ')
+			p++;
+		n = strcspn(p, " ");
+		if (n > 9 && strncmp(p, "eagerfpu=", 9) == 0) {
+			/* The last one wins, as the kernel's early_param parsing does. */
+			snprintf(out, outlen, "%.*s", (int)(n - 9), p + 9);
+		}
+		p += n;
+	}
+	return out;
+}
+
+/* ---------------------------------------------------------------- rates */
+
+double report_per_hour(double count, int64_t exposure_ms)
+{
+	return exposure_ms > 0 ? count * HOUR_MS / (double)exposure_ms : NAN;
+}
+
+double report_per_s(double count, int64_t exposure_ms)
+{
+	return exposure_ms > 0 ? count * 1000.0 / (double)exposure_ms : NAN;
+}
+
+int report_gfp_atomic(const char *flags)
+{
+	return flags && (strncmp(flags, "GFP_ATOMIC", 10) == 0 || strncmp(flags, "GFP_NOWAIT", 10) == 0);
+}
+
+static int exposure_cb(void *arg, const struct query_run *run)
+{
+	*(int64_t *)arg = report_run_exposure_ms(run);
+	return 0;
+}
+
+int report_failures(struct query *q, int64_t run_id, struct report_failures *out)
+{
+	memset(out, 0, sizeof *out);
+	if (query_run(q, run_id, exposure_cb, &out->exposure_ms) < 0 ||
+	    query_alloc_failures(q, run_id, -1, -1, 0, &out->count, NULL, NULL) < 0)
+		return -1;
+	out->per_hour = report_per_hour((double)out->count, out->exposure_ms);
+	return 0;
+}
+
+int report_churn(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_churn *out)
+{
+	int got;
+
+	memset(out, 0, sizeof *out);
+	if ((got = query_churn_totals(q, run_id, from_ms, to_ms, &out->tot)) <= 0)
+		return got;
+	for (int i = 0; i < QC_N; i++)
+		out->per_hour[i] = report_per_hour((double)out->tot.c[i], out->tot.span_ms);
+	out->spawns_per_s = report_per_s((double)out->tot.c[QC_SPAWNED], out->tot.span_ms);
+	out->spawn_failures = out->tot.c[QC_FAIL_EAGAIN] + out->tot.c[QC_FAIL_ENOMEM] + out->tot.c[QC_FAIL_OTHER];
+	return 1;
+}
+
+struct churn_series {
+	report_churn_fn fn;
+	void *arg;
+};
+
+static int churn_point(void *arg, const struct query_churn *c)
+{
+	struct churn_series *s = arg;
+	struct report_churn_point p = { c->ts_ms, c->span_ms, c->population, { 0 } };
+
+	for (int i = 0; i < QC_N; i++)
+		p.per_s[i] = report_per_s((double)c->c[i], c->span_ms);
+	return s->fn(s->arg, &p);
+}
+
+int report_churn_series(struct query *q, int64_t run_id, struct query_range *rg, report_churn_fn fn, void *arg)
+{
+	struct churn_series s = { fn, arg };
+
+	return query_churn_series(q, run_id, rg, churn_point, &s);
+}
+
+/* ---------------------------------------------------------------- probes */
+
+static int set_push(struct report_probe_set *s, int64_t t, double v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		int64_t *nt = realloc(s->t, cap * sizeof *nt);
+		double *nv;
+		if (!nt)
+			return -1;
+		s->t = nt;
+		if (!(nv = realloc(s->v, cap * sizeof *nv)))
+			return -1;
+		s->v = nv;
+		s->cap = cap;
+	}
+	s->t[s->n] = t;
+	s->v[s->n] = v;
+	s->n++;
+	return 0;
+}
+
+static int probe_cb(void *arg, const struct query_probe *pr)
+{
+	struct report_probes *p = arg;
+
+	if (!pr->kind || !isfinite(pr->result))
+		return 0;
+	if (strcmp(pr->kind, "capacity") == 0)
+		return set_push(&p->capacity, pr->ts_ms, pr->result);
+	if (strcmp(pr->kind, "switch") == 0)
+		return set_push(&p->fpu_cost, pr->ts_ms, pr->result);
+	return 0;
+}
+
+/* Median, range and the least-squares trend of a set; 0 or -1 (out of memory). */
+static int set_finish(struct report_probe_set *s)
+{
+	double *scratch;
+
+	s->median = s->min = s->max = NAN;
+	if (s->n == 0)
+		return 0;
+	s->min = INFINITY;
+	s->max = -INFINITY;
+	for (size_t i = 0; i < s->n; i++) {
+		s->min = fmin(s->min, s->v[i]);
+		s->max = fmax(s->max, s->v[i]);
+	}
+	if (!(scratch = malloc((s->n + 1) * sizeof *scratch)))
+		return -1;
+	if (stats_median(s->v, s->n, scratch, &s->median) != STATS_OK)
+		s->median = NAN;
+	/* x relative to the first probe: small numbers, no precision lost to epoch offsets. */
+	for (size_t i = 0; i < s->n; i++)
+		scratch[i] = (double)(s->t[i] - s->t[0]);
+	s->fit_ok = s->n >= REPORT_TREND_MIN_POINTS && trend_fit(scratch, s->v, s->n, &s->fit) == TREND_OK;
+	free(scratch);
+	if (s->fit_ok) {
+		s->slope_h = trend_per_hour(s->fit.slope);
+		s->lo_h = trend_per_hour(s->fit.ci_lo);
+		s->hi_h = trend_per_hour(s->fit.ci_hi);
+		s->significant = s->fit.ci_hi < 0 || s->fit.ci_lo > 0;
+	}
+	return 0;
+}
+
+int report_probes(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_probes *out)
+{
+	memset(out, 0, sizeof *out);
+	out->rows = query_probes(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, out);
+	if (out->rows < 0 || set_finish(&out->capacity) < 0 || set_finish(&out->fpu_cost) < 0) {
+		report_probes_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+void report_probes_free(struct report_probes *p)
+{
+	if (!p)
+		return;
+	free(p->capacity.t);
+	free(p->capacity.v);
+	free(p->fpu_cost.t);
+	free(p->fpu_cost.v);
+	memset(&p->capacity, 0, sizeof p->capacity);
+	memset(&p->fpu_cost, 0, sizeof p->fpu_cost);
+}
+
+/* ---------------------------------------------------------------- atomic risk */
+
+struct atomic_rows {
+	report_atomic_fn fn;
+	void *arg;
+};
+
+static int atomic_row(void *arg, const struct query_atomic *a)
+{
+	struct atomic_rows *r = arg;
+	double n = a->samples > 0 ? (double)a->samples : NAN;
+	struct report_atomic x = {
+		.node = a->node, .zone = a->zone, .samples = a->samples, .risk = a->risk,
+		.risk_pct = 100.0 * (double)a->risk / n, .atomic_fail_pct = 100.0 * (double)a->atomic_fail / n,
+		.kernel_fail_pct = 100.0 * (double)a->kernel_fail / n, .has_margin = a->has_margin,
+		.min_margin = a->min_margin,
+	};
+
+	return r->fn(r->arg, &x);
+}
+
+int report_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			  report_atomic_fn fn, void *arg)
+{
+	struct atomic_rows r = { fn, arg };
+
+	return query_atomic_summary(q, run_id, order, from_ms, to_ms, atomic_row, &r);
+}
+
+struct atomic_pct {
+	query_zone_fn fn;
+	void *arg;
+};
+
+static int atomic_pct_cb(void *arg, const struct query_zone_point *p)
+{
+	struct atomic_pct *a = arg;
+	struct query_zone_point x = *p;
+
+	x.v = 100.0 * p->v;
+	x.lo = 100.0 * p->lo;
+	x.hi = 100.0 * p->hi;
+	return a->fn(a->arg, &x);
+}
+
+int report_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,
+			 void *arg)
+{
+	struct atomic_pct a = { fn, arg };
+
+	return query_atomic_series(q, run_id, order, rg, atomic_pct_cb, &a);
+}

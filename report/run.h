@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * report/run: the figures of one run that the pages, the JSON API, the
+ * summary and the daemon's /metrics and status line all state, computed
+ * here once from store reads (store/query.h) and analysis/.  Callers render
+ * them; none computes a figure of its own.
+ *
+ * Orders of interest: the task_struct slab's order (v_slabinfo, or the
+ * daemon's latest slabinfo; REPORT_DEFAULT_TASK_ORDER while unknown, the
+ * common case for x86-64 with AVX-512 xstate) and the pageblock order
+ * (v_pagetypeinfo; absent when never sampled).
+ *
+ * Rates: an event count over an exposure.  A run's exposure for kernel-log
+ * events is its first to its last sample; churn counts cover the ticks
+ * they were summed over (query_churn.span_ms).  Rates per hour and per
+ * second come from report_per_hour() and report_per_s() only.
+ */
+#ifndef FPUSOAK_REPORT_RUN_H
+#define FPUSOAK_REPORT_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/trend.h"
+#include "store/query.h"
+
+#define REPORT_MAX_ORDERS 4          /* orders of interest: task_struct and pageblock, each of A and B */
+#define REPORT_DEFAULT_TASK_ORDER 3  /* the task_struct slab's order until slabinfo says */
+
+/* Why an order is of interest. */
+enum report_order_kind { REPORT_ORDER_TASK = 0, REPORT_ORDER_PAGEBLOCK = 1 };
+
+struct report_orders {
+	int n;
+	int order[REPORT_MAX_ORDERS];
+	const char *why[REPORT_MAX_ORDERS];   /* "task_struct slab", "pageblock" (static strings) */
+	enum report_order_kind kind[REPORT_MAX_ORDERS];
+	int task_order;                       /* from slabinfo, or REPORT_DEFAULT_TASK_ORDER */
+	int task_order_known;                 /* 0: the default was used */
+	int64_t task_objsize;                 /* bytes, -1 unknown */
+	int pageblock_order;                  /* -1 unknown */
+};
+
+/* The task_struct slab's order: measured when >= 0, else REPORT_DEFAULT_TASK_ORDER. */
+int report_task_order(int measured);
+
+/* The orders of interest of a stored run; 0 or -1 (store error). */
+int report_orders(struct query *q, int64_t run_id, struct report_orders *out);
+
+/* The orders of interest of a live sample (task order and pageblock order, each -1 when unknown). */
+void report_orders_live(int task_order, int pageblock_order, struct report_orders *out);
+
+/* Whether order i of o was measured (pageblock, or a task order from slabinfo) rather than the default. */
+int report_order_measured(const struct report_orders *o, int i);
+
+/* Add order k of that kind to o unless present or full. */
+void report_orders_add(struct report_orders *o, int k, enum report_order_kind kind);
+
+/* "running", the end reason, or "unfinished" for a run that is not the newest and has no end. */
+const char *report_run_state(const struct query_run *run, int newest);
+
+/* How long the run lasted (or has lasted so far): end, else last sample, minus start; ms, -1 if unknown. */
+int64_t report_run_duration(const struct query_run *run);
+
+/* The run's exposure for event rates: first to last sample, ms; 0 when it has fewer than two samples. */
+int64_t report_run_exposure_ms(const struct query_run *run);
+
+/* The kernel command line's eagerfpu= value into out ("" when absent; the last one wins); returns out. */
+const char *report_eagerfpu(const char *cmdline, char *out, size_t outlen);
+
+/* count per hour of exposure_ms; NaN when the exposure is not positive. */
+double report_per_hour(double count, int64_t exposure_ms);
+
+/* count per second of exposure_ms; NaN when the exposure is not positive. */
+double report_per_s(double count, int64_t exposure_ms);
+
+/* Whether a failure's GFP flags make it an atomic request (GFP_ATOMIC, GFP_NOWAIT: may not sleep). */
+int report_gfp_atomic(const char *gfp_flags);
+
+/* Allocation failures of a whole run: the count and its rate over the run's exposure. */
+struct report_failures {
+	int64_t count;
+	int64_t exposure_ms;      /* report_run_exposure_ms */
+	double per_hour;          /* NaN without exposure */
+};
+
+/* The allocation failures of run run_id (which must exist); 0 or -1. */
+int report_failures(struct query *q, int64_t run_id, struct report_failures *out);
+
+/* Churn over a window: the sums, and each count per hour of the time they cover. */
+struct report_churn {
+	struct query_churn tot;   /* sums; tot.span_ms is the exposure */
+	double per_hour[QC_N];    /* NaN when the span is 0 */
+	double spawns_per_s;
+	int64_t spawn_failures;   /* EAGAIN + ENOMEM + other */
+};
+
+/* Churn of a run in [from, to] (-1 = open): 1, 0 when there are no churn rows, -1. */
+int report_churn(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_churn *out);
+
+/* One bucket of churn as rates. */
+struct report_churn_point {
+	int64_t ts_ms;
+	int64_t span_ms;          /* the time the bucket's ticks cover */
+	double population;        /* mean workers alive */
+	double per_s[QC_N];       /* each count per second of span_ms */
+};
+
+typedef int (*report_churn_fn)(void *arg, const struct report_churn_point *p);
+
+/* Churn of a run in rg, bucketed by the store (query_churn_series); fn per bucket; rows or -1. */
+int report_churn_series(struct query *q, int64_t run_id, struct query_range *rg, report_churn_fn fn, void *arg);
+
+/* One kind of probe over a window: the results, oldest first, and what they say. */
+struct report_probe_set {
+	size_t n, cap;
+	int64_t *t;
+	double *v;                /* finite results only */
+	double median, min, max;  /* NaN when n == 0 */
+	int fit_ok;               /* >= REPORT_TREND_MIN_POINTS probes and the fit succeeded */
+	struct trend_fit fit;     /* x = ms since t[0] */
+	double slope_h, lo_h, hi_h;   /* slope and its 95% CI per hour */
+	int significant;          /* the CI excludes 0 */
+};
+
+struct report_probes {
+	int rows;                 /* probes in the window, of any kind and result */
+	struct report_probe_set capacity;   /* workers held */
+	struct report_probe_set fpu_cost;   /* system us per yield */
+};
+
+/* The probes of a run in [from, to] (-1 = open); 0 or -1 (then nothing to free). */
+int report_probes(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_probes *out);
+
+/* Free what report_probes allocated; NULL-safe. */
+void report_probes_free(struct report_probes *p);
+
+/* One zone's atomic-allocation risk at one order over a window. */
+struct report_atomic {
+	int node;
+	const char *zone;         /* borrowed from the store: valid during the callback */
+	int64_t samples, risk;    /* risk: GFP_ATOMIC would fail where GFP_KERNEL would pass */
+	double risk_pct, atomic_fail_pct, kernel_fail_pct;   /* of the samples; NaN when there are none */
+	int has_margin;           /* 0 on pre-4.4 kernels */
+	int64_t min_margin;       /* lowest GFP_ATOMIC margin, pages */
+};
+
+typedef int (*report_atomic_fn)(void *arg, const struct report_atomic *a);
+
+/* Per zone, the order-k atomic risk of a run in [from, to] (-1 = open); rows (zones) or -1. */
+int report_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			  report_atomic_fn fn, void *arg);
+
+/* Per bucket and zone, the percentage of samples at risk for order k in rg (v = lo = hi, 0..100); rows or -1. */
+int report_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,
+			 void *arg);
+
+#endif

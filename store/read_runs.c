@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* read_runs: the runs table and each run's sample extent; see query.h. */
+#include <string.h>
+
+#include "store/reader.h"
+
+/* Columns of a run, shared by the listing and the single-run query.  The sample extent counts the minute
+ * rollups too: retention may have deleted the run's early raw ticks. */
+#define RUN_COLS \
+	"r.run_id, r.label, r.end_reason, r.version, r.boot_id, r.hostname, r.kernel_release, " \
+	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
+	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
+	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
+	"r.ticks, " \
+	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
+	" SELECT MIN(bucket_ms) FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = " STORE_TIER_MINUTE_SQL ")), " \
+	"coalesce((SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
+	" (SELECT MAX(bucket_ms) + " STORE_TIER_MINUTE_SQL " - 1 FROM tick_rollup u WHERE u.run_id = r.run_id" \
+	" AND u.tier = " STORE_TIER_MINUTE_SQL ")) "
+
+static const char *const SQL[S_COUNT] = {
+	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
+	[S_RUNS] = "SELECT " RUN_COLS "FROM runs r ORDER BY r.run_id DESC LIMIT ?1",
+	[S_RUN] = "SELECT " RUN_COLS "FROM runs r WHERE r.run_id = ?1",
+};
+
+int query_latest_run(struct query *q, int64_t *run_id)
+{
+	sqlite3_stmt *st = stmt(q, S_LATEST_RUN);
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*run_id = sqlite3_column_int64(st, 0);
+		found = 1;
+	}
+	done(st);
+	return found;
+}
+
+static void run_from_row(sqlite3_stmt *st, struct query_run *r)
+{
+	r->run_id = sqlite3_column_int64(st, 0);
+	r->label = col_text(st, 1);
+	r->end_reason = col_text(st, 2);
+	r->version = col_text(st, 3);
+	r->boot_id = col_text(st, 4);
+	r->hostname = col_text(st, 5);
+	r->kernel_release = col_text(st, 6);
+	r->kernel_version = col_text(st, 7);
+	r->cmdline = col_text(st, 8);
+	r->hypervisor = col_text(st, 9);
+	r->guest_type = col_text(st, 10);
+	r->cpu_model = col_text(st, 11);
+	r->fpu_features = col_text(st, 12);
+	r->xstate_detail = col_text(st, 13);
+	r->config = col_text(st, 14);
+	r->started_ms = col_i64(st, 15);
+	r->ended_ms = col_i64(st, 16);
+	r->pid = col_i64(st, 17);
+	r->xstate_bytes = col_i64(st, 18);
+	r->mem_total_kb = col_i64(st, 19);
+	r->page_size = col_i64(st, 20);
+	r->nsamples = col_i64(st, 21);
+	r->first_sample_ms = col_i64(st, 22);
+	r->last_sample_ms = col_i64(st, 23);
+}
+
+/* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */
+static int emit_runs(struct query *q, sqlite3_stmt *st, int cap, query_run_fn fn, void *arg)
+{
+	int rc, n = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_run r;
+		if (n == cap) {
+			snprintf(q->err, sizeof q->err, "more than %d runs", cap);
+			done(st);
+			return -1;
+		}
+		run_from_row(st, &r);
+		n++;
+		if (fn(arg, &r) != 0) {
+			snprintf(q->err, sizeof q->err, "stopped by caller");
+			done(st);
+			return -1;
+		}
+	}
+	return rows_done(q, st, rc, n);
+}
+
+int query_runs(struct query *q, query_run_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_RUNS);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (int64_t)QUERY_MAX_RUNS + 1);
+	return emit_runs(q, st, QUERY_MAX_RUNS, fn, arg);
+}
+
+int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_RUN);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	return emit_runs(q, st, 1, fn, arg);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* retain: deleting raw rows older than the cutoff in bounded slices (store_retain in store.h). */
+#include "store/writer.h"
+
+#define RETAIN_SLICE_MS (10 * 60 * 1000)   /* raw history deleted per call: ~600 ticks at 1 s */
+
+static int64_t query_i64(struct store *st, const char *sql, int64_t a, int64_t b, int64_t dflt)
+{
+	sqlite3_stmt *s;
+	int64_t v = dflt;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return dflt;
+	sqlite3_bind_int64(s, 1, a);
+	sqlite3_bind_int64(s, 2, b);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static int exec_bind(struct store *st, const char *sql, int64_t a, int64_t b, int64_t c)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return sqlite3_errcode(st->db);
+	sqlite3_bind_int64(s, 1, a);
+	sqlite3_bind_int64(s, 2, b);
+	sqlite3_bind_int64(s, 3, c);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int64_t store_retain(struct store *st, int64_t cutoff_ms)
+{
+	/* Tables whose key starts (run_id, ts_ms): one range delete each. */
+	static const char *const by_ts[] = {
+		/* A run's last slow sample stays: the report's orders of interest (task_struct's slab
+		 * order, the pageblock order) come from it. */
+		"DELETE FROM pagetype_free WHERE run_id = ?1 AND ts_ms < ?2"
+		" AND ts_ms < (SELECT max(ts_ms) FROM pagetype_free WHERE run_id = ?1)",
+		"DELETE FROM slab WHERE run_id = ?1 AND ts_ms < ?2 AND ts_ms < (SELECT max(ts_ms) FROM slab WHERE run_id = ?1)",
+		"DELETE FROM slow_samples WHERE run_id = ?1 AND ts_ms < ?2"
+		" AND ts_ms < (SELECT max(ts_ms) FROM slow_samples WHERE run_id = ?1)",
+		"DELETE FROM samples WHERE run_id = ?1 AND ts_ms < ?2",
+	};
+	/* Keyed (run_id, name_id, ts_ms): one range delete per name. */
+	static const char *const by_name[] = {
+		"DELETE FROM vmstat WHERE run_id = ?1 AND name_id = ?3 AND ts_ms < ?2",
+	};
+	/* Keyed (run_id, zone_id, ts_ms), change-only: the row in force at the cutoff stays. */
+	static const char *const by_zone[] = {
+		"DELETE FROM buddy WHERE run_id = ?1 AND zone_id = ?3 AND ts_ms < ?2 AND ts_ms < "
+		"(SELECT max(ts_ms) FROM buddy WHERE run_id = ?1 AND zone_id = ?3 AND ts_ms <= ?2)",
+		"DELETE FROM atomic_risk WHERE run_id = ?1 AND zone_id = ?3 AND ts_ms < ?2 AND ts_ms < "
+		"(SELECT max(ts_ms) FROM atomic_risk WHERE run_id = ?1 AND zone_id = ?3 AND ts_ms <= ?2)",
+	};
+	sqlite3_stmt *s;
+	int64_t run, oldest, upto, rolled, deleted = 0;
+	int rc = SQLITE_OK;
+
+	if (st->qcount || st->failing)
+		return 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT run_id, min(ts_ms) FROM samples WHERE ts_ms < ?1 GROUP BY run_id"
+				       " ORDER BY 2 LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, cutoff_ms);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return 0;
+	}
+	run = sqlite3_column_int64(s, 0);
+	oldest = sqlite3_column_int64(s, 1);
+	sqlite3_finalize(s);
+	/* A bounded slice per call: the tick that follows never waits on a big delete. */
+	upto = oldest + RETAIN_SLICE_MS < cutoff_ms ? oldest + RETAIN_SLICE_MS : cutoff_ms;
+	/* Never delete raw rows the minute rollup has not consumed yet. */
+	rolled = query_i64(st, "SELECT next_ms FROM rollup_state WHERE run_id = ?1 AND tier = ?2", run, STORE_TIER_MINUTE_MS, 0);
+	if (upto > rolled)
+		upto = rolled;
+	if (upto <= oldest || stmts_step(st, S_BEGIN) != SQLITE_OK)
+		return 0;
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_ts / sizeof by_ts[0]; i++) {
+		rc = exec_bind(st, by_ts[i], run, upto, 0);
+		deleted += sqlite3_changes(st->db);
+	}
+	for (int id = 0; rc == SQLITE_OK && id < st->nnames; id++)
+		for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_name / sizeof by_name[0]; i++) {
+			if (!st->names[id].name[0] || st->names[id].src != SRC_VMSTAT)
+				continue;
+			rc = exec_bind(st, by_name[i], run, upto, id);
+			deleted += sqlite3_changes(st->db);
+		}
+	for (int id = 0; rc == SQLITE_OK && id < st->nzones; id++)
+		for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_zone / sizeof by_zone[0]; i++) {
+			rc = exec_bind(st, by_zone[i], run, upto, id);
+			deleted += sqlite3_changes(st->db);
+		}
+	if (rc != SQLITE_OK || stmts_step(st, S_COMMIT) != SQLITE_OK) {
+		stmts_step(st, S_ROLLBACK);
+		return -1;
+	}
+	return deleted;
+}

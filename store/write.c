@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * write: one queued tick's rows inside the flush transaction (see writer.h):
+ * the sample row, the zone rows on change, the counters, and what the slow
+ * sources, the kernel log and the probes brought.
+ */
+#include <string.h>
+
+#include "store/writer.h"
+
+int write_dimensions(struct store *st)
+{
+	int rc;
+
+	for (int i = 0; i < st->nnames; i++) {
+		struct name_ent *ne = &st->names[i];
+		if (ne->persisted || !ne->name[0])
+			continue;
+		sqlite3_bind_int(st->stmt[S_NAME], 1, i);
+		sqlite3_bind_text(st->stmt[S_NAME], 2, store_src_names[ne->src], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st->stmt[S_NAME], 3, ne->name, -1, SQLITE_STATIC);
+		if ((rc = stmts_step(st, S_NAME)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < st->nzones; i++) {
+		struct zone_ent *ze = &st->zones[i];
+		if (ze->persisted)
+			continue;
+		sqlite3_bind_int(st->stmt[S_ZONE], 1, i);
+		sqlite3_bind_int(st->stmt[S_ZONE], 2, ze->node);
+		sqlite3_bind_text(st->stmt[S_ZONE], 3, ze->name, -1, SQLITE_STATIC);
+		if ((rc = stmts_step(st, S_ZONE)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+/* The sample row: cost, the meminfo columns, the churn columns; counted in runs.ticks when new. */
+static int write_sample(struct store *st, const struct store_tick *t)
+{
+	sqlite3_stmt *s = st->stmt[S_SAMPLE];
+	int rc, fresh = 1;
+
+	/* Ticks arrive in time order; only a wall-clock step back can repeat a timestamp. */
+	if (t->run_id == st->wlast_run && t->ts_ms <= st->wlast_ts) {
+		sqlite3_bind_int64(st->stmt[S_HAS_SAMPLE], 1, t->run_id);
+		sqlite3_bind_int64(st->stmt[S_HAS_SAMPLE], 2, t->ts_ms);
+		fresh = sqlite3_step(st->stmt[S_HAS_SAMPLE]) != SQLITE_ROW;
+		sqlite3_reset(st->stmt[S_HAS_SAMPLE]);
+	}
+	sqlite3_bind_int64(s, 1, t->run_id);
+	sqlite3_bind_int64(s, 2, t->ts_ms);
+	sqlite3_bind_int64(s, 3, t->sample_us);
+	for (int k = 0; k < STORE_NMEMINFO; k++)
+		if (t->mem_mask & (1u << k))
+			sqlite3_bind_int64(s, 4 + k, t->mem[k]);
+	if (t->have_churn) {
+		int64_t v[STORE_NCHURN];
+		tick_churn_values(&t->churn, v);
+		for (int k = 0; k < STORE_NCHURN; k++)
+			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + k, v[k]);
+	}
+	for (int k = 0; k < STORE_NVMHOT; k++)
+		if (t->vmhot_mask & (1u << k))
+			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + STORE_NCHURN + k, (sqlite3_int64)t->vmhot[k]);
+	if ((rc = stmts_step(st, S_SAMPLE)) != SQLITE_OK)
+		return rc;
+	if (t->run_id != st->wlast_run || t->ts_ms > st->wlast_ts) {
+		st->wlast_run = t->run_id;
+		st->wlast_ts = t->ts_ms;
+	}
+	if (fresh) {
+		sqlite3_bind_int64(st->stmt[S_TICKS], 1, t->run_id);
+		if ((rc = stmts_step(st, S_TICKS)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+/* Whether a zone row is due: a new run, a change, a keyframe, or a tick at or before one already written. */
+static int zone_due(const struct zone_seen *l, int64_t run_id, int64_t ts_ms, int same)
+{
+	return l->run_id != run_id || !same || ts_ms <= l->max_ts || ts_ms - l->ts_ms >= KEYFRAME_MS;
+}
+
+static void zone_wrote(struct zone_seen *l, int64_t run_id, int64_t ts_ms)
+{
+	if (l->run_id != run_id)
+		l->max_ts = INT64_MIN;
+	l->run_id = run_id;
+	l->ts_ms = ts_ms;
+	if (ts_ms > l->max_ts)
+		l->max_ts = ts_ms;
+}
+
+static int buddy_same(const struct tick_buddy *a, const struct tick_buddy *b)
+{
+	return a->norders == b->norders && memcmp(a->free, b->free, sizeof a->free[0] * a->norders) == 0;
+}
+
+static int atomic_same(const struct tick_atomic *a, const struct tick_atomic *b)
+{
+	return a->norders == b->norders && a->legacy == b->legacy && a->amask == b->amask && a->kmask == b->kmask &&
+	       a->margin0 == b->margin0 && a->kmargin0 == b->kmargin0;
+}
+
+static int write_buddy_row(struct store *st, int64_t run_id, int64_t ts_ms, const struct tick_buddy *b)
+{
+	sqlite3_stmt *s = st->stmt[S_BUDDY];
+
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, ts_ms);
+	sqlite3_bind_int(s, 3, b->zone_id);
+	sqlite3_bind_int(s, 4, b->norders);
+	for (int k = 0; k < b->norders && k < BUDDY_MAX_ORDER; k++)
+		sqlite3_bind_int64(s, 5 + k, (sqlite3_int64)b->free[k]);
+	return stmts_step(st, S_BUDDY);
+}
+
+static int write_atomic_row(struct store *st, int64_t run_id, int64_t ts_ms, const struct tick_atomic *r)
+{
+	sqlite3_stmt *s = st->stmt[S_ATOMIC];
+
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, ts_ms);
+	sqlite3_bind_int(s, 3, r->zone_id);
+	sqlite3_bind_int(s, 4, r->norders);
+	sqlite3_bind_int64(s, 5, r->amask);
+	sqlite3_bind_int64(s, 6, r->kmask);
+	sqlite3_bind_int64(s, 7, r->margin0);
+	sqlite3_bind_int64(s, 8, r->kmargin0);
+	sqlite3_bind_int(s, 9, r->legacy);
+	return stmts_step(st, S_ATOMIC);
+}
+
+/*
+ * A tick's zone rows, change-only: a zone's row is written when it differs
+ * from the zone's last row in this run (or hourly), and a zone in force that
+ * the tick lacks gets a norders = 0 row, so the views show a gap, not the
+ * previous counts.  buddy_at / atomic_at (schema 006) fill the ticks between.
+ */
+static int write_zones(struct store *st, const struct store_tick *t)
+{
+	uint8_t bseen[MAX_ZONES] = { 0 }, aseen[MAX_ZONES] = { 0 };
+	int rc;
+
+	for (int i = 0; i < t->nbuddy; i++) {
+		const struct tick_buddy *b = &t->buddy[i];
+		struct zone_last *l = &st->zlast[b->zone_id];
+		bseen[b->zone_id] = 1;
+		if (!zone_due(&l->bs, t->run_id, t->ts_ms, buddy_same(&l->b, b)))
+			continue;
+		if ((rc = write_buddy_row(st, t->run_id, t->ts_ms, b)) != SQLITE_OK)
+			return rc;
+		l->b = *b;
+		zone_wrote(&l->bs, t->run_id, t->ts_ms);
+	}
+	for (int i = 0; i < t->natomic; i++) {
+		const struct tick_atomic *r = &t->atomic[i];
+		struct zone_last *l = &st->zlast[r->zone_id];
+		aseen[r->zone_id] = 1;
+		if (!zone_due(&l->as, t->run_id, t->ts_ms, atomic_same(&l->a, r)))
+			continue;
+		if ((rc = write_atomic_row(st, t->run_id, t->ts_ms, r)) != SQLITE_OK)
+			return rc;
+		l->a = *r;
+		zone_wrote(&l->as, t->run_id, t->ts_ms);
+	}
+	for (int z = 0; z < st->nzones; z++) {
+		struct zone_last *l = &st->zlast[z];
+		if (!bseen[z] && l->bs.run_id == t->run_id && l->b.norders) {
+			struct tick_buddy gap = { .zone_id = (uint16_t)z };
+			if ((rc = write_buddy_row(st, t->run_id, t->ts_ms, &gap)) != SQLITE_OK)
+				return rc;
+			l->b = gap;
+			zone_wrote(&l->bs, t->run_id, t->ts_ms);
+		}
+		if (!aseen[z] && l->as.run_id == t->run_id && l->a.norders) {
+			struct tick_atomic gap = { .zone_id = (uint16_t)z };
+			if ((rc = write_atomic_row(st, t->run_id, t->ts_ms, &gap)) != SQLITE_OK)
+				return rc;
+			l->a = gap;
+			zone_wrote(&l->as, t->run_id, t->ts_ms);
+		}
+	}
+	return SQLITE_OK;
+}
+
+static void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v && *v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static int write_event(struct store *st, const struct store_tick *t, const struct tick_event *e)
+{
+	sqlite3_stmt *s = st->stmt[S_EVENT];
+	const struct kmsg_event *ev = &e->ev;
+
+	sqlite3_bind_int64(s, 1, t->run_id);
+	sqlite3_bind_int64(s, 2, e->ts_ms);
+	sqlite3_bind_text(s, 3, e->boot_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)e->seq);
+	sqlite3_bind_text(s, 5, kmsg_kind_name(ev->kind), -1, SQLITE_STATIC);
+	/* COMM is whatever bytes a local user chose: a BLOB keeps them exactly. */
+	sqlite3_bind_blob(s, 6, ev->comm, (int)ev->comm_len, SQLITE_STATIC);
+	if (ev->pid >= 0)
+		sqlite3_bind_int64(s, 7, ev->pid);
+	if (ev->order >= 0)
+		sqlite3_bind_int(s, 8, ev->order);
+	if (ev->has_gfp)
+		sqlite3_bind_int64(s, 9, (sqlite3_int64)ev->gfp_mask);
+	bind_opt_text(s, 10, ev->gfp_flags);
+	bind_opt_text(s, 11, ev->nodemask);
+	bind_opt_text(s, 12, ev->constraint);
+	if (ev->kind == KMSG_ALLOC_SUPPRESSED)
+		sqlite3_bind_int64(s, 13, (sqlite3_int64)ev->count);
+	sqlite3_bind_text(s, 14, e->raw, -1, SQLITE_STATIC);
+	return stmts_step(st, S_EVENT);
+}
+
+/* Everything a tick carries besides the fast sources. */
+static int write_tick_slow(struct store *st, const struct store_tick *t)
+{
+	int rc;
+
+	for (int i = 0; i < t->nevents; i++)
+		if ((rc = write_event(st, t, &t->events[i])) != SQLITE_OK)
+			return rc;
+	if (t->cursor_boot[0]) {
+		sqlite3_bind_text(st->stmt[S_CURSOR], 1, t->cursor_boot, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st->stmt[S_CURSOR], 2, (sqlite3_int64)t->cursor_seq);
+		if ((rc = stmts_step(st, S_CURSOR)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nptfree; i++) {
+		const struct tick_ptfree *r = &t->ptfree[i];
+		sqlite3_stmt *s = st->stmt[S_PTFREE];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, r->zone_id);
+		sqlite3_bind_int(s, 4, r->type_id);
+		sqlite3_bind_int(s, 5, r->norders);
+		sqlite3_bind_int64(s, 6, r->capped_mask);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->blocks);
+		for (int k = 0; k < r->norders && k < PAGETYPEINFO_MAX_ORDER; k++)
+			sqlite3_bind_int64(s, 8 + k, (sqlite3_int64)r->free[k]);
+		if ((rc = stmts_step(st, S_PTFREE)) != SQLITE_OK)
+			return rc;
+	}
+	if (t->have_slow) {
+		sqlite3_stmt *s = st->stmt[S_SLOW];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		if (t->pageblock_order >= 0)
+			sqlite3_bind_int(s, 3, t->pageblock_order);
+		if (t->pagetype_us >= 0)
+			sqlite3_bind_int64(s, 4, t->pagetype_us);
+		if (t->slabinfo_us >= 0)
+			sqlite3_bind_int64(s, 5, t->slabinfo_us);
+		if ((rc = stmts_step(st, S_SLOW)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nslab; i++) {
+		const struct tick_slab *r = &t->slab[i];
+		sqlite3_stmt *s = st->stmt[S_SLAB];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, r->name_id);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)r->active);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)r->num);
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)r->objsize);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->perslab);
+		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->pages);
+		if ((rc = stmts_step(st, S_SLAB)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nprobes; i++) {
+		const struct tick_probe *r = &t->probes[i];
+		sqlite3_stmt *s = st->stmt[S_PROBE];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, r->ts_ms);
+		sqlite3_bind_text(s, 3, r->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_double(s, 4, r->result);
+		sqlite3_bind_text(s, 5, r->stop_reason, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 6, r->duration_ms);
+		sqlite3_bind_text(s, 7, r->detail, -1, SQLITE_STATIC);
+		if (r->buddy)
+			sqlite3_bind_text(s, 8, r->buddy, -1, SQLITE_STATIC);
+		if ((rc = stmts_step(st, S_PROBE)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+int write_tick(struct store *st, const struct store_tick *t)
+{
+	int rc;
+
+	if ((rc = rollup_write_rows(st, t)) != SQLITE_OK)
+		return rc;
+	if (t->no_sample)
+		return SQLITE_OK;
+	if ((rc = write_sample(st, t)) != SQLITE_OK)
+		return rc;
+	if ((rc = write_zones(st, t)) != SQLITE_OK)
+		return rc;
+	for (int i = 0; i < t->nkv; i++) {
+		enum stmt_id id = t->kv[i].src == SRC_COUNTER ? S_COUNTER : S_VMSTAT;
+		sqlite3_stmt *s = st->stmt[id];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, t->kv[i].name_id);
+		/* Counters beyond INT64_MAX do not occur in practice; store the bit pattern. */
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)t->kv[i].value);
+		if ((rc = stmts_step(st, id)) != SQLITE_OK)
+			return rc;
+	}
+	return write_tick_slow(st, t);
+}

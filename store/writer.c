@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * writer: the writer's core (store.h is the contract, writer.h lists the
+ * writer's files): open, migrate and lock the DB, the run rows, and the
+ * bounded queue of ticks with its flush.
+ */
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "store/migrations.h"
+#include "store/writer.h"
+
+/* How long one write may wait for another writer's lock while all is well. */
+#define BUSY_TIMEOUT_MS 100
+/* While the DB refuses writes: retry this often, without waiting (a tick must never stall on it). */
+#define RETRY_MS 1000
+
+/* ------------------------------------------------------------ open, migrate, lock */
+
+static int exec_sql(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}
+
+static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* PRAGMA quick_check: "ok" or the first problem. Never repairs anything. */
+static int check_integrity(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc, ok = 0;
+
+	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *r = (const char *)sqlite3_column_text(s, 0);
+		ok = r && strcmp(r, "ok") == 0;
+		if (!ok)
+			snprintf(err, errlen, "integrity check failed: %s", r ? r : "?");
+	} else {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(s);
+	return ok ? 0 : -1;
+}
+
+static int migrate(sqlite3 *db, char *err, size_t errlen)
+{
+	int64_t have;
+	int latest = store_migrations[store_nmigrations - 1].version;
+
+	if (pragma_int(db, "PRAGMA user_version", &have) < 0) {
+		snprintf(err, errlen, "cannot read schema version: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	if (have > latest) {
+		snprintf(err, errlen, "database schema version %lld is newer than this fpusoakd knows (%d):"
+			 " use a newer fpusoakd or another --db", (long long)have, latest);
+		return -1;
+	}
+	for (int i = 0; i < store_nmigrations; i++) {
+		const struct migration *m = &store_migrations[i];
+		char sql[64], e2[256];
+
+		if (m->version <= have)
+			continue;
+		if (exec_sql(db, "BEGIN IMMEDIATE", err, errlen) < 0)
+			return -1;
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", m->version);
+		if (exec_sql(db, m->sql, e2, sizeof e2) < 0 || exec_sql(db, sql, e2, sizeof e2) < 0 ||
+		    exec_sql(db, "COMMIT", e2, sizeof e2) < 0) {
+			snprintf(err, errlen, "migration %s failed: %s", m->name, e2);
+			exec_sql(db, "ROLLBACK", e2, sizeof e2);
+			return -1;
+		}
+		log_info("database: applied migration %s", m->name);
+	}
+	return 0;
+}
+
+static int load_dimensions(struct store *st)
+{
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT name_id, source, name FROM names", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int id = sqlite3_column_int(s, 0);
+		const char *src = (const char *)sqlite3_column_text(s, 1);
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		if (id < 0 || id >= MAX_NAMES || !src || !name)
+			continue;
+		snprintf(st->names[id].name, sizeof st->names[id].name, "%s", name);
+		st->names[id].src = SRC_VMSTAT;
+		for (int k = 0; k < NSRC; k++)
+			if (strcmp(src, store_src_names[k]) == 0)
+				st->names[id].src = (uint8_t)k;
+		st->names[id].persisted = 1;
+		if (id >= st->nnames)
+			st->nnames = id + 1;
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(st->db, "SELECT zone_id, node, name FROM zones", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int id = sqlite3_column_int(s, 0);
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		if (id < 0 || id >= MAX_ZONES || !name)
+			continue;
+		st->zones[id].node = sqlite3_column_int(s, 1);
+		snprintf(st->zones[id].name, sizeof st->zones[id].name, "%s", name);
+		st->zones[id].persisted = 1;
+		if (id >= st->nzones)
+			st->nzones = id + 1;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+struct store *store_open(const char *path, size_t queue_max_bytes, char *err, size_t errlen)
+{
+	struct store *st = calloc(1, sizeof *st);
+	char e2[256];
+
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	st->lockfd = -1;
+	st->qmax = queue_max_bytes;
+	st->path = strdup(path);
+	if (!st->path)
+		goto fail;
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
+		goto fail;
+	}
+	/*
+	 * One fpusoakd per DB: a second one would mark the first one's run as
+	 * crashed.  flock() is independent of SQLite's fcntl() locks on Linux.
+	 */
+	st->lockfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (st->lockfd < 0 || flock(st->lockfd, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(err, errlen, "%s: %s", path, errno == EWOULDBLOCK ?
+			 "another fpusoakd is using this database" : strerror(errno));
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(st->db, 1);
+	if (check_integrity(st->db, e2, sizeof e2) < 0) {
+		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
+		goto fail;
+	}
+	/*
+	 * 2 MiB of page cache: a tick appends to ~6 B-tree pages (one wide sample row, per-zone rows),
+	 * so the writer's working set is a few dozen pages; a bigger cache only lengthened the RSS
+	 * warm-up (bench/RESULTS.md, soak).
+	 */
+	if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+			     " PRAGMA foreign_keys=OFF; PRAGMA cache_size=-2048;"
+			     " PRAGMA journal_size_limit=16777216;", e2, sizeof e2) < 0) {
+		snprintf(err, errlen, "%s: %s", path, e2);
+		goto fail;
+	}
+	if (migrate(st->db, e2, sizeof e2) < 0) {
+		snprintf(err, errlen, "%s: %s", path, e2);
+		goto fail;
+	}
+	if (stmts_prepare(st, err, errlen) < 0)
+		goto fail;
+	if (load_dimensions(st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(st->db));
+		goto fail;
+	}
+	return st;
+fail:
+	store_close(st);
+	return NULL;
+}
+
+static int flush_queue(struct store *st);
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	if (st->qhead && st->db) {
+		st->retry_ms = 0;
+		sqlite3_busy_timeout(st->db, 1000);   /* last chance: worth a short wait */
+		flush_queue(st);
+	}
+	if (st->qcount)
+		log_warnx("database: %zu tick(s) could not be written before exit", st->qcount);
+	while (st->qhead) {
+		struct store_tick *n = st->qhead->next;
+		tick_free(st->qhead);
+		st->qhead = n;
+	}
+	stmts_finalize(st);
+	rollup_free(&st->acc[0]);
+	rollup_free(&st->acc[1]);
+	if (st->db) {
+		/* Leave a small WAL behind: the next open has less to replay. */
+		sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		sqlite3_close(st->db);
+	}
+	if (st->lockfd >= 0)
+		close(st->lockfd);
+	free(st->path);
+	free(st);
+}
+
+const char *store_path(const struct store *st)
+{
+	return st->path;
+}
+
+int store_mark_crashed(struct store *st)
+{
+	char err[256];
+	const char *sql =
+		"UPDATE runs SET end_reason = 'crash',"
+		" ended_ms = COALESCE((SELECT max(ts_ms) FROM samples s WHERE s.run_id = runs.run_id), started_ms)"
+		" WHERE ended_ms IS NULL";
+
+	if (exec_sql(st->db, sql, err, sizeof err) < 0) {
+		log_warnx("database: marking crashed runs: %s", err);
+		return -1;
+	}
+	return sqlite3_changes(st->db);
+}
+
+/* ------------------------------------------------------------ run rows (written at once, not queued) */
+
+static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id)
+{
+	const char *sql =
+		"INSERT INTO runs(label, started_ms, pid, version, boot_id, hostname, kernel_release,"
+		" kernel_version, cmdline, hypervisor, guest_type, cpu_model, fpu_features, xstate_bytes,"
+		" xstate_detail, mem_total_kb, page_size, config)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		log_warnx("database: %s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	bind_text_or_null(s, 1, r->label);
+	sqlite3_bind_int64(s, 2, r->started_ms);
+	sqlite3_bind_int64(s, 3, r->pid);
+	bind_text_or_null(s, 4, r->version);
+	bind_text_or_null(s, 5, r->boot_id);
+	bind_text_or_null(s, 6, r->hostname);
+	bind_text_or_null(s, 7, r->kernel_release);
+	bind_text_or_null(s, 8, r->kernel_version);
+	bind_text_or_null(s, 9, r->cmdline);
+	bind_text_or_null(s, 10, r->hypervisor);
+	bind_text_or_null(s, 11, r->guest_type);
+	bind_text_or_null(s, 12, r->cpu_model);
+	bind_text_or_null(s, 13, r->fpu_features);
+	sqlite3_bind_int64(s, 14, r->xstate_bytes);
+	bind_text_or_null(s, 15, r->xstate_detail);
+	sqlite3_bind_int64(s, 16, r->mem_total_kb);
+	sqlite3_bind_int64(s, 17, r->page_size);
+	bind_text_or_null(s, 18, r->config);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		log_warnx("database: recording the run: %s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	*run_id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_run_end(struct store *st, int64_t run_id, int64_t ended_ms, const char *reason)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	flush_queue(st);
+	if (sqlite3_prepare_v2(st->db, "UPDATE runs SET ended_ms = ?1, end_reason = ?2 WHERE run_id = ?3",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, ended_ms);
+	sqlite3_bind_text(s, 2, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, run_id);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		log_warnx("database: recording the end of run %lld: %s", (long long)run_id, sqlite3_errmsg(st->db));
+		return -1;
+	}
+	return 0;
+}
+
+int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *kind, const char *text)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO run_notes(run_id, ts_ms, kind, text) VALUES (?1, ?2, ?3, ?4)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, ts_ms);
+	sqlite3_bind_text(s, 3, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 4, text, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
+		     int64_t pop_cap, uint64_t seed, const char *note)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO churn_info(run_id, fpu_kind, amx_ok, cgroup, pop_cap,"
+				       " seed, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_text(s, 2, fpu_kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(s, 3, amx_ok);
+	sqlite3_bind_text(s, 4, cgroup, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 5, pop_cap);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)seed);
+	sqlite3_bind_text(s, 7, note, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		log_warnx("database: recording churn info: %s", sqlite3_errmsg(st->db));
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT last_seq FROM kmsg_cursor WHERE boot_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(s, 1, boot_id, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*seq = (uint64_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+/* ------------------------------------------------------------ reads for the status line */
+
+int64_t store_sample_count(struct store *st, int64_t run_id)
+{
+	sqlite3_stmt *s;
+	int64_t n = -1;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT ticks FROM runs WHERE run_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n < 0 ? -1 : n + (int64_t)st->qcount;
+}
+
+/* ------------------------------------------------------------ the bounded queue */
+
+/* Write every queued tick in one transaction; on failure the queue is kept whole. */
+static int flush_queue(struct store *st)
+{
+	int rc;
+
+	if (!st->qhead)
+		return 0;
+	if (st->failing && clock_mono_ms() < st->retry_ms)
+		return 1;
+	memcpy(st->zsaved, st->zlast, (size_t)st->nzones * sizeof st->zlast[0]);
+	rc = stmts_step(st, S_BEGIN);
+	if (rc == SQLITE_OK)
+		rc = write_dimensions(st);
+	for (struct store_tick *t = st->qhead; rc == SQLITE_OK && t; t = t->next)
+		rc = write_tick(st, t);
+	if (rc == SQLITE_OK)
+		rc = stmts_step(st, S_COMMIT);
+	if (rc != SQLITE_OK) {
+		if (!sqlite3_get_autocommit(st->db))
+			stmts_step(st, S_ROLLBACK);
+		/* The rolled-back zone rows were never stored: compare the retry with what is. */
+		memcpy(st->zlast, st->zsaved, (size_t)st->nzones * sizeof st->zlast[0]);
+		if (!st->failing)
+			log_warnx("database: cannot write (%s); keeping up to %zu KiB of samples in memory"
+				  " until it can", sqlite3_errstr(rc), st->qmax / 1024);
+		/* Retries must not stall the loop: no busy wait until writes succeed again. */
+		sqlite3_busy_timeout(st->db, 0);
+		st->failing = 1;
+		st->retry_ms = clock_mono_ms() + RETRY_MS;
+		return 1;
+	}
+	if (st->failing) {
+		log_notice("database: writable again; wrote %zu queued tick(s)", st->qcount);
+		sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	}
+	st->failing = 0;
+	for (int i = 0; i < st->nnames; i++)
+		st->names[i].persisted = 1;
+	for (int i = 0; i < st->nzones; i++)
+		st->zones[i].persisted = 1;
+	while (st->qhead) {
+		struct store_tick *n = st->qhead->next;
+		tick_free(st->qhead);
+		st->qhead = n;
+	}
+	st->qtail = NULL;
+	st->qcount = 0;
+	st->qbytes = 0;
+	return 0;
+}
+
+/*
+ * A dropped tick's changed counters (vmstat, kernel-signal counters) are stored only on change: the
+ * next tick of the same run with a sample lists only what changed *since the dropped one*, so a
+ * counter the next tick lacks still has the dropped tick's value.  Hand those on, or the change
+ * would not reach the DB until the next hourly keyframe.  (Zone rows are compared at write time.)
+ */
+static void kv_hand_on(struct store *st, struct store_tick *from, struct store_tick *to)
+{
+	while (to && (to->no_sample || to->run_id != from->run_id))
+		to = to->run_id == from->run_id ? to->next : NULL;
+	if (!to || !from->nkv)
+		return;
+	for (int i = 0; i < from->nkv; i++) {
+		int have = 0;
+		for (int j = 0; j < to->nkv && !have; j++)
+			have = to->kv[j].name_id == from->kv[i].name_id && to->kv[j].src == from->kv[i].src;
+		if (have)
+			continue;
+		if (tick_add_kv(to, 1) < 0) {
+			log_warnx("database: out of memory handing on a dropped tick's counters");
+			return;
+		}
+		to->kv[to->nkv++] = from->kv[i];
+		st->qbytes += sizeof *to->kv;
+	}
+}
+
+int store_submit(struct store *st, struct store_tick *t)
+{
+	if (!t->no_sample && rollup_account_tick(st, t) < 0)
+		log_warnx("database: out of memory rolling up the tick at %lld", (long long)t->ts_ms);
+	if (st->qtail)
+		st->qtail->next = t;
+	else
+		st->qhead = t;
+	st->qtail = t;
+	st->qcount++;
+	st->qbytes += t->bytes;
+	while (st->qbytes > st->qmax && st->qhead != st->qtail) {
+		struct store_tick *old = st->qhead;
+		st->qhead = old->next;
+		st->qbytes -= old->bytes;
+		st->qcount--;
+		st->dropped++;
+		if (old->nrollb || old->nrollt)
+			rollup_hand_on(old, st->qhead);
+		kv_hand_on(st, old, st->qhead);
+		if (st->dropped == 1 || st->dropped % 1000 == 0)
+			log_warnx("database: sample queue full; dropped %llu oldest tick(s) so far",
+				  (unsigned long long)st->dropped);
+		tick_free(old);
+	}
+	return flush_queue(st);
+}
+
+int store_flush(struct store *st)
+{
+	st->retry_ms = 0;      /* an explicit flush always tries now */
+	return flush_queue(st);
+}
+
+size_t store_queued(const struct store *st)
+{
+	return st->qcount;
+}
+
+uint64_t store_dropped(const struct store *st)
+{
+	return st->dropped;
+}

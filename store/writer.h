@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * writer: what the writer's files share; included only by the writer's files in store/ (the
+ * public contract is store.h).
+ *
+ *   writer.c        open, migrate, lock, run rows, the bounded queue, submit and flush
+ *   tick.c          assembling a tick in memory (store_tick_*), interning names and zones
+ *   statements.c    the prepared statements: their SQL, prepare, step
+ *   write.c         one tick's rows inside the flush transaction
+ *   rollup_write.c  closing minute/hour buckets as ticks arrive and writing them (rollup.c sums)
+ *   retain.c        deleting old raw rows in bounded slices
+ *
+ * Data flow: a tick is filled by tick.c, accounted in the rollups and
+ * queued by store_submit, and written with every other queued tick in one
+ * transaction by the flush (write.c, rollup_write.c, statements.c).
+ */
+#ifndef FPUSOAK_WRITER_H
+#define FPUSOAK_WRITER_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/fields.h"
+#include "store/rollup.h"
+#include "store/store.h"
+
+/*
+ * vmstat counters, and a zone's buddyinfo and atomic-risk rows, are stored on
+ * change; every KEYFRAME_MS all of them are stored so that any window of
+ * history finds a starting value near it.
+ */
+#define KEYFRAME_MS (3600 * 1000)
+#define MAX_NAMES 1024
+#define MAX_ZONES 256
+
+/* The prepared statements (statements.c holds their SQL). */
+enum stmt_id {
+	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE,
+	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_STATE,
+	S_COUNT
+};
+
+/* Where an interned name comes from (the names table's source column: store_src_names). */
+enum kv_src { SRC_VMSTAT, SRC_MEMINFO, SRC_COUNTER, SRC_MIGRATETYPE, SRC_SLAB, NSRC };
+
+extern const char *const store_src_names[NSRC];   /* tick.c */
+
+struct name_ent {
+	char name[KV_NAME_MAX];
+	uint8_t src;
+	uint8_t persisted;
+	uint8_t have_last;   /* change detection (vmstat, counters) */
+	uint64_t last;
+	int64_t last_run;    /* counters: a new run stores its first value */
+};
+
+struct zone_ent {
+	int node;
+	char name[ZONE_NAME_MAX];
+	uint8_t persisted;
+};
+
+struct tick_kv {
+	uint16_t name_id;
+	uint8_t src;
+	uint64_t value;
+};
+
+struct tick_buddy {
+	uint16_t zone_id;
+	uint8_t norders;
+	uint64_t free[BUDDY_MAX_ORDER];
+};
+
+struct tick_event {
+	int64_t ts_ms;
+	uint64_t seq;
+	char boot_id[40];
+	struct kmsg_event ev;
+	char *raw;
+};
+
+struct tick_ptfree {
+	uint16_t zone_id, type_id;
+	uint8_t norders;
+	uint32_t capped_mask;
+	uint64_t blocks;
+	uint64_t free[PAGETYPEINFO_MAX_ORDER];
+};
+
+struct tick_slab {
+	uint16_t name_id;
+	uint64_t active, num, objsize, perslab, pages;
+};
+
+struct tick_atomic {
+	uint16_t zone_id;
+	uint8_t norders, legacy;
+	uint32_t amask, kmask;
+	int64_t margin0, kmargin0;
+};
+
+struct tick_probe {
+	int64_t ts_ms, duration_ms;
+	double result;
+	char kind[16], stop_reason[64];
+	char *detail, *buddy;
+};
+
+/* A completed rollup bucket travelling with the tick that completed it. */
+struct tick_rollbuddy {
+	int64_t run_id, tier, bucket_ms;
+	uint16_t zone_id;
+	uint8_t order;
+	struct rollup_zo v;
+};
+
+struct tick_rolltick {
+	int64_t run_id, tier, bucket_ms;
+	struct rollup_ticks v;
+};
+
+struct store_tick {
+	struct store_tick *next;
+	int no_sample;        /* carries only rollup rows (the run's last, partial buckets) */
+	uint32_t mem_mask;    /* bit k: mem[k] was read */
+	uint32_t vmhot_mask;  /* bit k: vmhot[k] was read */
+	uint64_t vmhot[STORE_NVMHOT];
+	int64_t mem[STORE_NMEMINFO];
+	int nrollb, nrollt;
+	struct tick_rollbuddy *rollb;
+	struct tick_rolltick *rollt;
+	int have_churn;
+	struct store_churn churn;
+	int nprobes;
+	struct tick_probe *probes;
+	int64_t run_id, ts_ms;
+	uint32_t sample_us;
+	int nbuddy, nkv, nevents, nptfree, nslab, natomic;
+	struct tick_buddy *buddy;
+	struct tick_kv *kv;
+	struct tick_event *events;
+	struct tick_ptfree *ptfree;
+	struct tick_slab *slab;
+	struct tick_atomic *atomic;
+	int have_slow, pageblock_order;
+	int64_t pagetype_us, slabinfo_us;    /* -1: not read this tick */
+	char cursor_boot[40];
+	uint64_t cursor_seq;
+	size_t bytes;        /* accounted against the queue bound */
+};
+
+/*
+ * The zone row last written for a (run, zone): a tick's row is written only
+ * when it differs (schema 006).  Kept at write time, not at submit, so a tick
+ * dropped from a full queue never makes a later tick look unchanged.
+ */
+struct zone_seen {
+	int64_t run_id, ts_ms, max_ts;    /* max_ts: a tick at or before it (clock stepped back) is always written */
+};
+
+struct zone_last {
+	struct zone_seen bs, as;          /* of the buddy row, of the atomic-risk row */
+	struct tick_buddy b;              /* norders 0: nothing in force (a gap row) */
+	struct tick_atomic a;
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int lockfd;
+	sqlite3_stmt *stmt[S_COUNT];
+	struct name_ent names[MAX_NAMES];
+	int nnames;
+	struct zone_ent zones[MAX_ZONES];
+	int nzones;
+	int64_t keyframe_run, keyframe_ms;
+	struct store_tick *qhead, *qtail;
+	size_t qcount, qbytes, qmax;
+	uint64_t dropped;
+	int failing;          /* last flush failed: log once per episode */
+	int64_t retry_ms;     /* while failing: no new attempt before this (monotonic ms) */
+	struct rollup_bucket acc[2];         /* the minute and the hour being filled */
+	int64_t wlast_run, wlast_ts;         /* the newest sample row written (duplicate check) */
+	struct zone_last zlast[MAX_ZONES];   /* per zone_id */
+	struct zone_last zsaved[MAX_ZONES];  /* zlast at BEGIN: restored when the transaction fails */
+};
+
+/* statements.c */
+
+/* Prepare every statement of st->stmt (persistent); 0, or -1 with the message in err. */
+int stmts_prepare(struct store *st, char *err, size_t errlen);
+
+/* Finalize every prepared statement (NULL ones too). */
+void stmts_finalize(struct store *st);
+
+/* Step statement id once, then reset it and clear its bindings: SQLITE_OK (done or a row) or the error code. */
+int stmts_step(struct store *st, enum stmt_id id);
+
+/* tick.c */
+
+/* Free a tick and everything it owns; accepts NULL. */
+void tick_free(struct store_tick *t);
+
+/* Grow *arr by one element of size sz (counted in t->bytes); pointer to the new zeroed element or NULL. */
+void *tick_grow(struct store_tick *t, void **arr, int *n, size_t sz);
+
+/* Make room for n more kv entries (counted in t->bytes); 0 or -1. */
+int tick_add_kv(struct store_tick *t, int n);
+
+/* The churn counts in store/fields.h's column order (counts beyond INT64_MAX do not occur). */
+void tick_churn_values(const struct store_churn *c, int64_t v[STORE_NCHURN]);
+
+/* write.c */
+
+/* Insert the names and zones interned since the last commit; SQLITE_OK or the error code. */
+int write_dimensions(struct store *st);
+
+/* Write one queued tick's rows (its rollup rows first); SQLITE_OK or the error code. */
+int write_tick(struct store *st, const struct store_tick *t);
+
+/* rollup_write.c */
+
+/* Account t in the minute being filled, closing buckets first (their rows ride on t); 0 or -1. */
+int rollup_account_tick(struct store *st, struct store_tick *t);
+
+/* Write the completed buckets t carries and advance rollup_state; SQLITE_OK or the error code. */
+int rollup_write_rows(struct store *st, const struct store_tick *t);
+
+/* Move the rollup rows of a tick dropped from the queue onto the next one (lost only when out of memory). */
+void rollup_hand_on(struct store_tick *from, struct store_tick *to);
+
+#endif

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* api_compare: /api/v1/compare?a=&b=, report_compare() as JSON (the figures of /compare). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "report/compare.h"
+#include "web/api.h"
+#include "web/api_util.h"
+#include "web/escape.h"
+
+static cJSON *line_json(const struct report_line *l)
+{
+	cJSON *o = cJSON_CreateObject(), *ci;
+
+	cJSON_AddStringToObject(o, "label", l->label);
+	cJSON_AddStringToObject(o, "test", l->test);
+	cJSON_AddStringToObject(o, "unit", l->unit);
+	cJSON_AddBoolToObject(o, "ok", l->ok);
+	api_json_num(o, "n_a", l->na);
+	api_json_num(o, "n_b", l->nb);
+	if (l->xa > 0 || l->xb > 0) {
+		api_json_num(o, "exposure_hours_a", l->xa);
+		api_json_num(o, "exposure_hours_b", l->xb);
+	}
+	if (!l->ok) {
+		cJSON_AddStringToObject(o, "note", l->note);
+		return o;
+	}
+	api_json_num(o, "a", l->c.a);
+	api_json_num(o, "b", l->c.b);
+	cJSON_AddStringToObject(o, "estimate_name", l->c.est_name ? l->c.est_name : "");
+	api_json_num(o, "estimate", l->c.est);
+	ci = cJSON_AddArrayToObject(o, "ci95");
+	/* An unbounded end (too few samples) is null. */
+	cJSON_AddItemToArray(ci, isfinite(l->c.lo) ? cJSON_CreateNumber(l->c.lo) : cJSON_CreateNull());
+	cJSON_AddItemToArray(ci, isfinite(l->c.hi) ? cJSON_CreateNumber(l->c.hi) : cJSON_CreateNull());
+	cJSON_AddBoolToObject(o, "ratio", l->c.is_ratio);
+	if (l->c.p >= 0)
+		cJSON_AddNumberToObject(o, "p", l->c.p);
+	else
+		cJSON_AddNullToObject(o, "p");
+	cJSON_AddBoolToObject(o, "significant", l->significant);
+	cJSON_AddStringToObject(o, "verdict", l->verdict);
+	return o;
+}
+
+struct exists {
+	int found;
+};
+
+static int exists_cb(void *arg, const struct query_run *run)
+{
+	(void)run;
+	((struct exists *)arg)->found = 1;
+	return 0;
+}
+
+int api_compare(struct web_req *r)
+{
+	const struct url_params *p = &r->url->p;
+	struct exists ea = { 0 }, eb = { 0 };
+	struct report_cmp *c;
+	cJSON *root, *arr;
+	char *s, ref[RUNREF_LEN];
+	int ret = -1, da, db;
+
+	if (!p->has_a || !p->has_b)
+		return web_error(r, 400, "give two runs: ?a=ID&b=ID");
+	if (web_resolve(r, &p->a, &da) < 0 || web_resolve(r, &p->b, &db) < 0)
+		return -1;
+	if (query_run(r->dbs.q[da], p->a.id, exists_cb, &ea) < 0 || query_run(r->dbs.q[db], p->b.id, exists_cb, &eb) < 0)
+		return -1;
+	if (!ea.found || !eb.found)
+		return web_error(r, 404, !ea.found ? "no such run (a)" : "no such run (b)");
+	if (!(c = calloc(1, sizeof *c)))
+		return -1;
+	if (report_compare(r->dbs.q[da], p->a.id, r->dbs.q[db], p->b.id, c) < 0 || !(root = cJSON_CreateObject()))
+		goto out;
+	cJSON_AddNumberToObject(root, "a", (double)p->a.id);
+	cJSON_AddNumberToObject(root, "b", (double)p->b.id);
+	if (r->dbs.n > 1) {
+		/* Several databases: which file each run is in, and its reference for the pages and this API. */
+		cJSON_AddStringToObject(root, "a_db", r->dbs.name[da]);
+		cJSON_AddStringToObject(root, "b_db", r->dbs.name[db]);
+		cJSON_AddStringToObject(root, "a_ref", runref_format(r->dbs.name[da], r->dbs.n, p->a.id, ref, sizeof ref));
+		cJSON_AddStringToObject(root, "b_ref", runref_format(r->dbs.name[db], r->dbs.n, p->b.id, ref, sizeof ref));
+	}
+	cJSON_AddStringToObject(root, "direction", "differences are B - A, ratios B / A");
+	arr = cJSON_AddArrayToObject(root, "orders_of_interest");
+	for (int i = 0; i < c->orders.n; i++) {
+		cJSON *x = cJSON_CreateObject();
+		struct strbuf tmp;
+		sb_init(&tmp, 256);
+		cJSON_AddNumberToObject(x, "order", c->orders.order[i]);
+		cJSON_AddStringToObject(x, "why", c->orders.why[i]);
+		escape_utf8(&tmp, c->zone[i], strlen(c->zone[i]));
+		cJSON_AddStringToObject(x, "zone", tmp.buf ? tmp.buf : "");
+		sb_free(&tmp);
+		cJSON_AddItemToArray(arr, x);
+	}
+	arr = cJSON_AddArrayToObject(root, "comparisons");
+	for (int i = 0; i < c->n; i++)
+		cJSON_AddItemToArray(arr, line_json(&c->line[i]));
+	s = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (s) {
+		r->status = 200;
+		r->ctype = api_json_type;
+		ret = sb_puts(&r->body, s);
+		free(s);
+	}
+out:
+	free(c);
+	return ret;
+}

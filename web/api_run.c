@@ -1,0 +1,305 @@
+/*
+ * api_run: the run documents of /api/v1/ — status, the run list (JSON and
+ * CSV) and one run with its orders of interest and headroom trends
+ * (report/).  Small documents, built with cJSON; every string from the DB
+ * is made valid UTF-8 first (api_json_str): cJSON copies bytes as they are,
+ * and a label with invalid UTF-8 would make invalid JSON.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/fmt.h"
+#include "report/headroom.h"
+#include "report/run.h"
+#include "web/api.h"
+#include "web/api_util.h"
+#include "web/escape.h"
+#include "web/page.h"
+#include "web/server.h"
+
+static cJSON *run_json(const struct web_req *r, int db, const struct query_run *run, int newest, struct strbuf *tmp)
+{
+	cJSON *o = cJSON_CreateObject();
+	char ref[RUNREF_LEN];
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "run_id", (double)run->run_id);
+	if (r->dbs.n > 1) {
+		/* Several databases (fpusoakd serve): the file's short name and the run's NAME:ID. */
+		cJSON_AddStringToObject(o, "db", r->dbs.name[db]);
+		cJSON_AddStringToObject(o, "ref", page_ref(r, db, run->run_id, ref, sizeof ref));
+	}
+	api_json_str(o, "label", run->label, tmp);
+	api_json_time(o, "started_at", run->started_ms);
+	api_json_time(o, "ended_at", run->ended_ms);
+	api_json_i64(o, "started_ms", run->started_ms);
+	api_json_i64(o, "ended_ms", run->ended_ms);
+	api_json_str(o, "end_reason", run->end_reason, tmp);
+	cJSON_AddStringToObject(o, "state", report_run_state(run, newest));
+	api_json_i64(o, "duration_ms", report_run_duration(run));
+	api_json_str(o, "kernel_release", run->kernel_release, tmp);
+	api_json_str(o, "kernel_version", run->kernel_version, tmp);
+	api_json_str(o, "hypervisor", run->hypervisor, tmp);
+	api_json_str(o, "guest_type", run->guest_type, tmp);
+	api_json_str(o, "cpu_model", run->cpu_model, tmp);
+	api_json_str(o, "fpu_features", run->fpu_features, tmp);
+	api_json_i64(o, "xstate_bytes", run->xstate_bytes);
+	api_json_str(o, "xstate_detail", run->xstate_detail, tmp);
+	api_json_i64(o, "mem_total_kb", run->mem_total_kb);
+	api_json_i64(o, "page_size", run->page_size);
+	api_json_str(o, "cmdline", run->cmdline, tmp);
+	api_json_str(o, "hostname", run->hostname, tmp);
+	api_json_str(o, "boot_id", run->boot_id, tmp);
+	api_json_str(o, "version", run->version, tmp);
+	api_json_i64(o, "pid", run->pid);
+	api_json_str(o, "config", run->config, tmp);
+	api_json_i64(o, "samples", run->nsamples);
+	api_json_i64(o, "first_sample_ms", run->first_sample_ms);
+	api_json_i64(o, "last_sample_ms", run->last_sample_ms);
+	return o;
+}
+
+struct one_run {
+	const struct web_req *r;
+	int db;
+	cJSON *obj;
+	int newest;
+	struct strbuf *tmp;
+};
+
+static int one_run_cb(void *arg, const struct query_run *run)
+{
+	struct one_run *o = arg;
+
+	o->obj = run_json(o->r, o->db, run, o->newest, o->tmp);
+	return o->obj ? 0 : -1;
+}
+
+int api_status(struct web_req *r)
+{
+	struct strbuf tmp;
+	struct one_run o = { r, 0, NULL, 1, &tmp };
+	char status[WEB_STATUS_MAX];
+	cJSON *root = cJSON_CreateObject();
+	int64_t id;
+	int got;
+
+	sb_init(&tmp, WEB_BODY_MAX);
+	if (root && (got = page_latest(r, &o.db, &id)) > 0)
+		o.newest = r->dbs.writing[o.db];
+	if (!root || got < 0 || (got && query_run(r->dbs.q[o.db], id, one_run_cb, &o) < 0)) {
+		cJSON_Delete(root);
+		sb_free(&tmp);
+		return -1;
+	}
+	web_status_copy(r->ws, status, sizeof status);
+	cJSON_AddBoolToObject(root, "healthy", web_healthy(r->ws));
+	api_json_str(root, "status", status, &tmp);
+	api_json_str(root, "version", web_version(r->ws), &tmp);
+	cJSON_AddNumberToObject(root, "schema_version", query_schema_version(r->q));
+	if (o.obj)
+		cJSON_AddItemToObject(root, "latest_run", o.obj);
+	else
+		cJSON_AddNullToObject(root, "latest_run");
+	sb_free(&tmp);
+	return api_send_json(r, root);
+}
+
+struct runs_ctx {
+	struct web_req *r;
+	cJSON *arr;               /* JSON, or NULL for CSV */
+	struct strbuf tmp;
+	int db, n, newest_live;   /* newest_live: the DB's first (newest) run may be "running" */
+};
+
+static int runs_cb(void *arg, const struct query_run *run)
+{
+	struct runs_ctx *c = arg;
+	struct strbuf *b = &c->r->body;
+	char t[FMT_TIME_LEN];
+	const char *const text[] = { run->label, NULL, NULL, run->end_reason, run->kernel_release, run->hypervisor,
+				     run->guest_type };
+
+	if (c->arr) {
+		cJSON *o = run_json(c->r, c->db, run, c->n++ == 0 && c->newest_live, &c->tmp);
+		if (!o)
+			return -1;
+		cJSON_AddItemToArray(c->arr, o);
+		return 0;
+	}
+	if (c->r->dbs.n > 1) {
+		char ref[RUNREF_LEN];
+		sb_printf(b, "%s,", page_ref(c->r, c->db, run->run_id, ref, sizeof ref));
+	}
+	sb_printf(b, "%" PRId64, run->run_id);
+	for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
+		sb_puts(b, ",");
+		if (i == 1 || i == 2) {
+			int64_t ms = i == 1 ? run->started_ms : run->ended_ms;
+			if (ms >= 0)
+				sb_puts(b, fmt_time_iso(ms, t, sizeof t));
+		} else if (text[i]) {
+			escape_csv(b, text[i], strlen(text[i]));
+		}
+	}
+	sb_printf(b, ",%s,%" PRId64 ",%" PRId64 "\r\n", report_run_state(run, c->n++ == 0 && c->newest_live), run->nsamples,
+		  report_run_duration(run));
+	return b->err ? -1 : 0;
+}
+
+int api_runs(struct web_req *r)
+{
+	struct runs_ctx c = { .r = r };
+	cJSON *root = NULL;
+	int n;
+
+	sb_init(&c.tmp, WEB_BODY_MAX);
+	if (r->fmt == URL_FMT_CSV) {
+		r->status = 200;
+		r->ctype = api_csv_type;
+		snprintf(r->filename, sizeof r->filename, "runs.csv");
+		sb_puts(&r->body, r->dbs.n > 1 ? "ref,run_id,label," : "run_id,label,");
+		sb_puts(&r->body, "started_at,ended_at,end_reason,kernel_release,hypervisor,guest_type,"
+			"state,samples,duration_ms\r\n");
+	} else if (!(root = cJSON_CreateObject()) || !(c.arr = cJSON_AddArrayToObject(root, "runs"))) {
+		cJSON_Delete(root);
+		return -1;
+	}
+	for (n = 0, c.db = 0; c.db < r->dbs.n && n >= 0; c.db++) {
+		c.n = 0;
+		c.newest_live = r->dbs.writing[c.db];
+		n = query_runs(r->dbs.q[c.db], runs_cb, &c);
+	}
+	sb_free(&c.tmp);
+	if (n < 0) {
+		cJSON_Delete(root);
+		return -1;
+	}
+	return root ? api_send_json(r, root) : 0;
+}
+
+static cJSON *trend_json(const struct report_trend *t, const char *why)
+{
+	cJSON *o = cJSON_CreateObject(), *ci, *ex;
+	struct strbuf tmp;
+
+	if (!o)
+		return NULL;
+	sb_init(&tmp, 256);
+	cJSON_AddNumberToObject(o, "order", t->order);
+	cJSON_AddStringToObject(o, "why", why);
+	cJSON_AddNumberToObject(o, "node", t->node);
+	escape_utf8(&tmp, t->zone, strlen(t->zone));
+	cJSON_AddStringToObject(o, "zone", tmp.buf ? tmp.buf : "");
+	sb_free(&tmp);
+	cJSON_AddNumberToObject(o, "minutes", (double)t->n);
+	api_json_num(o, "last_blocks", t->n ? t->last : NAN);
+	if (!t->ok) {
+		cJSON_AddNullToObject(o, "slope_per_hour");
+		cJSON_AddNullToObject(o, "ci95_per_hour");
+		cJSON_AddNullToObject(o, "exhaustion");
+		cJSON_AddStringToObject(o, "note", trend_strerror(t->err));
+		return o;
+	}
+	api_json_num(o, "slope_per_hour", t->slope_h);
+	ci = cJSON_AddArrayToObject(o, "ci95_per_hour");
+	cJSON_AddItemToArray(ci, cJSON_CreateNumber(t->lo_h));
+	cJSON_AddItemToArray(ci, cJSON_CreateNumber(t->hi_h));
+	api_json_num(o, "r2", t->fit.r2);
+	if (t->exhaustion) {
+		ex = cJSON_AddObjectToObject(o, "exhaustion");
+		cJSON_AddNumberToObject(ex, "ts_ms", (double)t->zero_ms);
+		api_json_time(ex, "ts", t->zero_ms);
+		cJSON_AddNumberToObject(ex, "early_ms", (double)t->zero_early_ms);
+		cJSON_AddNumberToObject(ex, "late_ms", (double)t->zero_late_ms);
+	} else {
+		cJSON_AddNullToObject(o, "exhaustion");
+	}
+	return o;
+}
+
+/* Add orders_of_interest and headroom_trends (whole run) to a run's JSON object; 0 or -1. */
+static int headroom_json(struct web_req *r, int64_t run_id, cJSON *obj)
+{
+	struct report_orders o;
+	struct report_trend *t = calloc(REPORT_MAX_ZONES, sizeof *t);
+	cJSON *orders, *trends;
+	int ret = -1;
+
+	if (!t || report_orders(r->q, run_id, &o) < 0)
+		goto out;
+	orders = cJSON_AddArrayToObject(obj, "orders_of_interest");
+	trends = cJSON_AddArrayToObject(obj, "headroom_trends");
+	for (int i = 0; i < o.n; i++) {
+		cJSON *x = cJSON_CreateObject();
+		int n;
+		cJSON_AddNumberToObject(x, "order", o.order[i]);
+		cJSON_AddStringToObject(x, "why", o.why[i]);
+		cJSON_AddBoolToObject(x, "measured", report_order_measured(&o, i));
+		cJSON_AddItemToArray(orders, x);
+		if ((n = report_headroom_trends(r->q, run_id, o.order[i], -1, -1, 0, t, REPORT_MAX_ZONES)) < 0)
+			goto out;
+		for (int z = 0; z < n; z++)
+			cJSON_AddItemToArray(trends, trend_json(&t[z], o.why[i]));
+	}
+	ret = 0;
+out:
+	free(t);
+	return ret;
+}
+
+int api_run(struct web_req *r)
+{
+	struct strbuf tmp;
+	struct one_run o = { r, r->db, NULL, 0, &tmp };
+	struct buddyinfo *b = NULL;
+	int64_t ts;
+	int got;
+
+	sb_init(&tmp, WEB_BODY_MAX);
+	if ((o.newest = page_newest(r, r->db, r->id)) < 0)
+		goto fail;
+	if ((got = query_run(r->q, r->id, one_run_cb, &o)) < 0)
+		goto fail;
+	sb_free(&tmp);
+	if (!got)
+		return web_error(r, 404, "no such run");
+	if (!(b = calloc(1, sizeof *b)) || (got = query_buddy_latest(r->q, r->id, b, &ts)) < 0)
+		goto fail;
+	if (got) {
+		cJSON *lb = cJSON_AddObjectToObject(o.obj, "latest_buddyinfo"), *zones;
+		api_json_i64(lb, "ts_ms", ts);
+		api_json_time(lb, "ts", ts);
+		zones = cJSON_AddArrayToObject(lb, "zones");
+		for (int i = 0; i < b->nzones; i++) {
+			cJSON *z = cJSON_CreateObject(), *f;
+			cJSON_AddNumberToObject(z, "node", b->z[i].node);
+			cJSON_AddStringToObject(z, "zone", b->z[i].zone);   /* fits ZONE_NAME_MAX; checked by the store */
+			f = cJSON_AddArrayToObject(z, "free_blocks");
+			for (int k = 0; k < b->norders; k++)
+				cJSON_AddItemToArray(f, cJSON_CreateNumber((double)b->z[i].free[k]));
+			cJSON_AddItemToArray(zones, z);
+		}
+	} else {
+		cJSON_AddNullToObject(o.obj, "latest_buddyinfo");
+	}
+	free(b);
+	b = NULL;
+	if (headroom_json(r, r->id, o.obj) < 0)
+		goto fail_obj;
+	return api_send_json(r, o.obj);
+fail_obj:
+	cJSON_Delete(o.obj);
+	return -1;
+fail:
+	sb_free(&tmp);
+	free(b);
+	cJSON_Delete(o.obj);
+	return -1;
+}
