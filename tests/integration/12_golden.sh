@@ -80,7 +80,8 @@ done
 kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
 if [ -n "$got" ]; then
 	sed -E -e 's/^(fpusoakd_(run_start_time_seconds|last_sample_timestamp_seconds|sample_duration_seconds|samples_total)) .*/\1 N/' \
-		-e 's/^fpusoakd_build_info\{version="[^"]*"\}/fpusoakd_build_info{version="VERSION"}/' "$tmp/m.txt" >"$out/daemon-metrics.txt"
+		-e 's/^fpusoakd_build_info\{version="[^"]*"\}/fpusoakd_build_info{version="VERSION"}/' \
+		-e 's/^(fpusoakd_run_info\{.*)hypervisor="[^"]*",guest_type="[^"]*"/\1hypervisor="HV",guest_type="GT"/' "$tmp/m.txt" >"$out/daemon-metrics.txt"
 else
 	fail "the daemon on the fixture tree never served /metrics: $(tail -3 "$tmp/daemon.log")"
 fi
