@@ -169,7 +169,7 @@ wait "$dpid" 2>/dev/null
 check "daemon: workers' accounting balanced at stop (no 'does not balance' warning)" \
 	bash -c "! grep -q 'does not balance' '$tmp/log'"
 if [ -n "$SBM" ]; then
-	for d in "$SBM/fpusoakd-workers" "$SBP/fpusoakd-workers" "$SBM" "$SBP"; do
+	for d in "$SBM"/fpusoakd-workers-* "$SBP"/fpusoakd-workers-* "$SBM" "$SBP"; do
 		for i in $(seq 50); do [ -d "$d" ] || break; rmdir "$d" 2>/dev/null && break; sleep 0.1; done
 	done
 	check "daemon sandbox removed" test ! -d "$SBM" -a ! -d "$SBP"
