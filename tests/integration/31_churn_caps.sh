@@ -148,7 +148,7 @@ fi
 tmp=$(mktemp -d)
 bash -c '[ -z "$1" ] || { echo $$ >"$1/cgroup.procs" && echo $$ >"$2/cgroup.procs"; } && shift 2 && exec "$@"' _ "$SBM" "$SBP" \
 	"$FPUSOAKD" --db "$tmp/db" --listen none --kmsg none --duration 30s --workers 8 --spawn-rate max \
-	--lifetime 60s --lifetime-dist fixed --cgroup-memory-max 48M --cgroup-pids-max 100 --probe-interval 0 \
+	--lifetime 60s --lifetime-dist fixed --cgroup-memory-max 48M --cgroup-pids-max 100 ${nocg:+--allow-unconfined} --probe-interval 0 \
 	--switch-probe-interval 0 >"$tmp/log" 2>&1 &
 dpid=$!
 for i in $(seq 100); do sp=$(pgrep -P "$dpid" | head -1); [ -n "$sp" ] && break; sleep 0.1; done

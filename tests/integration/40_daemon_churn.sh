@@ -16,7 +16,10 @@ wait_for() { for i in $(seq ${3:-100}); do [ "$(q "$1" 2>/dev/null)" = "$2" ] &&
 spawner_of() { pgrep -P "$1" | head -1; }
 # Zombies count as dead: PID 1 in some sandboxes never reaps what it inherits.
 alive() { [ -r /proc/$1/status ] && ! grep -q "^State:.*Z" /proc/$1/status 2>/dev/null; }
-SAFE="--cgroup-memory-max 64M --cgroup-pids-max 300 --listen none --kmsg none --switch-probe-interval 0"
+# Without a cgroup the explicit limits would stop the daemon at start: there it is allowed to run
+# unconfined, as an operator would run it there, and the checks below test that.
+UNCONF=${nocg:+--allow-unconfined}
+SAFE="--cgroup-memory-max 64M --cgroup-pids-max 300 $UNCONF --listen none --kmsg none --switch-probe-interval 0"
 
 # A: population, invariant, provoked deaths, clean stop.
 db=$tmp/a.db
@@ -96,7 +99,7 @@ fi
 
 # D: a capacity probe (SIGUSR1) in a 48 MB cgroup: positive count, a stop reason, churn resumes.
 db=$tmp/d.db
-"$FPUSOAKD" --db "$db" --cgroup-memory-max 48M --cgroup-pids-max 2000 --listen none --kmsg none --switch-probe-interval 0 \
+"$FPUSOAKD" --db "$db" --cgroup-memory-max 48M --cgroup-pids-max 2000 $UNCONF --listen none --kmsg none --switch-probe-interval 0 \
 	--sample-interval 200ms --workers 4 --spawn-rate 50 --lifetime 1s --probe-interval 0 --probe-limit 1500 \
 	--worker-memory 256K >"$tmp/d.log" 2>&1 & pid=$!
 wait_for "SELECT max(population) FROM v_churn" 4 || fail "D: churn did not start"

@@ -168,13 +168,18 @@ r_cgroup() {
 	return 0
 }
 
-r_confine() {
+# Why r_cgroup could not make the test's cgroup (for a skip line).
+r_cgroup_why() {
 	local why
+	why=$(no_cgroup_reason)
+	echo "${why:-the cgroup of this process cannot hold a memory+pids child (cgroup2 without memory and pids delegated here)}"
+}
+
+r_confine() {
 	R_CGROUP_MEM=
 	r_cgroup "$@" && return 0
 	R_CGROUP_PROCS=() R_CGROUP_MEM=
-	why=$(no_cgroup_reason)
-	skip "the test's $1 / $2-pid cgroup: ${why:-the cgroup of this process cannot hold a memory+pids child (cgroup2 without memory and pids delegated here)}; the daemon runs unconfined"
+	skip "the test's $1 / $2-pid cgroup: $(r_cgroup_why); the daemon runs unconfined"
 	return 0
 }
 
