@@ -49,6 +49,8 @@ struct daemon_sample {
 	const struct kv_set *vmstat;     /* NULL when the last read failed */
 	const struct kv_set *meminfo;    /* NULL when the last read failed */
 	struct report_orders orders;     /* the orders of interest of this sample (report_orders_live) */
+	int request_orders;              /* request verdicts of the tick for orders 0..request_orders-1; 0 = none */
+	uint32_t request_atomic, request_nowait, request_kernel;   /* bit k: order k passes (v_atomic_request) */
 	const struct churn_counters *churn;   /* NULL = churn off */
 	const struct churn_counters *probe;   /* with churn: the capacity-probe workers' own counters */
 	uint64_t oom_unattributed;       /* with churn: OOM kills in the workers' group matched to no worker */

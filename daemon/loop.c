@@ -75,6 +75,7 @@ void loop_publish(struct daemon *d)
 		.oom_kills = d->kwatch ? kwatch_oom_kills(d->kwatch) : 0,
 	};
 	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
+	s.request_orders = sampler_request(d->sampler, &s.request_atomic, &s.request_nowait, &s.request_kernel);
 	d->hooks->sample(d->hooks->arg, &s);
 }
 

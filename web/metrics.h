@@ -25,6 +25,9 @@
  *   fpusoakd_headroom_blocks{node,zone,order}          gauge, free blocks able to satisfy order k (orders of interest)
  *   fpusoakd_unusable_free_index{node,zone,order}      gauge, the kernel's unusable_free_index / 1000 (analysis/frag)
  *   fpusoakd_fragmentation_index{node,zone,order}      gauge, the kernel's __fragmentation_index / 1000
+ *   fpusoakd_atomic_request_ok{order,gfp}              gauge, 1/0: would an order-k request of that GFP class
+ *                                                      (atomic|nowait|kernel) get its pages from its zonelist
+ *                                                      (v_atomic_request; kernel: by reclaim if need be)
  *   fpusoakd_workers                                   gauge, churn workers alive
  *   fpusoakd_worker_spawns_total                       counter
  *   fpusoakd_worker_spawn_failures_total{errno}        counter, EAGAIN|ENOMEM|other
@@ -71,6 +74,8 @@ struct metrics_input {
 	int headroom_orders[METRICS_MAX_ORDERS];
 	int nheadroom_orders;
 	int indices;                     /* with buddy: 1 = the kernel's indices per zone and order */
+	int request_orders;              /* request verdicts for orders 0..request_orders-1 (max 16); 0 = no family */
+	uint32_t request_atomic, request_nowait, request_kernel;   /* bit k: order k passes */
 	const struct churn_counters *churn;   /* NULL = churn off: no worker or probe families */
 	const struct churn_counters *probe;   /* with churn: the capacity-probe workers (NULL: none counted) */
 	uint64_t oom_unattributed;       /* with churn: OOM kills in the workers' group matched to no worker */

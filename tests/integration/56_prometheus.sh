@@ -123,6 +123,15 @@ for i in 1 2; do
 	done
 	check "recording rule instance:fpusoakd_headroom_blocks:sum_zones = the raw sum over zones but DMA at its own timestamps ($same of $n equal)" \
 		test "$n" -ge 3 -a "$same" -ge $(( (n + 1) / 2 ))
+	# The atomic-only rules on the exported request verdicts: one 0/1 series per order the store has.
+	nord=$(sqlite3 -batch -noheader "$tmp/f$i.db" "SELECT count(DISTINCT page_order) FROM v_atomic_request")
+	nat=$(promql "instance:fpusoakd_atomic_only:bool{instance=\"127.0.0.1:$port\"}" "$t" |
+		python3 -c 'import sys,json; r=json.load(sys.stdin)["data"]["result"]; print(len(r), all(x["value"][1] in ("0", "1") for x in r))')
+	check "recording rule instance:fpusoakd_atomic_only:bool: a 0/1 series per order of v_atomic_request ($nat; $nord orders)" \
+		test "$nord" -gt 0 -a "$nat" = "$nord True"
+	nat=$(promql "label_kernel_order:fpusoakd_atomic_only:ratio_1h_avg{label=\"fleet-$i\",kernel=\"$kern\"}" "$t" |
+		python3 -c 'import sys,json; print(len(json.load(sys.stdin)["data"]["result"]))')
+	check "fleet view: label fleet-$i has atomic-only ratios for kernel $kern ($nat orders)" test "$nat" = "$nord"
 done
 curl -fs "http://127.0.0.1:$p1/metrics" >"$tmp/m.txt"
 check "promtool check metrics: the live exposition is clean" sh -c "promtool check metrics <'$tmp/m.txt' 2>&1 | (! grep -q .)"

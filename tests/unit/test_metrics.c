@@ -76,6 +76,11 @@ int main(void)
 	in.headroom_orders[1] = 9;
 	in.nheadroom_orders = 2;
 	in.indices = 1;
+	/* The request verdicts of 11 orders: GFP_ATOMIC passes up to order 2, GFP_NOWAIT up to 1, GFP_KERNEL at all. */
+	in.request_orders = 11;
+	in.request_atomic = 0x7;
+	in.request_nowait = 0x3;
+	in.request_kernel = 0x7ff;
 	{
 		static struct churn_counters cc;
 		static uint64_t fails[16];
@@ -107,6 +112,15 @@ int main(void)
 	T_CHECK(has_line(&sb, "fpusoakd_run_info{run_id=\"42\",label=\"gfp-\\\"atomic\\\"\\n\",kernel=\"6.1.0-57-amd64\",hypervisor=\"xen\",guest_type=\"PV\"} 1") && has_line(&sb, "# TYPE fpusoakd_run_info gauge"),
 		"run_info: run id, escaped label, kernel, hypervisor, guest type");
 	T_CHECK(has_line(&sb, "fpusoakd_run_start_time_seconds 1717243200.123"), "run start in seconds");
+	T_CHECK(has_line(&sb, "# TYPE fpusoakd_atomic_request_ok gauge") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"2\",gfp=\"atomic\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"3\",gfp=\"atomic\"} 0") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"3\",gfp=\"kernel\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"1\",gfp=\"nowait\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"2\",gfp=\"nowait\"} 0") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"10\",gfp=\"kernel\"} 1"),
+		"atomic_request_ok: bit k of each mask is order k's value for its GFP class");
+	T_CHECK(!strstr(sb.buf, "fpusoakd_atomic_request_ok{order=\"11\""), "atomic_request_ok: no order past request_orders");
 	T_CHECK(has_line(&sb, "# TYPE fpusoakd_samples_total counter") && has_line(&sb, "fpusoakd_samples_total 3600"),
 		"samples counter");
 	T_CHECK(has_line(&sb, "fpusoakd_last_sample_timestamp_seconds 1717246800.456"), "last sample time");
@@ -162,7 +176,7 @@ int main(void)
 			types++;
 		for (const char *p = sb.buf; (p = strstr(p, "# HELP ")); p++)
 			helps++;
-		T_CHECK(types == 28 && helps == 28, "28 families, each with HELP and TYPE (%d, %d)", types, helps);
+		T_CHECK(types == 29 && helps == 29, "29 families, each with HELP and TYPE (%d, %d)", types, helps);
 	}
 
 	if (!mkdtemp(dir)) {
@@ -198,13 +212,15 @@ int main(void)
 	in.churn = NULL;
 	in.alloc_failures = NULL;
 	in.has_oom_kills = 0;
+	in.request_orders = 0;
 	in.label = in.kernel_release = in.hypervisor = in.guest_type = NULL;
 	T_EQ_I(metrics_build(&sb, &in), 0, "build with only run facts");
 	T_CHECK(has_line(&sb, "fpusoakd_run_info{run_id=\"42\",label=\"\",kernel=\"\",hypervisor=\"\",guest_type=\"\"} 1"),
 		"run_info without environment strings: empty labels, still one series");
 	T_CHECK(!strstr(sb.buf, "buddy") && !strstr(sb.buf, "vmstat") && !strstr(sb.buf, "sample_duration") &&
 		!strstr(sb.buf, "headroom") && !strstr(sb.buf, "worker") && !strstr(sb.buf, "probe") &&
-		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom"), "absent inputs give no family");
+		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom") && !strstr(sb.buf, "atomic_request"),
+		"absent inputs give no family");
 	/* a cap too small is an error, not a cut exposition */
 	{
 		struct strbuf small;
