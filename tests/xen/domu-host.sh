@@ -9,7 +9,7 @@
 # /etc/domu.env: DOMU_MEMORY (MB the domU runs with), DOMU_BOOT_MEMORY (MB
 # it is built with), DOMU_TIMEOUT (s, its hard cap), DOMU_CPUS (its CPU
 # affinity: 1, away from the dom0's pinned vCPU, see run.sh), DOM0_NOISE
-# (diagnostics), XEN_BIN.
+# and DOMU_CMDLINE_EXTRA (diagnostics), XEN_BIN.
 #
 # Why two sizes: Xen's PV domain builder lays the kernel image out at its
 # link address in the guest's pseudo-physical space, maps it plus the
@@ -66,7 +66,7 @@ if [ "$ts" = ok ]; then
 	type = "pv"
 	kernel = "/payload/domu/vmlinuz"
 	ramdisk = "/payload/domu/initrd.img"
-	cmdline = "console=hvc0 panic=1 fpusoak_domu_kb=$((DOMU_MEMORY * 1024))"
+	cmdline = "console=hvc0 panic=1 fpusoak_domu_kb=$((DOMU_MEMORY * 1024))${DOMU_CMDLINE_EXTRA:+ $DOMU_CMDLINE_EXTRA}"
 	memory = $DOMU_BOOT_MEMORY
 	maxmem = $DOMU_BOOT_MEMORY
 	vcpus = 1

@@ -28,7 +28,8 @@
 # XEN_DOMU_MEMORY: default 96 for the generic kernel, 66 for the cloud one,
 # never below XEN_DOMU_MEMORY; domu-host.sh).
 # Diagnostics: XEN_QEMU_CPU (default max,-smap), XEN_QEMU_ACCEL (tcg),
-# XEN_CMDLINE_EXTRA (appended to Xen's command line), XEN_DOMU_CPUS (the
+# XEN_CMDLINE_EXTRA (appended to Xen's command line), XEN_DOMU_CMDLINE_EXTRA
+# (appended to the domU kernel's), XEN_DOMU_CPUS (the
 # domU's CPU affinity, default 1), XEN_DOM0_NOISE=1 (the dom0 forks busily
 # while the domU runs: the load that shows the corruption described below).  The scenarios have their own (e.g.
 # XEN_SOAK_SECONDS, see scenarios/*.conf.sh).
@@ -188,6 +189,7 @@ else
 		echo "DOMU_BOOT_MEMORY='$domu_boot_mem'"
 		echo "DOM0_NOISE='${XEN_DOM0_NOISE:-0}'"
 		echo "DOMU_CPUS='${XEN_DOMU_CPUS:-1}'"
+		echo "DOMU_CMDLINE_EXTRA='${XEN_DOMU_CMDLINE_EXTRA:-}'"
 		# The domU's own hard cap, inside the dom0: its scenarios plus boot.
 		echo "DOMU_TIMEOUT='$((120 + budget_sum))'"
 	} >"$denv"
