@@ -30,9 +30,10 @@
 # --moddir: the modules of another kernel than prepare.sh's (the domU's cloud
 # kernel, prepare-domu.sh); its release is the folder's name.
 # --compress xz: Xen's PV domain builder inflates a gzip'd ramdisk inside the
-# new domain before the kernel runs (libxenguest recognises gzip only), and a
-# 64 MB domU has 2 MB left above its kernel image; an xz'd one stays packed
-# until the kernel unpacks it into its own memory.
+# new domain before the kernel runs (libxenguest recognises gzip only): the
+# domain then holds the whole cpio (2.2 MB) until the kernel has unpacked and
+# freed it, and needs that much more to be built at all.  An xz'd one
+# (0.9 MB) stays packed until the kernel unpacks it.
 # Needs $XEN_CACHE/env (tests/xen/cache/env) from prepare.sh.
 set -euo pipefail
 
