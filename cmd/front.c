@@ -100,6 +100,13 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 		.alloc_failures = s->alloc_failures,
 		.has_oom_kills = s->has_oom_kills,
 		.oom_kills = s->oom_kills,
+		.trace_failures = s->trace_failures,
+		.trace_fallbacks = s->trace_fallbacks,
+		.trace_fragmenting = s->trace_fragmenting,
+		.gfp_holding = s->gfp_holding,
+		.model_checking = s->model_checking,
+		.model_checks = s->model_checks,
+		.model_agreed = s->model_agreed,
 	};
 	struct strbuf sb;
 
