@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "churn/churn.h"
+#include "churn/gfpmod.h"
 #include "churn/worker.h"
 #include "common/log.h"
 #include "store/store.h"
@@ -74,7 +75,8 @@ static const char *db_dir(const char *db, char *buf, size_t len)
 	return snprintf(buf, len, "%.*s", (int)(slash - db), db) < (int)len ? buf : NULL;
 }
 
-struct churnlink *churnlink_open(const struct config *cfg, enum churnlink_why *why, char *err, size_t errlen)
+struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum churnlink_why *why, char *err,
+				 size_t errlen)
 {
 	struct churn_cfg cc;
 	struct churnlink *cl;
@@ -110,6 +112,7 @@ struct churnlink *churnlink_open(const struct config *cfg, enum churnlink_why *w
 	cc.probe_limit = (int)cfg->probe_limit;
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
 	cc.switch_threads = (int)cfg->switch_threads;
+	cc.gfp_mode = gfp_mode;
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
 	cc.fragment = cfg->fragment;
 	cc.fragment_dir = db_dir(cfg->db, cl->frag_dir, sizeof cl->frag_dir);
@@ -380,6 +383,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 			.stop_reason = pd->stop_reason,
 			.detail = pd->detail,
 			.duration_ms = pd->duration_ms,
+			.gfp_mode = pd->kind == CHURN_PROBE_CAPACITY && pd->gfp_mode ? gfpmod_mode_name(pd->gfp_mode) : NULL,
 		};
 		if (cap) {
 			memcpy(bi, cl->start.buddyinfo, cl->start.buddyinfo_len);
@@ -409,6 +413,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		.killed_other = c->killed_other - a->killed_other,
 		.oom_killed = c->oom_killed - a->oom_killed,
 		.exited_error = c->exited_error - a->exited_error,
+		.gfp_failed = c->gfp_failed - a->gfp_failed,
 		.killed_ours = c->killed_ours - a->killed_ours,
 		.probe_spawned = pc->spawned - b->spawned,
 		.probe_spawn_failed = (pc->spawn_failed_eagain + pc->spawn_failed_enomem + pc->spawn_failed_other) -
@@ -422,6 +427,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		/* A difference of levels: it falls when a counted kill is matched to a death later. */
 		.oom_unattributed = cl->last.oom_unattributed - cl->attached_unattributed,
 		.probe_population = pc->population,
+		.probe_gfp_failed = pc->gfp_failed - b->gfp_failed,
 	};
 	store_tick_churn(t, &row);
 	cl->attached = *c;

@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "analysis/atomic.h"
+
 #include "collector/buddyinfo.h"
 #include "collector/kv.h"
 #include "collector/pagetypeinfo.h"
@@ -50,7 +52,22 @@ const struct slabinfo *sampler_slabinfo(const struct sampler *s);
 /* Microseconds the last fast tick spent reading and parsing. */
 uint32_t sampler_last_cost_us(const struct sampler *s);
 
+/* The last fast tick's request verdicts (v_atomic_request): bit k of each mask = order k passes
+ * (kernel: by reclaim if need be); returns the orders covered, 0 when that tick had none. */
+int sampler_request(const struct sampler *s, uint32_t *atomic, uint32_t *nowait, uint32_t *kernel);
+
 /* Order of the task_struct slab (from slabinfo), or -1 before it is known. */
 int sampler_task_order(const struct sampler *s);
+
+/*
+ * The model's verdict on one request right now, from the last fast tick: would the page allocator
+ * give a 2^order block to req (ATOMIC_REQ_ATOMIC or ATOMIC_REQ_NOWAIT, no zone modifier)?  The same
+ * zonelist walk as v_atomic_request (analysis/atomic.h atomic_request_eval).  *margin is how far the
+ * request is from the threshold (free pages after the deductions minus min' + lowmem_reserve): in the
+ * zone that would serve it, or when none would, the largest over the zones it may use (a zone may fail
+ * with a positive margin when it has no free block of the order).  0, or -1 when zoneinfo or
+ * buddyinfo is not current, the kernel release is not understood, or no zone has that order.
+ */
+int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin);
 
 #endif

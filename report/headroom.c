@@ -296,3 +296,41 @@ int report_status_headroom(struct query *q, int64_t run_id, int order, int64_t n
 	free(a);
 	return r < 0 ? -1 : 0;
 }
+
+/* ---------------------------------------------------------------- zone sizes */
+
+static int size_cb(void *arg, const struct query_pagetype *p)
+{
+	struct report_zone_sizes *s = arg;
+	const char *zone = p->zone ? p->zone : "";
+	int i;
+
+	if (p->pageblocks < 0 || strlen(zone) >= ZONE_NAME_MAX)
+		return 0;
+	for (i = 0; i < s->n; i++)
+		if (s->z[i].node == p->node && strcmp(s->z[i].zone, zone) == 0)
+			break;
+	if (i == s->n) {
+		if (s->n == REPORT_MAX_ZONES)
+			return 0;
+		s->z[s->n].node = p->node;
+		memcpy(s->z[s->n].zone, zone, strlen(zone) + 1);
+		s->z[s->n++].blocks = 0;
+	}
+	s->z[i].blocks += p->pageblocks;
+	return 0;
+}
+
+int report_zone_sizes(struct query *q, int64_t run_id, struct report_zone_sizes *out)
+{
+	memset(out, 0, sizeof *out);
+	return query_pagetype_latest(q, run_id, size_cb, out) < 0 ? -1 : 0;
+}
+
+int64_t report_zone_blocks(const struct report_zone_sizes *s, int node, const char *zone)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->z[i].node == node && strcmp(s->z[i].zone, zone) == 0)
+			return s->z[i].blocks;
+	return -1;
+}

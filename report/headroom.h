@@ -96,4 +96,20 @@ struct report_status_headroom {
 int report_status_headroom(struct query *q, int64_t run_id, int order, int64_t now_ms,
 			   struct report_status_headroom *out);
 
+/* The size of each zone of a run in pageblocks, from its latest pagetypeinfo (all migratetypes). */
+struct report_zone_sizes {
+	int n;
+	struct {
+		int node;
+		char zone[ZONE_NAME_MAX];
+		int64_t blocks;
+	} z[REPORT_MAX_ZONES];
+};
+
+/* Fill out from run_id's latest pagetypeinfo (n = 0 when it has none); 0, or -1 on a store error. */
+int report_zone_sizes(struct query *q, int64_t run_id, struct report_zone_sizes *out);
+
+/* Pageblocks of (node, zone) in s, or -1 when unknown. */
+int64_t report_zone_blocks(const struct report_zone_sizes *s, int node, const char *zone);
+
 #endif

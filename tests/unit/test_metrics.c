@@ -60,6 +60,10 @@ int main(void)
 	in.version = "1.2-\"x\"";
 	in.run_id = 42;
 	in.run_started_ms = INT64_C(1717243200123);
+	in.label = "gfp-\"atomic\"\n";   /* free text from the user: escaped like any label value */
+	in.kernel_release = "6.1.0-57-amd64";
+	in.hypervisor = "xen";
+	in.guest_type = "PV";
 	in.samples_total = 3600;
 	in.samples_queued = 12;
 	in.samples_dropped = 3;
@@ -72,9 +76,14 @@ int main(void)
 	in.headroom_orders[1] = 9;
 	in.nheadroom_orders = 2;
 	in.indices = 1;
+	/* The request verdicts of 11 orders: GFP_ATOMIC passes up to order 2, GFP_NOWAIT up to 1, GFP_KERNEL at all. */
+	in.request_orders = 11;
+	in.request_atomic = 0x7;
+	in.request_nowait = 0x3;
+	in.request_kernel = 0x7ff;
 	{
 		static struct churn_counters cc;
-		static uint64_t fails[16];
+		static uint64_t fails[16], tfails[16][3];
 		cc.spawned = 1000;
 		cc.spawn_failed_eagain = 3;
 		cc.spawn_failed_enomem = 2;
@@ -94,13 +103,30 @@ int main(void)
 		in.alloc_failures = fails;
 		in.has_oom_kills = 1;
 		in.oom_kills = 4;
+		tfails[0][1] = 365;       /* the Xen guest's capture: order-0 GFP_NOWAIT|__GFP_NOWARN */
+		tfails[0][0] = 1;
+		tfails[13][2] = 2;        /* above the zones' orders: the list grows to it */
+		in.trace_failures = (const uint64_t (*)[3])tfails;
+		in.trace_fallbacks = 80;
+		in.trace_fragmenting = 76;
 	}
 
 	sb_init(&sb, METRICS_MAX_BYTES);
 	T_EQ_I(metrics_build(&sb, &in), 0, "build");
 	T_CHECK(has_line(&sb, "fpusoakd_build_info{version=\"1.2-\\\"x\\\"\"} 1"), "build_info with escaped version");
 	T_CHECK(has_line(&sb, "fpusoakd_run_id 42"), "run id");
+	T_CHECK(has_line(&sb, "fpusoakd_run_info{run_id=\"42\",label=\"gfp-\\\"atomic\\\"\\n\",kernel=\"6.1.0-57-amd64\",hypervisor=\"xen\",guest_type=\"PV\"} 1") && has_line(&sb, "# TYPE fpusoakd_run_info gauge"),
+		"run_info: run id, escaped label, kernel, hypervisor, guest type");
 	T_CHECK(has_line(&sb, "fpusoakd_run_start_time_seconds 1717243200.123"), "run start in seconds");
+	T_CHECK(has_line(&sb, "# TYPE fpusoakd_atomic_request_ok gauge") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"2\",gfp=\"atomic\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"3\",gfp=\"atomic\"} 0") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"3\",gfp=\"kernel\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"1\",gfp=\"nowait\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"2\",gfp=\"nowait\"} 0") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"10\",gfp=\"kernel\"} 1"),
+		"atomic_request_ok: bit k of each mask is order k's value for its GFP class");
+	T_CHECK(!strstr(sb.buf, "fpusoakd_atomic_request_ok{order=\"11\""), "atomic_request_ok: no order past request_orders");
 	T_CHECK(has_line(&sb, "# TYPE fpusoakd_samples_total counter") && has_line(&sb, "fpusoakd_samples_total 3600"),
 		"samples counter");
 	T_CHECK(has_line(&sb, "fpusoakd_last_sample_timestamp_seconds 1717246800.456"), "last sample time");
@@ -147,6 +173,26 @@ int main(void)
 		!strstr(sb.buf, "fpusoakd_alloc_failures_total{order=\"13\"}"),
 		"allocation failures by order, up to the highest seen");
 	T_CHECK(has_line(&sb, "fpusoakd_oom_kills_total 4"), "kernel-log OOM kills");
+	{
+		T_CHECK(has_line(&sb, "fpusoakd_trace_alloc_failures_total{order=\"0\",class=\"atomic\"} 365") &&
+			has_line(&sb, "fpusoakd_trace_alloc_failures_total{order=\"0\",class=\"sleeping\"} 1") &&
+			has_line(&sb, "fpusoakd_trace_alloc_failures_total{order=\"0\",class=\"opportunistic\"} 0") &&
+			has_line(&sb, "fpusoakd_trace_alloc_failures_total{order=\"13\",class=\"opportunistic\"} 2") &&
+			!strstr(sb.buf, "fpusoakd_trace_alloc_failures_total{order=\"14\""),
+			"traced failures by order and class, up to the highest seen");
+		T_CHECK(has_line(&sb, "fpusoakd_extfrag_fallbacks_total{fragmenting=\"1\"} 76") &&
+			has_line(&sb, "fpusoakd_extfrag_fallbacks_total{fragmenting=\"0\"} 4"), "fallbacks, fragmenting or not");
+	}
+	{
+		struct metrics_input off = in;
+		struct strbuf sb2;
+
+		off.trace_failures = NULL;
+		sb_init(&sb2, METRICS_MAX_BYTES);
+		T_CHECK(metrics_build(&sb2, &off) == 0 && sb2.buf && !strstr(sb2.buf, "fpusoakd_trace_") &&
+			!strstr(sb2.buf, "fpusoakd_extfrag_"), "no trace families without the trace (tracefs off)");
+		sb_free(&sb2);
+	}
 	T_CHECK(has_line(&sb, "# TYPE fpusoakd_samples_queued gauge") && has_line(&sb, "fpusoakd_samples_queued 12") &&
 		has_line(&sb, "# TYPE fpusoakd_samples_dropped_total counter") &&
 		has_line(&sb, "fpusoakd_samples_dropped_total 3"), "the DB queue: samples queued and dropped");
@@ -156,7 +202,7 @@ int main(void)
 			types++;
 		for (const char *p = sb.buf; (p = strstr(p, "# HELP ")); p++)
 			helps++;
-		T_CHECK(types == 27 && helps == 27, "27 families, each with HELP and TYPE (%d, %d)", types, helps);
+		T_CHECK(types == 31 && helps == 31, "31 families, each with HELP and TYPE (%d, %d)", types, helps);
 	}
 
 	if (!mkdtemp(dir)) {
@@ -192,10 +238,39 @@ int main(void)
 	in.churn = NULL;
 	in.alloc_failures = NULL;
 	in.has_oom_kills = 0;
+	in.trace_failures = NULL;
+	in.request_orders = 0;
+	in.label = in.kernel_release = in.hypervisor = in.guest_type = NULL;
 	T_EQ_I(metrics_build(&sb, &in), 0, "build with only run facts");
+	T_CHECK(has_line(&sb, "fpusoakd_run_info{run_id=\"42\",label=\"\",kernel=\"\",hypervisor=\"\",guest_type=\"\"} 1"),
+		"run_info without environment strings: empty labels, still one series");
 	T_CHECK(!strstr(sb.buf, "buddy") && !strstr(sb.buf, "vmstat") && !strstr(sb.buf, "sample_duration") &&
 		!strstr(sb.buf, "headroom") && !strstr(sb.buf, "worker") && !strstr(sb.buf, "probe") &&
-		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom"), "absent inputs give no family");
+		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom") && !strstr(sb.buf, "atomic_request"),
+		"absent inputs give no family");
+	/* With the fpusoak_gfp module: refused HOLDs among churn workers, and the model checks. */
+	{
+		static struct churn_counters gc;
+		sb_reset(&sb);
+		gc.spawned = 10;
+		gc.gfp_failed = 3;
+		in.churn = &gc;
+		T_EQ_I(metrics_build(&sb, &in), 0, "build without the module");
+		T_CHECK(!strstr(sb.buf, "gfp") && !strstr(sb.buf, "model_checks"), "no gfp or model-check family without it");
+		sb_reset(&sb);
+		in.gfp_holding = 1;
+		in.model_checking = 1;
+		in.model_checks = 10;
+		in.model_agreed = 8;
+		T_EQ_I(metrics_build(&sb, &in), 0, "build with the module");
+		T_CHECK(has_line(&sb, "# TYPE fpusoakd_worker_gfp_failures_total counter") &&
+			has_line(&sb, "fpusoakd_worker_gfp_failures_total 3"), "refused HOLDs: a counter of its own");
+		T_CHECK(has_line(&sb, "# TYPE fpusoakd_model_checks_total counter") &&
+			has_line(&sb, "fpusoakd_model_checks_total{agreed=\"true\"} 8") &&
+			has_line(&sb, "fpusoakd_model_checks_total{agreed=\"false\"} 2"), "model checks by agreement");
+		in.churn = NULL;
+		in.gfp_holding = in.model_checking = 0;
+	}
 	/* a cap too small is an error, not a cut exposition */
 	{
 		struct strbuf small;
