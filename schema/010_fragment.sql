@@ -2,6 +2,9 @@
 -- 010_fragment: the fragmenting background load (--fragment, churn/fragload.h).  What it held
 -- at every tick while it ran, and the recipe it ran with.  Raw rows: --retain-raw deletes them
 -- with the samples.
+-- Merged after 012 was on main: a database made at 012 gets it late
+-- (store/writer.c); it only creates tables and views of its own.
+-- applied-if-table: fragment
 
 CREATE TABLE fragment (
 	run_id        INTEGER NOT NULL,
