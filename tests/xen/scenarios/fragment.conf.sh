@@ -13,6 +13,9 @@
 # refuses as too autocorrelated ("under 4 independent points"), so checks 1 and 2 cannot pass
 # there with this recipe.  XEN_FRAG_DOMU=1 puts it back in the domU stage
 # (XEN_FRAG_DOMU=1 XEN_DOMU_SCENARIOS=fragment make test-xen-domu).
+# Opt-in (lead's decision): not reliable yet (passed 2 of 3 in the dom0) and ~8 minutes of guest
+# time, so make test / make test-xen leave it out; XEN_SCENARIOS=fragment make test-xen runs it.
+SC_DEFAULT=0
 SC_STAGES="dom0${XEN_FRAG_DOMU:+ domu}"
 frag_seconds=${XEN_FRAG_SECONDS:-190}
 SC_BUDGET=$((2 * frag_seconds + 180))
