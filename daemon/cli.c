@@ -198,6 +198,8 @@ struct env {
 	int64_t latest;           /* the newest run: only it can be "running" */
 	char label[128], kernel[160], hyp[96], cpu[160], fpu[160], fpu_kind[32], xdetail[256], eager[32], state[16];
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
+	int imported;             /* 1: copied by fpusoakd import, imp says from where */
+	struct query_import imp;
 };
 
 static void copy(char *dst, size_t n, const char *s)
@@ -241,7 +243,7 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 		return -1;
 	if (query_writer_active(q) == 0)
 		e->latest = -1;   /* no daemon writes this DB: no run of it is "running" */
-	if (query_run(q, id, env_cb, e) < 0)
+	if (query_run(q, id, env_cb, e) < 0 || (e->found && (e->imported = query_run_import(q, id, &e->imp)) < 0))
 		return -1;
 	if (!e->found)
 		return 0;
@@ -273,6 +275,9 @@ static void env_one(const struct env *e)
 		put("  samples     %" PRId64 ", %s to %s UTC", e->samples, fmt_time_human(e->first, a, sizeof a),
 		    fmt_time_human(e->last, b, sizeof b));
 	put("  duration    %s, %s", e->duration >= 0 ? fmt_duration(e->duration, d, sizeof d) : "-", e->state);
+	if (e->imported)
+		put("  imported    from %s, run %" PRId64 " there (host %s)", e->imp.source_file, e->imp.source_run_id,
+		    or_dash(e->imp.source_host));
 }
 
 /* Environment side by side: key 12, A and B 29 columns each. */

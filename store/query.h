@@ -138,6 +138,15 @@ int query_runs(struct query *q, query_run_fn fn, void *arg);
 /* One run: 1 after calling fn, 0 if there is no such run, -1 on error. */
 int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg);
 
+/* Where an imported run came from (v_imports); strings copied, "" when NULL. */
+struct query_import {
+	char source_file[256], source_path[1024], source_host[256], source_boot_id[64];
+	int64_t source_run_id, source_schema, imported_ms;
+};
+
+/* The provenance of run_id into *out: 1 when it was imported, 0 when it is this database's own, -1 on error. */
+int query_run_import(struct query *q, int64_t run_id, struct query_import *out);
+
 /* The latest buddyinfo snapshot of a run into *out (zones in node, kernel order): 1 with *ts_ms set, 0 if none, -1. */
 int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, int64_t *ts_ms);
 

@@ -22,6 +22,8 @@ static const char *const SQL[S_COUNT] = {
 	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
 	[S_RUNS] = "SELECT " RUN_COLS "FROM runs r ORDER BY r.run_id DESC LIMIT ?1",
 	[S_RUN] = "SELECT " RUN_COLS "FROM runs r WHERE r.run_id = ?1",
+	[S_RUN_IMPORT] = "SELECT source_file, source_path, source_host, source_boot_id, source_run_id, source_schema,"
+			 " imported_ms FROM run_import WHERE run_id = ?1",
 };
 
 int query_latest_run(struct query *q, int64_t *run_id)
@@ -111,4 +113,30 @@ int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg)
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	return emit_runs(q, st, 1, fn, arg);
+}
+
+int query_run_import(struct query *q, int64_t run_id, struct query_import *out)
+{
+	sqlite3_stmt *st;
+	int has = query_has_table(q, "run_import"), rc;
+
+	if (has <= 0)
+		return has;   /* a database from before imports: every run is its own */
+	if (!(st = stmt(q, S_RUN_IMPORT)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW) {
+		snprintf(out->source_file, sizeof out->source_file, "%s", col_text(st, 0) ? col_text(st, 0) : "");
+		snprintf(out->source_path, sizeof out->source_path, "%s", col_text(st, 1) ? col_text(st, 1) : "");
+		snprintf(out->source_host, sizeof out->source_host, "%s", col_text(st, 2) ? col_text(st, 2) : "");
+		snprintf(out->source_boot_id, sizeof out->source_boot_id, "%s", col_text(st, 3) ? col_text(st, 3) : "");
+		out->source_run_id = col_i64(st, 4);
+		out->source_schema = col_i64(st, 5);
+		out->imported_ms = col_i64(st, 6);
+	}
+	done(st);
+	return rc == SQLITE_ROW;
 }

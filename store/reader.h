@@ -31,7 +31,7 @@ enum stmt_id {
 	/* read_range.c */
 	S_FIRST_SAMPLE, S_LAST_SAMPLE, S_INTERVAL, S_ROLLUP_FIRST, S_ROLLUP_LAST, S_ROLLUP_MAXN, S_ROLLED_UPTO,
 	/* read_runs.c */
-	S_LATEST_RUN, S_RUNS, S_RUN,
+	S_LATEST_RUN, S_RUNS, S_RUN, S_RUN_IMPORT,
 	/* read_buddy.c */
 	S_BUDDY_LATEST, S_TICK_TIMES, S_BUDDY_RAW, S_ROLLUP_GRID, S_ROLLUP_GRID_FREE, S_FRAG_RAW, S_HEAD_TREND,
 	/* read_counters.c */
@@ -61,6 +61,10 @@ sqlite3_stmt *reader_stmt(struct query *q, enum stmt_id id, const char *sql);
 
 /* The cached statement id of the calling file (its SQL[id]); NULL with q->err set. */
 #define stmt(q, id) reader_stmt((q), (id), SQL[id])
+
+/* A read-only SQLite URI of path ("file:...?mode=ro", or "?immutable=1" with *immutable set while no writer
+ * left a -wal file: see query_open); 0, or -1 if it does not fit. */
+int reader_uri(const char *path, char *out, size_t outlen, int *immutable);
 
 #define RAW_MAX_ZONES 64
 

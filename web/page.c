@@ -86,6 +86,26 @@ static void row_time(struct web_req *r, const char *key, int64_t ms)
 	row_text(r, key, ms >= 0 ? fmt_time_human(ms, t, sizeof t) : NULL, 0);
 }
 
+/* "imported from": where a run copied by `fpusoakd import` came from (nothing for a run of this database). */
+static void page_import_row(struct web_req *r, int64_t run_id)
+{
+	struct query_import *im = calloc(1, sizeof *im);
+	char t[FMT_TIME_LEN];
+
+	if (!im || query_run_import(r->q, run_id, im) != 1) {
+		free(im);
+		return;
+	}
+	sb_printf(&r->body, "<tr><th>imported from</th><td>");
+	page_text(r, im->source_file);
+	sb_printf(&r->body, ", run %" PRId64 " there (host ", im->source_run_id);
+	page_text(r, im->source_host[0] ? im->source_host : NULL);
+	sb_puts(&r->body, ", boot ");
+	page_text(r, im->source_boot_id[0] ? im->source_boot_id : NULL);
+	sb_printf(&r->body, "), on %s</td></tr>\n", im->imported_ms >= 0 ? fmt_time_human(im->imported_ms, t, sizeof t) : "?");
+	free(im);
+}
+
 void page_env_table(struct web_req *r, const struct query_run *run, int full)
 {
 	char d[32];
@@ -95,6 +115,7 @@ void page_env_table(struct web_req *r, const struct query_run *run, int full)
 	sb_printf(&r->body, "<tr><th>run</th><td>%" PRId64 "</td></tr>\n", run->run_id);
 	row_text(r, "label", run->label, 0);
 	row_text(r, "host", run->hostname, 0);
+	page_import_row(r, run->run_id);
 	row_text(r, "kernel", run->kernel_release, 0);
 	row_text(r, "kernel version", run->kernel_version, 0);
 	row_text(r, "hypervisor", run->hypervisor, 0);
