@@ -27,7 +27,8 @@
  *               schema 5 the store rolls buckets up as ticks are submitted, and
  *               store_rollup only closes the run's last buckets).
  *
- *   genhistory --db PATH --days N [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]
+ *   genhistory --db PATH (--days N | --hours N) [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]
+ *   (--hours: a short run, e.g. the 1-hour page the browser test measures)
  *   (--limit-s stops early, after that much time, and reports what it wrote;
  *   --rollup-every N calls store_rollup every N ticks instead of once per tick: kept
  *   for the older store whose rollup call cost grew with the run)
@@ -292,14 +293,14 @@ static long long db_bytes(const char *path)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: genhistory --db PATH --days N [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]\n");
+	fprintf(stderr, "usage: genhistory --db PATH (--days N | --hours N) [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]\n");
 	exit(64);
 }
 
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
-	uint64_t days = 0, seed = 1, lim = 0, rollup_every = 1;
+	uint64_t days = 0, hours = 0, seed = 1, lim = 0, rollup_every = 1;
 	int progress = 0;
 	static struct gen g;
 	char err[512], *buf;
@@ -318,6 +319,8 @@ int main(int argc, char **argv)
 			path = v, i++;
 		else if (!strcmp(argv[i], "--days") && num_parse_u64(v, strlen(v), &days) == 0 && days >= 1 && days <= 400)
 			i++;
+		else if (!strcmp(argv[i], "--hours") && num_parse_u64(v, strlen(v), &hours) == 0 && hours >= 1 && hours <= 9600)
+			i++;
 		else if (!strcmp(argv[i], "--limit-s") && num_parse_u64(v, strlen(v), &lim) == 0)
 			limit_s = (double)lim, i++;
 		else if (!strcmp(argv[i], "--rollup-every") && num_parse_u64(v, strlen(v), &rollup_every) == 0 &&
@@ -328,7 +331,7 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (!path || !days)
+	if (!path || !days == !hours)
 		usage();
 	log_init(LOG_LVL_WARN);
 	g.pt = calloc(1, sizeof *g.pt);
@@ -345,7 +348,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "genhistory: %s\n", err);
 		return 1;
 	}
-	nticks = (int64_t)days * 86400;
+	nticks = days ? (int64_t)days * 86400 : (int64_t)hours * 3600;
 	t0_ms = (wall_ms() / 1000 - nticks) * 1000;
 	struct store_run r = { .label = "synthetic history (bench/genhistory)", .version = "bench",
 			       .kernel_release = "6.1.0-synthetic", .hypervisor = "xen", .guest_type = "PV",

@@ -22,6 +22,8 @@ static const char *const SQL[S_COUNT] = {
 	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
 	[S_RUNS] = "SELECT " RUN_COLS "FROM runs r ORDER BY r.run_id DESC LIMIT ?1",
 	[S_RUN] = "SELECT " RUN_COLS "FROM runs r WHERE r.run_id = ?1",
+	[S_RUN_BEFORE] = "SELECT run_id, started_ms FROM runs WHERE label IS ?1 AND started_ms < ?2"
+			 " ORDER BY started_ms DESC, run_id DESC LIMIT 1",
 	[S_RUN_IMPORT] = "SELECT source_file, source_path, source_host, source_boot_id, source_run_id, source_schema,"
 			 " imported_ms FROM run_import WHERE run_id = ?1",
 };
@@ -139,4 +141,28 @@ int query_run_import(struct query *q, int64_t run_id, struct query_import *out)
 	}
 	done(st);
 	return rc == SQLITE_ROW;
+}
+
+int query_run_before(struct query *q, const char *label, int64_t started_ms, int64_t *run_id, int64_t *run_started_ms)
+{
+	sqlite3_stmt *st = stmt(q, S_RUN_BEFORE);
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	if (label)
+		sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 1);
+	sqlite3_bind_int64(st, 2, started_ms);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(st, 0);
+		*run_started_ms = sqlite3_column_int64(st, 1);
+		found = 1;
+	}
+	done(st);
+	return found;
 }
