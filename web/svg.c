@@ -78,7 +78,24 @@ static void nice_y(double *lo, double *hi, double *step)
 		*hi = *lo + *step;
 }
 
-static int64_t time_step(int64_t span)
+/* Characters of an x tick label at this step (see tick_label, elapsed_label), at most. */
+static size_t tick_chars(int elapsed, int64_t step, int64_t span)
+{
+	if (elapsed)
+		return step < 60000 ? 8 : 6;   /* "1h00m30s", "2d12h" */
+	if (step < 60000)
+		return 8;                      /* "12:00:30" */
+	if (step >= 86400000)
+		return 5;                      /* "06-01" */
+	return span >= 86400000 ? 11 : 5;  /* "06-01 12:00", "12:00" */
+}
+
+/*
+ * The x tick step: the smallest round step with at most 7 ticks whose labels, at CHAR_W per
+ * character and 10 px apart, fit the plot's width (a day's "06-01 12:00" labels need more room
+ * than an hour's "12:00").
+ */
+static int64_t x_step(int elapsed, int64_t span, double plot_w)
 {
 	static const int64_t steps[] = {
 		1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000,
@@ -87,9 +104,12 @@ static int64_t time_step(int64_t span)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof steps / sizeof steps[0] - 1; i++)
-		if (span / steps[i] <= 7)
+	for (i = 0; i < sizeof steps / sizeof steps[0] - 1; i++) {
+		int64_t n = span / steps[i];
+		double room = (double)tick_chars(elapsed, steps[i], span) * CHAR_W + 10;
+		if (n <= 7 && (double)n * room <= plot_w)
 			break;
+	}
 	return steps[i];
 }
 
@@ -121,21 +141,6 @@ static void elapsed_label(int64_t t, char *out, size_t outlen)
 		n += (size_t)snprintf(out + n, outlen - n, "%02lldm", (long long)m);
 	if (s >= 60 && sec && n < outlen)
 		snprintf(out + n, outlen - n, "%02llds", (long long)sec);
-}
-
-/* Tick steps of an elapsed axis (the time since a run's start): whole seconds, minutes, hours, days. */
-static int64_t elapsed_step(int64_t span)
-{
-	static const int64_t steps[] = {
-		1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000,
-		3600000, 7200000, 10800000, 21600000, 43200000, 86400000, 172800000, 604800000,
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof steps / sizeof steps[0] - 1; i++)
-		if (span / steps[i] <= 6)
-			break;
-	return steps[i];
 }
 
 static void tick_label(int64_t t, int64_t step, int64_t span, char *out, size_t outlen)
@@ -277,16 +282,24 @@ static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, 
 		}
 		/* x grid and labels on round UTC instants (round elapsed times on an elapsed axis) */
 		span = f->t1 - f->t0;
-		step = c->x_elapsed ? elapsed_step(span) : time_step(span);
+		step = x_step(c->x_elapsed, span, f->px1 - f->px0);
 		for (int64_t t = (f->t0 + step - 1) / step * step; t <= f->t1; t += step) {
-			double x = fx(f, t);
+			double x = fx(f, t), half;
+			const char *anchor = "middle";
 			if (c->x_elapsed)
 				elapsed_label(t, lab, sizeof lab);
 			else
 				tick_label(t, step, span, lab, sizeof lab);
+			/* A label at the plot's left edge starts there, clear of the y axis's "0"; one at the
+			   right edge ends there, inside the chart. */
+			half = (double)chars(lab) * CHAR_W / 2;
+			if (x - half < f->px0)
+				anchor = "start";
+			else if (x + half > f->w - 2)
+				anchor = "end";
 			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
-				  "<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" " FONT ">%s</text>\n",
-				  x, f->py0, x, f->py1 + 4, x, f->py1 + 16, lab);
+				  "<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " FONT ">%s</text>\n",
+				  x, f->py0, x, f->py1 + 4, x, f->py1 + 18, anchor, lab);
 		}
 	}
 	if (c->x_elapsed) {
