@@ -13,6 +13,8 @@
 #   bench/run.sh --soak-seconds N   a soak of N seconds (the RSS reaches its plateau after ~10 minutes
 #                                   at 100 ms sampling: see bench/RESULTS.md)
 #   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,storage,history,soak
+#   bench/run.sh --peer-webserve P  also measure /runs/1 served by P, another build's bench/webserve
+#                                   (e.g. main's), interleaved with this build's, on the same history
 #
 # Every figure is printed next to its peer measured in the same run (this machine is shared and
 # noisy: only same-run ratios mean much), with the goal and whether it is met.  The whole output
@@ -25,7 +27,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= ONLY=churn,sampler,daemon,storage,history,soak
+LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= ONLY=churn,sampler,daemon,storage,history,soak PEER_WS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--long) LONG=1 ;;
@@ -33,7 +35,8 @@ while [ $# -gt 0 ]; do
 	--history-db) HIST_DB=$2; shift ;;
 	--soak-seconds) SOAK_ARG=$2; shift ;;
 	--only) ONLY=$2; shift ;;
-	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--only churn,sampler,daemon,storage,history,soak]" >&2; exit 64 ;;
+	--peer-webserve) PEER_WS=$2; shift ;;
+	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--only churn,sampler,daemon,storage,history,soak] [--peer-webserve PATH]" >&2; exit 64 ;;
 	esac
 	shift
 done
@@ -418,6 +421,26 @@ if want history; then
 	fi
 	stop_pid "$wpid"
 	say ""
+	if [ -n "$PEER_WS" ]; then
+		# The same page from another build, three rounds each, interleaved: on a loaded machine only
+		# the same-run ratio means much.
+		say "report /runs/1: this build against $PEER_WS, interleaved (wrk -t2 -c2 -d10s, 3 rounds each)"
+		"$B/webserve" --db "$HDB" > "$TMP/ws-self.out" 2>&1 &
+		spid=$!; PIDS+=("$spid")
+		"$PEER_WS" --db "$HDB" > "$TMP/ws-peer.out" 2>&1 &
+		ppid=$!; PIDS+=("$ppid")
+		for i in $(seq 50); do grep -q port= "$TMP/ws-self.out" && grep -q port= "$TMP/ws-peer.out" && break; sleep 0.1; done
+		for round in 1 2 3; do
+			for who in self peer; do
+				p=$(sed -n 's/port=//p' "$TMP/ws-$who.out")
+				out=$(wrk -t2 -c2 -d10s --timeout 60s --latency "http://127.0.0.1:$p/runs/1" 2>&1)
+				say "  round $round $who: p50 $(awk '$1 == "50%" { print $2 }' <<<"$out"), p99 $(wrk_p99 <<<"$out") ms,"\
+				    "$(curl -s -o /dev/null -w '%{size_download}' "http://127.0.0.1:$p/runs/1") bytes"
+			done
+		done
+		stop_pid "$spid"
+		stop_pid "$ppid"
+	fi
 	say "profile: SQL statements by CPU over 3 requests of /runs/1 (build/bench/webserve-prof)"
 	"$B/webserve-prof" --db "$HDB" > "$TMP/webprof.out" 2> "$TMP/webprof.err" &
 	wpid=$!; PIDS+=("$wpid")
