@@ -191,6 +191,10 @@ int main(void)
 	T_EQ_I(query_schema_version(q), testdb_cli(db, "PRAGMA user_version"), "schema version = PRAGMA user_version (CLI)");
 	T_EQ_I(query_has_name(q, "vmstat", "compact_stall"), 1, "has_name vmstat compact_stall");
 	T_EQ_I(query_has_name(q, "meminfo", "compact_stall"), 0, "has_name is per source");
+	/* Schema 6 keeps these as samples columns, with no row in names: the API must still know them. */
+	T_EQ_I(query_has_name(q, "vmstat", "pgfault"), 1, "has_name knows a hot vmstat counter (samples column)");
+	T_EQ_I(query_has_name(q, "vmstat", "pgalloc_normal"), 1, "has_name knows pgalloc_normal");
+	T_EQ_I(query_has_name(q, "meminfo", "pgfault"), 0, "a hot vmstat counter is not a meminfo field");
 
 	/* runs */
 	T_EQ_I(query_latest_run(q, &id), 1, "latest run found");

@@ -151,7 +151,7 @@ static int atomic_series_vs_sql(struct query *q, const char *db, int64_t run, in
 	sqlite3_bind_int64(st, 3, rg.to_ms);
 	sqlite3_bind_int64(st, 4, rg.bucket_ms);
 	sqlite3_bind_int(st, 5, order);
-	/* The tier query.c chose (buddy_tier): hours once buckets are 5 minutes or wider. */
+	/* The tier the reader chose (range_tier in store/read_range.c): hours once buckets are 5 minutes or wider. */
 	sqlite3_bind_int64(st, 6, rg.bucket_ms >= 300000 ? 3600000 : 60000);
 	for (; sqlite3_step(st) == SQLITE_ROW; i++)
 		if (i >= zp.n || zp.p[i].ts != sqlite3_column_int64(st, 1) || zp.p[i].node != sqlite3_column_int(st, 2) ||
