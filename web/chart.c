@@ -77,6 +77,13 @@ static int lines(struct web_req *r, series_fn fn, double scale, int64_t run_id, 
 		s[ns] = (struct svg_series){ names[i], acc[ns].t, acc[ns].v, acc[ns].n, SVG_LINE, 0 };
 		ns++;
 	}
+	if (ns == 0) {
+		/* One line instead of an empty frame: which chart, and why it is not drawn. */
+		sb_puts(&r->body, "<p class=\"pending\">");
+		page_text(r, c->title);
+		sb_puts(&r->body, ": no sample of these counters in this window.</p>\n");
+		goto out;
+	}
 	svg_line_chart(&r->body, c, s, ns);
 out:
 	free(acc);
@@ -237,6 +244,8 @@ int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, 
 		ret = -1;
 		goto out;
 	}
+	if (a.nz == 0)
+		goto out;   /* the section says in one line that there is nothing to draw */
 	if (!(v = malloc(sizeof(double) * CHART_POINTS * CHART_MAX_ZONES))) {
 		ret = -1;
 		goto out;

@@ -100,8 +100,8 @@ int sec_headroom(struct run_page *p)
 		rows += n[i];
 	}
 	if (rows == 0) {
-		sb_puts(&r->body, "<p class=\"pending\">No minute rollups in this window yet (the first appears once a "
-			"minute is complete): no trend.</p>\n");
+		sb_puts(&r->body, "<p class=\"pending\">No trend yet: no minute rollup in this window (the first appears "
+			"once a minute of samples is complete; without samples there is no chart either).</p>\n");
 	} else {
 		sb_puts(&r->body, "<table class=\"trend\">\n<tr><th class=\"n\">order</th><th>node</th><th>zone</th>"
 			"<th class=\"n\">minutes</th><th class=\"n\">blocks, last minute</th>"
