@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
 
 #include "common/log.h"
+#include "common/netaddr.h"
 #include "common/strbuf.h"
 #include "web/metrics.h"
 #include "web/server.h"
@@ -35,6 +39,16 @@ static unsigned per_address_limit(const char *listen)
 	return 64;
 }
 
+static int front_bind(void *arg, const struct config *cfg, char *err, size_t errlen)
+{
+	struct front *f = arg;
+
+	if (strcmp(cfg->listen, "none") == 0 || sd_listen_fds(0) > 0)
+		return 0;
+	f->listen_fd = netaddr_listen(cfg->listen, err, errlen);
+	return f->listen_fd < 0 ? -1 : 0;
+}
+
 static int front_open(void *arg, const struct config *cfg, char *err, size_t errlen)
 {
 	struct front *f = arg;
@@ -50,6 +64,9 @@ static int front_open(void *arg, const struct config *cfg, char *err, size_t err
 	if (strcmp(cfg->listen, "none") == 0)
 		return 0;
 	wc.per_ip_limit = per_address_limit(cfg->listen);
+	wc.listen_fd_set = f->listen_fd >= 0;
+	wc.listen_fd = f->listen_fd;
+	f->listen_fd = -1;   /* the server owns it now */
 	if (!(f->ws = web_open(&wc, why, sizeof why))) {
 		snprintf(err, errlen, "http: %s", why);
 		return -1;
@@ -76,6 +93,8 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 		.meminfo = s->meminfo,
 		.indices = 1,
 		.churn = s->churn,
+		.probe = s->probe,
+		.oom_unattributed = s->oom_unattributed,
 		.last_capacity = s->last_capacity,
 		.last_switch_us = s->last_switch_us,
 		.alloc_failures = s->alloc_failures,
@@ -111,10 +130,14 @@ static void front_close(void *arg)
 
 	web_close(f->ws);
 	f->ws = NULL;
+	if (f->listen_fd >= 0)
+		close(f->listen_fd);   /* bound, never handed over (the daemon stopped before open) */
+	f->listen_fd = -1;
 }
 
 void front_hooks(struct front *f, struct daemon_hooks *h)
 {
-	*h = (struct daemon_hooks){ .arg = f, .open = front_open, .sample = front_sample, .status = front_status,
+	f->listen_fd = -1;
+	*h = (struct daemon_hooks){ .arg = f, .bind = front_bind, .open = front_open, .sample = front_sample, .status = front_status,
 				    .close = front_close };
 }

@@ -3,8 +3,9 @@
  * front: the daemon's front end today — the web server (web/server.h) in
  * the daemon's process, wired to the daemon through struct daemon_hooks.
  *
- * open starts the server on the daemon's DB and listen address (nothing for
- * --listen none); sample builds the /metrics exposition from each sample
+ * bind claims the listening socket before the daemon starts anything (a
+ * socket systemd passes is left to the server); open starts the server on
+ * the daemon's DB and that socket (nothing for --listen none); sample builds the /metrics exposition from each sample
  * (web/metrics.h) and publishes it; status hands over the status line and
  * the sampler's health for / and /healthz; close stops the server.  The
  * daemon never sees an HTTP type.
@@ -19,6 +20,7 @@ struct web_server;
 /* The web front end's state; zero-initialised before front_hooks. */
 struct front {
 	struct web_server *ws;        /* NULL until open, or with --listen none */
+	int listen_fd;                /* bound by bind, handed to the server by open; -1 none (set by front_hooks) */
 	int metrics_err_logged;
 };
 

@@ -20,6 +20,8 @@
 #include "collector/envinfo.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/netaddr.h"
+#include "common/pathcheck.h"
 #include "daemon/churnlink.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
@@ -155,6 +157,8 @@ static void close_fd(int fd)
 		close(fd);
 }
 
+#define EX_UNAVAILABLE_ 69
+
 int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 {
 	static const struct daemon_hooks none = { 0 };
@@ -176,6 +180,15 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	}
 	log_init(d->cfg.log_level);
 	notify_init();
+	/*
+	 * The front end claims its socket first, before the spawner, the database or the run row
+	 * exist: a busy or forbidden address then costs nothing but one line and exit 69.
+	 */
+	if (d->hooks->bind && d->hooks->bind(d->hooks->arg, &d->cfg, err, sizeof err) < 0) {
+		log_errx("%s", err);
+		code = EX_UNAVAILABLE_;
+		goto out;
+	}
 	protect_from_oom();
 	if (setup_fds(d) < 0) {
 		log_warn("cannot set up signals and timers");
@@ -186,15 +199,25 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	 * no SQLite, no HTTP threads yet.  Workers are forked from it, never from us.
 	 */
 	{
-		int off;
-		d->churn = churnlink_open(&d->cfg, &off, err, sizeof err);
-		if (!d->churn && !off) {
+		enum churnlink_why why;
+		d->churn = churnlink_open(&d->cfg, &why, err, sizeof err);
+		if (!d->churn && why == CHURNLINK_REFUSED) {
+			log_errx("%s", err);
+			code = EX_CONFIG_;
+			goto out;
+		}
+		if (!d->churn && why != CHURNLINK_OFF) {
 			log_errx("churn: %s", err);
 			goto out;
 		}
 	}
 	lock_memory();
 	raise_nofile();
+	/* SQLite says "unable to open database file" for every cause: name the cause first. */
+	if (pathcheck_db(d->cfg.db, 1, err, sizeof err) < 0) {
+		log_errx("cannot use database %s: %s", d->cfg.db, err);
+		goto out;
+	}
 	d->store = store_open(d->cfg.db, d->cfg.queue_max, err, sizeof err);
 	if (!d->store) {
 		log_errx("%s", err);

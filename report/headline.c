@@ -57,63 +57,33 @@ static void spark_push(struct report_spark *s, int64_t t, double v)
 	}
 }
 
-/* ---------------------------------------------------------------- 1: atomic-only risk */
+/* ---------------------------------------------------------------- 1: atomic-only risk, the request */
 
-struct atomic_pick {
-	const struct report_headline *h;
-	double pct;
-	int64_t n;
-};
-
-static int atomic_sum_cb(void *arg, const struct report_atomic *a)
+static int request_spark_cb(void *arg, const struct query_request *p)
 {
-	struct atomic_pick *p = arg;
-
-	if (a->node == p->h->node && a->zone && strcmp(a->zone, p->h->zone) == 0) {
-		p->pct = a->risk_pct;
-		p->n = a->samples;
-	}
-	return 0;
-}
-
-struct atomic_spark {
-	const struct report_headline *h;
-	struct report_spark *s;
-};
-
-static int atomic_spark_cb(void *arg, const struct query_zone_point *p)
-{
-	struct atomic_spark *a = arg;
-
-	if (p->node == a->h->node && p->zone && strcmp(p->zone, a->h->zone) == 0)
-		spark_push(a->s, p->ts_ms, p->v);
+	if (p->samples > 0)
+		spark_push(arg, p->ts_ms, 100.0 * (double)p->atomic_only / (double)p->samples);
 	return 0;
 }
 
 static int fig_atomic(struct query *q, int64_t run_id, struct report_headline *h)
 {
-	int has = query_has_table(q, "atomic_risk");
-
-	if (has < 0)
-		return -1;
-	h->has_atomic = has && h->zone[0] && h->last_ms >= 0;
+	h->has_atomic = h->last_ms >= 0;
 	for (int i = 0; h->has_atomic && i < h->orders.n; i++) {
 		struct report_headline_atomic *a = &h->atomic[h->natomic++];
-		struct atomic_pick run = { h, NAN, 0 }, hour = { h, NAN, 0 };
-		struct atomic_spark sp = { h, &a->spark };
+		struct report_request run, hour;
 		struct query_range rg = { h->first_ms, h->last_ms, REPORT_SPARK, 0, 0 };
 
 		a->order = h->orders.order[i];
 		a->why = h->orders.why[i];
-		if (report_atomic_summary(q, run_id, a->order, -1, -1, atomic_sum_cb, &run) < 0 ||
-		    report_atomic_summary(q, run_id, a->order, h->last_ms - REPORT_LAST_HOUR_MS, h->last_ms, atomic_sum_cb,
-					  &hour) < 0 ||
-		    report_atomic_series(q, run_id, a->order, &rg, atomic_spark_cb, &sp) < 0)
+		if (report_request(q, run_id, a->order, -1, -1, &run) < 0 ||
+		    report_request(q, run_id, a->order, h->last_ms - REPORT_LAST_HOUR_MS, h->last_ms, &hour) < 0 ||
+		    query_request_series(q, run_id, a->order, &rg, request_spark_cb, &a->spark) < 0)
 			return -1;
-		a->pct_run = run.pct;
-		a->n_run = run.n;
-		a->pct_hour = hour.pct;
-		a->n_hour = hour.n;
+		a->pct_run = run.atomic_only_pct;
+		a->n_run = run.samples;
+		a->pct_hour = hour.atomic_only_pct;
+		a->n_hour = hour.samples;
 	}
 	return 0;
 }
@@ -175,6 +145,8 @@ static int fig_probes(struct query *q, int64_t run_id, struct report_headline *h
 		return -1;
 	h->has_probes = 1;
 	h->nprobes = c->n;
+	h->cap_censored = c->censored;
+	snprintf(h->cap_censored_reason, sizeof h->cap_censored_reason, "%s", c->censored_reason);
 	if (c->n) {
 		h->cap_last = c->v[c->n - 1];
 		h->cap_median = c->median;

@@ -11,11 +11,11 @@
  *   4. kernel allocation failures and OOM kills;
  *   5. churn throughput and population.
  *
- * Figures 1 and 2 are stated for the zone a GFP_KERNEL request tries first
- * (the highest of Normal, DMA32, DMA on the lowest node): the atomic model's
- * rows are per zone (v_atomic_risk) and a zone the request only falls back
- * to, like a DMA zone below its reserve, would say "fails" for a request
- * that would have been served above it.  Windows are the run's own: last
+ * Figure 1 is the request's (v_atomic_request): an allocation fails only when
+ * every zone of its zonelist fails it, so a zone that "fails" on its own (a
+ * DMA zone below its reserve) is not a request that fails.  Figure 2 is
+ * stated for the zone a GFP_KERNEL request tries first (the highest of
+ * Normal, DMA32, DMA on the lowest node).  Windows are the run's own: last
  * hour = the hour up to its last sample.
  */
 #ifndef FPUSOAK_REPORT_HEADLINE_H
@@ -43,7 +43,7 @@ struct report_spark {
 struct report_headline_atomic {
 	int order;
 	const char *why;              /* "task_struct slab", "pageblock" */
-	double pct_hour, pct_run;     /* % of samples at risk; NaN without samples */
+	double pct_hour, pct_run;     /* % of samples where GFP_ATOMIC fails and GFP_KERNEL would pass; NaN without */
 	int64_t n_hour, n_run;        /* samples */
 	struct report_spark spark;    /* % at risk per bucket, whole run */
 };
@@ -54,7 +54,7 @@ struct report_headline {
 	int node;                     /* the request's first zone (-1 and "" when no buddyinfo) */
 	char zone[ZONE_NAME_MAX];
 
-	int has_atomic;               /* the database has the atomic model's rows */
+	int has_atomic;               /* the run has samples (the request model's rows, schema 7) */
 	int natomic;
 	struct report_headline_atomic atomic[REPORT_MAX_ORDERS];
 
@@ -66,7 +66,9 @@ struct report_headline {
 	struct report_spark head_spark;   /* minute means, whole run */
 
 	int has_probes;               /* figure 3 */
-	size_t nprobes;
+	size_t nprobes;               /* probes that measured a capacity (not censored) */
+	size_t cap_censored;          /* probes stopped by limit, timeout or stop: lower bounds, left out */
+	char cap_censored_reason[48];
 	double cap_last, cap_median;  /* workers; NaN without probes */
 	int cap_fit, cap_significant;
 	double cap_slope_h, cap_lo_h, cap_hi_h;

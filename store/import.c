@@ -14,9 +14,11 @@
  * run_id (found in the schema, so a migration's new run table is copied
  * without a change here), with run_id renumbered and the dimension ids
  * mapped: zone_id through zones (node, name), name_id and type_id through
- * names (source, name).  A run table with another *_id column may refer to
- * a dimension this code does not know: the import is refused rather than
- * copy ids that would mean something else here.  Tables of daemon state
+ * names (source, name), and the zone ids packed a byte each into the
+ * request columns of samples (schema 7).  A run table with another *_id
+ * column, or another column naming zones, may refer to a dimension this
+ * code does not know: the import is refused rather than copy ids that
+ * would mean something else here.  Tables of daemon state
  * (kmsg_cursor) and the fixed ones (orders, *_fields) are not copied.
  *
  * A run is the same run wherever it is when its hostname, boot id, pid and
@@ -55,6 +57,18 @@ static int ends_with_id(const char *col)
 	size_t n = strlen(col);
 
 	return n > 3 && strcmp(col + n - 3, "_id") == 0;
+}
+
+/* Columns packing one zone_id per byte (schema 7: the zone each order's request is served from, 255 none). */
+static int packed_zones(const char *col)
+{
+	return strcmp(col, "req_zones_lo") == 0 || strcmp(col, "req_zones_hi") == 0;
+}
+
+/* A column that names zones some other way than these: it may hold ids this code does not map. */
+static int unknown_zone_column(const char *col)
+{
+	return strstr(col, "zone") && strcmp(col, "zone_id") != 0 && !packed_zones(col);
 }
 
 /* The dimension map a column's ids go through: "zmap", "nmap", "" (run_id: the new run), or NULL (not an id). */
@@ -126,7 +140,7 @@ static int plan_table(sqlite3 *db, struct table *t, char *err, size_t errlen)
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *c = (const char *)sqlite3_column_text(st, 0), *m = map_of(c);
-		if (ends_with_id(c) && !m && !plain_id(c)) {
+		if ((ends_with_id(c) && !m && !plain_id(c)) || unknown_zone_column(c)) {
 			snprintf(err, errlen, "table %s has a column %s this fpusoakd does not know how to map: not imported",
 				 t->name, c);
 			sqlite3_finalize(st);
@@ -135,6 +149,8 @@ static int plan_table(sqlite3 *db, struct table *t, char *err, size_t errlen)
 		cl += (size_t)snprintf(cols + cl, sizeof cols - cl, "%s\"%s\"", cl ? ", " : "", c);
 		if (m && !*m) {
 			sl += (size_t)snprintf(sel + sl, sizeof sel - sl, "%s?2", sl ? ", " : "");
+		} else if (packed_zones(c)) {
+			sl += (size_t)snprintf(sel + sl, sizeof sel - sl, "%sfpusoak_zones(x.\"%s\")", sl ? ", " : "", c);
 		} else if (m) {
 			sl += (size_t)snprintf(sel + sl, sizeof sel - sl, "%sj%d.new", sl ? ", " : "", nj);
 			jl += (size_t)snprintf(joins + jl, sizeof joins - jl, " JOIN temp.%s j%d ON j%d.old = x.\"%s\"", m,
@@ -294,6 +310,64 @@ static int map_dimensions(sqlite3 *db, char *err, size_t errlen)
 		    err, errlen);
 }
 
+/* SQL function fpusoak_zones(v): each byte of v, a source zone_id (255: none), as the target's zone_id. */
+static void zones_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const unsigned char *map = sqlite3_user_data(ctx);
+	sqlite3_int64 v, out = 0;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	v = sqlite3_value_int64(argv[0]);
+	for (int b = 0; b < 8; b++)
+		out |= (sqlite3_int64)map[(v >> (8 * b)) & 255] << (8 * b);
+	sqlite3_result_int64(ctx, out);
+}
+
+/* The zone map of temp.zmap as a byte table for fpusoak_zones, which the connection then owns (freed at its
+ * close); ids past 254 cannot be packed: refused.  0 or -1. */
+static int zone_bytes(sqlite3 *db, char *err, size_t errlen)
+{
+	unsigned char *map = malloc(256);
+	sqlite3_stmt *st;
+	int rc, bad = 0;
+
+	if (!map) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < 256; i++)
+		map[i] = 255;
+	if (sqlite3_prepare_v2(db, "SELECT old, new FROM temp.zmap", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		free(map);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 o = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 1);
+		if (o >= 0 && o < 255 && n >= 0 && n < 255)
+			map[o] = (unsigned char)n;
+		else if (o >= 0 && o < 255)
+			bad = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE || bad) {
+		snprintf(err, errlen, "%s", bad ? "a zone id past 254 in the target: it cannot be packed" : sqlite3_errmsg(db));
+		free(map);
+		return -1;
+	}
+	/* free is the map's destructor: SQLite calls it when the function goes, even if registering fails. */
+	if (sqlite3_create_function_v2(db, "fpusoak_zones", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, map, zones_fn, NULL,
+				       NULL, free) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
 /* The run columns copied as they are (every column of runs but run_id), as "a, b, ...". */
 static char *run_columns(sqlite3 *db, char *err, size_t errlen)
 {
@@ -379,7 +453,7 @@ static int copy_runs(sqlite3 *db, const struct src_info *si, store_import_fn fn,
 		return -1;
 	}
 	if ((nt = plan(db, t, err, errlen)) < 0 || map_dimensions(db, err, errlen) < 0 ||
-	    !(cols = run_columns(db, err, errlen)))
+	    zone_bytes(db, err, errlen) < 0 || !(cols = run_columns(db, err, errlen)))
 		goto out;
 	if (sqlite3_prepare_v2(db, "SELECT run_id FROM src.runs ORDER BY run_id", -1, &ids, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));

@@ -378,6 +378,31 @@ int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+int store_confinement(struct store *st, int64_t run_id, const struct store_confinement *c)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "UPDATE churn_info SET cgroup_group = ?2, cgroup_pids_group = ?3,"
+				       " cgroup_memory_max = ?4, cgroup_pids_max = ?5, unconfined_reason = ?6,"
+				       " confinement_exact = 1 WHERE run_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	if (c->confined) {
+		sqlite3_bind_text(s, 2, c->group, -1, SQLITE_TRANSIENT);
+		if (c->pids_group && c->pids_group[0])
+			sqlite3_bind_text(s, 3, c->pids_group, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)c->memory_max);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)c->pids_max);
+	} else
+		sqlite3_bind_text(s, 6, c->reason ? c->reason : "no cgroup", -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		log_warnx("database: recording the confinement: %s", sqlite3_errmsg(st->db));
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq)
 {
 	sqlite3_stmt *s;

@@ -43,8 +43,7 @@ static void fig_atomic(struct web_req *r, const struct report_headline *h)
 
 	card_begin(r, "h-atomic", "GFP_ATOMIC would fail, GFP_KERNEL would not");
 	if (!h->has_atomic || !h->natomic) {
-		sb_puts(&r->body, "<p class=\"pending\">No atomic-model samples in this run (the database predates the "
-			"model, or the run has no buddyinfo yet).</p></div>\n");
+		sb_puts(&r->body, "<p class=\"pending\">No sample in this run yet: no atomic-model verdict.</p></div>\n");
 		return;
 	}
 	spark(r, &h->atomic[0].spark, 0, "% of samples at risk at the task_struct order, whole run");
@@ -58,9 +57,7 @@ static void fig_atomic(struct web_req *r, const struct report_headline *h)
 			sb_printf(&r->body, "<p>order %d (%s): %s last hour, %s whole run</p>\n", x->order, x->why,
 				  pct(x->pct_hour, x->n_hour, a, sizeof a), pct(x->pct_run, x->n_run, b, sizeof b));
 	}
-	sb_puts(&r->body, "<p class=\"note\">zone ");
-	page_text(r, h->zone);
-	sb_puts(&r->body, ", the one a GFP_KERNEL request tries first (the model's per-zone rows)</p></div>\n");
+	sb_puts(&r->body, "<p class=\"note\">the request through every zone it may use (v_atomic_request)</p></div>\n");
 }
 
 static void fig_headroom(struct web_req *r, const struct report_headline *h)
@@ -116,14 +113,20 @@ static void fig_probes(struct web_req *r, const struct report_headline *h)
 
 	card_begin(r, "h-probes", "Capacity probes");
 	if (!h->has_probes || !h->nprobes) {
-		sb_puts(&r->body, "<p class=\"pending\">No capacity probe in this run (--probe-interval 0, or the run is "
-			"shorter than the interval).</p></div>\n");
+		if (h->cap_censored)
+			sb_printf(&r->body, "<p class=\"pending\">No capacity measured: all %zu probes stopped by %s (lower "
+				  "bounds, not capacities).</p></div>\n", h->cap_censored, h->cap_censored_reason);
+		else
+			sb_puts(&r->body, "<p class=\"pending\">No capacity probe in this run (--probe-interval 0, or the run "
+				"is shorter than the interval).</p></div>\n");
 		return;
 	}
 	spark(r, &h->cap_spark, 1, "workers held by each capacity probe");
 	sb_printf(&r->body, "<p><span class=\"big\">%s</span> workers held, last probe</p>\n<p>median %s of %zu probe%s</p>\n",
 		  fmt_sig(h->cap_last, a, sizeof a), fmt_sig(h->cap_median, b, sizeof b), h->nprobes,
 		  h->nprobes == 1 ? "" : "s");
+	if (h->cap_censored)
+		sb_printf(&r->body, "<p>%zu more stopped by %s: lower bounds, left out</p>\n", h->cap_censored, h->cap_censored_reason);
 	if (h->cap_fit)
 		sb_printf(&r->body, "<p>trend %s workers/h, 95%% CI [%s, %s]%s</p>\n", fmt_sig(h->cap_slope_h, a, sizeof a),
 			  fmt_sig(h->cap_lo_h, c, sizeof c), fmt_sig(h->cap_hi_h, d, sizeof d),

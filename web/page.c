@@ -8,6 +8,7 @@
 
 #include "common/fmt.h"
 #include "common/runref.h"
+#include "report/gate.h"
 #include "report/run.h"
 #include "web/escape.h"
 
@@ -301,7 +302,7 @@ static const char *state_class(const char *st)
 void page_state_line(struct web_req *r, const struct query_run *run, int newest)
 {
 	const char *st = report_run_state(run, newest);
-	char d[32], a[FMT_TIME_LEN], b[FMT_TIME_LEN];
+	char d[32], a[FMT_TIME_LEN], b[FMT_TIME_LEN], conf[REPORT_GATE_TEXT + 64];
 	int64_t dur = report_run_duration(run);
 
 	sb_printf(&r->body, "<p class=\"state\" id=\"state\"><strong class=\"st st-%s\">", state_class(st));
@@ -325,5 +326,16 @@ void page_state_line(struct web_req *r, const struct query_run *run, int newest)
 	if (run->first_sample_ms >= 0)
 		sb_printf(&r->body, ", %s to %s UTC", fmt_time_human(run->first_sample_ms, a, sizeof a),
 			  fmt_time_human(run->last_sample_ms, b, sizeof b));
+	/* What the run ran under: an unconfined run's probes are capped, not capacities; said where it is seen. */
+	report_run_confinement(run, conf, sizeof conf);
+	if (run->cgroup && strcmp(run->cgroup, "none") == 0) {
+		sb_puts(&r->body, "</p>\n<p class=\"caveat\" id=\"confinement\"><strong>");
+		page_text(r, conf);
+		sb_puts(&r->body, "</strong>: the workers were not confined, so probes stopped by the cap measure the cap, "
+			"and the run compares with a confined one only where the gate says so.</p>\n");
+		return;
+	}
+	sb_puts(&r->body, " &#183; confinement ");
+	page_text(r, conf);
 	sb_puts(&r->body, "</p>\n");
 }

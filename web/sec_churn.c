@@ -84,8 +84,18 @@ static void totals_table(struct web_req *r, const struct report_churn *ch)
 		{ QC_SIGSEGV, "deaths by SIGSEGV" },
 		{ QC_SIGILL, "deaths by SIGILL" },
 		{ QC_SIGOTHER, "deaths by another signal" },
-		{ QC_OOM, "OOM kills (memory cgroup oom_kill events)" },
+		{ QC_OOM, "&#8230; of the SIGKILLs, OOM kills (matched to the memory cgroup's oom_kill count)" },
+		{ QC_KILLED_OURS, "&#8230; of the SIGKILLs, fpusoakd's own (a worker past its retire timeout)" },
+		{ QC_PROBE_SPAWNED, "capacity-probe workers spawned" },
+		{ QC_PROBE_FAILED, "capacity-probe spawn failures" },
+		{ QC_PROBE_EXITED, "capacity-probe workers exited (released by the probe)" },
+		{ QC_PROBE_SIGKILL, "capacity-probe workers killed by SIGKILL" },
+		{ QC_PROBE_OOM, "&#8230; of which OOM kills" },
+		{ QC_PROBE_SIGOTHER, "capacity-probe workers killed by another signal" },
+		{ QC_OOM_UNATTRIBUTED, "OOM kills in the workers' group matched to no worker" },
 	};
+	struct report_deaths dd;
+	char dt[160];
 	const struct query_churn *t = &ch->tot;
 	char a[32], b[32], d[32];
 
@@ -101,6 +111,11 @@ static void totals_table(struct web_req *r, const struct report_churn *ch)
 			  rows[i].what, t->c[rows[i].col],
 			  fmt_sig(ch->per_hour[rows[i].col], b, sizeof b));
 	sb_puts(&r->body, "</table></details>\n");
+	/* Every death counted once: churn and probe workers each obey spawned = exited + killed + alive. */
+	report_deaths_of(t, &dd);
+	sb_puts(&r->body, "<p class=\"deaths\">Worker deaths, every one counted once: ");
+	page_text(r, report_deaths_text(&dd, dt, sizeof dt));
+	sb_puts(&r->body, ".</p>\n");
 }
 
 int sec_churn(struct run_page *p)
@@ -178,6 +193,13 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 		r->body.err = 1;
 		goto out;
 	}
+	if (l->n == 0 && !l->censored) {
+		/* Nothing to draw: one line, not an empty frame. */
+		sb_puts(&r->body, "<p class=\"pending\">");
+		page_text(r, title);
+		sb_puts(&r->body, ": none in this window.</p>\n");
+		goto out;
+	}
 	for (size_t i = 0; i < l->n; i += k, m++) {
 		t[m] = l->t[i];
 		v[m] = l->v[i];
@@ -198,6 +220,16 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 	else
 		snprintf(cap, sizeof cap, "%s %zu probe%s in this window; a trend needs %d.", caption, l->n,
 			 l->n == 1 ? "" : "s", REPORT_TREND_MIN_POINTS);
+	if (l->censored) {
+		size_t n = strlen(cap);
+		if (strcmp(unit, "workers") == 0)
+			snprintf(cap + n, sizeof cap - n, " %zu more stopped by %s, at least %s workers each: a lower bound, "
+				 "not a capacity (left out of the chart and the comparison).", l->censored,
+				 l->censored_reason, fmt_sig(l->censored_max, a, sizeof a));
+		else
+			snprintf(cap + n, sizeof cap - n, " %zu more stopped by %s before they finished (left out of the "
+				 "chart and the comparison).", l->censored, l->censored_reason);
+	}
 	svg_line_chart(&r->body, &c, s, ns);
 out:
 	free(t);

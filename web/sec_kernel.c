@@ -331,13 +331,31 @@ int sec_atomic(struct run_page *p)
 
 	if (report_orders(r->q, p->ri.run_id, &o) < 0)
 		return -1;
-	sb_puts(&r->body, "<p>Per tick and zone, the page allocator's watermark check applied to a GFP_ATOMIC and a "
-		"GFP_KERNEL request of each order (README: the atomic-allocation model). <strong>At risk</strong>: "
-		"the atomic request would have failed where the sleeping one would not.</p>\n");
+	sb_puts(&r->body, "<p>Per tick, the page allocator's watermark check applied to a GFP_ATOMIC and a GFP_KERNEL "
+		"request of each order (README: the atomic-allocation model). <strong>At risk</strong>: the atomic "
+		"request would have failed where the sleeping one would not.</p>\n");
+	for (int i = 0; i < o.n; i++) {
+		struct report_request rq;
+		char x[32], y[32], z[32];
+		int got;
+
+		/* The request through the whole zonelist first: a zone that "fails" is not a request that fails. */
+		if ((got = report_request(r->q, p->ri.run_id, o.order[i], p->from, p->to, &rq)) < 0)
+			return -1;
+		if (got)
+			sb_printf(&r->body, "<p class=\"request\">Order %d, the request through the zonelist: "
+				  "<strong>GFP_ATOMIC would have failed where GFP_KERNEL would pass at %s%% of %" PRId64
+				  " samples</strong> (GFP_NOWAIT %s%%; GFP_KERNEL fails even by reclaim at %s%%).</p>\n",
+				  o.order[i], fmt_sig(rq.atomic_only_pct, x, sizeof x), rq.samples,
+				  fmt_sig(rq.nowait_only_pct, y, sizeof y), fmt_sig(rq.kernel_fail_pct, z, sizeof z));
+	}
+	sb_puts(&r->body, "<p>Per zone, each zone's own check (a zone the request reaches last may \"fail\" for a "
+		"request the zones above it serve):</p>\n");
 	for (int i = 0; i < o.n; i++)
 		if (atomic_chart(p, o.order[i]) < 0)
 			return -1;
-	sb_puts(&r->body, "<table class=\"atomic\">\n<tr><th class=\"n\">order</th><th>node</th>"
+	sb_puts(&r->body, "<details><summary>Per zone: samples, at risk, atomic and kernel failures, lowest margin"
+		"</summary>\n<table class=\"atomic\">\n<tr><th class=\"n\">order</th><th>node</th>"
 		"<th>zone</th><th class=\"n\">samples</th><th class=\"n\">at risk (count)</th>"
 		"<th class=\"n\">atomic fails</th><th class=\"n\">kernel fails</th>"
 		"<th class=\"n\">lowest atomic margin, pages</th></tr>\n");
@@ -348,7 +366,7 @@ int sec_atomic(struct run_page *p)
 			return -1;
 		rows += n;
 	}
-	sb_puts(&r->body, "</table>\n");
+	sb_puts(&r->body, "</table></details>\n");
 	if (rows == 0)
 		sb_puts(&r->body, "<p class=\"pending\">No atomic-risk samples in this window.</p>\n");
 	return 0;

@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "common/log.h"
+#include "common/netaddr.h"
 #include "common/num.h"
 #include "common/runref.h"
 #include "web/escape.h"
@@ -530,46 +531,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 int web_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *sslen)
 {
-	char host[64];
-	const char *colon;
-	uint64_t port;
-	size_t hl;
-
-	if (!s)
-		return -1;
-	if (strcmp(s, "none") == 0)
-		return 1;
-	memset(ss, 0, sizeof *ss);
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-		if (!close || close[1] != ':' || (hl = (size_t)(close - s - 1)) == 0 || hl >= sizeof host)
-			return -1;
-		memcpy(host, s + 1, hl);
-		host[hl] = '\0';
-		colon = close + 1;
-		if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
-			return -1;
-		a6->sin6_family = AF_INET6;
-		*sslen = sizeof *a6;
-	} else {
-		struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-		if (!(colon = strrchr(s, ':')) || (hl = (size_t)(colon - s)) == 0 || hl >= sizeof host)
-			return -1;
-		memcpy(host, s, hl);
-		host[hl] = '\0';
-		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-			return -1;
-		a4->sin_family = AF_INET;
-		*sslen = sizeof *a4;
-	}
-	if (num_parse_u64(colon + 1, strlen(colon + 1), &port) < 0 || port > 65535)
-		return -1;
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-	return 0;
+	return netaddr_parse(s, ss, sslen);
 }
 
 /* Whether a6 is the unspecified address "::" (then we listen dual-stack). */
@@ -712,7 +674,7 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 				 MHD_OPTION_ARRAY, addr,
 				 MHD_OPTION_END);
 	if (!ws->d) {
-		snprintf(err, errlen, "http: cannot listen on %s: %s",
+		snprintf(err, errlen, "cannot listen on %s: %s",
 			 cfg->listen_fd_set ? cfg->listen : fd >= 0 ? "the systemd socket" : cfg->listen,
 			 ws->mhd_err[0] ? ws->mhd_err : "libmicrohttpd failed to start");
 		goto fail;

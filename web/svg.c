@@ -247,6 +247,7 @@ static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, 
 	double ystep;
 	int64_t span, step;
 	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], lab[32], ylab[MAX_TICKS][32];
+	double right = -1e9;      /* right edge of the last x label drawn */
 	int ny;
 
 	f->w = c->width > 0 ? c->width : DEF_W;
@@ -284,7 +285,7 @@ static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, 
 		span = f->t1 - f->t0;
 		step = x_step(c->x_elapsed, span, f->px1 - f->px0);
 		for (int64_t t = (f->t0 + step - 1) / step * step; t <= f->t1; t += step) {
-			double x = fx(f, t), half;
+			double x = fx(f, t), half, left;
 			const char *anchor = "middle";
 			if (c->x_elapsed)
 				elapsed_label(t, lab, sizeof lab);
@@ -293,13 +294,22 @@ static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, 
 			/* A label at the plot's left edge starts there, clear of the y axis's "0"; one at the
 			   right edge ends there, inside the chart. */
 			half = (double)chars(lab) * CHAR_W / 2;
-			if (x - half < f->px0)
+			left = x - half;
+			if (x - half < f->px0) {
 				anchor = "start";
-			else if (x + half > f->w - 2)
+				left = x;
+			} else if (x + half > f->w - 2) {
 				anchor = "end";
-			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
-				  "<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " FONT ">%s</text>\n",
-				  x, f->py0, x, f->py1 + 4, x, f->py1 + 18, anchor, lab);
+				left = x - 2 * half;
+			}
+			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>", x, f->py0,
+				  x, f->py1 + 4);
+			/* A label that would touch the one before it (an edge label moved aside) keeps its grid line only. */
+			if (left < right + 6)
+				continue;
+			right = left + 2 * half;
+			sb_printf(sb, "<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " FONT ">%s</text>\n",
+				  x, f->py1 + 18, anchor, lab);
 		}
 	}
 	if (c->x_elapsed) {

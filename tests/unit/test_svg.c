@@ -95,6 +95,30 @@ static void test_labels(struct strbuf *sb)
 		n = texts(sb->buf, "xtick", list, sizeof list);
 		T_CHECK(n >= 3 && !has_dup(list), "elapsed ticks over %s unique (%d)", k ? "100 minutes" : "2 days", n);
 	}
+	/* A 12-second window starting off a round second: the first tick sits at the plot's edge; its label
+	   starts there (clear of the y axis's "0") and no two labels' boxes meet (at 7 px a character). */
+	{
+		int64_t tt[2] = { 1717243200900, 1717243212900 };
+		double vv[2] = { 0, 1 }, x0[16], x1[16];
+		struct svg_series s = { "a", tt, vv, 2, SVG_LINE, 0 };
+		struct svg_chart c = { .title = "t", .y_label = "u", .caption = "c", .t0_ms = 1717243200000,
+				       .t1_ms = 1717243212000 };
+		const char *p;
+		int k = 0, apart = 1;
+
+		sb_reset(sb);
+		svg_line_chart(sb, &c, &s, 1);
+		for (p = sb->buf; k < 16 && (p = strstr(p, "<text class=\"xtick\" x=\"")); k++, p++) {
+			double x = atof(p + strlen("<text class=\"xtick\" x=\""));
+			const char *a = strstr(p, "text-anchor=\"") + 13;
+			double w = 7.0 * (double)(strcspn(strchr(p, '>') + 1, "<"));
+			x0[k] = strncmp(a, "start", 5) == 0 ? x : strncmp(a, "end", 3) == 0 ? x - w : x - w / 2;
+			x1[k] = x0[k] + w;
+		}
+		for (int i = 1; i < k; i++)
+			apart &= x0[i] >= x1[i - 1];
+		T_CHECK(k >= 3 && apart && x0[0] >= 56, "x tick labels of a 12 s window apart, the first inside the plot (%d)", k);
+	}
 	/* Values 1,000,000..1,000,500: "%.4g" would label every line "1M". */
 	{
 		int64_t tt[2] = { 0, 60000 };
