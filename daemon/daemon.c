@@ -35,6 +35,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 	struct envinfo env;
 	char cfgtext[8192];
 	struct store_run r;
+	char dom[48] = "";
 	int crashed = store_mark_crashed(d->store);
 
 	if (crashed > 0)
@@ -51,6 +52,8 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.cmdline = env.cmdline,
 		.hypervisor = env.hypervisor,
 		.guest_type = env.guest_type[0] ? env.guest_type : NULL,
+		.xen_domain = env.xen_domain[0] ? env.xen_domain : NULL,
+		.xen_domid = env.xen_domid,
 		.cpu_model = env.cpu_model,
 		.fpu_features = env.fpu_features,
 		.xstate_detail = env.xstate_detail,
@@ -64,8 +67,12 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 	d->run_started_ms = r.started_ms;
 	if (store_run_begin(d->store, &r, &d->run_id) < 0)
 		return -1;
-	log_info("run %lld started: kernel %s, hypervisor %s%s%s, db %s", (long long)d->run_id,
-		 env.kernel_release, env.hypervisor, env.guest_type[0] ? "/" : "", env.guest_type, d->cfg.db);
+	if (env.xen_domain[0] && env.xen_domid >= 0)
+		snprintf(dom, sizeof dom, ", %s id %lld", env.xen_domain, (long long)env.xen_domid);
+	else if (env.xen_domain[0])
+		snprintf(dom, sizeof dom, ", %s (id unknown)", env.xen_domain);
+	log_info("run %lld started: kernel %s, hypervisor %s%s%s%s, db %s", (long long)d->run_id,
+		 env.kernel_release, env.hypervisor, env.guest_type[0] ? "/" : "", env.guest_type, dom, d->cfg.db);
 	*envp = env;
 	return 0;
 }

@@ -47,6 +47,8 @@ struct query_run {
 	const char *label, *end_reason, *version, *boot_id, *hostname;
 	const char *kernel_release, *kernel_version, *cmdline, *hypervisor, *guest_type;
 	const char *cpu_model, *fpu_features, *xstate_detail, *config;
+	const char *xen_domain;                           /* "dom0" | "domU" | NULL */
+	int64_t xen_domid;                                /* -1 when unknown */
 	int64_t started_ms, ended_ms, pid;                /* ended_ms -1 while running */
 	int64_t xstate_bytes, mem_total_kb, page_size;
 	int64_t nsamples;                                 /* rows in samples */

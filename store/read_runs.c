@@ -20,7 +20,7 @@
 	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
-	"r.ticks, " \
+	"r.ticks, r.xen_domain, coalesce(r.xen_domid, -1), " \
 	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
 	" SELECT MIN(CASE WHEN first_ms IS NOT NULL THEN first_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
 	" ELSE bucket_ms END)" RUN_MINUTE ")), " \
@@ -83,17 +83,19 @@ static void run_from_row(sqlite3_stmt *st, struct query_run *r)
 	r->mem_total_kb = col_i64(st, 19);
 	r->page_size = col_i64(st, 20);
 	r->nsamples = col_i64(st, 21);
-	r->first_sample_ms = col_i64(st, 22);
-	r->last_sample_ms = col_i64(st, 23);
-	r->span_exact = sqlite3_column_int(st, 24);
-	r->cgroup = col_text(st, 25);
-	r->cgroup_group = col_text(st, 26);
-	r->unconfined_reason = col_text(st, 27);
-	r->fpu_kind = col_text(st, 28);
-	r->cgroup_memory_max = col_i64(st, 29);
-	r->cgroup_pids_max = col_i64(st, 30);
-	r->pop_cap = col_i64(st, 31);
-	r->confinement_exact = sqlite3_column_int(st, 32);
+	r->xen_domain = col_text(st, 22);
+	r->xen_domid = col_i64(st, 23);
+	r->first_sample_ms = col_i64(st, 24);
+	r->last_sample_ms = col_i64(st, 25);
+	r->span_exact = sqlite3_column_int(st, 26);
+	r->cgroup = col_text(st, 27);
+	r->cgroup_group = col_text(st, 28);
+	r->unconfined_reason = col_text(st, 29);
+	r->fpu_kind = col_text(st, 30);
+	r->cgroup_memory_max = col_i64(st, 31);
+	r->cgroup_pids_max = col_i64(st, 32);
+	r->pop_cap = col_i64(st, 33);
+	r->confinement_exact = sqlite3_column_int(st, 34);
 }
 
 /* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */

@@ -36,7 +36,9 @@ struct store_run {
 	const char *label, *version, *boot_id, *hostname, *kernel_release, *kernel_version;
 	const char *cmdline, *hypervisor, *guest_type, *cpu_model, *fpu_features, *xstate_detail;
 	const char *config;
+	const char *xen_domain;           /* "dom0" | "domU" | NULL (not Xen, or unknown) */
 	int64_t started_ms, xstate_bytes, mem_total_kb, page_size, pid;
+	int64_t xen_domid;                /* with xen_domain only; -1: unknown */
 };
 
 /* Open, migrate and lock the DB at path (created if absent); NULL with the reason in err (newer, corrupt, in use). */

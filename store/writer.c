@@ -280,8 +280,8 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 	const char *sql =
 		"INSERT INTO runs(label, started_ms, pid, version, boot_id, hostname, kernel_release,"
 		" kernel_version, cmdline, hypervisor, guest_type, cpu_model, fpu_features, xstate_bytes,"
-		" xstate_detail, mem_total_kb, page_size, config)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+		" xstate_detail, mem_total_kb, page_size, config, xen_domain, xen_domid)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
 	sqlite3_stmt *s;
 	int rc;
 
@@ -307,6 +307,12 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 	sqlite3_bind_int64(s, 16, r->mem_total_kb);
 	sqlite3_bind_int64(s, 17, r->page_size);
 	bind_text_or_null(s, 18, r->config);
+	bind_text_or_null(s, 19, r->xen_domain);
+	/* An id without a domain is a zero-initialised struct, not domain 0. */
+	if (r->xen_domain && r->xen_domid >= 0)
+		sqlite3_bind_int64(s, 20, r->xen_domid);
+	else
+		sqlite3_bind_null(s, 20);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {

@@ -508,7 +508,10 @@ static void test_unconfined(void)
 	T_EQ_I(o.max_pop, 5, "20 asked, 5 allowed");
 	T_EQ_I(o.st.params.workers, 5, "STATUS shows the capped target");
 	/* New parameters apply to new workers: the 5 long-lived ones stay until the probe retires them. */
-	struct churn_params p = { .workers = 5, .dist = CHURN_DIST_EXP, .rate_milli = CHURN_RATE_MAX, .lifetime_ms = 0 };
+	/* 200 spawns/s, not max: unconfined, each exited worker's task_struct and stack stay charged to the
+	 * test's 64 MB sandbox until an RCU grace period frees them, and on a loaded host a max-rate
+	 * touch-and-exit churn piled up 63 MB of such kernel memory there and the OOM killer took the test. */
+	struct churn_params p = { .workers = 5, .dist = CHURN_DIST_EXP, .rate_milli = 200000, .lifetime_ms = 0 };
 	T_EQ_I(churn_set_params(ch, &p), 0, "switch to lifetime 0 at run time");
 	churn_probe_request(ch, CHURN_PROBE_CAPACITY);
 	T_EQ_I(pump(ch, &o, 20000, ndone_at_least, &one), 1, "capacity probe finishes");
@@ -519,10 +522,10 @@ static void test_unconfined(void)
 	pump(ch, &o, 200, NULL, NULL);
 	T_EQ_I(o.st.c.exited_retired, 5, "the probe retired the 5 churn workers");
 	uint64_t before = o.st.c.exited;
-	pump(ch, &o, 1000, NULL, NULL);
+	pump(ch, &o, 2000, NULL, NULL);
 	churn_status_request(ch);
 	pump(ch, &o, 200, NULL, NULL);
-	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives in 1 s",
+	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives in 2 s at 200/s",
 		(unsigned long long)(o.st.c.exited - before));
 	T_EQ_I(o.st.c.exited_error, 0, "none failed its setup");
 	T_EQ_I(o.st.params.lifetime_ms, 0, "STATUS shows lifetime 0");

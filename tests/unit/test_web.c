@@ -224,6 +224,20 @@ static struct web_server *start(struct web_config *c, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- pages */
 
+/* The environment table names the Xen domain only when the run recorded one (012_domu.sql).
+ * Run 2 is marked a domU before the server opens the DB (it reads an idle DB as immutable). */
+static void test_xen_domain(unsigned port)
+{
+	struct resp r;
+
+	T_CHECK(req(port, "GET", "/runs/2", &r) == 0 && r.status == 200 &&
+		body_has(&r, "<tr><th>Xen domain</th><td>domU (domain id 5)</td></tr>"), "/runs/2 names its domU and id");
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/runs/1", &r) == 0 && r.status == 200 && !body_has(&r, "Xen domain"),
+		"/runs/1 (no domain recorded) has no Xen domain row");
+	resp_free(&r);
+}
+
 static void test_pages(unsigned port)
 {
 	struct resp r, h;
@@ -1122,6 +1136,7 @@ int main(void)
 	}
 	test_socket_activation();
 	test_handed_socket();
+	testdb_cli(g_db, "UPDATE runs SET xen_domain = 'domU', xen_domid = 5 WHERE run_id = 2");
 	ws = start(&c, err, sizeof err);
 	T_CHECK(ws != NULL, "web_open on 127.0.0.1:0 (%s)", ws ? "" : err);
 	if (!ws)
@@ -1131,6 +1146,7 @@ int main(void)
 	T_EQ_I(web_set_status(ws, "sampling <1s> & well"), 0, "set the status line");
 
 	test_pages(port);
+	test_xen_domain(port);
 	test_api(port);
 	test_report_sections(port);
 	test_errors(port);
