@@ -18,7 +18,8 @@
  *               the store keeps the ones that change (and, since schema 6,
  *               pgalloc/pgfree/pgfault as columns of the tick's row);
  *   meminfo     every tick (the store keeps 18 fields), with jitter;
- *   atomic risk one row per populated zone, masks from the synthetic free lists;
+ *   atomic risk one row per populated zone, masks from the synthetic free lists,
+ *               and the request through the zonelist (v_atomic_request);
  *   churn       a row per tick, the default 32 workers / 30 s lifetime (~1 spawn/s);
  *   slow        pagetypeinfo + slabinfo every 60 s (the default --slow-interval);
  *   probes      a capacity probe every 10 minutes, its buddyinfo text attached;
@@ -196,6 +197,15 @@ static void step_meminfo(struct gen *g)
  */
 static void tick_atomic(struct gen *g, struct store *st, struct store_tick *t)
 {
+	/*
+	 * The request through its zonelist (v_atomic_request, the headline's first figure): buddyinfo
+	 * lists a node's zones low to high and the request tries the highest first, so the zone serving
+	 * order k is the last one listed that passes.  GFP_KERNEL may reclaim and compact: it passes
+	 * wherever GFP_ATOMIC does and, up to the costly order (3), whenever any zone has free pages.
+	 */
+	struct store_request req = { 0 };
+	int norders = g->cur.norders > 16 ? 16 : g->cur.norders;
+
 	for (int z = 0; z < g->cur.nzones; z++) {
 		const struct buddy_zone *b = &g->cur.z[z];
 		uint64_t pages = buddyinfo_free_pages(b, g->cur.norders), above = 0;
@@ -210,7 +220,18 @@ static void tick_atomic(struct gen *g, struct store *st, struct store_tick *t)
 		}
 		store_tick_atomic(st, t, b->node, b->zone, g->cur.norders, amask, kmask, (int64_t)pages - wmin,
 				  (int64_t)pages - 2 * wmin, 0);
+		for (int k = 0; k < norders; k++)
+			if (amask & (1u << k)) {
+				req.node[k] = b->node;
+				req.zone[k] = b->zone;
+			}
+		req.atomic_mask |= amask;
+		if (pages > 0)
+			req.kernel_mask |= 0xFu;
 	}
+	req.kernel_mask |= req.atomic_mask;
+	req.nowait_mask = req.atomic_mask;
+	store_tick_request(st, t, norders, &req);
 }
 
 static void tick_churn(struct gen *g, struct store_tick *t)

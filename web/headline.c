@@ -46,13 +46,26 @@ static void fig_atomic(struct web_req *r, const struct report_headline *h)
 		sb_puts(&r->body, "<p class=\"pending\">No sample in this run yet: no atomic-model verdict.</p></div>\n");
 		return;
 	}
+	int any = 0;
+	for (int i = 0; i < h->natomic; i++)
+		any |= h->atomic[i].n_run > 0;
+	if (!any) {
+		/* Samples without the request's columns: written before schema 7, or by a tool that leaves them out. */
+		sb_puts(&r->body, "<p class=\"pending\">No request-level sample in this run (recorded without the request"
+			" model, before schema 7): the per-zone verdicts are under <a href=\"#atomic\">Atomic-allocation"
+			" risk</a>.</p></div>\n");
+		return;
+	}
 	spark(r, &h->atomic[0].spark, 0, "% of samples at risk at the task_struct order, whole run");
 	for (int i = 0; i < h->natomic; i++) {
 		const struct report_headline_atomic *x = &h->atomic[i];
-		if (i == 0)
+		if (i == 0 && x->n_hour > 0)
 			sb_printf(&r->body, "<p><span class=\"big\">%s</span> of samples, last hour</p>\n<p>whole run %s;"
 				  " order %d (%s)</p>\n", pct(x->pct_hour, x->n_hour, a, sizeof a),
 				  pct(x->pct_run, x->n_run, b, sizeof b), x->order, x->why);
+		else if (i == 0)
+			sb_printf(&r->body, "<p><span class=\"big\">%s</span> of samples, whole run</p>\n<p>none in the last"
+				  " hour; order %d (%s)</p>\n", pct(x->pct_run, x->n_run, b, sizeof b), x->order, x->why);
 		else
 			sb_printf(&r->body, "<p>order %d (%s): %s last hour, %s whole run</p>\n", x->order, x->why,
 				  pct(x->pct_hour, x->n_hour, a, sizeof a), pct(x->pct_run, x->n_run, b, sizeof b));

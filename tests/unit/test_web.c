@@ -224,6 +224,38 @@ static struct web_server *start(struct web_config *c, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- pages */
 
+/*
+ * Samples without the request's columns (a DB written before schema 7): the headline's first card
+ * says so in one line and points at the per-zone section, instead of "no samples" as a figure.
+ * A copy of the test DB with run 1's request columns and rollups cleared, served by a second server.
+ */
+static void test_no_request(void)
+{
+	struct web_config c = { .listen = "127.0.0.1:0", .version = "test", .no_socket_activation = 1 };
+	struct web_server *ws;
+	struct resp r;
+	char path[300], cmd[700], err[256];
+
+	snprintf(path, sizeof path, "%s/noreq.db", g_dir);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", g_db, path);
+	T_EQ_I(system(cmd), 0, "copy the test DB");
+	testdb_cli(path, "UPDATE samples SET req_norders = NULL, req_atomic_mask = NULL, req_nowait_mask = NULL,"
+		   " req_kernel_mask = NULL, req_zones_lo = NULL, req_zones_hi = NULL WHERE run_id = 1;"
+		   " DELETE FROM request_rollup WHERE run_id = 1");
+	T_EQ_I(testdb_cli(path, "SELECT count(*) FROM v_atomic_request WHERE run_id = 1"), 0,
+	       "run 1 of the copy has no request-level sample");
+	c.db_path = path;
+	ws = web_open(&c, err, sizeof err);
+	T_CHECK(ws != NULL, "web_open on the copy (%s)", ws ? "" : err);
+	if (!ws)
+		return;
+	T_CHECK(req(web_port(ws), "GET", "/runs/1", &r) == 0 && r.status == 200 &&
+		body_has(&r, "No request-level sample in this run") && body_has(&r, "href=\"#atomic\"") &&
+		!body_has(&r, "no samples</span>"), "headline without request samples: one line saying why, no empty figure");
+	resp_free(&r);
+	web_close(ws);
+}
+
 /* The environment table names the Xen domain only when the run recorded one (012_domu.sql).
  * Run 2 is marked a domU before the server opens the DB (it reads an idle DB as immutable). */
 static void test_xen_domain(unsigned port)
@@ -1154,6 +1186,7 @@ int main(void)
 	test_concurrency(port);
 	test_limits();
 	test_open();
+	test_no_request();
 
 	web_close(ws);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
