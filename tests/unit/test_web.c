@@ -229,6 +229,31 @@ static struct web_server *start(struct web_config *c, char *err, size_t errlen)
  * says so in one line and points at the per-zone section, instead of "no samples" as a figure.
  * A copy of the test DB with run 1's request columns and rollups cleared, served by a second server.
  */
+/* /runs filters by label, kernel and host (case-insensitive substrings), each run listed or not. */
+static void test_runs_filter(unsigned port)
+{
+	static const struct { const char *q; int r1, r2, r3; } f[] = {
+		{ "/runs?kernel=6.1", 1, 0, 0 },
+		{ "/runs?kernel=6.6.0-NEW", 0, 1, 1 },
+		{ "/runs?label=CURR", 0, 0, 1 },
+		{ "/runs?label=%3Cscript%3E", 1, 0, 0 },
+		{ "/runs?host=host%3C1&kernel=new", 0, 1, 1 },
+		{ "/runs?host=elsewhere", 0, 0, 0 },
+	};
+	struct resp r;
+
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		int ok = req(port, "GET", f[i].q, &r) == 0 && r.status == 200 &&
+			 body_has(&r, "<a href=\"/runs/1\">1</a>") == f[i].r1 &&
+			 body_has(&r, "<a href=\"/runs/2\">2</a>") == f[i].r2 &&
+			 body_has(&r, "<a href=\"/runs/3\">3</a>") == f[i].r3 &&
+			 body_has(&r, "No run matches.") == !(f[i].r1 || f[i].r2 || f[i].r3);
+		T_CHECK(ok, "%s lists runs%s%s%s%s", f[i].q, f[i].r1 ? " 1" : "", f[i].r2 ? " 2" : "", f[i].r3 ? " 3" : "",
+			f[i].r1 || f[i].r2 || f[i].r3 ? "" : " none (No run matches.)");
+		resp_free(&r);
+	}
+}
+
 static void test_no_request(void)
 {
 	struct web_config c = { .listen = "127.0.0.1:0", .version = "test", .no_socket_activation = 1 };
@@ -239,6 +264,8 @@ static void test_no_request(void)
 	snprintf(path, sizeof path, "%s/noreq.db", g_dir);
 	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", g_db, path);
 	T_EQ_I(system(cmd), 0, "copy the test DB");
+	/* Run 3 relabelled as run 1: its page links to comparing it with run 1, the previous run so labelled. */
+	testdb_cli(path, "UPDATE runs SET label = (SELECT label FROM runs WHERE run_id = 1) WHERE run_id = 3");
 	testdb_cli(path, "UPDATE samples SET req_norders = NULL, req_atomic_mask = NULL, req_nowait_mask = NULL,"
 		   " req_kernel_mask = NULL, req_zones_lo = NULL, req_zones_hi = NULL WHERE run_id = 1;"
 		   " DELETE FROM request_rollup WHERE run_id = 1");
@@ -252,6 +279,13 @@ static void test_no_request(void)
 	T_CHECK(req(web_port(ws), "GET", "/runs/1", &r) == 0 && r.status == 200 &&
 		body_has(&r, "No request-level sample in this run") && body_has(&r, "href=\"#atomic\"") &&
 		!body_has(&r, "no samples</span>"), "headline without request samples: one line saying why, no empty figure");
+	resp_free(&r);
+	T_CHECK(req(web_port(ws), "GET", "/runs/3", &r) == 0 && r.status == 200 &&
+		body_has(&r, "<a href=\"/compare?a=1&amp;b=3\">with run 1, the previous run labelled \"&lt;script&gt;"),
+		"run 3 links to comparing it with run 1, the previous run with its label");
+	resp_free(&r);
+	T_CHECK(req(web_port(ws), "GET", "/runs/1", &r) == 0 && body_has(&r, "no earlier run has this label"),
+		"run 1, the first with that label, says no earlier run has it");
 	resp_free(&r);
 	web_close(ws);
 }
@@ -1179,6 +1213,7 @@ int main(void)
 
 	test_pages(port);
 	test_xen_domain(port);
+	test_runs_filter(port);
 	test_api(port);
 	test_report_sections(port);
 	test_errors(port);
