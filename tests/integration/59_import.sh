@@ -46,6 +46,15 @@ ls "$tmp" | grep -q -- '^[ab].db-' && fail "side files beside a source: $(ls "$t
 [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && pass "summary: imported and two-file comparisons exit 0" || fail "summary exits $rc1 $rc2: $(tail -2 "$tmp/s2.txt")"
 sed -n '/^Verdicts/,$p' "$tmp/s1.txt" >"$tmp/v1"; sed -n '/^Verdicts/,$p' "$tmp/s2.txt" >"$tmp/v2"
 [ -s "$tmp/v1" ] && cmp -s "$tmp/v1" "$tmp/v2" && pass "summary: the same verdicts either way" || { fail "summary verdicts differ"; diff "$tmp/v1" "$tmp/v2" | head; }
+# report (the saved HTML file) takes the same NAME:ID refs: its verdict table is the imported DB's.
+"$FPUSOAKD" report --db "$tmp/t.db" --compare 1 2 --out "$tmp/r1.html" 2>"$tmp/r1.err"; rc1=$?
+"$FPUSOAKD" report --db "$tmp/a.db" --db "$tmp/b.db" --compare a:1 b:1 --out "$tmp/r2.html" 2>"$tmp/r2.err"; rc2=$?
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && grep -q '<title>Run a:1 vs run b:1' "$tmp/r2.html" &&
+	pass "report --compare a:1 b:1 over two --db writes the comparison of the two files" ||
+	fail "report exits $rc1 $rc2: $(cat "$tmp/r1.err" "$tmp/r2.err" | head -3)"
+rtbl() { sed -n '/<table class="verdicts">/,/<\/table>/p' "$1"; }
+[ -n "$(rtbl "$tmp/r1.html")" ] && [ "$(rtbl "$tmp/r1.html")" = "$(rtbl "$tmp/r2.html")" ] &&
+	pass "report: the same verdict table either way" || fail "report verdict tables differ"
 check "summary of the imported run says where it came from" sh -c "'$FPUSOAKD' summary --db '$tmp/t.db' --run 2 | grep -q 'imported    from b.db, run 1 there'"
 
 start() { # start NAME ARGS: serve on port 0; sets port
