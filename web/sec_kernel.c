@@ -316,6 +316,16 @@ static int atomic_chart(struct run_page *p, int order)
 		free(a);
 		return 0;   /* the table below says there were no samples */
 	}
+	int any = 0;
+	for (int i = 0; i < a->nz && !any; i++)
+		for (size_t j = 0; j < a->z[i].n && !any; j++)
+			any = a->z[i].v[j] != 0;
+	if (!any) {
+		/* A chart of flat zero lines is a screen of nothing: one line says it. */
+		sb_printf(&r->body, "<p>%s: no zone at risk in any interval of this window.</p>\n", title);
+		free(a);
+		return 0;
+	}
 	for (int i = 0; i < a->nz; i++)
 		s[i] = (struct svg_series){ a->z[i].zone, a->z[i].t, a->z[i].v, a->z[i].n, SVG_LINE, 0 };
 	svg_line_chart(&r->body, &c, s, a->nz);
