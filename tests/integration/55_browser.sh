@@ -12,8 +12,11 @@
 #   2. fpusoakd serve on two DBs: a 1-hour run (bench/genhistory --hours 1, this machine's zones)
 #      and the seeded DB the daemon is still writing: the 1-hour run's page (and its height, held
 #      under 5,000 px), a compare across the two files, /runs over both.
-# Screenshots (full page and first screen) go to $BUILD/test-logs/browser/.  Skips visibly when
-# chromium cannot be installed; falls back to chromium --dump-dom without npm.
+# Screenshots (full page and first screen) go to $BUILD/test-logs/browser/.  What it needs and
+# installs itself as root on Debian (like the Xen and systemd suites): chromium, nodejs and npm
+# (apt-get), then playwright-core from npm into $BUILD/browser/, pinned: 1.65.1 on Node >= 20,
+# 1.61.1 (the last for Node 18) on Debian 12's Node 18.  Skips visibly when chromium cannot be
+# installed; without node/npm/playwright-core, says so (SKIP) and falls back to chromium --dump-dom.
 . "$(dirname "$0")/../lib.sh"
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
 BUILD=${BUILD:-$PWD/build}
@@ -28,17 +31,19 @@ cleanup() {
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# Debian packages for the commands missing among chromium, node, npm (command:package).
+want=
+for cp in chromium:chromium node:nodejs npm:npm; do command -v "${cp%%:*}" >/dev/null || want="$want ${cp#*:}"; done
+if [ -n "$want" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	echo "installing$want (apt-get)"
+	DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y --no-install-recommends $want >"$tmp/apt.log" 2>&1 ||
+		{ DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -qq >/dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y --no-install-recommends $want >"$tmp/apt.log" 2>&1; } ||
+		echo "apt-get install$want failed: $(tail -2 "$tmp/apt.log")"
+fi
 if ! command -v chromium >/dev/null; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		echo "installing chromium (apt-get)"
-		DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y --no-install-recommends chromium >"$tmp/apt.log" 2>&1 ||
-			{ DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -qq >/dev/null 2>&1 &&
-			  DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y --no-install-recommends chromium >"$tmp/apt.log" 2>&1; }
-	fi
-	if ! command -v chromium >/dev/null; then
-		skip "chromium is not installed and could not be installed (apt-get install chromium): no browser test"
-		t_done
-	fi
+	skip "chromium is not installed and could not be installed (as root: apt-get install chromium): no browser test"
+	t_done
 fi
 mkdir -p "$art" "$BUILD/browser"
 rm -f "$art"/*.png
@@ -71,21 +76,42 @@ for i in $(seq 100); do sport=$(sed -n 's#^fpusoakd serve: http://127.0.0.1:\([0
 daemon_pages=("index=/|2|run" "run1=/runs/1|10|run" "live=/runs/$live|3|run" "compare=/compare?a=1&b=3|2|compare" "runs=/runs|0|runs")
 serve_pages=("hour=/runs/hour:1|8|run|5000" "cross-compare=/compare?a=hour:1&b=test:1|1|compare" "serve-runs=/runs|0|runs"
 	     "serve-index=/|1|run")
-if [ ! -d "$BUILD/browser/node_modules/playwright-core" ] && command -v npm >/dev/null; then
-	(cd "$BUILD/browser" && timeout 180 npm install --no-audit --no-fund --silent playwright-core@1 >"$tmp/npm.log" 2>&1) ||
-		echo "npm install playwright-core failed: $(tail -2 "$tmp/npm.log")"
+# playwright-core pinned to a release that supports this Node (its package.json "engines"), each in
+# its own folder so a Node upgrade never runs a stale one.
+pwdir= why=
+if command -v node >/dev/null; then
+	nodemajor=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+	if [ "$nodemajor" -ge 20 ]; then pwver=1.65.1; elif [ "$nodemajor" -ge 18 ]; then pwver=1.61.1; else pwver=; fi
+	pwver=${PLAYWRIGHT_CORE_VERSION:-$pwver}   # to try another release by hand
+	if [ -z "$pwver" ]; then
+		why="node $(node --version) is older than 18 (playwright-core needs >= 18)"
+	else
+		pwdir=$BUILD/browser/pw-$pwver
+		mkdir -p "$pwdir"
+		# Its own package.json: npm installs into the nearest folder holding one (or node_modules).
+		[ -f "$pwdir/package.json" ] || echo '{ "private": true }' >"$pwdir/package.json"
+		if [ ! -d "$pwdir/node_modules/playwright-core" ] && command -v npm >/dev/null; then
+			(cd "$pwdir" && timeout 300 npm install --no-audit --no-fund --silent "playwright-core@$pwver" \
+				>"$tmp/npm.log" 2>&1) || echo "npm install playwright-core@$pwver failed: $(tail -2 "$tmp/npm.log")"
+		fi
+		[ -d "$pwdir/node_modules/playwright-core" ] ||
+			{ why="playwright-core@$pwver could not be installed from npm (npm $(command -v npm >/dev/null && echo present || echo missing))"; pwdir=; }
+	fi
+else
+	why="node is not installed and could not be installed (as root: apt-get install nodejs npm)"
 fi
-if [ -d "$BUILD/browser/node_modules/playwright-core" ] && command -v node >/dev/null; then
-	cp tests/browser/check.mjs "$BUILD/browser/check.mjs"   # resolves playwright-core from $BUILD/browser/node_modules
-	timeout 300 node "$BUILD/browser/check.mjs" "http://127.0.0.1:$port" "$art" "${daemon_pages[@]}"
+if [ -n "$pwdir" ]; then
+	echo "browser: $(chromium --version 2>/dev/null | head -1), node $(node --version), playwright-core $pwver"
+	cp tests/browser/check.mjs "$pwdir/check.mjs"   # resolves playwright-core from $pwdir/node_modules
+	timeout 300 node "$pwdir/check.mjs" "http://127.0.0.1:$port" "$art" "${daemon_pages[@]}"
 	rc=$?
 	[ $rc -eq 0 ] || [ $rc -eq 1 ] || fail "check.mjs (daemon) exited $rc (timeout or crash)"
-	timeout 300 node "$BUILD/browser/check.mjs" "http://127.0.0.1:$sport" "$art" "${serve_pages[@]}"
+	timeout 300 node "$pwdir/check.mjs" "http://127.0.0.1:$sport" "$art" "${serve_pages[@]}"
 	rc=$?
 	[ $rc -eq 0 ] || [ $rc -eq 1 ] || fail "check.mjs (serve) exited $rc (timeout or crash)"
 else
 	# No npm: chromium's own headless modes.  Console errors come from its log (CONSOLE lines).
-	skip "playwright-core unavailable (npm): the layout checks (first screen, overlaps, links) are not run"
+	skip "$why: the layout checks (first screen, overlaps, unique ticks, links, height, picker) are not run"
 	for spec in "${daemon_pages[@]}"; do
 		name=${spec%%=*}; rest=${spec#*=}; path=${rest%%|*}
 		ud=$(mktemp -d "$tmp/ud-XXXXXX")
