@@ -430,14 +430,39 @@ if want history; then
 		"$PEER_WS" --db "$HDB" > "$TMP/ws-peer.out" 2>&1 &
 		ppid=$!; PIDS+=("$ppid")
 		for i in $(seq 50); do grep -q port= "$TMP/ws-self.out" && grep -q port= "$TMP/ws-peer.out" && break; sleep 0.1; done
+		declare -A p99s=([self]= [peer]=)
 		for round in 1 2 3; do
 			for who in self peer; do
 				p=$(sed -n 's/port=//p' "$TMP/ws-$who.out")
 				out=$(wrk -t2 -c2 -d10s --timeout 60s --latency "http://127.0.0.1:$p/runs/1" 2>&1)
+				p99s[$who]="${p99s[$who]} $(wrk_p99 <<<"$out")"
 				say "  round $round $who: p50 $(awk '$1 == "50%" { print $2 }' <<<"$out"), p99 $(wrk_p99 <<<"$out") ms,"\
 				    "$(curl -s -o /dev/null -w '%{size_download}' "http://127.0.0.1:$p/runs/1") bytes"
 			done
 		done
+		med() { tr ' ' '\n' <<<"$1" | grep . | sort -g | sed -n 2p; }   # the middle of 3
+		ms=$(med "${p99s[self]}"); mp=$(med "${p99s[peer]}")
+		[ -n "$ms" ] && [ -n "$mp" ] &&
+			row "p99 report /runs/1, $HIST_DAYS-day history, interleaved (median of 3 rounds)" "$ms ms" \
+			    "$mp ms ($(basename "$PEER_WS"))" "$(calc "$ms / $mp" 2)" "≤ 150 ms" "$(met_le "$ms" 150)"
+		# CPU time (utime+stime of the server) per request is far less sensitive to other load than
+		# latency: 20 sequential requests each, alternating in blocks of 5.
+		tck=$(getconf CLK_TCK)
+		cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+		declare -A cput=([self]=0 [peer]=0) cpid=([self]=$spid [peer]=$ppid)
+		for blk in 1 2 3 4; do
+			for who in self peer; do
+				p=$(sed -n 's/port=//p' "$TMP/ws-$who.out")
+				c0=$(cpu_of "${cpid[$who]}")
+				for i in 1 2 3 4 5; do curl -s -o /dev/null "http://127.0.0.1:$p/runs/1"; done
+				c1=$(cpu_of "${cpid[$who]}")
+				cput[$who]=$((cput[$who] + c1 - c0))
+			done
+		done
+		cs=$(calc "${cput[self]} * 1000 / $tck / 20" 1); cp=$(calc "${cput[peer]} * 1000 / $tck / 20" 1)
+		say "  server CPU per /runs/1 (utime+stime, 20 sequential requests each): self $cs ms, peer $cp ms"
+		row "server CPU per /runs/1, $HIST_DAYS-day history" "$cs ms" "$cp ms ($(basename "$PEER_WS"))" \
+		    "$(calc "$cs / $cp" 2)" "≤ peer" "$(met_le "$cs" "$cp")"
 		stop_pid "$spid"
 		stop_pid "$ppid"
 	fi
