@@ -15,12 +15,13 @@
 /* The bucket's raw ticks still exist: they, not the bucket's bounds, give its part of the span. */
 #define RUN_RAW_IN_BUCKET "EXISTS (SELECT 1 FROM samples x WHERE x.run_id = u.run_id AND x.ts_ms >= u.bucket_ms" \
 	" AND x.ts_ms < u.bucket_ms + " STORE_TIER_MINUTE_SQL ")"
-#define RUN_COLS \
+/* XEN: the two schema-012 columns, or what a DB from before 012 stands for (no domain recorded). */
+#define RUN_COLS_X(XEN) \
 	"r.run_id, r.label, r.end_reason, r.version, r.boot_id, r.hostname, r.kernel_release, " \
 	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
-	"r.ticks, r.xen_domain, coalesce(r.xen_domid, -1), " \
+	"r.ticks, " XEN ", " \
 	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
 	" SELECT MIN(CASE WHEN first_ms IS NOT NULL THEN first_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
 	" ELSE bucket_ms END)" RUN_MINUTE ")), " \
@@ -30,11 +31,17 @@
 	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET "), " \
 	"c.cgroup, c.cgroup_group, c.unconfined_reason, c.fpu_kind, c.cgroup_memory_max, c.cgroup_pids_max, " \
 	"c.pop_cap, c.confinement_exact "
+#define RUN_COLS RUN_COLS_X("r.xen_domain, coalesce(r.xen_domid, -1)")
+/* serve reads DBs it must not migrate: one from before 012 (at 7 to 11) has no Xen columns. */
+#define RUN_COLS_PRE12 RUN_COLS_X("NULL, -1")
 
 static const char *const SQL[S_COUNT] = {
 	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
 	[S_RUNS] = "SELECT " RUN_COLS "FROM runs r LEFT JOIN churn_info c USING (run_id) ORDER BY r.run_id DESC LIMIT ?1",
 	[S_RUN] = "SELECT " RUN_COLS "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
+	[S_RUNS_PRE12] = "SELECT " RUN_COLS_PRE12 "FROM runs r LEFT JOIN churn_info c USING (run_id)"
+			 " ORDER BY r.run_id DESC LIMIT ?1",
+	[S_RUN_PRE12] = "SELECT " RUN_COLS_PRE12 "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
 	[S_RUN_BEFORE] = "SELECT run_id, started_ms FROM runs WHERE label IS ?1 AND started_ms < ?2"
 			 " ORDER BY started_ms DESC, run_id DESC LIMIT 1",
 	[S_RUN_IMPORT] = "SELECT source_file, source_path, source_host, source_boot_id, source_run_id, source_schema,"
@@ -123,7 +130,7 @@ static int emit_runs(struct query *q, sqlite3_stmt *st, int cap, query_run_fn fn
 
 int query_runs(struct query *q, query_run_fn fn, void *arg)
 {
-	sqlite3_stmt *st = stmt(q, S_RUNS);
+	sqlite3_stmt *st = stmt(q, q->has_xen ? S_RUNS : S_RUNS_PRE12);
 
 	if (!st)
 		return -1;
@@ -133,7 +140,7 @@ int query_runs(struct query *q, query_run_fn fn, void *arg)
 
 int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg)
 {
-	sqlite3_stmt *st = stmt(q, S_RUN);
+	sqlite3_stmt *st = stmt(q, q->has_xen ? S_RUN : S_RUN_PRE12);
 
 	if (!st)
 		return -1;

@@ -176,6 +176,7 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", db_path, q->err);
 		goto fail;
 	}
+	q->has_xen = sqlite3_exec(q->db, "SELECT xen_domain FROM runs LIMIT 0", NULL, NULL, NULL) == SQLITE_OK;
 	/* Read-only handles cannot migrate: an older DB is upgraded by the daemon's writer (store_open). */
 	if ((r = query_schema_version(q)) < QUERY_MIN_SCHEMA) {
 		snprintf(err, errlen, "%s: schema version %d is older than this fpusoakd reads (%d); run"
