@@ -404,7 +404,10 @@ if want history; then
 			out=$(wrk -t2 -c2 -d10s --timeout 60s --latency "http://127.0.0.1:$wport$path" 2>&1)
 			say "$(grep -E 'Latency|50%|90%|99%|requests in|Requests/sec|Socket errors' <<<"$out")"
 			p99=$(wrk_p99 <<<"$out")
-			if [ "${p99:-0}" = 0.0 ]; then
+			if [ "$code" != 200 ]; then
+				# The latency of an error page is no figure of the page.
+				row "p99 $name, $HIST_DAYS-day history" "no valid figure (HTTP $code)" "-" "-" "≤ $goal ms" "MISSED"
+			elif [ "${p99:-0}" = 0.0 ]; then
 				# Slower than the whole wrk window: time 3 sequential requests instead.
 				mx=0
 				for i in 1 2 3; do
@@ -430,6 +433,14 @@ if want history; then
 		"$PEER_WS" --db "$HDB" > "$TMP/ws-peer.out" 2>&1 &
 		ppid=$!; PIDS+=("$ppid")
 		for i in $(seq 50); do grep -q port= "$TMP/ws-self.out" && grep -q port= "$TMP/ws-peer.out" && break; sleep 0.1; done
+		peer_ok=1
+		for who in self peer; do
+			p=$(sed -n 's/port=//p' "$TMP/ws-$who.out")
+			c=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p/runs/1")
+			[ "$c" = 200 ] || { say "  $who answers /runs/1 with HTTP $c: no comparison"; peer_ok=0; }
+		done
+	fi
+	if [ -n "$PEER_WS" ] && [ $peer_ok = 1 ]; then
 		declare -A p99s=([self]= [peer]=)
 		for round in 1 2 3; do
 			for who in self peer; do
@@ -463,6 +474,8 @@ if want history; then
 		say "  server CPU per /runs/1 (utime+stime, 20 sequential requests each): self $cs ms, peer $cp ms"
 		row "server CPU per /runs/1, $HIST_DAYS-day history" "$cs ms" "$cp ms ($(basename "$PEER_WS"))" \
 		    "$(calc "$cs / $cp" 2)" "≤ peer" "$(met_le "$cs" "$cp")"
+	fi
+	if [ -n "$PEER_WS" ]; then
 		stop_pid "$spid"
 		stop_pid "$ppid"
 	fi
