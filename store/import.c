@@ -314,17 +314,17 @@ static int map_dimensions(sqlite3 *db, char *err, size_t errlen)
 static void zones_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const unsigned char *map = sqlite3_user_data(ctx);
-	sqlite3_int64 v, out = 0;
+	uint64_t v, out = 0;   /* unsigned: a 255 in the top byte is a negative int64, and << into its sign is UB */
 
 	(void)argc;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
 		sqlite3_result_null(ctx);
 		return;
 	}
-	v = sqlite3_value_int64(argv[0]);
+	v = (uint64_t)sqlite3_value_int64(argv[0]);
 	for (int b = 0; b < 8; b++)
-		out |= (sqlite3_int64)map[(v >> (8 * b)) & 255] << (8 * b);
-	sqlite3_result_int64(ctx, out);
+		out |= (uint64_t)map[(v >> (8 * b)) & 255] << (8 * b);
+	sqlite3_result_int64(ctx, (sqlite3_int64)out);
 }
 
 /* The zone map of temp.zmap as a byte table for fpusoak_zones, which the connection then owns (freed at its
