@@ -9,7 +9,10 @@
  * span: the raw ticks while they exist, and the first/last tick each minute rollup keeps (schema 7) where
  * retention deleted them.  A bucket's start or end is never taken for a tick: a run started at 13:04:54
  * did not start at 13:04:00.  Buckets written before schema 7 have no tick span: there the bucket's
- * bounds stand in, and span_exact says so.
+ * bounds stand in, and span_exact says so.  Minute buckets are disjoint and each one's value lies
+ * inside it, so the extent's end is the first (last) bucket, in bucket order, that gives one: a walk
+ * of the primary key that stops there, not a scan of every bucket of a month-long run (12 of these
+ * per page).
  */
 #define RUN_MINUTE " FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = " STORE_TIER_MINUTE_SQL
 /* The bucket's raw ticks still exist: they, not the bucket's bounds, give its part of the span. */
@@ -23,11 +26,12 @@
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
 	"r.ticks, " XEN ", " \
 	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
-	" SELECT MIN(CASE WHEN first_ms IS NOT NULL THEN first_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
-	" ELSE bucket_ms END)" RUN_MINUTE ")), " \
+	" SELECT * FROM (SELECT CASE WHEN first_ms IS NOT NULL THEN first_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
+	" ELSE bucket_ms END AS b" RUN_MINUTE " AND b IS NOT NULL ORDER BY u.bucket_ms LIMIT 1))), " \
 	"(SELECT max(t) FROM (SELECT MAX(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
-	" SELECT MAX(CASE WHEN last_ms IS NOT NULL THEN last_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
-	" ELSE bucket_ms + " STORE_TIER_MINUTE_SQL " - 1 END)" RUN_MINUTE ")), " \
+	" SELECT * FROM (SELECT CASE WHEN last_ms IS NOT NULL THEN last_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
+	" ELSE bucket_ms + " STORE_TIER_MINUTE_SQL " - 1 END AS b" RUN_MINUTE " AND b IS NOT NULL" \
+	" ORDER BY u.bucket_ms DESC LIMIT 1))), " \
 	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET "), " \
 	"c.cgroup, c.cgroup_group, c.unconfined_reason, c.fpu_kind, c.cgroup_memory_max, c.cgroup_pids_max, " \
 	"c.pop_cap, c.confinement_exact "
