@@ -131,7 +131,8 @@ int page_runs(struct web_req *r)
 		if (!got)
 			latest[c.db] = -1;
 	}
-	qsort(c.e, c.n, sizeof *c.e, newest_first);
+	if (c.n > 1)   /* nothing matched: c.e is NULL, which qsort must not get even for 0 elements */
+		qsort(c.e, c.n, sizeof *c.e, newest_first);
 	page_begin(r, "Runs");
 	if (!r->offline) {
 		sb_puts(&r->body, "<form class=\"filter\" method=\"get\" action=\"/runs\">Filter: ");
