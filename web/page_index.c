@@ -79,9 +79,28 @@ static int recent(struct web_req *r, int64_t id, const struct page_run_info *ri)
 		sb_puts(&r->body, "<h2>Recent</h2>\n");
 	if (report_orders(r->q, id, &o) < 0 || (n = report_free_zones(r->q, id, from, to, &o, ri->page_size, &fz)) < 0)
 		goto out;
-	for (int i = 0; i < n; i++)
+	int still = 0;
+	for (int i = 0; i < n; i++) {
 		if (fz[i].moved && chart_free(r, &fz[i], from, to) < 0)
 			goto out;
+		still += !fz[i].moved;
+	}
+	if (n == 0) {
+		sb_puts(&r->body, "<p class=\"pending\">Free memory: no buddyinfo sample in this window.</p>\n");
+	} else if (still) {
+		/* A zone whose free memory never changed has no chart; say which, with the free memory it holds. */
+		char mib[32];
+		sb_puts(&r->body, "<p>Free memory unchanged in this window, no chart:");
+		for (int i = 0, k = 0; i < n; i++) {
+			if (fz[i].moved)
+				continue;
+			sb_printf(&r->body, "%s node %d zone ", k++ ? "," : "", fz[i].node);
+			page_text(r, fz[i].zone);
+			if (fz[i].n > 0)
+				sb_printf(&r->body, " (%s MiB)", fmt_sig(fz[i].last_mib, mib, sizeof mib));
+		}
+		sb_puts(&r->body, ".</p>\n");
+	}
 	if (chart_vmstat_rates(r, id, from, to, compaction, 6, "Compaction and reclaim",
 			       "Events per second. compact_stall and allocstall_* mean an allocation had to wait for "
 			       "compaction or reclaim; compact_fail rising with them: compaction is not finding free "
