@@ -112,6 +112,21 @@ out:
 	return ret;
 }
 
+/* The environment, folded: which kernel and which guest (a dom0 and a domU are different settings). */
+static int env_cb(void *arg, const struct query_run *run)
+{
+	struct web_req *r = arg;
+
+	sb_puts(&r->body, "<details id=\"environment\"><summary>Environment: ");
+	page_text(r, run->hostname);
+	sb_puts(&r->body, ", ");
+	page_text(r, run->kernel_release);
+	sb_puts(&r->body, "</summary>\n");
+	page_env_table(r, run, 0);
+	sb_puts(&r->body, "</details>\n");
+	return 0;
+}
+
 int page_index(struct web_req *r)
 {
 	struct page_run_info ri = { 0 };
@@ -140,6 +155,8 @@ int page_index(struct web_req *r)
 		return -1;
 	sb_printf(&r->body, "<p><a href=\"/runs/%s\">Full report of run %s</a> (every figure, the environment and the "
 		  "configuration) &#183; <a href=\"/runs\">all runs</a></p>\n", ref, ref);
+	if (query_run(r->q, id, env_cb, r) < 0)
+		return -1;
 	if (page_compare_links(r, r->db, id, x.has_label ? x.label : NULL, x.started_ms) < 0 || recent(r, id, &ri) < 0)
 		return -1;
 	page_end(r);
