@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sec_gfp: report section 11, the 2014 test with the fpusoak_gfp module
+ * sec_gfp: report section: the 2014 test with the fpusoak_gfp module
  * (--gfp-mode): capacity per mode over time, kernel against atomic with the
  * trend of the gap, deaths of a refused HOLD, and the atomic model checked
  * against the allocator (accuracy, then predicted x actual per order and
