@@ -100,6 +100,9 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 		.alloc_failures = s->alloc_failures,
 		.has_oom_kills = s->has_oom_kills,
 		.oom_kills = s->oom_kills,
+		.trace_failures = s->trace_failures,
+		.trace_fallbacks = s->trace_fallbacks,
+		.trace_fragmenting = s->trace_fragmenting,
 	};
 	struct strbuf sb;
 

@@ -416,6 +416,49 @@ static int atomic_cb(void *arg, const struct report_atomic *a)
 	return 0;
 }
 
+/* The trace (schema 8): failed allocations by class and order, fallbacks, the fragmenting trend. */
+static void trace_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_trace t;
+	char r1[32], r2[32], r3[32], ord[128] = "";
+	size_t used = 0;
+
+	if (report_trace(q, id, &t) < 0) {
+		*err = 1;
+		return;
+	}
+	if (!t.note[0])
+		return;                 /* a run from before the trace: nothing to say */
+	if (!t.on) {
+		put("  trace: %s", t.note);
+		return;
+	}
+	put("  failed allocations (trace): %" PRId64 "%s%s%s", t.t.failures, isfinite(t.per_hour) ? ", " : "",
+	    isfinite(t.per_hour) ? fmt_sig(t.per_hour, r1, sizeof r1) : "", isfinite(t.per_hour) ? " per hour" : "");
+	for (int k = 0; k < QUERY_TRACE_ORDERS && used < sizeof ord; k++)
+		if (t.by_order[k]) {
+			int n = snprintf(ord + used, sizeof ord - used, "%s%s%d: %" PRId64, used ? ", " : "",
+					 k == QUERY_TRACE_ORDERS - 1 ? ">=" : "", k, t.by_order[k]);
+			if (n > 0)
+				used += (size_t)n;
+		}
+	put("    atomic %" PRId64 ", sleeping %" PRId64 ", opportunistic %" PRId64 "%s%s", t.by_class[REPORT_ATOMIC],
+	    t.by_class[REPORT_SLEEPING], t.by_class[REPORT_OPPORTUNISTIC], used ? "; by order " : "", ord);
+	if (t.t.kmsg_failures)
+		put("    of the kernel log's %" PRId64 " failures, %" PRId64 " seen in the trace", t.t.kmsg_failures,
+		    t.t.kmsg_in_trace);
+	put("  fallbacks: %" PRId64 ", fragmenting %" PRId64 "%s%s%s", t.t.extfrag, t.t.fragmenting,
+	    isfinite(t.fragmenting_per_hour) ? " (" : "",
+	    isfinite(t.fragmenting_per_hour) ? fmt_sig(t.fragmenting_per_hour, r1, sizeof r1) : "",
+	    isfinite(t.fragmenting_per_hour) ? " per hour)" : "");
+	if (t.trend_ok)
+		put("  fragmenting trend: %s/h per hour [%s, %s]%s", fmt_sig(t.slope_h, r1, sizeof r1),
+		    fmt_sig(t.lo_h, r2, sizeof r2), fmt_sig(t.hi_h, r3, sizeof r3), t.significant ? "" : ", not significant");
+	else
+		put("  fragmenting trend: after %d %s buckets", REPORT_TREND_POINTS,
+		    t.trend_tier == STORE_TIER_HOUR_MS ? "hour" : "minute");
+}
+
 static void kernel_lines(struct query *q, int64_t id, int *err)
 {
 	struct report_orders o;
@@ -475,6 +518,7 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		if (l.len)
 			put("    per zone's own check: %s", l.text);
 	}
+	trace_lines(q, id, err);
 }
 
 static int headline(struct query *q, int64_t id)

@@ -13,7 +13,7 @@
 #include "common/netaddr.h"
 #include "common/num.h"
 
-enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_BOOL };
+enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_TRACE, T_BOOL };
 
 struct opt {
 	const char *name;
@@ -55,6 +55,7 @@ static const struct opt OPTS[] = {
 	{ "proc-root", T_STR, O(proc_root), "/proc", "where to read proc files (tests feed fixture trees)", "a directory", 0 },
 	{ "sys-root", T_STR, O(sys_root), "/sys", "where to read sysfs files", "a directory", 0 },
 	{ "kmsg", T_STR, O(kmsg_path), "/dev/kmsg", "kernel log to watch for allocation failures and OOM kills, or 'none'", "a path or none", 0 },
+	{ "trace", T_TRACE, O(trace), "auto", "failed allocations and fallbacks from a tracefs instance of its own: auto (when tracefs is mounted and writable) or none", "auto|none", 0 },
 	{ "log-level", T_LEVEL, O(log_level), "info", "err, warn, notice, info or debug", "err|warn|notice|info|debug", 0 },
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -148,6 +149,17 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		if (fpu_kind_parse(val, &k) < 0)
 			goto bad;
 		v = (int)k;
+		memcpy(p, &v, sizeof v);
+		return 0;
+	}
+	case T_TRACE: {
+		int v;
+		if (strcmp(val, "auto") == 0)
+			v = CONFIG_TRACE_AUTO;
+		else if (strcmp(val, "none") == 0)
+			v = CONFIG_TRACE_NONE;
+		else
+			goto bad;
 		memcpy(p, &v, sizeof v);
 		return 0;
 	}
@@ -509,6 +521,10 @@ char *config_describe(const struct config *cfg, char *out, size_t outlen)
 		case T_SCOPE:
 			memcpy(&lv, p, sizeof lv);
 			snprintf(val, sizeof val, "%s", lv == CHURN_SCOPE_GUEST ? "guest" : "cgroup");
+			break;
+		case T_TRACE:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", lv == CONFIG_TRACE_NONE ? "none" : "auto");
 			break;
 		case T_BOOL:
 			memcpy(&lv, p, sizeof lv);

@@ -24,6 +24,7 @@
 #include "common/pathcheck.h"
 #include "daemon/churnlink.h"
 #include "daemon/kwatch.h"
+#include "daemon/tracewatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
 #include "store/query.h"
@@ -140,6 +141,24 @@ static void lock_memory(void)
 	log_info("cannot lock fpusoakd in memory (%s); under memory pressure sampling may stall", strerror(errno));
 }
 
+/* The tracefs source: on, or off with one line saying why; the run records which. */
+static void open_trace(struct daemon *d)
+{
+	struct tracewatch_opts o = { .sys_root = d->cfg.sys_root, .proc_root = d->cfg.proc_root };
+	char why[TRACEWATCH_DESC_MAX], note[TRACEWATCH_DESC_MAX + 32];
+
+	if (d->cfg.trace == CONFIG_TRACE_NONE)
+		snprintf(why, sizeof why, "--trace none");
+	else
+		d->trace = tracewatch_open(&o, why, sizeof why);
+	snprintf(note, sizeof note, "tracefs=%s (%s)", d->trace ? "on" : "off", why);
+	if (d->trace)
+		log_info("%s", note);
+	else
+		log_notice("%s", note);
+	store_run_note(d->store, d->run_id, clock_wall_ms(), "tracefs", note);
+}
+
 static void oom_hook(void *arg, int64_t pid)
 {
 	struct daemon *d = arg;
@@ -247,6 +266,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
+	open_trace(d);
 
 	/* READY=1 promises: DB open, first sample stored, the front end (HTTP) serving. */
 	loop_tick(d);
@@ -274,6 +294,7 @@ out:
 		d->hooks->close(d->hooks->arg);
 	churnlink_close(d->churn);
 	kwatch_close(d->kwatch);
+	tracewatch_close(d->trace);
 	sampler_close(d->sampler);
 	query_close(d->reader);
 	store_close(d->store);

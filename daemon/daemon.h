@@ -30,6 +30,7 @@
 struct store;
 struct sampler;
 struct kwatch;
+struct tracewatch;
 struct churnlink;
 struct query;
 
@@ -52,6 +53,8 @@ struct daemon_sample {
 	double last_capacity;            /* with churn: last capacity probe; NaN = none yet */
 	double last_switch_us;           /* with churn: last FPU-cost probe, system us per yield; NaN = none yet */
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER kernel-log counters by order, NULL without a kernel log */
+	const uint64_t (*trace_failures)[3];   /* 16 orders x (sleeping, atomic, opportunistic), NULL = tracefs off */
+	uint64_t trace_fallbacks, trace_fragmenting;   /* with trace_failures: extfrag events since start */
 	int has_oom_kills;               /* 1: oom_kills is a kernel-log count */
 	uint64_t oom_kills;
 };
@@ -82,6 +85,7 @@ struct daemon {
 	struct query *reader;        /* read-only handle for the status line's figures; NULL if it would not open */
 	struct sampler *sampler;
 	struct kwatch *kwatch;
+	struct tracewatch *trace;    /* NULL: tracefs=off (the run's note says why) */
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */
 	int64_t run_id;

@@ -304,6 +304,39 @@ static int cmp_failures(struct report_cmp *c)
 	return 0;
 }
 
+/*
+ * The trace's two rates: failed allocations per hour (every one, the kernel
+ * log's among them) and fragmenting fallbacks per hour, each over the run's
+ * exposure, with the kernel-log failures' test.  Only when both runs traced:
+ * a run without the trace has no observation, not a zero.  When one run did,
+ * the pair says once why the two lines are missing (a caveat, so a run without
+ * tracefs changes nothing else in the comparison); when neither did, nothing.
+ */
+static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const struct report_trace *tb)
+{
+	struct report_line *f, *x;
+
+	if (!ta->on && !tb->on)
+		return 0;
+	if (!ta->on || !tb->on) {
+		const struct report_cond *off = ta->on ? &c->cb : &c->ca;
+		report_gate_caveat(&c->pair, "traced alloc failures/h, fragmenting fallbacks/h not compared: run %c had no"
+				   " trace (%s)", ta->on ? 'B' : 'A',
+				   !off->tracefs[0] ? "recorded before fpusoakd read tracefs"
+				   : off->trace_why[0] ? off->trace_why : "tracefs off");
+		return 0;
+	}
+	f = line_new(c, REPORT_LINE_TRACE_FAIL, test_rates, "per hour", "traced alloc failures/h");
+	if (f && f->comparable)
+		cmp_rate(f, (uint64_t)ta->t.failures, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.failures,
+			 (double)tb->exposure_ms / HOUR_MS, "traced allocation failures");
+	x = line_new(c, REPORT_LINE_EXTFRAG, test_rates, "per hour", "fragmenting fallbacks/h");
+	if (x && x->comparable)
+		cmp_rate(x, (uint64_t)ta->t.fragmenting, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.fragmenting,
+			 (double)tb->exposure_ms / HOUR_MS, "fragmenting fallbacks");
+	return 0;
+}
+
 static int exposure_cb(void *arg, const struct query_run *r)
 {
 	*(int64_t *)arg = report_run_exposure_ms(r);
@@ -524,6 +557,26 @@ static int cond_cb(void *arg, const struct query_run *r)
 	return 0;
 }
 
+/* The trace's part of what a run ran under: on or off (with the reason), and the slab its instance took. */
+static void cond_trace(const struct report_trace *t, struct report_cond *c)
+{
+	const char *why = strchr(t->note, '(');
+	size_t n;
+
+	if (!t->note[0])
+		return;   /* before schema 8: not recorded */
+	snprintf(c->tracefs, sizeof c->tracefs, "%s", t->on ? "on" : "off");
+	c->trace_kb = t->on ? t->setup_slab_kb : -1;
+	if (!t->on && why) {
+		/* "tracefs=off (not mounted: ...)": the reason inside the parentheses. */
+		snprintf(c->trace_why, sizeof c->trace_why, "%s", why + 1);
+		n = strlen(c->trace_why);
+		if (n && c->trace_why[n - 1] == ')')
+			c->trace_why[n - 1] = 0;
+		/* Paths kept whole: "neither /sys/kernel/tracing nor /sys/kernel/debug/tracing" says which. */
+	}
+}
+
 /* The pair is comparable when every line is: each distinct reason a line was refused for is said once for the
  * pair, with the lines it refused ("capacity, spawns/s: run A ran unconfined (...)"). */
 static void pair_from_lines(struct report_cmp *c)
@@ -568,6 +621,7 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 {
 	struct report_orders oa, ob;
 	struct probe_pair pp = { 0 };
+	struct report_trace ta, tb;
 	int r;
 
 	memset(out, 0, sizeof *out);
@@ -585,10 +639,15 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	report_cond_init(&out->cb);
 	if (query_run(qa, a, cond_cb, &out->ca) < 0 || query_run(qb, b, cond_cb, &out->cb) < 0)
 		return -1;
+	if (report_trace(qa, a, &ta) < 0 || report_trace(qb, b, &tb) < 0)
+		return -1;
+	cond_trace(&ta, &out->ca);
+	cond_trace(&tb, &out->cb);
 	report_gate_pair(&out->ca, &out->cb, &out->pair);
 	r = cmp_probes(out, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
 	    cmp_headroom(out) < 0 ||
 	    cmp_failures(out) < 0 ||
+	    cmp_trace(out, &ta, &tb) < 0 ||
 	    cmp_churn(out) < 0 ||
 	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
 	    cmp_atomic(out) < 0 ? -1 : 0;

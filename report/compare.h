@@ -7,6 +7,8 @@
  *   capacity, FPU cost        per-probe results: Hodges-Lehmann shift CI, Mann-Whitney p
  *   headroom slope (per order) Welch difference of the two OLS slopes, per hour
  *   allocation / spawn failures Poisson rate ratio per hour, exact conditional CI
+ *   traced failures, fragmenting fallbacks (when both runs had tracefs on): the same;
+ *                             one run without the trace: no lines, a caveat of the pair says why
  *   spawns/s, atomic risk %   one value per bucket of >= 1 minute: HL shift CI, Mann-Whitney p
  * Before a line is tested, the comparability gate (report/gate.h) compares
  * what each run actually ran under.  Every line then ends in exactly one of

@@ -169,6 +169,54 @@ int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64
 /* Whether source ("vmstat" or "meminfo") has a field called name: 1, 0, or -1. */
 int query_has_name(struct query *q, const char *source, const char *name);
 
+/* ---- the trace (schema 008; query_has_table(q, "trace_rollup") first on old DBs) ---- */
+
+#define QUERY_TRACE_ORDERS 16      /* failures by order: 15 counts 15 and above */
+#define QUERY_TRACE_CLASSES 3      /* 0 sleeping, 1 atomic, 2 opportunistic (collector/gfp.h) */
+
+/* What a run's trace saw, over the whole run. */
+struct query_trace {
+	char note[512];                /* the run's "tracefs=on (...)" / "tracefs=off (...)" note; "" if none */
+	int64_t failures;
+	int64_t by_oc[QUERY_TRACE_ORDERS][QUERY_TRACE_CLASSES];
+	int64_t extfrag, fragmenting;
+	int64_t kmsg_failures;         /* failures the kernel log had */
+	int64_t kmsg_in_trace;         /* ... of which the trace saw the same failure (while its rows exist) */
+};
+
+/* The trace of run_id, whole run (minute rollups, then raw rows past them); 0 or -1. */
+int query_trace(struct query *q, int64_t run_id, struct query_trace *out);
+
+/* One rollup bucket of the trace. */
+struct query_trace_bucket {
+	int64_t ts_ms;
+	int64_t ticks;                 /* ticks that carried the trace */
+	int64_t failures, extfrag, fragmenting;
+};
+
+typedef int (*query_trace_bucket_fn)(void *arg, const struct query_trace_bucket *b);
+
+/* The trace's buckets of tier (STORE_TIER_*) of run_id, oldest first, quiet ones included; rows or -1. */
+int query_trace_buckets(struct query *q, int64_t run_id, int64_t tier, query_trace_bucket_fn fn, void *arg);
+
+/* One failed allocation the trace saw (v_page_alloc_failures). */
+struct query_trace_failure {
+	int64_t ts_ms;
+	const char *comm;              /* raw bytes as the kernel's saved comm printed them */
+	size_t comm_len;
+	int64_t pid, order, migratetype;   /* -1 when unknown */
+	const char *gfp_flags;         /* "GFP_NOWAIT|__GFP_NOWARN" */
+	const char *gfp_mask;          /* "0x2800", NULL when the kernel's table was not read */
+	const char *cls;               /* "sleeping", "atomic" or "opportunistic" */
+	int nowarn, in_kmsg;
+};
+
+typedef int (*query_trace_failure_fn)(void *arg, const struct query_trace_failure *f);
+
+/* Traced failures of a run in [from, to] (-1 = open), newest first, at most limit; *total gets the count; rows or -1. */
+int query_trace_failures(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
+			 int64_t *total, query_trace_failure_fn fn, void *arg);
+
 /* ---- the report's sections (schema 002-004 tables; check query_has_table first on old DBs) ---- */
 
 /* The latest task_struct slabinfo row of a run: 1 with *order (-1 if pagesperslab is odd) and *objsize, 0 if none, -1. */

@@ -136,6 +136,30 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p);
 int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
 		     int64_t pop_cap, uint64_t seed, const char *note);
 
+/* A failed page allocation the trace saw (v_page_alloc_failures); strings are copied (comm up to 64 bytes,
+ * gfp_flags up to 256: longer ones are cut). */
+struct store_trace_failure {
+	int64_t ts_ms, pid;
+	const char *comm;
+	size_t comm_len;
+	int order, migratetype;
+	const char *gfp_flags;
+	int has_mask;
+	uint64_t gfp_mask;
+	int nowarn, opportunistic, atomic;
+};
+
+/* Fallbacks of one kind counted at the tick (v_extfrag). */
+struct store_extfrag {
+	int alloc_order, fallback_order, alloc_migratetype, fallback_migratetype;
+	int fragmenting;               /* -1: the pageblock order was unknown */
+	uint64_t events;
+};
+
+/* Mark the tick as carrying the trace (tracefs on: its rollup buckets then count zeros too) and attach
+ * its failures and fallbacks, either list may be empty; 0 or -1 (nothing attached). */
+int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, int nf,
+		     const struct store_extfrag *x, int nx);
 /* The confinement in force, read back from the kernel (v_runs' cgroup_* columns). */
 struct store_confinement {
 	int confined;                   /* 0: unconfined, reason says why */

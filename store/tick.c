@@ -38,6 +38,8 @@ void tick_free(struct store_tick *t)
 	free(t->rollb);
 	free(t->rollt);
 	free(t->kv);
+	free(t->tfail);
+	free(t->xfrag);
 	free(t);
 }
 
@@ -232,6 +234,39 @@ int store_tick_event(struct store_tick *t, int64_t ts_ms, const char *boot_id, u
 	snprintf(e->boot_id, sizeof e->boot_id, "%s", boot_id);
 	e->ev = *ev;
 	return 0;
+}
+
+int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, int nf,
+		     const struct store_extfrag *x, int nx)
+{
+	int nf0 = t->ntfail, nx0 = t->nxfrag;
+
+	for (int i = 0; i < nf; i++) {
+		struct tick_tfail *r = tick_grow(t, (void **)&t->tfail, &t->ntfail, sizeof *r);
+		size_t cl = f[i].comm_len < sizeof r->comm ? f[i].comm_len : sizeof r->comm;
+
+		if (!r)
+			goto fail;
+		*r = (struct tick_tfail){ f[i].ts_ms, f[i].pid, f[i].gfp_mask, f[i].order, f[i].migratetype,
+					  f[i].has_mask, f[i].nowarn, f[i].opportunistic, f[i].atomic, (uint8_t)cl,
+					  { 0 }, { 0 } };
+		if (cl)
+			memcpy(r->comm, f[i].comm, cl);
+		snprintf(r->gfp_flags, sizeof r->gfp_flags, "%s", f[i].gfp_flags ? f[i].gfp_flags : "");
+	}
+	for (int i = 0; i < nx; i++) {
+		struct store_extfrag *r = tick_grow(t, (void **)&t->xfrag, &t->nxfrag, sizeof *r);
+
+		if (!r)
+			goto fail;
+		*r = x[i];
+	}
+	t->trace_on = 1;
+	return 0;
+fail:
+	t->ntfail = nf0;
+	t->nxfrag = nx0;
+	return -1;
 }
 
 int store_tick_churn(struct store_tick *t, const struct store_churn *c)

@@ -254,6 +254,62 @@ out:
 	return ret;
 }
 
+/* "trace": what the run's tracefs instance saw (report_trace), or null for a run without a tracefs note. */
+static int trace_json(struct web_req *r, int64_t run_id, cJSON *obj, struct strbuf *tmp)
+{
+	static const char *const cls[QUERY_TRACE_CLASSES] = { "sleeping", "atomic", "opportunistic" };
+	struct report_trace t;
+	cJSON *o, *bc, *bo, *tr;
+
+	if (report_trace(r->q, run_id, &t) < 0)
+		return -1;
+	if (!t.note[0]) {
+		cJSON_AddNullToObject(obj, "trace");
+		return 0;
+	}
+	o = cJSON_AddObjectToObject(obj, "trace");
+	api_json_str(o, "note", t.note, tmp);
+	cJSON_AddBoolToObject(o, "on", t.on);
+	if (!t.on)
+		return 0;
+	api_json_i64(o, "failures", t.t.failures);
+	api_json_num(o, "failures_per_hour", t.per_hour);
+	bc = cJSON_AddObjectToObject(o, "failures_by_class");
+	for (int c = 0; c < QUERY_TRACE_CLASSES; c++)
+		api_json_i64(bc, cls[c], t.by_class[c]);
+	bo = cJSON_AddArrayToObject(o, "failures_by_order");
+	for (int k = 0; k < QUERY_TRACE_ORDERS; k++) {
+		cJSON *x;
+		if (!t.by_order[k])
+			continue;
+		x = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x, "order", k);
+		for (int c = 0; c < QUERY_TRACE_CLASSES; c++)
+			api_json_i64(x, cls[c], t.t.by_oc[k][c]);
+		cJSON_AddItemToArray(bo, x);
+	}
+	api_json_i64(o, "kmsg_failures", t.t.kmsg_failures);
+	api_json_i64(o, "kmsg_failures_in_trace", t.t.kmsg_in_trace);
+	api_json_i64(o, "fallbacks", t.t.extfrag);
+	api_json_i64(o, "fragmenting", t.t.fragmenting);
+	api_json_num(o, "fragmenting_per_hour", t.fragmenting_per_hour);
+	if (!t.trend_ok) {
+		cJSON_AddNullToObject(o, "fragmenting_trend");
+		return 0;
+	}
+	tr = cJSON_AddObjectToObject(o, "fragmenting_trend");
+	api_json_i64(tr, "bucket_ms", t.trend_tier);
+	api_json_i64(tr, "buckets", (int64_t)t.fit.n);
+	api_json_num(tr, "slope_per_hour", t.slope_h);
+	{
+		cJSON *ci = cJSON_AddArrayToObject(tr, "ci95_per_hour");
+		cJSON_AddItemToArray(ci, cJSON_CreateNumber(t.lo_h));
+		cJSON_AddItemToArray(ci, cJSON_CreateNumber(t.hi_h));
+	}
+	cJSON_AddBoolToObject(tr, "significant", t.significant);
+	return 0;
+}
+
 int api_run(struct web_req *r)
 {
 	struct strbuf tmp;
@@ -292,6 +348,11 @@ int api_run(struct web_req *r)
 	free(b);
 	b = NULL;
 	if (headroom_json(r, r->id, o.obj) < 0)
+		goto fail_obj;
+	sb_init(&tmp, WEB_BODY_MAX);
+	got = trace_json(r, r->id, o.obj, &tmp);
+	sb_free(&tmp);
+	if (got < 0)
 		goto fail_obj;
 	return api_send_json(r, o.obj);
 fail_obj:
