@@ -103,6 +103,10 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 		.trace_failures = s->trace_failures,
 		.trace_fallbacks = s->trace_fallbacks,
 		.trace_fragmenting = s->trace_fragmenting,
+		.gfp_holding = s->gfp_holding,
+		.model_checking = s->model_checking,
+		.model_checks = s->model_checks,
+		.model_agreed = s->model_agreed,
 	};
 	struct strbuf sb;
 

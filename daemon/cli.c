@@ -15,6 +15,7 @@
 #include "common/strbuf.h"
 #include "common/wrap.h"
 #include "report/compare.h"
+#include "report/gfp.h"
 #include "report/headroom.h"
 #include "report/run.h"
 #include "store/query.h"
@@ -217,6 +218,7 @@ struct env {
 	int64_t latest;           /* the newest run: only it can be "running" */
 	char label[128], kernel[160], hyp[96], cpu[160], fpu[160], fpu_kind[32], xdetail[256], eager[32], state[16];
 	char conf[REPORT_GATE_TEXT + 64], deaths[128];
+	char gfp[48];             /* --gfp-mode in force; "" before schema 9 */
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
 };
 
@@ -238,6 +240,7 @@ static int env_cb(void *arg, const struct query_run *r)
 	copy(e->cpu, sizeof e->cpu, r->cpu_model);
 	copy(e->fpu, sizeof e->fpu, r->fpu_features);
 	copy(e->xdetail, sizeof e->xdetail, r->xstate_detail);
+	copy(e->gfp, sizeof e->gfp, r->gfp_mode);
 	report_eagerfpu(r->cmdline, e->eager, sizeof e->eager);
 	copy(e->state, sizeof e->state, report_run_state(r, r->run_id == e->latest));
 	e->xstate = r->xstate_bytes;
@@ -291,6 +294,8 @@ static void env_one(const struct env *e)
 	if (e->xstate >= 0)
 		put("  xstate      %" PRId64 " bytes%s%s", e->xstate, e->xdetail[0] ? ": " : "", e->xdetail);
 	put("  eagerfpu=   %s", e->eager[0] ? e->eager : "(not on the kernel command line)");
+	if (e->gfp[0])
+		put("  gfp mode    %s", e->gfp);
 	if (e->memtotal >= 0)
 		put("  memory      %" PRId64 " MB total, %" PRId64 "-byte pages", e->memtotal / 1024, e->page_size);
 	if (e->first >= 0)
@@ -521,6 +526,44 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 	trace_lines(q, id, err);
 }
 
+/* The 2014 test with the fpusoak_gfp module (report/gfp.h): only for runs that used it. */
+static void gfp_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_gfp g;
+	char a[32], b[32], c[32], d[32];
+
+	if (report_gfp(q, id, -1, -1, &g) < 0) {
+		*err = 1;
+		return;
+	}
+	if (g.probes_by_mode[REPORT_GFP_KERNEL] + g.probes_by_mode[REPORT_GFP_ATOMIC] +
+	    g.probes_by_mode[REPORT_GFP_NOWAIT] + (size_t)g.churn_gfp_failed + g.checks == 0) {
+		report_gfp_free(&g);
+		return;
+	}
+	put("  capacity probes by gfp mode: kernel %zu, atomic %zu, nowait %zu", g.probes_by_mode[REPORT_GFP_KERNEL],
+	    g.probes_by_mode[REPORT_GFP_ATOMIC], g.probes_by_mode[REPORT_GFP_NOWAIT]);
+	if (g.probes_by_mode[REPORT_GFP_KERNEL] || g.probes_by_mode[REPORT_GFP_ATOMIC])
+		put("%s", g.line.verdict);
+	if (g.censored_by_mode[REPORT_GFP_KERNEL] + g.censored_by_mode[REPORT_GFP_ATOMIC])
+		put("  left out (stopped by limit, timeout or stop): kernel %zu, atomic %zu",
+		    g.censored_by_mode[REPORT_GFP_KERNEL], g.censored_by_mode[REPORT_GFP_ATOMIC]);
+	if (g.ab.have_trend)
+		put("  gap atomic-kernel: mean %s, %s/h [%s, %s] over %zu turns", fmt_sig(g.ab.gap_mean, a, sizeof a),
+		    fmt_sig(g.gap_h, b, sizeof b), fmt_sig(g.gap_lo_h, c, sizeof c), fmt_sig(g.gap_hi_h, d, sizeof d),
+		    g.ab.npairs);
+	else if (g.ab.npairs)
+		put("  gap atomic-kernel: mean %s over %zu turns (a trend needs 3)", fmt_sig(g.ab.gap_mean, a, sizeof a),
+		    g.ab.npairs);
+	put("  refused HOLDs: %" PRId64 " churn deaths, %" PRId64 " probes ended", g.churn_gfp_failed,
+	    g.probes_gfp_failed);
+	if (g.checks)
+		put("  model checks: %" PRIu64 "/%" PRIu64 " agreed (%s%%); atomic %" PRIu64 "/%" PRIu64 ", nowait %" PRIu64
+		    "/%" PRIu64, g.agreed, g.checks, fmt_sig(100.0 * g.accuracy, a, sizeof a), g.mode_agreed[REPORT_GFP_ATOMIC],
+		    g.mode_checks[REPORT_GFP_ATOMIC], g.mode_agreed[REPORT_GFP_NOWAIT], g.mode_checks[REPORT_GFP_NOWAIT]);
+	report_gfp_free(&g);
+}
+
 static int headline(struct query *q, int64_t id)
 {
 	struct report_probes p;
@@ -540,6 +583,8 @@ static int headline(struct query *q, int64_t id)
 	}
 	if (!err)
 		kernel_lines(q, id, &err);
+	if (!err)
+		gfp_lines(q, id, &err);
 	return err ? -1 : 0;
 }
 

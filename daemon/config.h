@@ -54,6 +54,8 @@ struct config {
 	int probe_scope;             /* enum churn_probe_scope */
 	int64_t switch_probe_interval_ms;
 	int64_t switch_threads;
+	int gfp_mode;                /* enum gfp_mode (churn/gfpmod.h) as asked; the module may be missing */
+	int64_t model_check_interval_ms; /* -1: 10s when the module is loaded, else off; 0: off */
 	enum log_level log_level;
 	int allow_unconfined;        /* run even when a limit given explicitly cannot be applied */
 	unsigned char given[CONFIG_MAX_OPTS];   /* per option: CONFIG_FROM_* bits (defaults are neither) */

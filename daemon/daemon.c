@@ -23,6 +23,7 @@
 #include "common/netaddr.h"
 #include "common/pathcheck.h"
 #include "daemon/churnlink.h"
+#include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
 #include "daemon/tracewatch.h"
 #include "daemon/notify.h"
@@ -59,6 +60,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.fpu_features = env.fpu_features,
 		.xstate_detail = env.xstate_detail,
 		.config = cfgtext,
+		.gfp_mode = gfplink_describe(d->gfp),
 		.started_ms = clock_wall_ms(),
 		.xstate_bytes = env.xstate_bytes,
 		.mem_total_kb = env.mem_total_kb,
@@ -224,9 +226,15 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	 * The spawner forks now, while this process is single-threaded and small:
 	 * no SQLite, no HTTP threads yet.  Workers are forked from it, never from us.
 	 */
+	/* Before the spawner: it needs the --gfp-mode in force, i.e. whether the module is loaded. */
+	d->gfp = gfplink_open(&d->cfg);
+	if (!d->gfp) {
+		log_errx("out of memory");
+		goto out;
+	}
 	{
 		enum churnlink_why why;
-		d->churn = churnlink_open(&d->cfg, &why, err, sizeof err);
+		d->churn = churnlink_open(&d->cfg, gfplink_mode(d->gfp), &why, err, sizeof err);
 		if (!d->churn && why == CHURNLINK_REFUSED) {
 			log_errx("%s", err);
 			code = EX_CONFIG_;
@@ -255,6 +263,8 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	if (begin_run(d, &env) < 0)
 		goto out;
 	log_set_run_id(d->run_id);
+	/* After the start-up refusals (confinement, the DB: 41_confinement, 43_startup): each stays one line. */
+	gfplink_announce(d->gfp);
 	churnlink_run_started(d->churn, d->store, d->run_id);
 	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
 	if (!d->sampler) {
@@ -293,6 +303,7 @@ out:
 	if (d->hooks->close)
 		d->hooks->close(d->hooks->arg);
 	churnlink_close(d->churn);
+	gfplink_close(d->gfp);
 	kwatch_close(d->kwatch);
 	tracewatch_close(d->trace);
 	sampler_close(d->sampler);

@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
+#include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
 #include "daemon/tracewatch.h"
 #include "daemon/notify.h"
@@ -72,7 +73,10 @@ void loop_publish(struct daemon *d)
 		.trace_failures = d->trace ? (const uint64_t (*)[3])tracewatch_totals(d->trace)->by_oc : NULL,
 		.trace_fallbacks = tracewatch_totals(d->trace)->extfrag,
 		.trace_fragmenting = tracewatch_totals(d->trace)->fragmenting,
+		.gfp_holding = gfplink_mode(d->gfp) != 0,
+		.model_checking = gfplink_check_interval_ms(d->gfp) > 0,
 	};
+	gfplink_totals(d->gfp, &s.model_checks, &s.model_agreed);
 	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
 	d->hooks->sample(d->hooks->arg, &s);
 }
@@ -95,6 +99,8 @@ int loop_tick(struct daemon *d)
 		return -1;
 	}
 	sampler_fast(d->sampler, d->store, t);
+	/* Right after zoneinfo and buddyinfo: the allocator is asked about the state the model just saw. */
+	gfplink_tick(d->gfp, d->sampler, d->store, t, mono, now);
 	if (!d->last_slow_mono_ms || mono - d->last_slow_mono_ms >= d->cfg.slow_interval_ms) {
 		sampler_slow(d->sampler, d->store, t);
 		/* The kernel sorts and prints every histogram at each read: a slow source (see tracewatch.h). */

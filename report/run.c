@@ -430,13 +430,21 @@ static int set_censor(struct report_probe_set *s, const char *reason, double v)
 	return 0;
 }
 
+struct probe_filter {
+	struct report_probes *p;
+	int mode;                 /* capacity probes of this enum report_gfp_mode only; -1: all */
+};
+
 static int probe_cb(void *arg, const struct query_probe *pr)
 {
-	struct report_probes *p = arg;
+	struct probe_filter *f = arg;
+	struct report_probes *p = f->p;
 
 	if (!pr->kind || !isfinite(pr->result))
 		return 0;
 	if (strcmp(pr->kind, "capacity") == 0) {
+		if (f->mode >= 0 && report_gfp_mode_of(pr->gfp_mode) != f->mode)
+			return 0;
 		/* A probe stopped by its limit, a timeout or the daemon's stop held at least that many: no capacity. */
 		if (report_probe_censored(pr->stop_reason))
 			return set_censor(&p->capacity, pr->stop_reason, pr->result);
@@ -484,8 +492,16 @@ static int set_finish(struct report_probe_set *s)
 
 int report_probes(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_probes *out)
 {
+	return report_probes_mode(q, run_id, from_ms, to_ms, -1, out);
+}
+
+int report_probes_mode(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int mode,
+		       struct report_probes *out)
+{
+	struct probe_filter f = { out, mode };
+
 	memset(out, 0, sizeof *out);
-	out->rows = query_probes(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, out);
+	out->rows = query_probes(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, &f);
 	if (out->rows < 0 || set_finish(&out->capacity) < 0 || set_finish(&out->fpu_cost) < 0) {
 		report_probes_free(out);
 		return -1;
@@ -571,4 +587,35 @@ int report_atomic_series(struct query *q, int64_t run_id, int order, struct quer
 	struct atomic_pct a = { fn, arg };
 
 	return query_atomic_series(q, run_id, order, rg, atomic_pct_cb, &a);
+}
+
+/* ---------------------------------------------------------------- --gfp-mode */
+
+static const char *const GFP_MODE_NAMES[4] = { "off", "kernel", "atomic", "nowait" };
+
+const char *report_gfp_mode_name(int mode)
+{
+	return mode >= 0 && mode < 4 ? GFP_MODE_NAMES[mode] : "?";
+}
+
+int report_gfp_mode_of(const char *name)
+{
+	for (int m = REPORT_GFP_KERNEL; m <= REPORT_GFP_NOWAIT; m++)
+		if (name && strcmp(name, GFP_MODE_NAMES[m]) == 0)
+			return m;
+	return REPORT_GFP_NONE;
+}
+
+static int modes_cb(void *arg, const struct query_probe *p)
+{
+	unsigned *mask = arg;
+
+	*mask |= 1u << report_gfp_mode_of(p->gfp_mode);
+	return 0;
+}
+
+int report_probe_modes(struct query *q, int64_t run_id, unsigned *mask)
+{
+	*mask = 0;
+	return query_probes(q, run_id, "capacity", -1, -1, QUERY_MAX_ROWS, modes_cb, mask) < 0 ? -1 : 0;
 }

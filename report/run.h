@@ -74,6 +74,18 @@ double report_per_hour(double count, int64_t exposure_ms);
 /* count per second of exposure_ms; NaN when the exposure is not positive. */
 double report_per_s(double count, int64_t exposure_ms);
 
+/* The mode a capacity probe's workers held their FPU state in (--gfp-mode; kmod/fpusoak_gfp.h numbers). */
+enum report_gfp_mode { REPORT_GFP_NONE = 0, REPORT_GFP_KERNEL = 1, REPORT_GFP_ATOMIC = 2, REPORT_GFP_NOWAIT = 3 };
+
+/* The mode's name ("kernel", "atomic", "nowait"; "off" for none; "?" out of range). */
+const char *report_gfp_mode_name(int mode);
+
+/* A probe's stored mode text (v_probes.gfp_mode) as enum report_gfp_mode (NULL, "" or unknown: none). */
+int report_gfp_mode_of(const char *name);
+
+/* Which modes a run's capacity probes held in: bit m of *mask for enum report_gfp_mode m; 0 or -1. */
+int report_probe_modes(struct query *q, int64_t run_id, unsigned *mask);
+
 /* Whether a failure's GFP flags make it an atomic request (no __GFP_DIRECT_RECLAIM: GFP_ATOMIC, GFP_NOWAIT),
  * decoded with the table both the kernel-log and the trace parsers use (collector/gfp.h); 0 for NULL or unknown. */
 int report_gfp_atomic(const char *gfp_flags);
@@ -196,6 +208,10 @@ struct report_probes {
 
 /* The probes of a run in [from, to] (-1 = open); 0 or -1 (then nothing to free). */
 int report_probes(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_probes *out);
+
+/* As report_probes, with only the capacity probes whose workers held in mode (enum report_gfp_mode; -1: all). */
+int report_probes_mode(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int mode,
+		       struct report_probes *out);
 
 /* Free what report_probes allocated; NULL-safe. */
 void report_probes_free(struct report_probes *p);

@@ -47,6 +47,7 @@ struct query_run {
 	const char *label, *end_reason, *version, *boot_id, *hostname;
 	const char *kernel_release, *kernel_version, *cmdline, *hypervisor, *guest_type;
 	const char *cpu_model, *fpu_features, *xstate_detail, *config;
+	const char *gfp_mode;                             /* --gfp-mode in force; NULL before schema 9 */
 	const char *xen_domain;                           /* "dom0" | "domU" | NULL */
 	int64_t xen_domid;                                /* -1 when unknown */
 	int64_t started_ms, ended_ms, pid;                /* ended_ms -1 while running */
@@ -264,7 +265,9 @@ enum query_churn_col {
 	QC_SIGOTHER, QC_OOM, QC_EXITED_ERROR,
 	/* schema 7: every death counted once (NULL, read as 0, in older rows) */
 	QC_KILLED_OURS, QC_PROBE_SPAWNED, QC_PROBE_FAILED, QC_PROBE_EXITED, QC_PROBE_SIGKILL, QC_PROBE_SIGOTHER,
-	QC_PROBE_OOM, QC_PROBE_KILLED_OURS, QC_OOM_UNATTRIBUTED, QC_N
+	QC_PROBE_OOM, QC_PROBE_KILLED_OURS, QC_OOM_UNATTRIBUTED,
+	/* schema 9: deaths of a refused HOLD (--gfp-mode), churn and probe workers */
+	QC_GFP_FAILED, QC_PROBE_GFP_FAILED, QC_N
 };
 
 /* v_churn's column name of c ("spawned", "spawn_failed_eagain", ...). */
@@ -296,6 +299,7 @@ struct query_probe {
 	double result;            /* capacity: workers held; switch: system us per yield; NaN when NULL */
 	const char *stop_reason, *detail;
 	int64_t duration_ms;      /* -1 when NULL */
+	const char *gfp_mode;     /* capacity: the mode its workers held in (--gfp-mode); NULL for none */
 };
 
 typedef int (*query_probe_fn)(void *arg, const struct query_probe *p);
@@ -303,6 +307,21 @@ typedef int (*query_probe_fn)(void *arg, const struct query_probe *p);
 /* Probes of a run in [from, to] (-1 = open), kind NULL = all, oldest first, at most limit; rows or -1. */
 int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from_ms, int64_t to_ms, int limit,
 		 query_probe_fn fn, void *arg);
+
+/* Model checks of one order and mode (v_model_check): the model's prediction against the allocator's answer. */
+struct query_model_checks {
+	int order;
+	int mode;                 /* 2 atomic, 3 nowait (kmod/fpusoak_gfp.h numbers) */
+	int64_t n[2][2];          /* checks by [predicted_ok][actual_ok] */
+	int64_t min_margin_wrong; /* smallest |margin_pages| among disagreements; -1 when none or unknown */
+	int64_t max_margin_wrong; /* largest |margin_pages| among disagreements; -1 when none or unknown */
+};
+
+typedef int (*query_model_check_fn)(void *arg, const struct query_model_checks *c);
+
+/* Model checks of a run in [from, to] (-1 = open), per order and mode in that order; rows or -1. */
+int query_model_checks(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, query_model_check_fn fn,
+		       void *arg);
 
 /* The atomic-allocation model's verdicts for one zone and order over a window (v_atomic_risk). */
 struct query_atomic {

@@ -11,6 +11,7 @@
  *   read_churn.c     churn series and totals, probes, the FPU kind of a run
  *   read_kernel.c    allocation failures, pagetypeinfo and slabinfo, atomic risk
  *   read_trace.c     what the tracefs instance saw: failed allocations, fallbacks, their rollups
+ *   read_gfp.c       the fpusoak_gfp module's model checks
  *
  * Each file holds the SQL of its own statements in a file-local array SQL[],
  * indexed by enum stmt_id (the other files' ids left NULL); stmt(q, id)
@@ -46,6 +47,8 @@ enum stmt_id {
 	/* read_trace.c */
 	S_TRACE_NOTE, S_TRACE_ROLLED, S_TRACE_TOT_ROLL, S_TRACE_TOT_RAW_F, S_TRACE_TOT_RAW_X, S_TRACE_OC_ROLL,
 	S_TRACE_OC_RAW, S_TRACE_KMSG, S_TRACE_BUCKETS, S_TRACE_FAILS, S_TRACE_FAILS_COUNT,
+	/* read_gfp.c */
+	S_MODEL_CHECKS,
 	S_COUNT
 };
 

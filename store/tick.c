@@ -17,6 +17,7 @@ static const char *const MEMINFO_KEEP[STORE_NMEMINFO] = { STORE_MEMINFO_FIELDS(X
 static const char *const SLAB_KEEP[] = {
 	"task_struct", "mm_struct", "signal_cache", "sighand_cache", "vm_area_struct", "files_cache",
 	"fs_cache", "pid", "cred_jar", "anon_vma", "anon_vma_chain", "kmalloc-",
+	"fpusoak_xstate",        /* the fpusoak_gfp module's cache (kmod/): its slab order is an order of interest */
 };
 
 void tick_free(struct store_tick *t)
@@ -31,6 +32,7 @@ void tick_free(struct store_tick *t)
 		free(t->probes[i].buddy);
 	}
 	free(t->probes);
+	free(t->checks);
 	free(t->ptfree);
 	free(t->slab);
 	free(t->atomic);
@@ -287,6 +289,7 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 	r->result = p->result;
 	snprintf(r->kind, sizeof r->kind, "%s", p->kind);
 	snprintf(r->stop_reason, sizeof r->stop_reason, "%s", p->stop_reason ? p->stop_reason : "");
+	snprintf(r->gfp_mode, sizeof r->gfp_mode, "%s", p->gfp_mode ? p->gfp_mode : "");
 	r->detail = strdup(p->detail ? p->detail : "");
 	r->buddy = p->buddyinfo_before ? strdup(p->buddyinfo_before) : NULL;
 	if (!r->detail || (p->buddyinfo_before && !r->buddy)) {
@@ -296,6 +299,16 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 		return -1;
 	}
 	t->bytes += strlen(r->detail) + (r->buddy ? strlen(r->buddy) : 0);
+	return 0;
+}
+
+int store_tick_model_check(struct store_tick *t, const struct store_model_check *c)
+{
+	struct store_model_check *r = tick_grow(t, (void **)&t->checks, &t->nchecks, sizeof *r);
+
+	if (!r)
+		return -1;
+	*r = *c;
 	return 0;
 }
 

@@ -38,7 +38,7 @@
 /* The prepared statements (statements.c holds their SQL). */
 enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE,
+	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE, S_MODEL_CHECK,
 	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_REQUEST, S_ROLL_STATE,
 	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL,
 	S_COUNT
@@ -107,7 +107,7 @@ struct tick_atomic {
 struct tick_probe {
 	int64_t ts_ms, duration_ms;
 	double result;
-	char kind[16], stop_reason[64];
+	char kind[16], stop_reason[64], gfp_mode[16];
 	char *detail, *buddy;
 };
 
@@ -152,6 +152,8 @@ struct store_tick {
 	struct store_churn churn;
 	int nprobes;
 	struct tick_probe *probes;
+	int nchecks;
+	struct store_model_check *checks;
 	int64_t run_id, ts_ms;
 	uint32_t sample_us;
 	int nbuddy, nkv, nevents, nptfree, nslab, natomic;

@@ -233,6 +233,10 @@ static void churn_families(struct strbuf *sb, const struct metrics_input *in)
 		counter1(sb, "fpusoakd_probe_worker_oom_kills_total", "Capacity-probe workers killed by the OOM killer.",
 			 p->oom_killed);
 	}
+	if (in->gfp_holding)
+		counter1(sb, "fpusoakd_worker_gfp_failures_total",
+			 "Workers (churn and probe) that died because the allocator refused their FPU-state HOLD (--gfp-mode).",
+			 c->gfp_failed + (in->probe ? in->probe->gfp_failed : 0));
 	if (isfinite(in->last_capacity)) {
 		family(sb, "fpusoakd_capacity_probe_workers", "gauge",
 		       "Workers held by the last capacity probe before a spawn failed or one died.");
@@ -313,5 +317,12 @@ int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 		kmsg_families(sb, in);
 	if (in->trace_failures)
 		trace_families(sb, in);
+	if (in->model_checking) {
+		family(sb, "fpusoakd_model_checks_total", "counter",
+		       "GFP_ATOMIC/GFP_NOWAIT allocations tried against the atomic model's prediction, by agreement.");
+		sb_printf(sb, "fpusoakd_model_checks_total{agreed=\"true\"} %" PRIu64 "\n", in->model_agreed);
+		sb_printf(sb, "fpusoakd_model_checks_total{agreed=\"false\"} %" PRIu64 "\n",
+			  in->model_checks - in->model_agreed);
+	}
 	return sb->err ? -1 : 0;
 }

@@ -223,6 +223,29 @@ int main(void)
 	T_CHECK(!strstr(sb.buf, "buddy") && !strstr(sb.buf, "vmstat") && !strstr(sb.buf, "sample_duration") &&
 		!strstr(sb.buf, "headroom") && !strstr(sb.buf, "worker") && !strstr(sb.buf, "probe") &&
 		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom"), "absent inputs give no family");
+	/* With the fpusoak_gfp module: refused HOLDs among churn workers, and the model checks. */
+	{
+		static struct churn_counters gc;
+		sb_reset(&sb);
+		gc.spawned = 10;
+		gc.gfp_failed = 3;
+		in.churn = &gc;
+		T_EQ_I(metrics_build(&sb, &in), 0, "build without the module");
+		T_CHECK(!strstr(sb.buf, "gfp") && !strstr(sb.buf, "model_checks"), "no gfp or model-check family without it");
+		sb_reset(&sb);
+		in.gfp_holding = 1;
+		in.model_checking = 1;
+		in.model_checks = 10;
+		in.model_agreed = 8;
+		T_EQ_I(metrics_build(&sb, &in), 0, "build with the module");
+		T_CHECK(has_line(&sb, "# TYPE fpusoakd_worker_gfp_failures_total counter") &&
+			has_line(&sb, "fpusoakd_worker_gfp_failures_total 3"), "refused HOLDs: a counter of its own");
+		T_CHECK(has_line(&sb, "# TYPE fpusoakd_model_checks_total counter") &&
+			has_line(&sb, "fpusoakd_model_checks_total{agreed=\"true\"} 8") &&
+			has_line(&sb, "fpusoakd_model_checks_total{agreed=\"false\"} 2"), "model checks by agreement");
+		in.churn = NULL;
+		in.gfp_holding = in.model_checking = 0;
+	}
 	/* a cap too small is an error, not a cut exposition */
 	{
 		struct strbuf small;

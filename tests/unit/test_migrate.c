@@ -147,6 +147,13 @@ int main(void)
 	T_CHECK(cli_int(path, "SELECT count(*) FROM v_buddyinfo WHERE zone = 'Normal'") == (300 - 43) * 11,
 		"Normal's missing ticks stay missing after the migration (gap rows)");
 
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_churn WHERE gfp_failed != 0 OR probe_gfp_failed != 0"), 0,
+	       "v_churn.gfp_failed and probe_gfp_failed (schema 009) read 0 for rows written before it");
+	/* 012 redefines v_runs after 009 did: the later definition must keep 009's column. */
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM pragma_table_info('v_runs') WHERE name IN"
+			     " ('gfp_mode', 'xen_domain', 'xen_domid', 'pop_cap', 'confinement_exact')"), 5,
+	       "v_runs carries gfp_mode (009), xen_domain and xen_domid (012) and 007's columns");
+
 	/* A database main made at schema 12 never ran 008 (merged later): opening it applies 008 late and
 	 * leaves the version at 12; opening it again applies nothing. */
 	{

@@ -298,7 +298,7 @@ static inline int testdb_report(sqlite3 *db)
 			sqlite3_reset(st);
 		}
 	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, "INSERT INTO probes VALUES (?1, ?2, ?3, ?4, ?5, 1500, ?6, NULL)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "INSERT INTO probes VALUES (?1, ?2, ?3, ?4, ?5, 1500, ?6, NULL, NULL)", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	for (size_t p = 0; p < sizeof tdb_probes / sizeof tdb_probes[0]; p++) {
 		sqlite3_bind_int64(st, 1, tdb_probes[p].run);
