@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/envinfo.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
@@ -54,6 +55,10 @@ void loop_publish(struct daemon *d)
 	s = (struct daemon_sample){
 		.run_id = d->run_id,
 		.run_started_ms = d->run_started_ms,
+		.label = d->run_label,
+		.kernel_release = d->env ? d->env->kernel_release : NULL,
+		.hypervisor = d->env ? d->env->hypervisor : NULL,
+		.guest_type = d->env ? d->env->guest_type : NULL,
 		.samples_total = (uint64_t)d->ticks,
 		.samples_queued = store_queued(d->store),
 		.samples_dropped = store_dropped(d->store),
@@ -78,6 +83,7 @@ void loop_publish(struct daemon *d)
 	};
 	gfplink_totals(d->gfp, &s.model_checks, &s.model_agreed);
 	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
+	s.request_orders = sampler_request(d->sampler, &s.request_atomic, &s.request_nowait, &s.request_kernel);
 	d->hooks->sample(d->hooks->arg, &s);
 }
 

@@ -2,6 +2,7 @@
 # The real daemon on this machine's /proc: sample counts, plausible values,
 # clean stop, crash marking, the minimal web, and refusals of bad input.
 . "$(dirname "$0")/../lib.sh"
+need curl:curl python3:python3 sqlite3:sqlite3
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
 tmp=$(mktemp -d /tmp/fpusoak-it-XXXXXX)
 pids=()

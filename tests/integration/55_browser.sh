@@ -7,6 +7,7 @@
 # live run.  Screenshots stay in $BUILD/test-artifacts/browser/.  Skips visibly when
 # chromium cannot be installed; falls back to chromium --dump-dom without npm.
 . "$(dirname "$0")/../lib.sh"
+need curl:curl python3:python3 sqlite3:sqlite3
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
 BUILD=${BUILD:-$PWD/build}
 art=$BUILD/test-artifacts/browser

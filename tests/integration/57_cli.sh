@@ -3,6 +3,7 @@
 # open it read-only; WAL lets them read beside the writer), on a finished DB in a
 # read-only directory, and for a comparison of two real runs.
 . "$(dirname "$0")/../lib.sh"
+need python3:python3 sqlite3:sqlite3
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
 tmp=$(mktemp -d /tmp/fpusoak-cli-XXXXXX)
 pid=

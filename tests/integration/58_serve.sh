@@ -75,7 +75,9 @@ cmp -s "$tmp/side0" "$tmp/side1" && pass "serve created no -wal or -shm file bes
 # ---- a read-only directory as another user: still served (immutable open needs no side files)
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
 	mkdir "$tmp/ro" && cp "$tmp/b.db" "$tmp/ro/" && chmod 555 "$tmp/ro" && chmod 755 "$tmp" && chmod 444 "$tmp/ro/b.db"
-	runuser -u nobody -- "$FPUSOAKD" summary --db "$tmp/ro/b.db" --run 1 >"$tmp/ro.txt" 2>&1 &&
+	# A copy of the binary: the build may sit where nobody cannot reach it (a checkout under /root).
+	cp "$FPUSOAKD" "$tmp/fpusoakd-nobody" && chmod 755 "$tmp/fpusoakd-nobody"
+	runuser -u nobody -- "$tmp/fpusoakd-nobody" summary --db "$tmp/ro/b.db" --run 1 >"$tmp/ro.txt" 2>&1 &&
 		grep -q 'kernel B' "$tmp/ro.txt" && pass "a DB in a directory nobody may write, read by user nobody" ||
 		fail "read-only directory as nobody: $(head -2 "$tmp/ro.txt")"
 else

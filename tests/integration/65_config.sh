@@ -7,7 +7,7 @@
 # file did not say.  A good file with every key must load every key.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
-command -v sqlite3 >/dev/null || { skip "needs sqlite3"; t_done; }
+need sqlite3:sqlite3
 r_init cfg
 cd "$R_TMP" || exit 1
 FPUSOAKD=$(cd "$OLDPWD" && realpath "$FPUSOAKD")

@@ -9,6 +9,11 @@
 # from tests/fixtures/ and tests/reliability/fuzz-seeds/<harness>/.
 . "$(dirname "$0")/../lib.sh"
 command -v clang >/dev/null || { skip "clang not installed: no fuzzing"; t_done; }
+# libFuzzer's runtime is a separate package (libclang-rt-N-dev, only a Recommends of clang).
+if [ -z "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a | grep /)" ]; then
+	skip "clang cannot link libFuzzer: libclang_rt.fuzzer-x86_64.a missing (Debian: libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev; make test-deps installs it)"
+	t_done
+fi
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here" || exit 1
 S=${FUZZ_SECONDS:-$([ "${SOAK:-0}" = 1 ] && echo 60 || echo 10)}
