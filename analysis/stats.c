@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * stats: verdict lines over the stats_ modules' estimates.  See stats.h
  * for the contract.

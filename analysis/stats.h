@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * stats: two-sample comparisons behind "kernel A vs kernel B" verdicts.
  *

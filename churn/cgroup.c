@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cgroup: open and close the workers' cgroup (v1 or v2), and the handle's accessors; see cgroup.h. */
 #define _GNU_SOURCE
 #include "churn/cgroup.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cgroup: the workers' confinement, cgroup v2 or v1.  This header is the
  * handle (open, close, where it is, moving into it, carrying it across an
