@@ -26,6 +26,8 @@ int main(int argc, char **argv)
 	probe_switch_exec_main(argc, argv);
 	if (argc > 1 && (!strcmp(argv[1], "report") || !strcmp(argv[1], "summary")))
 		return cli_main(argc - 1, argv + 1, &html);
+	if (argc > 1 && !strcmp(argv[1], "import"))
+		return cli_import_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "serve"))
 		return serve_main(argc - 1, argv + 1);
 	front_hooks(&front, &hooks);

@@ -3,19 +3,18 @@
 #include "cmd/serve.h"
 
 #include <errno.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 
 #include "common/log.h"
+#include "common/netaddr.h"
 #include "common/num.h"
 #include "common/runref.h"
 #include "store/query.h"
@@ -26,7 +25,6 @@
 #define EX_USAGE 64
 #define EX_UNAVAILABLE 69
 #define DEFAULT_LISTEN "127.0.0.1:8089"
-#define LISTEN_BACKLOG 64
 
 struct serve_args {
 	const char *db[RUNREF_MAX_DBS];
@@ -132,34 +130,6 @@ static int parse(int argc, char **argv, struct serve_args *a)
 	return 0;
 }
 
-/* Bind and listen on addr; the socket, or -1 with why in err. */
-static int bind_listen(const char *addr, char *err, size_t errlen)
-{
-	struct sockaddr_storage ss;
-	socklen_t sslen = 0;
-	int fd, one = 1, zero = 0;
-
-	if (web_listen_parse(addr, &ss, &sslen) != 0) {
-		snprintf(err, errlen, "bad address %s", addr);
-		return -1;
-	}
-	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -1;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	/* "[::]:PORT" serves IPv4 too, as the daemon's server does. */
-	if (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr))
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-	if (bind(fd, (struct sockaddr *)&ss, sslen) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
-		snprintf(err, errlen, "cannot listen on %s: %s%s", addr, strerror(errno),
-			 errno == EADDRINUSE ? " (another fpusoakd? choose another --listen, port 0 picks a free one)" : "");
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Whether systemd (or a supervisor doing the same) handed us a listening socket. */
 static int socket_handed_over(void)
 {
@@ -190,8 +160,9 @@ int serve_main(int argc, char **argv)
 		return EX_FAIL;
 	}
 	query_set_close(&set);
-	if (!socket_handed_over() && (fd = bind_listen(a.listen, err, sizeof err)) < 0) {
-		fprintf(stderr, "fpusoakd serve: %s\n", err);
+	if (!socket_handed_over() && (fd = netaddr_listen(a.listen, err, sizeof err)) < 0) {
+		fprintf(stderr, "fpusoakd serve: %s%s\n", err, errno == EADDRINUSE ?
+			" (another fpusoakd? choose another --listen; port 0 picks a free one)" : "");
 		return EX_UNAVAILABLE;
 	}
 	/* The request threads inherit this mask: only this thread takes the stop signals. */

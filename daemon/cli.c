@@ -220,6 +220,8 @@ struct env {
 	char conf[REPORT_GATE_TEXT + 64], deaths[128];
 	char gfp[48];             /* --gfp-mode in force; "" before schema 9 */
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
+	int imported;             /* 1: copied by fpusoakd import, imp says from where */
+	struct query_import imp;
 };
 
 static void copy(char *dst, size_t n, const char *s)
@@ -266,7 +268,7 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 		return -1;
 	if (query_writer_active(q) == 0)
 		e->latest = -1;   /* no daemon writes this DB: no run of it is "running" */
-	if (query_run(q, id, env_cb, e) < 0)
+	if (query_run(q, id, env_cb, e) < 0 || (e->found && (e->imported = query_run_import(q, id, &e->imp)) < 0))
 		return -1;
 	if (!e->found)
 		return 0;
@@ -304,6 +306,9 @@ static void env_one(const struct env *e)
 	put("  duration    %s, %s", e->duration >= 0 ? fmt_duration(e->duration, d, sizeof d) : "-", e->state);
 	put("  confinement %s", e->conf);
 	put("  deaths      %s", e->deaths);
+	if (e->imported)
+		put("  imported    from %s, run %" PRId64 " there (host %s)", e->imp.source_file, e->imp.source_run_id,
+		    or_dash(e->imp.source_host));
 }
 
 /* Environment side by side: key 12, A and B 29 columns each; a value wider than that is not cut but

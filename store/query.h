@@ -149,6 +149,18 @@ int query_runs(struct query *q, query_run_fn fn, void *arg);
 /* One run: 1 after calling fn, 0 if there is no such run, -1 on error. */
 int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg);
 
+/* The newest run with this label (NULL: without one) that started before started_ms: 1 with its id and start, 0 none, -1. */
+int query_run_before(struct query *q, const char *label, int64_t started_ms, int64_t *run_id, int64_t *run_started_ms);
+
+/* Where an imported run came from (v_imports); strings copied, "" when NULL. */
+struct query_import {
+	char source_file[256], source_path[1024], source_host[256], source_boot_id[64];
+	int64_t source_run_id, source_schema, imported_ms;
+};
+
+/* The provenance of run_id into *out: 1 when it was imported, 0 when it is this database's own, -1 on error. */
+int query_run_import(struct query *q, int64_t run_id, struct query_import *out);
+
 /* The latest buddyinfo snapshot of a run into *out (zones in node, kernel order): 1 with *ts_ms set, 0 if none, -1. */
 int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, int64_t *ts_ms);
 
@@ -166,6 +178,9 @@ int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct 
 /* Allocation failures of a run in [from, to] (-1 = open), newest first, at most limit; *total gets the count in the window; rows or -1. */
 int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
 			 int64_t *total, query_alloc_failure_fn fn, void *arg);
+
+/* OOM kills the kernel logged during a run in [from, to] (-1 = open; v_oom_kills) into *n; 0 or -1. */
+int query_oom_kills(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int64_t *n);
 
 /* Whether source ("vmstat" or "meminfo") has a field called name: 1, 0, or -1. */
 int query_has_name(struct query *q, const char *source, const char *name);

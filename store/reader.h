@@ -33,7 +33,7 @@ enum stmt_id {
 	/* read_range.c */
 	S_FIRST_SAMPLE, S_LAST_SAMPLE, S_INTERVAL, S_ROLLUP_FIRST, S_ROLLUP_LAST, S_ROLLUP_MAXN, S_ROLLED_UPTO,
 	/* read_runs.c */
-	S_LATEST_RUN, S_RUNS, S_RUN,
+	S_LATEST_RUN, S_RUNS, S_RUN, S_RUNS_PRE12, S_RUN_PRE12, S_RUN_IMPORT, S_RUN_BEFORE,
 	/* read_buddy.c */
 	S_BUDDY_LATEST, S_TICK_TIMES, S_BUDDY_RAW, S_ROLLUP_GRID, S_ROLLUP_GRID_FREE, S_FRAG_RAW, S_HEAD_TREND,
 	S_HEAD_TICKS,
@@ -44,7 +44,7 @@ enum stmt_id {
 	S_CHURN_SERIES, S_CHURN_ROLLUP, S_CHURN_TOTALS, S_CHURN_ROLLED, S_PROBES, S_FPU_KIND,
 	/* read_kernel.c */
 	S_FAILURES, S_FAILURES_COUNT, S_FAILURE_TIMES, S_TASK_SLAB, S_PAGEBLOCK, S_PAGETYPE_LATEST, S_SLAB_LATEST,
-	S_ATOMIC_SUMMARY, S_ATOMIC_SERIES, S_ATOMIC_ROLLED, S_ATOMIC_ROLLUP_SERIES, S_REQUEST_SUMMARY, S_REQUEST_SERIES, S_REQUEST_ROLLED, S_REQUEST_ROLLUP_SERIES,
+	S_ATOMIC_SUMMARY, S_ATOMIC_SERIES, S_ATOMIC_ROLLED, S_ATOMIC_ROLLUP_SERIES, S_REQUEST_SUMMARY, S_REQUEST_SERIES, S_REQUEST_ROLLED, S_REQUEST_ROLLUP_SERIES, S_OOM_COUNT,
 	/* read_fragment.c */
 	S_FRAGLOAD_INFO, S_FRAGLOAD_SERIES, S_FRAGLOAD_TOTALS,
 	/* read_trace.c */
@@ -58,6 +58,7 @@ enum stmt_id {
 struct query {
 	sqlite3 *db;
 	int has_rollup;            /* schema 003: buddy_rollup exists */
+	int has_xen;               /* schema 012: runs.xen_domain exists (a DB from before it is read as "no domain") */
 	int immutable;             /* opened as an immutable file: no -wal existed (see query_open) */
 	char *path;
 	sqlite3_stmt *st[S_COUNT];
@@ -71,6 +72,10 @@ sqlite3_stmt *reader_stmt(struct query *q, enum stmt_id id, const char *sql);
 
 /* The cached statement id of the calling file (its SQL[id]); NULL with q->err set. */
 #define stmt(q, id) reader_stmt((q), (id), SQL[id])
+
+/* A read-only SQLite URI of path ("file:...?mode=ro", or "?immutable=1" with *immutable set while no writer
+ * left a -wal file: see query_open); 0, or -1 if it does not fit. */
+int reader_uri(const char *path, char *out, size_t outlen, int *immutable);
 
 #define RAW_MAX_ZONES 64
 

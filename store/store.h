@@ -48,7 +48,15 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 /* Write pending ticks (best effort) and close; accepts NULL. */
 void store_close(struct store *st);
 
-/* Mark every run without an end as ended by 'crash' at its last sample; returns how many, or -1. */
+/* Called by store_import for each run of the source: its id there, its id here, and whether it was here already. */
+typedef void (*store_import_fn)(void *arg, int64_t source_run, int64_t run, int already);
+
+/* Copy every run of the database at source into st's with its provenance (v_imports), skipping runs already
+ * here (same host, boot id, pid, start); the source is only read (store/import.c).  0, or -1 with err (the target
+ * unchanged: one transaction per source; a newer schema, a corrupt or foreign file, the target itself). */
+int store_import(struct store *st, const char *source, store_import_fn fn, void *arg, char *err, size_t errlen);
+
+/* Mark every run without an end (but imported ones: store_import) as ended by 'crash' at its last sample; how many, or -1. */
 int store_mark_crashed(struct store *st);
 
 /* Insert a run row; sets *run_id; 0 or -1 (message logged). */

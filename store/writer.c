@@ -316,7 +316,9 @@ int store_mark_crashed(struct store *st)
 	const char *sql =
 		"UPDATE runs SET end_reason = 'crash',"
 		" ended_ms = COALESCE((SELECT max(ts_ms) FROM samples s WHERE s.run_id = runs.run_id), started_ms)"
-		" WHERE ended_ms IS NULL";
+		" WHERE ended_ms IS NULL"
+		/* A run imported before it ended is not this daemon's: its writer may well still be running. */
+		" AND run_id NOT IN (SELECT run_id FROM run_import)";
 
 	if (exec_sql(st->db, sql, err, sizeof err) < 0) {
 		log_warnx("database: marking crashed runs: %s", err);

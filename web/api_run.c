@@ -23,6 +23,24 @@
 #include "web/page.h"
 #include "web/server.h"
 
+/* "imported": where a run copied by `fpusoakd import` came from (v_imports); absent for a run of this database. */
+static int import_json(const struct web_req *r, int db, int64_t run_id, cJSON *o, struct strbuf *tmp)
+{
+	struct query_import *im = calloc(1, sizeof *im);
+	cJSON *x;
+	int got = im ? query_run_import(r->dbs.q[db], run_id, im) : -1;
+
+	if (got == 1 && (x = cJSON_AddObjectToObject(o, "imported"))) {
+		api_json_str(x, "source_file", im->source_file, tmp);
+		api_json_i64(x, "source_run_id", im->source_run_id);
+		api_json_str(x, "source_host", im->source_host[0] ? im->source_host : NULL, tmp);
+		api_json_str(x, "source_boot_id", im->source_boot_id[0] ? im->source_boot_id : NULL, tmp);
+		api_json_time(x, "imported_at", im->imported_ms);
+	}
+	free(im);
+	return got < 0 ? -1 : 0;
+}
+
 static cJSON *run_json(const struct web_req *r, int db, const struct query_run *run, int newest, struct strbuf *tmp)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -61,6 +79,10 @@ static cJSON *run_json(const struct web_req *r, int db, const struct query_run *
 	api_json_i64(o, "pid", run->pid);
 	api_json_str(o, "config", run->config, tmp);
 	api_json_str(o, "gfp_mode", run->gfp_mode, tmp);
+	if (import_json(r, db, run->run_id, o, tmp) < 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
 	api_json_i64(o, "samples", run->nsamples);
 	api_json_i64(o, "first_sample_ms", run->first_sample_ms);
 	api_json_i64(o, "last_sample_ms", run->last_sample_ms);

@@ -13,9 +13,9 @@ cd "$(dirname "$0")/../.." || exit 1
 MAX_LINES=800
 PROD="common collector analysis churn store report web daemon cmd"
 BELOW_WEB="common collector analysis churn store report daemon"
-# Over the limit before the rule existed, outside this refactor (churn/ and analysis/ are being changed
+# Over the limit before the rule existed, outside this refactor (churn/spawner.c is being changed
 # on other branches): named here so that a new one fails, and reported every run until they are split.
-KNOWN="churn/spawner.c churn/cgroup.c analysis/stats.c"
+KNOWN="churn/spawner.c"
 KNOWN_CYCLE="churn/churn churn/probe churn/spawner"
 tmp=$(mktemp -d /tmp/fpusoak-includes-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

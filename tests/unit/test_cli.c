@@ -217,8 +217,9 @@ static void test_report(void)
 	T_CHECK(strstr(g_err, "wrote ") != NULL, "says where it wrote");
 	slurp(path, html, sizeof html);
 	T_CHECK(py_xml(path), "the file is valid UTF-8 and well-formed XML");
-	T_CHECK(strstr(html, "<h2>2. Headroom</h2>") && strstr(html, "<h2>9. Atomic-allocation risk</h2>") &&
-		strstr(html, "<svg"), "the same sections and inline SVG as /runs/1");
+	T_CHECK(strstr(html, "<h2>1. Headroom at the orders of interest</h2>") &&
+		strstr(html, "<h2>2. Atomic-allocation risk</h2>") && strstr(html, "<svg"),
+		"the same sections and inline SVG as /runs/1");
 	T_CHECK(!strstr(html, "href=\"/") && !strstr(html, "<form") && !strstr(html, "src=\"http") &&
 		!strstr(html, "<link rel=\"stylesheet"), "self-contained: no links to a server, no form, no external assets");
 	T_CHECK(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;") && !strstr(html, "<script") && !strstr(html, "<img"),
