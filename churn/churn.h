@@ -53,6 +53,7 @@
 #include "churn/cgroup.h"
 #include "churn/churn_ctl.h"
 #include "churn/fpu.h"
+#include "churn/fragload.h"
 
 #define CHURN_MAX_WORKERS 16384      /* target population cap (pid table sizing) */
 #define CHURN_MAX_PROBE 16384        /* --probe-limit cap */
@@ -88,6 +89,8 @@ struct churn_cfg {
 	int death_records_max;        /* DEATH records per status period (64; the rest are only counted) */
 	const char *spawner_exe;      /* the static fpusoakd-spawner to exec into (churn_spawner_path);
 					 NULL or unusable: the forked copy of the caller runs the spawner */
+	int fragment;                 /* --fragment: enum fragload_level; the load runs beside the spawner */
+	const char *fragment_dir;     /* directory for the load's O_TMPFILE files (the DB's), NULL: none */
 	int gfp_mode;                 /* --gfp-mode (enum gfp_mode, churn/gfpmod.h); GFP_MODE_OFF unless the
 					 caller found the module (gfp_detect) */
 };
@@ -230,6 +233,24 @@ int churn_status_request(struct churn *ch);
  * the cgroup.  *final (may be NULL) gets the last STATUS.  0 if the spawner stopped cleanly and left
  * nothing in the group; -1 if it had to be killed, had died, or processes outlived it; accepts NULL. */
 int churn_close(struct churn *ch, struct churn_status *final);
+
+/*
+ * The fragmenting load (fragload.h), when cfg->fragment asked for it: started by churn_open after
+ * the spawner, in the workers' cgroup, stopped and reaped by churn_close.
+ */
+
+/* The fd to poll for its records, -1 when there is none (off, failed, or gone and reaped). */
+int churn_frag_fd(const struct churn *ch);
+
+/* Take one record without blocking: 1, 0 (none now), -1 = it is gone (reaped; *status = its wait status). */
+int churn_frag_read(struct churn *ch, struct fragload_rec *rec, int *status);
+
+/* Freeze it in place (a capacity probe measures a still guest) and let it go on; 0 or -1. */
+int churn_frag_pause(struct churn *ch);
+int churn_frag_resume(struct churn *ch);
+
+/* What it said at start (NULL when it is not running); the base its recipe is a fraction of. */
+const struct fragload_hello *churn_frag_hello(const struct churn *ch);
 
 /* What the spawner said at start. */
 const struct churn_hello *churn_hello_info(const struct churn *ch);

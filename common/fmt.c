@@ -197,3 +197,12 @@ const char *fmt_sig(double v, char *out, size_t outlen)
 		snprintf(out, outlen, "%.4g", v == 0 ? 0.0 : v);   /* no "-0" */
 	return out;
 }
+
+const char *fmt_mib(double bytes, char *out, size_t outlen)
+{
+	if (!isfinite(bytes))
+		snprintf(out, outlen, "%s", "");
+	else
+		snprintf(out, outlen, "%.1f MiB", bytes / 1048576.0);
+	return out;
+}

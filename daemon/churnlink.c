@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +39,9 @@ struct churnlink {
 	uint64_t worker_oom_kills;
 	char probe_running;
 	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
+	char frag_dir[4096];                        /* the DB's directory: the load's O_TMPFILE files */
+	struct fragload_status frag;                /* the load's latest STATUS */
+	int have_frag;
 	char instance_key[4096];                    /* canonical DB path: names the workers' group */
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
@@ -58,6 +63,18 @@ static void instance_key(const char *db, char *out, size_t len)
 		snprintf(out, len, "%s", db);
 }
 
+/* The directory the database lives in ("." for a bare name); NULL if it does not fit. */
+static const char *db_dir(const char *db, char *buf, size_t len)
+{
+	const char *slash = strrchr(db, '/');
+
+	if (!slash)
+		return snprintf(buf, len, ".") < (int)len ? buf : NULL;
+	if (slash == db)
+		return snprintf(buf, len, "/") < (int)len ? buf : NULL;
+	return snprintf(buf, len, "%.*s", (int)(slash - db), db) < (int)len ? buf : NULL;
+}
+
 struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum churnlink_why *why, char *err,
 				 size_t errlen)
 {
@@ -65,9 +82,10 @@ struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum ch
 	struct churnlink *cl;
 
 	*why = CHURNLINK_OK;
-	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0) {
+	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0 &&
+	    cfg->fragment == FRAGLOAD_OFF) {
 		*why = CHURNLINK_OFF;
-		snprintf(err, errlen, "churn off (--workers 0, no probes)");
+		snprintf(err, errlen, "churn off (--workers 0, no probes, no fragmenting load)");
 		return NULL;
 	}
 	cl = calloc(1, sizeof *cl);
@@ -96,6 +114,8 @@ struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum ch
 	cc.switch_threads = (int)cfg->switch_threads;
 	cc.gfp_mode = gfp_mode;
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
+	cc.fragment = cfg->fragment;
+	cc.fragment_dir = db_dir(cfg->db, cl->frag_dir, sizeof cl->frag_dir);
 	cl->ch = churn_open(&cc, err, errlen);
 	if (!cl->ch) {
 		*why = cc.cgroup_required && strncmp(err, CHURN_NOCONFINE, strlen(CHURN_NOCONFINE)) == 0 ?
@@ -128,11 +148,65 @@ int churnlink_fd(const struct churnlink *cl)
 	return cl ? churn_fd(cl->ch) : -1;
 }
 
+int churnlink_frag_fd(const struct churnlink *cl)
+{
+	return cl ? churn_frag_fd(cl->ch) : -1;
+}
+
+static void frag_status(struct churnlink *cl, const struct fragload_status *st)
+{
+	uint64_t total = 0;
+
+	for (int k = 0; k < FK_NKINDS; k++)
+		total += st->held_bytes[k];
+	if (cl->have_frag && st->cycles != cl->frag.cycles)
+		log_info("fragment: cycle %llu done; holds %llu KiB (anon %llu, pipe %llu, pgtable %llu, socket %llu,"
+			 " file %llu KiB), %llu KiB long-lived, %llu allocations failed",
+			 (unsigned long long)st->cycles, (unsigned long long)(total >> 10),
+			 (unsigned long long)(st->held_bytes[FK_ANON] >> 10), (unsigned long long)(st->held_bytes[FK_PIPE] >> 10),
+			 (unsigned long long)(st->held_bytes[FK_PGTABLE] >> 10),
+			 (unsigned long long)(st->held_bytes[FK_SOCKET] >> 10), (unsigned long long)(st->held_bytes[FK_FILE] >> 10),
+			 (unsigned long long)(st->kept_bytes >> 10), (unsigned long long)st->alloc_failed);
+	if (!cl->have_frag || st->state != cl->frag.state)
+		log_debug("fragment: t=%lld state %d, cycle %llu, %llu KiB held, %llu failed", (long long)st->mono_ms, st->state,
+			  (unsigned long long)st->cycles, (unsigned long long)(total >> 10), (unsigned long long)st->alloc_failed);
+	cl->frag = *st;
+	cl->have_frag = 1;
+}
+
+int churnlink_frag_drain(struct churnlink *cl)
+{
+	static struct fragload_rec rec;
+	int rc, status = 0;
+
+	if (!cl)
+		return 0;
+	while ((rc = churn_frag_read(cl->ch, &rec, &status)) == 1) {
+		if (rec.type == FRAGLOAD_REC_STATUS)
+			frag_status(cl, &rec.u.status);
+		else if (rec.type == FRAGLOAD_REC_NOTE && rec.u.note.level <= LOG_LVL_WARN)
+			log_warnx("fragment: %s", rec.u.note.text);
+		else if (rec.type == FRAGLOAD_REC_NOTE)
+			log_info("fragment: %s", rec.u.note.text);
+	}
+	if (rc < 0) {
+		if (WIFSIGNALED(status))
+			log_warnx("fragment: the load was killed by signal %d%s; the run goes on without it",
+				  WTERMSIG(status), WTERMSIG(status) == SIGKILL ? " (the OOM killer?)" : "");
+		else
+			log_warnx("fragment: the load exited (status %d); the run goes on without it", WEXITSTATUS(status));
+		return -1;
+	}
+	return 0;
+}
+
 static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *pd)
 {
 	char line[256];
 
 	cl->probe_running = 0;
+	if (pd->kind == CHURN_PROBE_CAPACITY && churn_frag_resume(cl->ch) < 0 && errno != ESRCH)
+		log_warn("fragment: resume after the probe");
 	if (pd->kind == CHURN_PROBE_CAPACITY)
 		cl->last_capacity = pd->result;
 	else
@@ -209,6 +283,30 @@ int churnlink_drain(struct churnlink *cl)
 	return 0;
 }
 
+/* The recipe the load runs with: logged, and stored with the run (v_fragment_runs). */
+static void frag_record_recipe(const struct churnlink *cl, struct store *st, int64_t run_id)
+{
+	const struct fragload_hello *fh = churn_frag_hello(cl->ch);
+	const struct fragload_recipe *r;
+	char recipe[512];
+
+	if (!fh)
+		return;
+	r = &fh->r;
+	snprintf(recipe, sizeof recipe, "anon_pages=%u pipes=%u pipe_pages=%d pgtables=%u messages=%u message_bytes=%u"
+		 " files=%u keep_every=%d rounds=%d fill_ms=%lld hold_ms=%lld free_ms=%lld rest_ms=%lld%s%s",
+		 r->units[FK_ANON], r->units[FK_PIPE], FRAGLOAD_PIPE_PAGES, r->units[FK_PGTABLE], r->units[FK_SOCKET],
+		 r->unit_bytes[FK_SOCKET], r->units[FK_FILE], r->keep_every, r->rounds, (long long)r->fill_ms,
+		 (long long)r->hold_ms, (long long)r->free_ms, (long long)r->rest_ms, fh->note[0] ? " note=" : "", fh->note);
+	store_fragment_info(st, run_id, fragload_level_name(r->level), r->base, r->cap, r->keep_cap, recipe);
+	log_info("fragment: %s load, at most %llu KiB (of %llu KiB), a long-lived set of %llu KiB; per cycle %u anon"
+		 " pages, %u pipes of %d pages, %u page tables, %u socket messages (%u bytes each), %u files; one in %d"
+		 " survives%s%s", fragload_level_name(r->level), (unsigned long long)(fragload_recipe_peak(r) >> 10),
+		 (unsigned long long)(r->base >> 10), (unsigned long long)(r->keep_cap >> 10), r->units[FK_ANON],
+		 r->units[FK_PIPE], FRAGLOAD_PIPE_PAGES, r->units[FK_PGTABLE], r->units[FK_SOCKET],
+		 r->unit_bytes[FK_SOCKET], r->units[FK_FILE], r->keep_every, fh->note[0] ? "; " : "", fh->note);
+}
+
 void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_id)
 {
 	const struct churn_hello *h;
@@ -232,6 +330,7 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 			.confined = c.ver != CGROUP_NONE, .group = c.group, .pids_group = c.pids_group,
 			.memory_max = c.memory_max, .pids_max = c.pids_max, .reason = c.reason });
 	}
+	frag_record_recipe(cl, st, run_id);
 }
 
 void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out)
@@ -241,6 +340,28 @@ void churnlink_confinement(const struct churnlink *cl, struct churn_confinement 
 		return;
 	}
 	churn_confinement(cl->ch, out);
+}
+
+/* The load's latest holdings, while it runs (a load that is gone holds nothing and has no row). */
+static void frag_attach(const struct churnlink *cl, struct store_tick *t)
+{
+	const struct fragload_status *s = &cl->frag;
+	struct store_fragment f;
+
+	if (!cl->have_frag || churn_frag_fd(cl->ch) < 0)
+		return;
+	f = (struct store_fragment){
+		.state = s->state,
+		.cycles = s->cycles,
+		.anon_bytes = s->held_bytes[FK_ANON],
+		.pipe_bytes = s->held_bytes[FK_PIPE],
+		.pgtable_bytes = s->held_bytes[FK_PGTABLE],
+		.socket_bytes = s->held_bytes[FK_SOCKET],
+		.files = s->held_units[FK_FILE],
+		.kept_bytes = s->kept_bytes,
+		.alloc_failed = s->alloc_failed,
+	};
+	store_tick_fragment(t, &f);
 }
 
 void churnlink_attach(struct churnlink *cl, struct store_tick *t)
@@ -272,6 +393,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		store_tick_probe(t, &p);
 	}
 	cl->ndone = 0;
+	frag_attach(cl, t);
 	if (!cl->have_status)
 		return;
 	c = &cl->last.c;
@@ -323,6 +445,9 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 	if (!cl->next_capacity_ms && cl->probe_interval_ms)
 		cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
 	if (force_capacity || (cl->next_capacity_ms && mono_ms >= cl->next_capacity_ms)) {
+		/* The fragmenting load holds still while a probe fills: the probe measures what it left. */
+		if (churn_frag_pause(cl->ch) < 0 && errno != ESRCH)
+			log_warn("fragment: pause for the probe");
 		if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
 			log_warn("churn: capacity probe request");
 		if (cl->probe_interval_ms)

@@ -374,6 +374,10 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 		if (n == 0)
 			put("    no minute rollups yet");
 		for (int j = 0; j < n; j++) {
+			if (!t[j].ok && t[j].err == TREND_EAUTOCORR) {
+				put("    %-8s %.0f, no trend (too autocorrelated)", t[j].zone, t[j].last);
+				continue;
+			}
 			if (!t[j].ok) {
 				put("    %-8s %.0f, no trend (%zu minutes)", t[j].zone, t[j].last, t[j].n);
 				continue;
@@ -383,8 +387,28 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 			    t[j].exhaustion ? ", zero at " : "",
 			    t[j].exhaustion ? fmt_time_human(t[j].zero_ms, z, sizeof z) : "");
 		}
+		if (n > 0 && t[0].per_tick)
+			put("    (under %d minutes: fitted per tick, AR(1)-corrected interval)", REPORT_TICK_TREND_MINUTES);
 	}
 	free(t);
+}
+
+/* The fragmenting background load, when the run had one. */
+static void fragment_line(struct query *q, int64_t id, int *err)
+{
+	struct report_fragment f;
+	char cap[32], base[32], peak[32];
+	int r = report_fragment(q, id, -1, -1, &f);
+
+	if (r < 0)
+		*err = 1;
+	if (r <= 0)
+		return;
+	put("  fragmenting load: %s, bound %s of %s", f.level, fmt_mib((double)f.cap_bytes, cap, sizeof cap),
+	    fmt_mib((double)f.base_bytes, base, sizeof base));
+	if (f.tot.rows > 0)
+		put("    %" PRId64 " cycles, peak %s held (%.0f%% of the bound)", f.tot.cycles,
+		    fmt_mib((double)f.tot.held_max, peak, sizeof peak), f.peak_pct_of_cap);
 }
 
 static void probe_line(const struct report_probe_set *s, const char *what, const char *unit)
@@ -575,6 +599,8 @@ static int headline(struct query *q, int64_t id)
 	int err = 0, has;
 
 	headroom_lines(q, id, &err);
+	if (!err)
+		fragment_line(q, id, &err);
 	if (!err && (has = query_has_table(q, "probes")) < 0)
 		err = 1;
 	if (!err && has) {
@@ -653,8 +679,9 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 	put("%s", "");
 	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann");
 	put("shift CI and Mann-Whitney p (one value per probe or minute);");
-	put("headroom: OLS slopes on minute rollups, Welch CI; failure rates:");
-	put("Poisson rate ratio, exact conditional CI.");
+	put("headroom: OLS slopes on minute rollups (under 10 minutes: per");
+	put("tick, AR(1)-corrected), Welch CI; failure rates: Poisson rate");
+	put("ratio, exact conditional CI.");
 	free(c);
 	return EX_OK;
 dberr:

@@ -240,6 +240,7 @@ int loop_run(struct daemon *d)
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
 	    (tracewatch_fd(d->trace) >= 0 && add_fd(d->epfd, tracewatch_fd(d->trace)) < 0) ||
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
+	    (churnlink_frag_fd(d->churn) >= 0 && add_fd(d->epfd, churnlink_frag_fd(d->churn)) < 0) ||
 	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, DAEMON_STATUS_MS) < 0) {
 		log_warn("event loop setup");
 		return 1;
@@ -277,6 +278,10 @@ int loop_run(struct daemon *d)
 				loop_tick(d);
 			} else if (d->kwatch && ev[i].data.fd == kwatch_fd(d->kwatch)) {
 				kwatch_drain(d->kwatch, clock_wall_ms(), clock_mono_us());
+			} else if (d->churn && ev[i].data.fd == churnlink_frag_fd(d->churn)) {
+				int fd = churnlink_frag_fd(d->churn);
+				if (churnlink_frag_drain(d->churn) < 0)
+					epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
 			} else if (d->trace && ev[i].data.fd == tracewatch_fd(d->trace)) {
 				if (tracewatch_drain(d->trace, clock_wall_ms(), clock_mono_us()) < 0)
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, tracewatch_fd(d->trace), NULL);

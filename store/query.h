@@ -274,6 +274,37 @@ typedef int (*query_zone_fn)(void *arg, const struct query_zone_point *p);
 int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 			   query_zone_fn fn, void *arg);
 
+/* Order-k headroom at every tick (v = lo = hi) in [from, to] (-1 = open), by zone, time; rows or -1.  For the
+ * short windows report/headroom.h fits per tick; only where raw ticks are kept (--retain-raw). */
+int query_headroom_ticks(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			 query_zone_fn fn, void *arg);
+
+/* The fragmenting load's recipe for a run (v_fragment_runs); strings borrowed for the callback. */
+struct query_fragment_info {
+	const char *level, *recipe;
+	int64_t base_bytes, cap_bytes, keep_cap_bytes;
+};
+
+typedef int (*query_fragment_info_fn)(void *arg, const struct query_fragment_info *f);
+
+/* 1 with fn called once, 0 when the run had no load (or the DB has no such table), -1 on error. */
+int query_fragment_info(struct query *q, int64_t run_id, query_fragment_info_fn fn, void *arg);
+
+/* What the load held over a bucket (v_fragment): means of each kind, the largest total. */
+struct query_fragment {
+	int64_t ts_ms, last_ms, rows;
+	double anon, pipe, pgtable, socket, files;   /* mean bytes (files: mean count) */
+	int64_t held_max, kept_max, cycles, alloc_failed;   /* held: anon + pipe + pgtable + socket bytes */
+};
+
+typedef int (*query_fragment_fn)(void *arg, const struct query_fragment *f);
+
+/* The load's rows of a run in rg (raw rows only, bucketed like the other series); rows or -1. */
+int query_fragment_series(struct query *q, int64_t run_id, struct query_range *rg, query_fragment_fn fn, void *arg);
+
+/* The load's rows of a run in [from, to] (-1 = open) as one bucket: 1, 0 when there are none, -1. */
+int query_fragment_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct query_fragment *out);
+
 /* Churn columns, in v_churn's order. */
 enum query_churn_col {
 	QC_SPAWNED, QC_FAIL_EAGAIN, QC_FAIL_ENOMEM, QC_FAIL_OTHER, QC_EXITED, QC_SIGKILL, QC_SIGSEGV, QC_SIGILL,

@@ -144,6 +144,20 @@ struct store_request {
 
 /* Attach the tick's request verdicts for orders 0..norders-1 (v_atomic_request); 0 or -1. */
 int store_tick_request(struct store *st, struct store_tick *t, int norders, const struct store_request *r);
+/* What the fragmenting load (churn/fragload.h) held at the tick (v_fragment). */
+struct store_fragment {
+	int32_t state;                 /* enum fragload_state */
+	uint64_t cycles;
+	uint64_t anon_bytes, pipe_bytes, pgtable_bytes, socket_bytes, files, kept_bytes, alloc_failed;
+};
+
+/* Attach the load's row; 0 or -1. */
+int store_tick_fragment(struct store_tick *t, const struct store_fragment *f);
+
+/* Record the load's recipe for run_id (written at once, not queued): level, the base its bound is a
+ * fraction of, the bound, the long-lived set's bound, "key=value ..." details; 0 or -1. */
+int store_fragment_info(struct store *st, int64_t run_id, const char *level, uint64_t base_bytes, uint64_t cap_bytes,
+			uint64_t keep_cap_bytes, const char *recipe);
 
 /* Attach the interval's churn row; 0 or -1. */
 int store_tick_churn(struct store_tick *t, const struct store_churn *c);

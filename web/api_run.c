@@ -223,6 +223,10 @@ static cJSON *trend_json(const struct report_trend *t, const char *why)
 	cJSON_AddStringToObject(o, "zone", tmp.buf ? tmp.buf : "");
 	sb_free(&tmp);
 	cJSON_AddNumberToObject(o, "minutes", (double)t->n);
+	/* A short window is fitted per tick with an AR(1)-corrected interval (report/headroom.h). */
+	cJSON_AddStringToObject(o, "fit", t->per_tick ? "ticks_ar1" : "minutes");
+	if (t->per_tick)
+		cJSON_AddNumberToObject(o, "ticks", (double)t->ticks);
 	api_json_num(o, "last_blocks", t->n ? t->last : NAN);
 	if (!t->ok) {
 		cJSON_AddNullToObject(o, "slope_per_hour");
@@ -236,6 +240,8 @@ static cJSON *trend_json(const struct report_trend *t, const char *why)
 	cJSON_AddItemToArray(ci, cJSON_CreateNumber(t->lo_h));
 	cJSON_AddItemToArray(ci, cJSON_CreateNumber(t->hi_h));
 	api_json_num(o, "r2", t->fit.r2);
+	if (t->per_tick)
+		api_json_num(o, "n_eff", t->fit.n_eff);
 	if (t->exhaustion) {
 		ex = cJSON_AddObjectToObject(o, "exhaustion");
 		cJSON_AddNumberToObject(ex, "ts_ms", (double)t->zero_ms);
@@ -276,6 +282,34 @@ static int headroom_json(struct web_req *r, int64_t run_id, cJSON *obj)
 out:
 	free(t);
 	return ret;
+}
+
+/* The fragmenting load of the run (null when it had none); 0 or -1. */
+static int fragment_json(struct web_req *r, int64_t run_id, cJSON *obj)
+{
+	struct report_fragment f;
+	cJSON *o;
+	int got = report_fragment(r->q, run_id, -1, -1, &f);
+
+	if (got < 0)
+		return -1;
+	if (!got) {
+		cJSON_AddNullToObject(obj, "fragment");
+		return 0;
+	}
+	o = cJSON_AddObjectToObject(obj, "fragment");
+	cJSON_AddStringToObject(o, "level", f.level);
+	api_json_i64(o, "base_bytes", f.base_bytes);
+	api_json_i64(o, "cap_bytes", f.cap_bytes);
+	api_json_i64(o, "keep_cap_bytes", f.keep_cap_bytes);
+	cJSON_AddStringToObject(o, "recipe", f.recipe);
+	api_json_i64(o, "rows", f.tot.rows);
+	api_json_i64(o, "cycles", f.tot.cycles);
+	api_json_i64(o, "held_max_bytes", f.tot.held_max);
+	api_json_i64(o, "kept_max_bytes", f.tot.kept_max);
+	api_json_i64(o, "alloc_failed", f.tot.alloc_failed);
+	api_json_num(o, "peak_pct_of_cap", f.peak_pct_of_cap);
+	return 0;
 }
 
 /* "trace": what the run's tracefs instance saw (report_trace), or null for a run without a tracefs note. */
@@ -435,7 +469,8 @@ int api_run(struct web_req *r)
 	}
 	free(b);
 	b = NULL;
-	if (headroom_json(r, r->id, o.obj) < 0 || gfp_json(r, r->id, o.obj) < 0)
+	if (headroom_json(r, r->id, o.obj) < 0 || fragment_json(r, r->id, o.obj) < 0 ||
+	    gfp_json(r, r->id, o.obj) < 0)
 		goto fail_obj;
 	sb_init(&tmp, WEB_BODY_MAX);
 	got = trace_json(r, r->id, o.obj, &tmp);

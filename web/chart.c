@@ -252,7 +252,8 @@ int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, 
 	}
 	snprintf(title, sizeof title, "Headroom at order %d (%s)", order, why);
 	snprintf(cap, sizeof cap, "Free blocks able to satisfy an order-%d allocation (2^%d pages), per zone; dashed: "
-		 "the least-squares trend. Falling towards zero: %s allocations will depend on compaction.", order, order,
+		 "the least-squares trend through the %s. Falling towards zero: %s allocations will depend on compaction.",
+		 order, order, ntr > 0 && tr[0].per_tick ? "ticks" : "minute averages",
 		 kind == REPORT_ORDER_PAGEBLOCK ? "pageblock-sized (huge page)" : "task_struct slab");
 	for (int i = 0; i < a.nz && ns < SVG_MAX_SERIES; i++) {
 		const struct frag_zone *z = a.z[i];

@@ -85,7 +85,8 @@ static void fig_headroom(struct web_req *r, const struct report_headline *h)
 			"is complete.</p></div>\n");
 		return;
 	}
-	spark(r, &h->head_spark, 0, "free blocks at the task_struct order, minute means, whole run");
+	spark(r, &h->head_spark, 0, t->per_tick ? "free blocks at the task_struct order, tick means, whole run" :
+		"free blocks at the task_struct order, minute means, whole run");
 	sb_printf(&r->body, "<p><span class=\"big\">%s</span> free blocks now", fmt_sig(t->last, a, sizeof a));
 	if (isfinite(h->head_mb))
 		sb_printf(&r->body, " (%s MiB)", fmt_sig(h->head_mb, b, sizeof b));
@@ -93,6 +94,9 @@ static void fig_headroom(struct web_req *r, const struct report_headline *h)
 	if (t->ok)
 		sb_printf(&r->body, "<p>slope %s blocks/h, 95%% CI [%s, %s]</p>\n", fmt_sig(t->slope_h, a, sizeof a),
 			  fmt_sig(t->lo_h, b, sizeof b), fmt_sig(t->hi_h, c, sizeof c));
+	else if (t->err == TREND_EAUTOCORR)   /* a short window's per-tick fit (report/headroom.h) */
+		sb_printf(&r->body, "<p>no slope: its %zu ticks are too autocorrelated (under 4 independent points)</p>\n",
+			  t->ticks);
 	else
 		sb_printf(&r->body, "<p>no slope yet: %zu minute%s of rollups (%d needed)</p>\n", t->n, t->n == 1 ? "" : "s",
 			  REPORT_TREND_MIN_POINTS);

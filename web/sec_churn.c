@@ -137,7 +137,7 @@ int sec_churn(struct run_page *p)
 	if (!got) {
 		sb_puts(&r->body, "<p class=\"pending\">No churn in this window (the run had --workers 0, or the "
 			"window holds no sample).</p>\n");
-		return 0;
+		return sec_fragment(p);
 	}
 	totals_table(r, &tot);
 	if (!(s = calloc(1, sizeof *s)))
@@ -165,7 +165,7 @@ int sec_churn(struct run_page *p)
 			  !tot.spawn_failures && !(death_count(&tot.tot) || tot.tot.c[QC_OOM]) ? "; " : "",
 			  death_count(&tot.tot) || tot.tot.c[QC_OOM] ? "" : "no worker killed by a signal or the OOM killer");
 	free(s);
-	return 0;
+	return sec_fragment(p);
 }
 
 /* ---------------------------------------------------------------- probes */

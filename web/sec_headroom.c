@@ -30,7 +30,8 @@ static void orders_note(struct web_req *r, const struct report_orders *o)
 			  "pages work in", o->pageblock_order);
 	else
 		sb_puts(&r->body, "; the pageblock order is unknown (no pagetypeinfo sample in this run)");
-	sb_puts(&r->body, ". Trends: least-squares fits through the minute averages, 95% CI of the slope.</p>\n");
+	sb_printf(&r->body, ". Trends: least-squares fits through the minute averages, 95%% CI of the slope; under %d "
+		  "minutes, through every tick, the CI corrected for their autocorrelation.</p>\n", REPORT_TICK_TREND_MINUTES);
 }
 
 /* "2024-06-01 13:05:00 (in 1h 05m; 95% CI 12:50 to 13:40)" or why there is none. */
@@ -40,8 +41,12 @@ static void exhaustion(struct web_req *r, const struct report_trend *t)
 
 	switch (report_trend_outlook(t)) {
 	case REPORT_NO_TREND:
-		sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (%d needed)", t->n, t->n == 1 ? "" : "s",
-			  REPORT_TREND_MIN_POINTS);
+		if (t->err == TREND_EAUTOCORR)
+			sb_printf(&r->body, "no trend: its %zu ticks are too autocorrelated (under 4 independent points)",
+				  t->ticks);
+		else
+			sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (%d needed)", t->n, t->n == 1 ? "" : "s",
+				  REPORT_TREND_MIN_POINTS);
 		return;
 	case REPORT_RISING:
 		sb_puts(&r->body, "none: rising");

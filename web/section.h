@@ -41,6 +41,7 @@ int sec_gfp(struct run_page *p);        /* the 2014 test with the fpusoak_gfp mo
 int sec_failures(struct run_page *p);   /* allocation failures, timeline and table (sec_kernel.c) */
 int sec_trace(struct run_page *p);      /* failed allocations and fallbacks from tracefs (sec_trace.c) */
 int sec_churn(struct run_page *p);      /* population, spawns, failures by errno, deaths by signal (sec_churn.c) */
+int sec_fragment(struct run_page *p);   /* the fragmenting load, when the run had one: sec_churn's end (sec_fragment.c) */
 int sec_free(struct run_page *p);       /* free memory per zone as headroom lines (sec_memory.c) */
 int sec_unusable(struct run_page *p);   /* the unusable free space index as a heatmap (sec_memory.c) */
 int sec_counters(struct run_page *p);   /* compaction, reclaim and memory counters (sec_memory.c) */

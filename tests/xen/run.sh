@@ -16,7 +16,8 @@
 # proc/...), times.txt (figures of this run), prepare.log, mkinitramfs.log.
 #
 # Env knobs: XEN_SCENARIOS (dom0 stage) / XEN_DOMU_SCENARIOS (domu stage):
-# scenario names in run order, default all that apply to the stage;
+# scenario names in run order, default all that apply to the stage but
+# those whose conf sets SC_DEFAULT=0 (opt-in: they run only when named);
 # XEN_PAYLOAD=auto|daemon|standin (auto: the daemon if built); XEN_HARD_CAP
 # seconds for QEMU (default: boot allowance + the scenarios' budgets);
 # XEN_NO_REPORT=1 (no forwarded port, the dom0 stage's report is not fetched);
@@ -126,6 +127,11 @@ staging=$out/staging
 rm -rf "$staging"
 mkdir -p "$staging"
 runlist='' budget_sum=0
+if [ -z "$want" ]; then
+	for n in $(scenario_optin "$stage"); do
+		echo "scenario $n: opt-in (SC_DEFAULT=0), not in the default set; $([ "$stage" = dom0 ] && echo XEN_SCENARIOS || echo XEN_DOMU_SCENARIOS)=$n runs it"
+	done
+fi
 for n in $(scenario_names "$stage" "$want"); do
 	scenario_prepare "$n" "$stage" "$staging"
 	rc=$?
