@@ -17,7 +17,7 @@ RUNTOOLS = sqlite3 curl
 BUILD   ?= build
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
 HARDEN   = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
-# Full RELRO; and every symbol bound at load, which churn/spawner.c needs before it stops
+# Full RELRO; and every symbol bound at load, which churn/spawner_fork.c needs before it stops
 # forking the daemon's libraries into each worker (a lazy binding there would need them).
 LDHARDEN = -Wl,-z,relro,-z,now
 OPT     ?= -O2 -g

@@ -44,27 +44,6 @@ struct churn {
 	struct fragload_hello frag_hello;
 };
 
-void churn_cfg_defaults(struct churn_cfg *cfg)
-{
-	memset(cfg, 0, sizeof *cfg);
-	cfg->params = (struct churn_params){ .workers = 32, .dist = CHURN_DIST_EXP, .rate_milli = 50000,
-					     .lifetime_ms = 30000 };
-	cfg->seed = 1;
-	cfg->fpu = FPU_AUTO;
-	cfg->worker_memory = 256 * 1024;
-	cfg->worker_tick_ms = 10;
-	cfg->worker_work_iters = 1000;
-	cfg->cgroup = CGROUP_AUTO;
-	cfg->nocgroup_cap = 64;
-	cfg->probe_limit = 2048;
-	cfg->probe_scope = CHURN_SCOPE_CGROUP;
-	cfg->probe_step_timeout_ms = 10000;
-	cfg->switch_threads = 64;
-	cfg->switch_ms = 2000;
-	cfg->status_ms = 250;
-	cfg->death_records_max = 64;
-}
-
 #ifndef FPUSOAK_LIBEXECDIR
 #define FPUSOAK_LIBEXECDIR "/usr/local/libexec/fpusoakd"
 #endif
@@ -133,7 +112,7 @@ static int take(struct churn *ch, struct churn_rec *rec)
 		if (n < 0)
 			return 0;
 		/* Same binary on both ends; a size mismatch would be a bug: skip, never misread. */
-		if ((size_t)n < sizeof rec->type || (size_t)n != spawner_rec_size(rec->type))
+		if ((size_t)n < sizeof rec->type || (size_t)n != churn_rec_size(rec->type))
 			continue;
 		if (rec->type == CHURN_REC_STATUS)
 			ch->last = rec->u.status;

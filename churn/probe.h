@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "churn/churn.h"
+#include "churn/churn_proto.h"
 
 #define PROBE_SETTLE_NS 500000000LL
 
