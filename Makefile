@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # fpusoakd — see README.md.  `make run` and `make test` are all a newcomer needs.
 
 PREFIX    ?= /usr/local

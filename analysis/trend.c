@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * trend: OLS line with a t-based slope interval; Student t and incomplete
  * beta functions.  See trend.h for the contract.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * trend: ordinary least-squares line through (x, y) with a 95% confidence
  * interval for the slope, and where the line says y will reach zero.

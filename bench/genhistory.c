@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * genhistory: write days of realistic 1-second history through the store
  * module, so the storage figure and the report/API latencies are measured on

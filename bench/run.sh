@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/run.sh: fpusoakd against what a kernel developer would reach for instead (issue 8).
 #
 #   bench/run.sh                    everything, ~11 minutes: churn (3 interleaved rounds: the daemon, its

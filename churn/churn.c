@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* churn: the daemon side of the churn engine; see churn.h. */
 #define _GNU_SOURCE
 #include "churn/churn.h"

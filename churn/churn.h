@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * churn: the daemon's handle on the churn engine (the process side of the soak).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * probe: the capacity probe's decisions and the FPU-cost (switch) probe.
  *

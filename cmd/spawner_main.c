@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fpusoakd-spawner: the churn spawner as a small static executable.
  *

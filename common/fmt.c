@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fmt: formatting helpers; see fmt.h. */
 #include "common/fmt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fmt: small formatters shared by the pages, the API, the charts and the
  * command line — timestamps (always UTC), durations, and numbers for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* churnlink: spawner records → store rows; see churnlink.h. */
 #include "daemon/churnlink.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cli: fpusoakd report and fpusoakd summary; see cli.h. */
 #include "daemon/cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cli: the offline subcommands, run instead of the daemon.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* config: flags + INI file from one option table; see config.h. */
 #include "daemon/config.h"
 

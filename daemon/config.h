@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * config: command-line flags and the INI config file, one table for both.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * daemon: the daemon's lifecycle (daemon.h): configuration, the spawner
  * fork, the store, the run record, the first sample, the front end, the

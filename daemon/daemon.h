@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * daemon: the one daemon context, its lifecycle and the event loop over it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* loop: timers, signals, the tick and the status line; see daemon.h. */
 #include "daemon/daemon.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* notify: sd_notify(3) wrapper; see notify.h. */
 #include "daemon/notify.h"
 

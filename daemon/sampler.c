@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sampler: kernel sources → store tick; see sampler.h. */
 #include "daemon/sampler.h"
 

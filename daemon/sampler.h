@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sampler: read the kernel's memory sources into a store tick.
  *

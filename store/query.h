@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * query: the read side of the store — what the web pages, the JSON/CSV API,
  * /metrics and the offline report ask of the database.

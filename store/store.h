@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * store: the SQLite writer.  The only code that writes the sample tables
  * (store/writer.h lists its files, store/writer.c is its core; store/query.h is the reader).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shell side of the test convention: source this from integration scripts.
 # Each check prints PASS:/FAIL:/SKIP: lines that tests/run.sh counts.
 T_NAME=${T_NAME:-$(basename "$0")}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * api_run: the run documents of /api/v1/ — status, the run list (JSON and
  * CSV) and one run with its orders of interest and headroom trends

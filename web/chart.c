@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* chart: store series as SVG charts for the pages; see chart.h. */
 #include "web/chart.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics: Prometheus text exposition 0.0.4; see metrics.h. */
 #include "web/metrics.h"
 

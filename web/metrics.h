@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * metrics: the Prometheus text exposition (format 0.0.4) of the latest
  * sample, built from plain structs.

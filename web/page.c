@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* page: shared HTML scaffolding for the report pages; see page.h. */
 #include "web/page.h"
 

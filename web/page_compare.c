@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * page_compare: "/compare?a=ID&b=ID", two runs side by side (typically two
  * kernels): their environments, the table of differences with a 95% CI,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* svg: inline SVG charts; see svg.h. */
 #include "web/svg.h"
 

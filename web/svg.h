@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * svg: chart primitives that write a <figure> with inline SVG and a
  * caption into a strbuf: line chart, stacked area, heatmap.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* url: request-target parsing; see url.h for the rules. */
 #include "web/url.h"
 

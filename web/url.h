@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * url: parse an HTTP request-target ("/runs/3?from=...&max_points=500")
  * into a decoded path and the query parameters this server knows.

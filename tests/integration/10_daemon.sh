@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The real daemon on this machine's /proc: sample counts, plausible values,
 # clean stop, crash marking, the minimal web, and refusals of bad input.
 . "$(dirname "$0")/../lib.sh"

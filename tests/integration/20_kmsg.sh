@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Kernel log capture end to end: lines written into the real /dev/kmsg land in
 # v_alloc_failures / v_oom_kills intact, hostile COMM bytes included, and a
 # restart resumes where the last run stopped reading (same boot).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 30_churn: the churn engine with real processes, checked from the outside.
 #
 # Everything runs inside a sandbox cgroup (64 MB memory, 1000 PIDs) and

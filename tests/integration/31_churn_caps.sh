@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 31_churn_caps: live churn workers hold no capability and cannot gain one, and (when bound at
 # load) do not inherit the daemon's libraries.
 #

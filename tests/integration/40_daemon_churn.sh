@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The daemon's churn end to end, on real processes, inside the memory- and pids-limited cgroup
 # the daemon makes for its workers, bounded in time, killing only PIDs it started.  Where no
 # cgroup can be made (a chroot, a container without cgroup access) the daemon runs unconfined

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A fleet in miniature: Debian's Prometheus server (loopback, temporary storage, its
 # own port, started and stopped by PID) scrapes two fpusoakd instances every second;
 # its HTTP API (PromQL) must show both targets up and values that match each DB:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # fpusoakd report and fpusoakd summary on a DB a running daemon is writing (they
 # open it read-only; WAL lets them read beside the writer), on a finished DB in a
 # read-only directory, and for a comparison of two real runs.

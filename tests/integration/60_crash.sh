@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Crash consistency: SIGKILL the daemon at random moments (seeded; the seed
 # is printed, SEED=N replays it) while it samples every 100 ms, churns 8
 # workers in a 64 MB / 300-pid cgroup, runs capacity probes (SIGUSR1) and

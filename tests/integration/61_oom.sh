@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fill to OOM: capacity probes (SIGUSR1) fill the workers' 64 MB memory
 # cgroup until the OOM killer fires, 3 times (SOAK=1: 20).  After each:
 #   - the daemon and its spawner are alive (same PIDs as at the start);

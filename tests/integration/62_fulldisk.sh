@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Full disk: the DB lives on a 2 MB tmpfs that the daemon fills by itself
 # (sampling every 50 ms).  While the disk is full:
 #   - the daemon keeps running, sampling and serving HTTP (/healthz, /, status);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Locked DB: another process holds BEGIN EXCLUSIVE (the write lock) for 10 s
 # while the daemon samples every 50 ms and serves HTTP.  Then:
 #   - no sample is lost: every tick the sampler took (its own count, logged

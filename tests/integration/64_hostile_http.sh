@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Hostile HTTP on loopback: >= 1,000 malformed, oversized and malicious
 # requests and 500 idle connections (tests/reliability/hostile_http.py), while
 # a normal client fetches / every 0.2 s and must get it within 1 s.  Then:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Hostile and malformed config files (daemon/config.c through inih), the
 # cases fuzz_config pointed at.  README's contract: a bad value is one line
 # on stderr and exit 78 with file:line; nothing is clamped silently.  So

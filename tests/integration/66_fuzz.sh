@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fuzzing pass: every tests/fuzz/fuzz_*.c harness under libFuzzer + ASan +
 # UBSan for FUZZ_SECONDS each (default 10; SOAK=1: 60), one PASS line per
 # harness with its exec count, a FAIL with the crash summary and the saved

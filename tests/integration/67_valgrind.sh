@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Leaks and memory errors: a 30 s daemon run under valgrind memcheck with
 # churn (4 workers, 64 MB / 100-pid cgroup), sampling every 250 ms, kernel-log
 # capture, HTTP requests to every kind of page, a SIGHUP config reload and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Escaping: hostile strings from every outside source reach every output
 # format inert (tests/reliability/check_escaping.py does the checking):
 #   - COMMs written to /dev/kmsg as page-allocation-failure lines: markup,

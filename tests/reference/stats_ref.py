@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Independent reference values for analysis/trend.c and analysis/stats*.c.
 
 Standard library only (no scipy).  Every method here differs on purpose

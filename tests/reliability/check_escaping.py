@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """check_escaping.py SPEC.json PORT NAME
 
 Fetch every output of a running fpusoakd whose kernel log and /proc tree

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shared helpers of the reliability scripts (tests/integration/6x_*.sh).
 # Source after tests/lib.sh.  Everything a script starts is registered here so
 # the EXIT trap kills exactly those PIDs, unmounts what it mounted, removes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # End-to-end test of fpusoakd under a real systemd (issue 6).
 #
 #   tests/systemd/run.sh [--standin] [REPO]        (root; REPO defaults to this checkout)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_cli: fpusoakd report and fpusoakd summary (daemon/cli.c, with the
  * web/offline.h renderer cmd/main.c gives it) on the known DB of

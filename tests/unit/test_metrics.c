@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_metrics: the Prometheus exposition from hand-made inputs; expected
  * lines written by hand; the whole text checked by promtool (Debian's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_report: report/'s figures (orders of interest, headroom trends, the
  * status line's figure, a run's rates and probes, the comparison lines) on

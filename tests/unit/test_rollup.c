@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_rollup: minute and hour rollups equal aggregates computed straight
  * from the raw rows with independent SQL, and retention deletes raw rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_store: the writer.  Migrations, runs, ticks through the views, the
  * queue under a locked DB, and refusal of newer, corrupt and foreign files.

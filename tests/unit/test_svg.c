@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_svg: charts are well-formed XML (python3 minidom), escape their
  * texts, place points where hand geometry says, respect the caps.

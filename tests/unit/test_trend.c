@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_trend: OLS fit with slope CI and zero projection; Student t
  * quantile and CDF; regularized incomplete beta.

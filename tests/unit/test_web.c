@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_web: black-box HTTP tests of web/server.c on a DB of known content
  * (testdb.h).  A tiny socket client sends raw requests (so hostile ones are
