@@ -43,6 +43,7 @@ struct churnlink {
 	char frag_dir[4096];                        /* the DB's directory: the load's O_TMPFILE files */
 	struct fragload_status frag;                /* the load's latest STATUS */
 	int have_frag;
+	int64_t cap_wait_ms;                        /* a capacity probe waits for the load's pause since (0: none) */
 	char instance_key[4096];                    /* canonical DB path: names the workers' group */
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
@@ -154,6 +155,20 @@ int churnlink_frag_fd(const struct churnlink *cl)
 	return cl ? churn_frag_fd(cl->ch) : -1;
 }
 
+/*
+ * How long a capacity probe waits for the fragmenting load to say it paused.  The load reads
+ * commands between allocation steps, not inside a fill round, which took seconds in the Xen test
+ * guest: past this the probe starts anyway and says so (the fill then measures a moving load).
+ */
+#define FRAG_PAUSE_WAIT_MS 10000
+
+static void capacity_request(struct churnlink *cl)
+{
+	cl->cap_wait_ms = 0;
+	if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
+		log_warn("churn: capacity probe request");
+}
+
 static void frag_status(struct churnlink *cl, const struct fragload_status *st)
 {
 	uint64_t total = 0;
@@ -173,6 +188,9 @@ static void frag_status(struct churnlink *cl, const struct fragload_status *st)
 			  (unsigned long long)st->cycles, (unsigned long long)(total >> 10), (unsigned long long)st->alloc_failed);
 	cl->frag = *st;
 	cl->have_frag = 1;
+	/* The load holds still now: the probe asked for while it was busy may fill. */
+	if (cl->cap_wait_ms && st->state == FRAGLOAD_PAUSED)
+		capacity_request(cl);
 }
 
 int churnlink_frag_drain(struct churnlink *cl)
@@ -445,12 +463,21 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 		cl->next_switch_ms = mono_ms;
 	if (!cl->next_capacity_ms && cl->probe_interval_ms)
 		cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
+	if (cl->cap_wait_ms && mono_ms - cl->cap_wait_ms >= FRAG_PAUSE_WAIT_MS) {
+		log_warnx("fragment: the load did not pause within %d s; the capacity probe starts anyway",
+			  FRAG_PAUSE_WAIT_MS / 1000);
+		capacity_request(cl);
+	}
 	if (force_capacity || (cl->next_capacity_ms && mono_ms >= cl->next_capacity_ms)) {
-		/* The fragmenting load holds still while a probe fills: the probe measures what it left. */
-		if (churn_frag_pause(cl->ch) < 0 && errno != ESRCH)
-			log_warn("fragment: pause for the probe");
-		if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
-			log_warn("churn: capacity probe request");
+		/* The fragmenting load holds still while a probe fills: the probe measures what it left.  The
+		 * probe is asked for when the load says it paused (frag_status); without a load, at once. */
+		if (!cl->cap_wait_ms && churn_frag_pause(cl->ch) == 0) {
+			cl->cap_wait_ms = mono_ms > 0 ? mono_ms : 1;
+		} else if (!cl->cap_wait_ms) {
+			if (errno != ESRCH)
+				log_warn("fragment: pause for the probe");
+			capacity_request(cl);
+		}
 		if (cl->probe_interval_ms)
 			cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
 	}
