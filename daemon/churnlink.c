@@ -15,6 +15,7 @@
 #include "churn/churn.h"
 #include "churn/gfpmod.h"
 #include "churn/worker.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "store/store.h"
 
@@ -189,8 +190,11 @@ static void frag_status(struct churnlink *cl, const struct fragload_status *st)
 	cl->frag = *st;
 	cl->have_frag = 1;
 	/* The load holds still now: the probe asked for while it was busy may fill. */
-	if (cl->cap_wait_ms && st->state == FRAGLOAD_PAUSED)
+	if (cl->cap_wait_ms && st->state == FRAGLOAD_PAUSED) {
+		log_info("fragment: paused for the capacity probe (%lld ms after asking)",
+			 (long long)(clock_mono_ms() - cl->cap_wait_ms));
 		capacity_request(cl);
+	}
 }
 
 int churnlink_frag_drain(struct churnlink *cl)
