@@ -101,9 +101,7 @@ int query_fragment_totals(struct query *q, int64_t run_id, int64_t from_ms, int6
 		return t;
 	if (!(st = stmt(q, S_FRAGLOAD_TOTALS)))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	bind_window(st, run_id, from_ms, to_ms);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return step_err(q, st, rc);

@@ -80,9 +80,7 @@ int query_oom_kills(struct query *q, int64_t run_id, int64_t from_ms, int64_t to
 	*n = 0;
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	bind_window(st, run_id, from_ms, to_ms);
 	return one_i64(q, st, n) < 0 ? -1 : 0;
 }
 
@@ -133,9 +131,7 @@ int query_failure_times(struct query *q, int64_t run_id, int64_t from_ms, int64_
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	bind_window(st, run_id, from_ms, to_ms);
 	sqlite3_bind_int64(st, 4, limit < 0 ? 0 : limit > QUERY_MAX_ROWS ? QUERY_MAX_ROWS : limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_alloc_failure f = { 0 };

@@ -56,19 +56,8 @@ static const char *const SQL[S_COUNT] = {
 int query_latest_run(struct query *q, int64_t *run_id)
 {
 	sqlite3_stmt *st = stmt(q, S_LATEST_RUN);
-	int rc, found = 0;
 
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*run_id = sqlite3_column_int64(st, 0);
-		found = 1;
-	}
-	done(st);
-	return found;
+	return st ? one_i64(q, st, run_id) : -1;
 }
 
 static void run_from_row(sqlite3_stmt *st, struct query_run *r)

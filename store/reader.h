@@ -217,4 +217,12 @@ static inline int64_t hi_of(int64_t to_ms)
 	return to_ms < 0 ? INT64_MAX : to_ms;
 }
 
+/* Binds ?1 run_id, ?2 and ?3 the window [from_ms, to_ms] (-1: open ends), as every windowed read does. */
+static inline void bind_window(sqlite3_stmt *st, int64_t run_id, int64_t from_ms, int64_t to_ms)
+{
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo_of(from_ms));
+	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+}
+
 #endif
