@@ -59,7 +59,7 @@ struct fl {
 
 	int state;                     /* enum fragload_state */
 	int paused_state;
-	int64_t phase_end, next_ms, paused_at;
+	int64_t cycle_start, next_ms, paused_at;   /* the cycle's phases are due at offsets from cycle_start */
 	int32_t round;
 	uint32_t todo[FK_NKINDS];      /* this round's allocations left per kind */
 	uint32_t pipe_cur;             /* pipe being written (FK_PIPE slot), UINT32_MAX: none */

@@ -30,6 +30,22 @@ for r in 1 2; do
 	check "run $r ($lab): $n samples over ${span:-0}s (>= 180 s, >= 150 samples), ended '$end'" \
 		test "${span:-0}" -ge 180 -a "${n:-0}" -ge 150 -a "$end" = stopped
 done
+# What the README's table reports per run: first and last 30 s of the headroom, Shmem (the DB and
+# its write-ahead log live in the guest's tmpfs: the guest script keeps the log small), MemFree.
+for r in 1 2; do
+	fl=$(sq "WITH b AS (SELECT min(ts_ms) AS t0, max(ts_ms) AS t1 FROM samples WHERE run_id = $r)
+		SELECT (SELECT round(avg(shmem)) FROM samples, b WHERE run_id = $r AND ts_ms < t0 + 30000) || ' ' ||
+		       (SELECT round(avg(shmem)) FROM samples, b WHERE run_id = $r AND ts_ms > t1 - 30000) || ' ' ||
+		       (SELECT round(avg(mem_free)) FROM samples, b WHERE run_id = $r AND ts_ms < t0 + 30000) || ' ' ||
+		       (SELECT round(avg(mem_free)) FROM samples, b WHERE run_id = $r AND ts_ms > t1 - 30000) || ' ' ||
+		       (SELECT coalesce(sum(spawned), 0) FROM samples WHERE run_id = $r) FROM b")
+	read -r sh0 sh1 mf0 mf1 spawned <<<"$fl"
+	info "run $r: Shmem ${sh0%.0} -> ${sh1%.0} kB, MemFree ${mf0%.0} -> ${mf1%.0} kB (first and last 30 s), $spawned workers spawned"
+	sc_time "run${r}_shmem_kb" "${sh0%.0}->${sh1%.0}"
+	sc_time "run${r}_memfree_kb" "${mf0%.0}->${mf1%.0}"
+	sc_time "run${r}_spawned" "$spawned"
+	sc_time "run${r}_samples" "$(sq "SELECT count(*) FROM samples WHERE run_id = $r")"
+done
 check "run 1 ran without the load, run 2 with --fragment heavy (config)" \
 	test "$(sq "SELECT group_concat(instr(config, 'fragment=off') > 0 AND run_id = 1 OR instr(config, 'fragment=heavy') > 0 AND run_id = 2) FROM v_runs ORDER BY run_id")" = "1,1"
 
@@ -93,6 +109,13 @@ else
 	fail "2. the compare of A and B: ${verdict//_/ } (A $sa, B $sb blocks/h)"
 fi
 sc_time headroom_zone "$zone"
+for r in 1 2; do
+	sc_time "run${r}_headroom_o3_first_last_30s" "$(sq "WITH b AS (SELECT min(ts_ms) AS t0, max(ts_ms) AS t1 FROM v_headroom
+		WHERE run_id = $r AND zone = '$zone' AND page_order = 3)
+		SELECT (SELECT round(avg(headroom_blocks)) FROM v_headroom, b WHERE run_id = $r AND zone = '$zone' AND page_order = 3
+			AND ts_ms < t0 + 30000) || '->' || (SELECT round(avg(headroom_blocks)) FROM v_headroom, b
+			WHERE run_id = $r AND zone = '$zone' AND page_order = 3 AND ts_ms > t1 - 30000) FROM b")"
+done
 sc_time headroom_o3_slope_off_per_h "$sa"
 sc_time headroom_o3_ci_off "[$la,$ha]"
 sc_time headroom_o3_slope_heavy_per_h "$sb"
