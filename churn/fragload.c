@@ -131,7 +131,7 @@ int fragload_recipe(enum fragload_level level, uint64_t base, uint64_t fds, stru
 	/*
 	 * The bound.  Heavy takes a quarter of the base, light a sixteenth.  Of that, 1/16 is a cycle's
 	 * batch and 15/16 the long-lived set, which a cycle's survivors (~1/4 of the batch) fill in
-	 * about 60 cycles: the aging builds up steadily over many minutes, while a cycle's own swing
+	 * about 70 cycles: the aging builds up steadily over many minutes, while a cycle's own swing
 	 * stays small.  A batch of 1/8 (before) took a small guest's order-3 headroom to its floor in
 	 * 7 cycles (the Xen test bed's domU): a decline, then a flat line, not a trend.
 	 */

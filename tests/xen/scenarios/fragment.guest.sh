@@ -15,15 +15,15 @@ reset_memory() {
 # guest of 80 MB that is memory taken from the very zone being measured: it was most of run 1's
 # decline (DMA32's order-3 headroom -2,300 to -2,600 blocks/h without any load, Shmem +3.9 MB in
 # 190 s).  On a disk the log is page cache the kernel can reclaim; here a second connection
-# checkpoints it every 5 s, so SQLite rewrites it from its start and it stays at what 5 s of
-# ticks need (a few hundred KB, reached in the first seconds).  Both runs alike.
+# checkpoints it every second, so SQLite rewrites it from its start and it stays at what a few
+# ticks need (reached in the first seconds).  Both runs alike.
 wal_keeper_start() {
 	sqlite3 "$db" 'PRAGMA journal_mode=WAL;' >/dev/null
 	rm -f /tmp/wal-keeper.fifo
 	mkfifo /tmp/wal-keeper.fifo
 	sqlite3 "$db" </tmp/wal-keeper.fifo >/dev/null 2>&1 &
 	WK_SQL=$!
-	(while echo 'PRAGMA wal_checkpoint(PASSIVE);'; do sleep 5; done) >/tmp/wal-keeper.fifo &
+	(while echo 'PRAGMA wal_checkpoint(PASSIVE);'; do sleep 1; done) >/tmp/wal-keeper.fifo &
 	WK_LOOP=$!
 }
 wal_keeper_stop() {
