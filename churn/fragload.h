@@ -124,7 +124,7 @@ const char *fragload_kind_name(int kind);
 
 /*
  * The recipe of a level for this base (bytes) and this many file descriptors to spend; 0, or -1
- * for FRAGLOAD_OFF or a base too small for a pipe in a cycle's batch (heavy under ~7 MiB, light ~27 MiB).  Pure.
+ * for FRAGLOAD_OFF or a base too small for a pipe in a cycle's batch (heavy under ~6 MiB, light ~21 MiB).  Pure.
  */
 int fragload_recipe(enum fragload_level level, uint64_t base, uint64_t fds, struct fragload_recipe *out);
 

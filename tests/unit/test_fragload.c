@@ -46,7 +46,7 @@ static void recipe_bounds(void)
 				for (int k = 0; k < FK_NKINDS; k++)
 					bad_units += r.units[k] == 0;
 			}
-	/* None at 200 descriptors; light none at 16 MiB (a batch of base/256 holds no pipe). */
+	/* None at 200 descriptors; light none at 16 MiB (a batch of base/192 holds no pipe). */
 	T_CHECK(n >= 27, "%d of 40 level/base/fd combinations have a recipe", n);
 	T_EQ_I(bad_peak, 0, "batch + long-lived set never exceed the cap (base/4 heavy, base/16 light)");
 	T_EQ_I(bad_fds, 0, "a recipe stays within its descriptor budget");

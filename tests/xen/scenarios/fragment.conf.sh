@@ -6,7 +6,10 @@
 # Costs 2 x (FRAG_SECONDS + ~12 s to start and stop the daemon) of guest time: 402-415 s
 # measured in the dom0 (fragment.elapsed_s, host load average 6-15 with other test guests).
 # Knobs: XEN_FRAG_SECONDS; XEN_FRAG_TRACE (default none, see below; auto: the daemon's tracefs
-# instance, so check 4 counts fragmenting fallbacks); XEN_FRAG_DOMU=1 adds the domU stage
+# instance, so check 4 counts fragmenting fallbacks); XEN_FRAG_PROBES=1 (a measurement: a
+# guest-scope capacity probe 20 s into each run and one 110 s before its end, e.g. with
+# XEN_FRAG_SECONDS=300; checks 1-3 are then skipped: a fill swamps the headroom series);
+# XEN_FRAG_DOMU=1 adds the domU stage
 # (XEN_FRAG_DOMU=1 XEN_DOMU_SCENARIOS=fragment make test-xen-domu).
 # Why --trace none: on this guest's 6.1 kernel the daemon's tracefs instance creates every event's
 # files at once, ~11 MB of slab (the daemon logs "Slab +10964 kB") in a guest of 79 MB, which left
@@ -27,9 +30,13 @@ sc_prepare() {
 	case "$frag_seconds" in '' | *[!0-9]*) echo "XEN_FRAG_SECONDS wants a number" >&2; return 2 ;; esac
 	case "$frag_trace" in none | auto) ;; *) echo "XEN_FRAG_TRACE wants none or auto" >&2; return 2 ;; esac
 	sc_env FRAG_SECONDS "$frag_seconds"
+	sc_env FRAG_PROBES "${XEN_FRAG_PROBES:-0}"
 	grep -q -- '--fragment' <<<"$("$FPUSOAKD" --help 2>&1)" || { sc_skip "this fpusoakd has no --fragment"; return 0; }
 	# The soak scenario's churn, no probes (a fill would swamp the headroom series), pagetypeinfo
 	# every 10 s for the pageblock mix, one seed for both runs.
 	sc_flags --workers 8 --spawn-rate 40 --lifetime 200ms --fpu auto --probe-interval 0 \
 		--switch-probe-interval 0 --slow-interval 10s --seed 23 --trace "$frag_trace"
+	# XEN_FRAG_PROBES=1: the probes the guest script starts fill the whole guest (the 2014 setup).
+	[ "${XEN_FRAG_PROBES:-0}" = 1 ] && sc_flags --probe-scope guest
+	return 0
 }

@@ -31,17 +31,25 @@ wal_keeper_stop() {
 	wait "$WK_LOOP" "$WK_SQL" 2>/dev/null
 	rm -f /tmp/wal-keeper.fifo
 }
+# XEN_FRAG_PROBES=1 (a measurement, not the control): a guest-scope capacity probe early and one
+# late in each run (SIGUSR1), to see what the aging costs in workers the guest can hold.
+probes_at() { # probes_at FIRST SECOND: SIGUSR1 to the daemon at those seconds of its run
+	[ "${FRAG_PROBES:-0}" = 1 ] || return 0
+	(sleep "$1"; kill -USR1 "$DAEMON_PID" 2>/dev/null; sleep "$(($2 - $1))"; kill -USR1 "$DAEMON_PID" 2>/dev/null) &
+}
 # Registered first: a scenario stopped at its budget still sends what it has.
 export_db fpusoakd.db "$db"
 wal_keeper_start
 reset_memory
 LABEL=fragment-off
 daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment off
+probes_at 20 $((FRAG_SECONDS - 110))
 daemon_wait
 rc1=$?
 reset_memory
 LABEL=fragment-heavy
 daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment heavy
+probes_at 20 $((FRAG_SECONDS - 110))
 daemon_wait
 rc2=$?
 wal_keeper_stop
