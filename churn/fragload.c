@@ -5,14 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "churn/blobexec.h"
-#include "common/num.h"
 
 /* ---- names -------------------------------------------------------------------------------- */
 

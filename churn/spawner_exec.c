@@ -5,14 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "churn/blobexec.h"
-#include "common/num.h"
 
 /*
  * Both ends are built from the same tree and installed together, but a stale helper next to a new
