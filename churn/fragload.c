@@ -5,14 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include "common/num.h"
+#include "churn/blobexec.h"
 
 /* ---- names -------------------------------------------------------------------------------- */
 
@@ -268,12 +266,10 @@ int fragload_exec(const struct fragload_cfg *cfg, const char *path)
 	char fdarg[16];
 	char *argv[] = { "fpusoakd-fragment", "--internal-fragment", fdarg, NULL };
 	size_t len = fragload_blob_pack(cfg, blob, sizeof blob);
-	int mfd = memfd_create("fpusoakd-fragment-cfg", 0), saved;
+	int mfd = blobexec_memfd("fpusoakd-fragment-cfg", blob, len), saved;
 
 	if (mfd < 0)
 		return -1;
-	if (!len || write(mfd, blob, len) != (ssize_t)len)
-		goto fail;
 	/* The socket and the directory cross the exec; everything else of the daemon's is CLOEXEC. */
 	if (fcntl(cfg->sock, F_SETFD, 0) < 0 || (cfg->dirfd >= 0 && fcntl(cfg->dirfd, F_SETFD, 0) < 0))
 		goto fail;
@@ -291,19 +287,12 @@ int fragload_exec_main(int argc, char **argv)
 	static unsigned char blob[sizeof(struct blob_hdr) + sizeof(struct fragload_cfg) + 1];
 	static struct fragload_cfg cfg;
 	char why[256];
-	int64_t fd;
-	ssize_t n;
+	ssize_t n = blobexec_read(argc, argv, "--internal-fragment", blob, sizeof blob);
 
-	if (argc != 3 || strcmp(argv[1], "--internal-fragment") != 0)
+	if (n == 0)
 		return 0;
-	if (num_parse_i64(argv[2], strlen(argv[2]), &fd) < 0 || fd < 0 || fd > INT_MAX) {
-		fprintf(stderr, "fpusoakd-spawner: bad descriptor argument '%s'\n", argv[2]);
-		_exit(70);
-	}
-	n = pread((int)fd, blob, sizeof blob, 0);
-	close((int)fd);
-	if (n < 0 || fragload_blob_unpack(blob, (size_t)n, &cfg, why, sizeof why) < 0) {
-		fprintf(stderr, "fpusoakd-spawner: %s\n", n < 0 ? strerror(errno) : why);
+	if (fragload_blob_unpack(blob, (size_t)n, &cfg, why, sizeof why) < 0) {
+		fprintf(stderr, "fpusoakd-spawner: %s\n", why);
 		_exit(70);
 	}
 	fragload_main(&cfg);

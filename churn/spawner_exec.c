@@ -5,14 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include "common/num.h"
+#include "churn/blobexec.h"
 
 /*
  * Both ends are built from the same tree and installed together, but a stale helper next to a new
@@ -109,12 +107,9 @@ int spawner_exec(const struct spawner_cfg *cfg, const char *path)
 		errno = E2BIG;
 		return -1;
 	}
-	/* A memfd, not a pipe: the whole blob is there before exec, whatever its size. */
-	mfd = memfd_create("fpusoakd-spawner-cfg", 0);
+	mfd = blobexec_memfd("fpusoakd-spawner-cfg", blob, len);
 	if (mfd < 0)
 		return -1;
-	if (write(mfd, blob, len) != (ssize_t)len)
-		goto fail;
 	n = cgroup_fds(cfg->cg, fds, 7);
 	fds[n++] = cfg->sock;
 	for (int i = 0; i < n; i++)
@@ -134,21 +129,10 @@ int spawner_exec_main(int argc, char **argv)
 	static unsigned char blob[SPAWNER_BLOB_MAX + 1];
 	static struct spawner_cfg cfg;
 	char why[256];
-	int64_t fd;
-	ssize_t n;
+	ssize_t n = blobexec_read(argc, argv, "--internal-spawner", blob, sizeof blob);
 
-	if (argc != 3 || strcmp(argv[1], "--internal-spawner") != 0)
+	if (n == 0)
 		return 0;
-	if (num_parse_i64(argv[2], strlen(argv[2]), &fd) < 0 || fd < 0 || fd > INT_MAX) {
-		fprintf(stderr, "fpusoakd-spawner: bad descriptor argument '%s'\n", argv[2]);
-		_exit(70);
-	}
-	n = pread((int)fd, blob, sizeof blob, 0);
-	if (n < 0) {
-		fprintf(stderr, "fpusoakd-spawner: cannot read the config from fd %d: %s\n", (int)fd, strerror(errno));
-		_exit(70);
-	}
-	close((int)fd);
 	if (spawner_blob_unpack(blob, (size_t)n, &cfg, why, sizeof why) < 0) {
 		fprintf(stderr, "fpusoakd-spawner: %s\n", why);
 		_exit(70);

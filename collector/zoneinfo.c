@@ -178,32 +178,35 @@ static int set_once(unsigned *mask, unsigned bit, uint64_t *field, int64_t v)
 /* A "key value" line of the zone proper; unknown keys are accepted and ignored. */
 static int zone_field(struct state *st, struct span key, int64_t v)
 {
-	static const struct { const char *name; int req; unsigned bit; size_t off; } fields[] = {
-		{ "min", 1, REQ_MIN, offsetof(struct zoneinfo_zone, min) },
-		{ "low", 1, REQ_LOW, offsetof(struct zoneinfo_zone, low) },
-		{ "high", 1, REQ_HIGH, offsetof(struct zoneinfo_zone, high) },
-		{ "spanned", 1, REQ_SPANNED, offsetof(struct zoneinfo_zone, spanned) },
-		{ "present", 1, REQ_PRESENT, offsetof(struct zoneinfo_zone, present) },
-		{ "boost", 0, ZI_BOOST, offsetof(struct zoneinfo_zone, boost) },
-		{ "promo", 0, ZI_PROMO, offsetof(struct zoneinfo_zone, promo) },
-		{ "managed", 0, ZI_MANAGED, offsetof(struct zoneinfo_zone, managed) },
-		{ "cma", 0, ZI_CMA, offsetof(struct zoneinfo_zone, cma) },
-		{ "nr_free_pages", 0, ZI_NR_FREE_PAGES, offsetof(struct zoneinfo_zone, nr_free_pages) },
-		{ "nr_free_cma", 0, ZI_NR_FREE_CMA, offsetof(struct zoneinfo_zone, nr_free_cma) },
-		{ "nr_unaccepted", 0, ZI_NR_UNACCEPTED, offsetof(struct zoneinfo_zone, nr_unaccepted) },
-		{ "node_unreclaimable", 0, ZI_NODE_UNRECLAIMABLE, offsetof(struct zoneinfo_zone, node_unreclaimable) },
-		{ "start_pfn", 0, ZI_START_PFN, offsetof(struct zoneinfo_zone, start_pfn) },
-		{ "nr_zone_inactive_anon", 0, ZI_INACTIVE_ANON, offsetof(struct zoneinfo_zone, nr_zone_inactive_anon) },
-		{ "nr_zone_active_anon", 0, ZI_ACTIVE_ANON, offsetof(struct zoneinfo_zone, nr_zone_active_anon) },
-		{ "nr_zone_inactive_file", 0, ZI_INACTIVE_FILE, offsetof(struct zoneinfo_zone, nr_zone_inactive_file) },
-		{ "nr_zone_active_file", 0, ZI_ACTIVE_FILE, offsetof(struct zoneinfo_zone, nr_zone_active_file) },
+	/* The name's length is in the table: every line of the file is matched against it. */
+#define ZF(name, req, bit, member) { name, sizeof name - 1, req, bit, offsetof(struct zoneinfo_zone, member) }
+	static const struct { const char *name; size_t len; int req; unsigned bit; size_t off; } fields[] = {
+		ZF("min", 1, REQ_MIN, min),
+		ZF("low", 1, REQ_LOW, low),
+		ZF("high", 1, REQ_HIGH, high),
+		ZF("spanned", 1, REQ_SPANNED, spanned),
+		ZF("present", 1, REQ_PRESENT, present),
+		ZF("boost", 0, ZI_BOOST, boost),
+		ZF("promo", 0, ZI_PROMO, promo),
+		ZF("managed", 0, ZI_MANAGED, managed),
+		ZF("cma", 0, ZI_CMA, cma),
+		ZF("nr_free_pages", 0, ZI_NR_FREE_PAGES, nr_free_pages),
+		ZF("nr_free_cma", 0, ZI_NR_FREE_CMA, nr_free_cma),
+		ZF("nr_unaccepted", 0, ZI_NR_UNACCEPTED, nr_unaccepted),
+		ZF("node_unreclaimable", 0, ZI_NODE_UNRECLAIMABLE, node_unreclaimable),
+		ZF("start_pfn", 0, ZI_START_PFN, start_pfn),
+		ZF("nr_zone_inactive_anon", 0, ZI_INACTIVE_ANON, nr_zone_inactive_anon),
+		ZF("nr_zone_active_anon", 0, ZI_ACTIVE_ANON, nr_zone_active_anon),
+		ZF("nr_zone_inactive_file", 0, ZI_INACTIVE_FILE, nr_zone_inactive_file),
+		ZF("nr_zone_active_file", 0, ZI_ACTIVE_FILE, nr_zone_active_file),
 	};
+#undef ZF
 	struct zoneinfo_zone *z = st->z;
 
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
 		uint64_t *f = (uint64_t *)((char *)z + fields[i].off);
 
-		if (!span_is(key, fields[i].name))
+		if (key.n != fields[i].len || memcmp(key.p, fields[i].name, key.n) != 0)
 			continue;
 		/* Watermark names only mean watermarks outside the pagesets ("high:" there is pcp->high). */
 		if (fields[i].req && st->sec == SEC_PCP)

@@ -165,6 +165,19 @@ static int vmstat_keep(const char *name)
 	return 0;
 }
 
+/* What to do with vmstat counter name: VM_DROP, VM_HOT(k), its interned id, or VM_FULL. */
+static int vmstat_class(struct store *st, const char *name)
+{
+	int k, id;
+
+	if (!vmstat_keep(name))
+		return VM_DROP;
+	if ((k = store_vmstat_hot(name)) >= 0)
+		return VM_HOT(k);
+	id = name_id(st, SRC_VMSTAT, name);
+	return id < 0 ? VM_FULL : id;
+}
+
 int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm)
 {
 	int keyframe = t->run_id != st->keyframe_run || t->ts_ms - st->keyframe_ms >= KEYFRAME_MS;
@@ -176,37 +189,60 @@ int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_se
 		st->keyframe_ms = t->ts_ms;
 	}
 	for (int i = 0; i < vm->n; i++) {
-		int id, k;
+		const char *name = vm->e[i].name;
+		struct vm_memo *m = i < VM_MEMO_MAX ? &st->vmemo[i] : NULL;
 		struct name_ent *ne;
+		int cls;
 
-		if (!vmstat_keep(vm->e[i].name))
-			continue;
-		if ((k = store_vmstat_hot(vm->e[i].name)) >= 0) {
+		if (m && strcmp(m->name, name) == 0) {
+			cls = m->cls;
+		} else {
+			cls = vmstat_class(st, name);
+			/* Not remembered when the names table was full: the id is asked for again. */
+			if (m && cls != VM_FULL) {
+				snprintf(m->name, sizeof m->name, "%s", name);
+				m->cls = (int16_t)cls;
+			} else if (m) {
+				m->name[0] = 0;
+			}
+		}
+		if (cls <= VM_HOT(0)) {
+			int k = VM_HOT(0) - cls;
 			t->vmhot[k] = vm->e[i].value;
 			t->vmhot_mask |= 1u << k;
 			continue;
 		}
-		id = name_id(st, SRC_VMSTAT, vm->e[i].name);
-		if (id < 0)
+		if (cls < 0)
 			continue;
-		ne = &st->names[id];
+		ne = &st->names[cls];
 		if (!keyframe && ne->have_last && ne->last == vm->e[i].value)
 			continue;
 		ne->have_last = 1;
 		ne->last = vm->e[i].value;
-		t->kv[t->nkv++] = (struct tick_kv){ (uint16_t)id, SRC_VMSTAT, vm->e[i].value };
+		t->kv[t->nkv++] = (struct tick_kv){ (uint16_t)cls, SRC_VMSTAT, vm->e[i].value };
 	}
 	return 0;
 }
 
 int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_set *mi)
 {
-	(void)st;
 	t->mem_mask = 0;
 	for (int k = 0; k < STORE_NMEMINFO; k++) {
+		int pos = st->mipos[k] - 1;
 		uint64_t v;
-		if (kv_get(mi, MEMINFO_KEEP[k], &v) < 0)
-			continue;
+
+		/* Where it was last tick (meminfo's order is fixed), else a search that remembers. */
+		if (pos >= 0 && pos < mi->n && strcmp(mi->e[pos].name, MEMINFO_KEEP[k]) == 0) {
+			v = mi->e[pos].value;
+		} else {
+			st->mipos[k] = 0;
+			for (pos = 0; pos < mi->n && strcmp(mi->e[pos].name, MEMINFO_KEEP[k]) != 0; pos++)
+				;
+			if (pos == mi->n)
+				continue;
+			v = mi->e[pos].value;
+			st->mipos[k] = (int16_t)(pos + 1);
+		}
 		/* kB values beyond INT64_MAX do not occur; store the bit pattern as vmstat does. */
 		t->mem[k] = (int64_t)v;
 		t->mem_mask |= 1u << k;

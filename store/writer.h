@@ -34,6 +34,7 @@
 #define KEYFRAME_MS (3600 * 1000)
 #define MAX_NAMES 1024
 #define MAX_ZONES 256
+#define VM_MEMO_MAX 320   /* vmstat lines remembered by position (6.x prints ~180-200) */
 
 /* The prepared statements (statements.c holds their SQL). */
 enum stmt_id {
@@ -185,6 +186,22 @@ struct zone_seen {
 	int64_t run_id, ts_ms, max_ts;    /* max_ts: a tick at or before it (clock stepped back) is always written */
 };
 
+/*
+ * What the writer decided about the vmstat line at one position last time:
+ * /proc/vmstat prints the same names in the same order for the life of a
+ * boot, so one strcmp per line confirms the line and reuses the decision
+ * instead of matching it against every prefix and interned name again
+ * (~60 % of a fast tick's parse-and-store CPU went to those matches).
+ */
+struct vm_memo {
+	char name[KV_NAME_MAX];           /* "" = not decided yet */
+	int16_t cls;                      /* a names[] id; VM_DROP; or VM_HOT(k), the samples column k */
+};
+
+#define VM_DROP (-1)       /* not kept */
+#define VM_FULL (-2)       /* kept, but the names table is full: never remembered */
+#define VM_HOT(k) (-3 - (k))
+
 struct zone_last {
 	struct zone_seen bs, as;          /* of the buddy row, of the atomic-risk row */
 	struct tick_buddy b;              /* norders 0: nothing in force (a gap row) */
@@ -201,6 +218,8 @@ struct store {
 	struct zone_ent zones[MAX_ZONES];
 	int nzones;
 	int64_t keyframe_run, keyframe_ms;
+	struct vm_memo vmemo[VM_MEMO_MAX];   /* by /proc/vmstat line */
+	int16_t mipos[STORE_NMEMINFO];       /* where each kept meminfo field was last found (+1; 0 = unknown) */
 	struct store_tick *qhead, *qtail;
 	size_t qcount, qbytes, qmax;
 	uint64_t dropped;

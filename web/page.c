@@ -56,6 +56,23 @@ void page_text(struct web_req *r, const char *s)
 		escape_html(&r->body, s, strlen(s));
 }
 
+void page_failure_cells(struct web_req *r, int64_t ts_ms, const char *comm, size_t comm_len, int64_t pid,
+			int64_t order)
+{
+	char t[FMT_TIME_LEN];
+
+	sb_printf(&r->body, "<tr><td>%s</td><td>", fmt_time_human(ts_ms, t, sizeof t));
+	if (comm)
+		escape_html(&r->body, comm, comm_len);
+	sb_puts(&r->body, "</td><td class=\"n\">");
+	if (pid >= 0)
+		sb_printf(&r->body, "%" PRId64, pid);
+	sb_puts(&r->body, "</td><td class=\"n\">");
+	if (order >= 0)
+		sb_printf(&r->body, "%" PRId64, order);
+	sb_puts(&r->body, "</td><td>");
+}
+
 void page_begin(struct web_req *r, const char *title)
 {
 	r->status = 200;

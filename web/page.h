@@ -37,6 +37,11 @@ void page_end(struct web_req *r);
 /* Escaped text; NULL prints an en dash. */
 void page_text(struct web_req *r, const char *s);
 
+/* A failure row's first cells: time, the task's comm (escaped: any bytes a local user chose), pid and
+ * order (empty when < 0), leaving the next cell open ("<tr><td>...</td><td>"). */
+void page_failure_cells(struct web_req *r, int64_t ts_ms, const char *comm, size_t comm_len, int64_t pid,
+			int64_t order);
+
 /* How the pages write run id of database db: "ID" with one database open, "NAME:ID" with several; returns out. */
 const char *page_ref(const struct web_req *r, int db, int64_t id, char *out, size_t outlen);
 

@@ -74,18 +74,8 @@ static int failure_chart(struct run_page *p)
 static int failure_row(void *arg, const struct query_alloc_failure *f)
 {
 	struct web_req *r = arg;
-	char t[FMT_TIME_LEN];
 
-	sb_printf(&r->body, "<tr><td>%s</td><td>", fmt_time_human(f->ts_ms, t, sizeof t));
-	if (f->comm)
-		escape_html(&r->body, f->comm, f->comm_len);   /* COMM: any bytes a local user chose */
-	sb_puts(&r->body, "</td><td class=\"n\">");
-	if (f->pid >= 0)
-		sb_printf(&r->body, "%" PRId64, f->pid);
-	sb_puts(&r->body, "</td><td class=\"n\">");
-	if (f->order >= 0)
-		sb_printf(&r->body, "%" PRId64, f->order);
-	sb_puts(&r->body, "</td><td>");
+	page_failure_cells(r, f->ts_ms, f->comm, f->comm_len, f->pid, f->order);
 	page_text(r, f->gfp_flags);
 	sb_puts(&r->body, "</td><td><code>");
 	page_text(r, f->gfp_mask);

@@ -412,8 +412,13 @@ static void test_hl_coverage(void)
 			cov = hl.coverage;
 		}
 		double rate = (double)covered / runs, sd = sqrt(cov * (1 - cov) / runs);
-		T_CHECK(fabs(rate - cov) < 4 * sd, "HL CI %zux%zu covers the true shift in %.1f%% of %d runs "
-		        "(stated coverage %.1f%%, band +-4 sd)", sz[s].n1, sz[s].n2, 100 * rate, runs, 100 * cov);
+		/*
+		 * 5 sd: the check runs with a new seed on every make test, two sizes each time, so a 4 sd
+		 * band (p ~ 6e-5 a check) did fail once (TEST_SEED=124465653413942: 93.3% against 95.4% at
+		 * 8x9, 4.5 sd; 30 other seeds gave 94.4-96.3%).  A miscalibration of 2.4 points still fails.
+		 */
+		T_CHECK(fabs(rate - cov) < 5 * sd, "HL CI %zux%zu covers the true shift in %.1f%% of %d runs "
+		        "(stated coverage %.1f%%, band +-5 sd)", sz[s].n1, sz[s].n2, 100 * rate, runs, 100 * cov);
 	}
 }
 

@@ -211,6 +211,56 @@ int main(void)
 	T_CHECK(sb1.st_size == sb2.st_size && sb1.st_mtime == sb2.st_mtime, "junk file untouched");
 	store_close(st);
 
+	/*
+	 * The writer remembers what it decided for each vmstat line and meminfo field by position:
+	 * a file whose lines moved (another kernel, the same DB) must still land each value under its
+	 * own name, and a line that became a hot counter must reach its samples column.
+	 */
+	{
+		char mv[256];
+		int64_t runm;
+
+		snprintf(mv, sizeof mv, "%s/moved.db", dir);
+		st = store_open(mv, 1 << 20, err, sizeof err);
+		T_CHECK(st != NULL, "open a DB for moved lines (%s)", st ? "ok" : err);
+		if (st && store_run_begin(st, &r, &runm) == 0) {
+			T_EQ_I(submit(st, runm, 1700000000000, 1), 0, "tick in the first order");
+			struct store_tick *t = store_tick_new(st, runm, 1700000001000);
+			fill(2);
+			vm.n = 4;
+			strcpy(vm.e[0].name, "nr_dirty");         /* was compact_stall's line */
+			vm.e[0].value = 6;
+			strcpy(vm.e[1].name, "compact_stall");    /* was pgalloc_normal's */
+			vm.e[1].value = 77;
+			strcpy(vm.e[2].name, "pgalloc_normal");   /* a hot column, was the dropped line */
+			vm.e[2].value = 4242;
+			strcpy(vm.e[3].name, "pgfault");          /* a new line */
+			vm.e[3].value = 99;
+			mi.n = 2;
+			strcpy(mi.e[0].name, "Hugepagesize");
+			mi.e[0].value = 2048;
+			strcpy(mi.e[1].name, "MemFree");          /* moved */
+			mi.e[1].value = 6006;
+			store_tick_buddyinfo(st, t, &bi);
+			store_tick_vmstat(st, t, &vm);
+			store_tick_meminfo(st, t, &mi);
+			T_EQ_I(store_submit(st, t), 0, "tick with moved lines written");
+			store_close(st);
+			T_EQ_I(q1(mv, "SELECT value FROM v_vmstat WHERE name = 'compact_stall' AND ts_ms = 1700000001000"), 77,
+			       "moved lines: compact_stall under its own name");
+			T_EQ_I(q1(mv, "SELECT count(*) FROM v_vmstat WHERE name = 'nr_dirty'"), 0,
+			       "moved lines: a dropped counter on a kept counter's line stays dropped");
+			T_EQ_I(q1(mv, "SELECT value FROM v_vmstat WHERE name = 'pgalloc_normal' AND ts_ms = 1700000001000"),
+			       4242, "moved lines: the hot counter on a dropped counter's line");
+			T_EQ_I(q1(mv, "SELECT value FROM v_vmstat WHERE name = 'pgfault' AND ts_ms = 1700000001000"), 99,
+			       "moved lines: a new line is kept");
+			T_EQ_I(q1(mv, "SELECT value_kb FROM v_meminfo WHERE name = 'MemFree' AND ts_ms = 1700000001000"),
+			       6006, "moved lines: meminfo field found where it moved");
+		} else {
+			store_close(st);
+		}
+	}
+
 	/* A corrupt DB (a page of the samples table overwritten) is refused, never rewritten. */
 	char bad[256];
 	snprintf(bad, sizeof bad, "%s/bad.db", dir);
