@@ -18,7 +18,7 @@ churn_bench_path() {
 	if [ ! -x "$bench" ] || [ "$lib" -nt "$bench" ] || [ bench/churn_bench.c -nt "$bench" ]; then
 		mkdir -p "$(dirname "$bench")"
 		cc -std=gnu11 -O2 -I. bench/churn_bench.c "$lib" \
-			$(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih 2>/dev/null) -lm -lpthread \
+			$(pkg-config --libs libmicrohttpd sqlite3 libcjson inih 2>/dev/null) -lm -lpthread \
 			-o "$bench" || return 1
 	fi
 	echo "$bench"

@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
-#include <systemd/sd-daemon.h>
 
 #include "common/log.h"
+#include "common/netaddr.h"
 #include "common/num.h"
+#include "common/sdlisten.h"
 #include "web/escape.h"
 #include "web/api.h"
 #include "web/page.h"
@@ -527,46 +529,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 int web_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *sslen)
 {
-	char host[64];
-	const char *colon;
-	uint64_t port;
-	size_t hl;
-
-	if (!s)
-		return -1;
-	if (strcmp(s, "none") == 0)
-		return 1;
-	memset(ss, 0, sizeof *ss);
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-		if (!close || close[1] != ':' || (hl = (size_t)(close - s - 1)) == 0 || hl >= sizeof host)
-			return -1;
-		memcpy(host, s + 1, hl);
-		host[hl] = '\0';
-		colon = close + 1;
-		if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
-			return -1;
-		a6->sin6_family = AF_INET6;
-		*sslen = sizeof *a6;
-	} else {
-		struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-		if (!(colon = strrchr(s, ':')) || (hl = (size_t)(colon - s)) == 0 || hl >= sizeof host)
-			return -1;
-		memcpy(host, s, hl);
-		host[hl] = '\0';
-		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-			return -1;
-		a4->sin_family = AF_INET;
-		*sslen = sizeof *a4;
-	}
-	if (num_parse_u64(colon + 1, strlen(colon + 1), &port) < 0 || port > 65535)
-		return -1;
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-	return 0;
+	return netaddr_parse(s, ss, sslen);
 }
 
 /* Whether a6 is the unspecified address "::" (then we listen dual-stack). */
@@ -579,19 +542,10 @@ static int is_any6(const struct sockaddr_storage *ss)
 /* The systemd-passed listening socket, or -1.  Consumes LISTEN_* so a child or a reopen cannot take it twice. */
 static int systemd_socket(char *err, size_t errlen, int *bad)
 {
-	int n = sd_listen_fds(1);
+	int fd = sdlisten_take(err, errlen);
 
-	*bad = 0;
-	if (n <= 0)
-		return -1;
-	if (n > 1)
-		log_warnx("http: systemd passed %d sockets; using the first", n);
-	if (sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0) {
-		snprintf(err, errlen, "fd %d from systemd is not a listening stream socket", SD_LISTEN_FDS_START);
-		*bad = 1;
-		return -1;
-	}
-	return SD_LISTEN_FDS_START;
+	*bad = fd == -2;
+	return fd < 0 ? -1 : fd;
 }
 
 struct web_server *web_open(const struct web_config *cfg, char *err, size_t errlen)
@@ -606,6 +560,8 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 
 	if (!ws) {
 		snprintf(err, errlen, "out of memory");
+		if (cfg->listen_fd_set)
+			close(cfg->listen_fd);
 		return NULL;
 	}
 	pthread_mutex_init(&ws->lock, NULL);
@@ -636,7 +592,9 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 	/* Open one handle now: a DB we cannot read is a startup error, not a 503 later. */
 	if (!(ws->pool[0] = query_open(ws->db_path, err, errlen)))
 		goto fail;
-	if (!cfg->no_socket_activation) {
+	if (cfg->listen_fd_set)
+		fd = cfg->listen_fd;
+	else if (!cfg->no_socket_activation) {
 		fd = systemd_socket(err, errlen, &bad);
 		if (bad)
 			goto fail;
@@ -663,7 +621,8 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 				 MHD_OPTION_ARRAY, addr,
 				 MHD_OPTION_END);
 	if (!ws->d) {
-		snprintf(err, errlen, "http: cannot listen on %s: %s", fd >= 0 ? "the systemd socket" : cfg->listen,
+		snprintf(err, errlen, "cannot listen on %s: %s",
+			 cfg->listen_fd_set ? cfg->listen : fd >= 0 ? "the systemd socket" : cfg->listen,
 			 ws->mhd_err[0] ? ws->mhd_err : "libmicrohttpd failed to start");
 		goto fail;
 	}
@@ -673,6 +632,9 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 oom:
 	snprintf(err, errlen, "out of memory");
 fail:
+	/* A socket handed over is ours to close until libmicrohttpd took it (it closes it at stop). */
+	if (cfg->listen_fd_set && !ws->d)
+		close(cfg->listen_fd);
 	web_close(ws);
 	return NULL;
 }

@@ -76,6 +76,8 @@ struct web_config {
 	unsigned idle_timeout_s;       /* close a connection idle this long; 0 = 15 */
 	unsigned health_max_age_ms;    /* /healthz is 503 if web_set_health is older; 0 = no age check */
 	int no_socket_activation;      /* ignore LISTEN_FDS even if set */
+	int listen_fd_set;             /* serve on listen_fd, a socket the caller bound (netaddr_listen) */
+	int listen_fd;                 /* ... which the server then owns: web_close (or a failed web_open) closes it */
 };
 
 /* Start serving per cfg; NULL with a message in err (bad listen, bind failure, DB not readable). */
