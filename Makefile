@@ -95,6 +95,12 @@ $(BUILD)/fpusoakd-spawner: $(BUILD)/obj/cmd/spawner_main.o $(BUILD)/libfpusoak.a
 	echo "$(CC) ... -static-pie -o $@"; \
 	$(CC) $(CFLAGS) $(LDHARDEN) -static-pie -o $@ $^ -lm
 
+# The reference prober of the observer-effect test (bench/miniprobe.c, tests/xen/scenarios/footprint):
+# static like the spawner, so its workers are forks of an address space of the same shape.
+$(BUILD)/bench/miniprobe: $(BUILD)/obj/bench/miniprobe.o $(BUILD)/libfpusoak.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDHARDEN) -static-pie -o $@ $^ -lm
+
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfpusoak.a tests/unit/test.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $< $(BUILD)/libfpusoak.a $(LDLIBS)
