@@ -194,6 +194,43 @@ static struct slot *table_alloc(size_t slots)
 	return t;
 }
 
+/*
+ * Slots for a population of `workers` and a full capacity probe, at most half full: sized by what
+ * is configured, not by the caps (CHURN_MAX_WORKERS + CHURN_MAX_PROBE made a 2 MiB table of shared
+ * memory, touched in full, in every guest: memory the capacity probe could not use).
+ */
+static size_t table_slots(const struct spawner *s, int64_t workers)
+{
+	size_t pop = workers < 0 ? 0 : (size_t)workers, probe = (size_t)s->cfg->cc.probe_limit, slots = 64;
+
+	if (pop > (size_t)s->cfg->pop_cap)
+		pop = (size_t)s->cfg->pop_cap;
+	if (probe > (size_t)s->cfg->probe_cap)
+		probe = (size_t)s->cfg->probe_cap;
+	/* + 16: the switch probe's child and workers of a retired population not yet reaped. */
+	while (slots < 2 * (pop + probe + 16))
+		slots *= 2;
+	return slots;
+}
+
+/* A population bigger than the table was sized for (SPAWNER_CMD_SET): move into a bigger one, touched in full. */
+static int table_grow(struct spawner *s, int64_t workers)
+{
+	size_t slots = table_slots(s, workers);
+	struct table t = { NULL, slots - 1, 0 };
+
+	if (slots <= s->tab.mask + 1)
+		return 0;
+	if (!(t.s = table_alloc(slots)))
+		return -1;
+	for (size_t i = 0; i <= s->tab.mask; i++)
+		if (s->tab.s[i].role != ROLE_FREE)
+			tab_insert(&t, s->tab.s[i].pid, s->tab.s[i].role, s->tab.s[i].born_ms);
+	munmap(s->tab.s, (s->tab.mask + 1) * sizeof(struct slot));
+	s->tab = t;
+	return 0;
+}
+
 /* Signal every child of one role (our own children: PIDs cannot be recycled before we reap). */
 static void signal_role(struct spawner *s, int role, int sig)
 {
@@ -906,6 +943,11 @@ static void command(struct spawner *s, const struct spawner_cmd *cmd, int64_t no
 {
 	switch (cmd->type) {
 	case SPAWNER_CMD_SET:
+		if (table_grow(s, cmd->params.workers) < 0) {
+			note(s, LOG_LVL_WARN, "spawner: out of memory for %lld workers; keeping the population",
+			     (long long)cmd->params.workers);
+			break;
+		}
 		s->want = cmd->params;
 		apply_params(s, now);
 		break;
@@ -1143,7 +1185,7 @@ void spawner_main(const struct spawner_cfg *cfg)
 	struct spawner *s = &sp;
 	int keep[8], nkeep = 0, protected_, amx_ok;
 	char why[160] = "";
-	size_t slots = 64;
+	size_t slots;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cfg->daemon)
 		_exit(1);
@@ -1185,8 +1227,7 @@ void spawner_main(const struct spawner_cfg *cfg)
 	s->raw_ok = raw_fork_ok();
 	if (!cfg->exec_ok)
 		shed_libraries(s);
-	while (slots < 2 * ((size_t)cfg->pop_cap + (size_t)cfg->probe_cap + 16))
-		slots *= 2;
+	slots = table_slots(s, cfg->cc.params.workers);
 	s->tab.s = table_alloc(slots);
 	s->tab.mask = slots - 1;
 	if (!s->tab.s) {

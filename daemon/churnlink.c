@@ -33,6 +33,8 @@ struct churnlink {
 	int ndeaths;
 	uint64_t worker_oom_kills;
 	char probe_running;
+	char guest_scope;                           /* --probe-scope guest */
+	char guest_fill;                            /* a guest-scope capacity probe is asked for or running */
 	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
@@ -67,6 +69,7 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	cc.cgroup_pids_max = (uint64_t)cfg->cgroup_pids_max;
 	cc.probe_limit = (int)cfg->probe_limit;
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
+	cl->guest_scope = cc.probe_scope == CHURN_SCOPE_GUEST;
 	cc.switch_threads = (int)cfg->switch_threads;
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
 	cl->ch = churn_open(&cc, err, errlen);
@@ -101,8 +104,10 @@ static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *p
 	char line[256];
 
 	cl->probe_running = 0;
-	if (pd->kind == CHURN_PROBE_CAPACITY)
+	if (pd->kind == CHURN_PROBE_CAPACITY) {
 		cl->last_capacity = pd->result;
+		cl->guest_fill = 0;
+	}
 	else
 		cl->last_switch = pd->result;
 	if (pd->kind == CHURN_PROBE_CAPACITY)
@@ -254,6 +259,8 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 	if (force_capacity || (cl->next_capacity_ms && mono_ms >= cl->next_capacity_ms)) {
 		if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
 			log_warn("churn: capacity probe request");
+		else if (cl->guest_scope)
+			cl->guest_fill = 1;
 		if (cl->probe_interval_ms)
 			cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
 	}
@@ -262,6 +269,11 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 			log_warn("churn: FPU-cost probe request");
 		cl->next_switch_ms = mono_ms + cl->switch_interval_ms;
 	}
+}
+
+int churnlink_guest_fill(const struct churnlink *cl)
+{
+	return cl && cl->guest_fill;
 }
 
 void churnlink_oom_pid(struct churnlink *cl, int64_t pid)

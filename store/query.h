@@ -93,6 +93,9 @@ typedef int (*query_point_fn)(void *arg, const struct query_point *p);
 /* Open db_path read-only; NULL with a message in err on failure (missing file, not an fpusoakd DB). */
 struct query *query_open(const char *db_path, char *err, size_t errlen);
 
+/* Cap this handle's page cache at kib KiB (SQLite's default is ~2 MiB per connection); 0 or -1. */
+int query_cache_kib(struct query *q, int kib);
+
 /* Finalize the cached statements and close; NULL-safe. */
 void query_close(struct query *q);
 

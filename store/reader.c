@@ -95,6 +95,14 @@ fail:
 	return NULL;
 }
 
+int query_cache_kib(struct query *q, int kib)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", kib);
+	return sqlite3_exec(q->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
 void query_close(struct query *q)
 {
 	if (!q)

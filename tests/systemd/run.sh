@@ -245,7 +245,8 @@ install_into_root() {
 	if [ $standin = 1 ]; then
 		mkdir -p "$root/usr/local/sbin" "$root/lib/systemd/system" "$root/etc/fpusoakd"
 		${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I"$repo" -o "$root/usr/local/sbin/fpusoakd" \
-			"$here/standin.c" "$repo/daemon/notify.c" "$repo/common/log.c" -lsystemd >"$log" 2>&1 &&
+			"$here/standin.c" "$repo/daemon/notify.c" "$repo/common/log.c" "$repo/common/unixdg.c" \
+			"$repo/common/num.c" >"$log" 2>&1 &&
 			install -m 0644 "$repo/fpusoakd.service" "$repo/fpusoakd.socket" "$root/lib/systemd/system/" &&
 			install -m 0644 "$repo/fpusoakd.conf" "$root/etc/fpusoakd/fpusoakd.conf" || { show "$log"; return 1; }
 		return 0
@@ -260,10 +261,11 @@ install_into_root() {
 check_layout() {
 	local f missing=""
 	for f in usr/local/sbin/fpusoakd lib/systemd/system/fpusoakd.service lib/systemd/system/fpusoakd.socket \
-		etc/fpusoakd/fpusoakd.conf usr/local/share/man/man8/fpusoakd.8 usr/local/libexec/fpusoakd/fpusoakd-spawner; do
+		etc/fpusoakd/fpusoakd.conf usr/local/share/man/man8/fpusoakd.8 usr/local/libexec/fpusoakd/fpusoakd-spawner \
+		usr/local/libexec/fpusoakd/fpusoakd-web; do
 		[ -e "$root/$f" ] || missing="$missing /$f"
 	done
-	[ -z "$missing" ] && pass "make install laid out binary, static spawner, units, config and man page" ||
+	[ -z "$missing" ] && pass "make install laid out binary, static spawner, web process, units, config and man page" ||
 		fail "make install did not install:$missing"
 }
 
@@ -524,6 +526,21 @@ check_cgroup_layout() {
 		pass "the daemon execs the installed static spawner"
 	else
 		fail "the daemon did not exec /usr/local/libexec/fpusoakd/fpusoakd-spawner: $(grep -m1 'churn:' <<<"$jl" | cut -c1-200)"
+	fi
+	# The web side is the core's child, in the unit's cgroup: `systemctl status` lists both.
+	local web core
+	core=$(prop MainPID)
+	web=$(ct 10 sh -c "for p in \$(cat $(unit_cg)/cgroup.procs $(unit_cg)/*/cgroup.procs 2>/dev/null); do
+		[ \"\$(cat /proc/\$p/comm 2>/dev/null)\" = fpusoakd-web ] && echo \$p; done" | head -1)
+	if [ -n "$web" ] && [ "$(ct 5 awk '{ sub(/.*\) /, \"\"); print \$2 }' /proc/$web/stat)" = "$core" ]; then
+		pass "the web process (pid $web, the core's child) runs in fpusoakd.service's cgroup"
+	else
+		fail "no fpusoakd-web child of the core (pid $core) in fpusoakd.service's cgroup: $(unit_pids | tr '\n' ' ')"
+	fi
+	if ct 10 systemctl status fpusoakd --no-pager -n 0 | grep -q 'fpusoakd-web serve'; then
+		pass "systemctl status fpusoakd lists the web process beside the core"
+	else
+		fail "systemctl status fpusoakd does not list fpusoakd-web"
 	fi
 	local st spawned failed
 	st=$(prop StatusText)

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * quiet: the daemon steps aside while a guest-scope capacity probe fills
+ * the guest (issue 20; daemon.h).
+ *
+ * Such a probe counts how many workers the whole guest holds, and every
+ * page the daemon holds is one a worker cannot have: measured in the Xen
+ * test guest, the daemon at rest (core, web process, WAL on tmpfs) cost 5
+ * of 38 workers of 1 MiB.  So from the request to the result:
+ *   - the web process stops (its socket stays open in the core: requests
+ *     wait in the backlog and are answered when it is back);
+ *   - the writer lets go of the DB (store_suspend: WAL emptied, connection
+ *     closed; ticks are held in memory, bounded by --queue-max, and written
+ *     when the fill is over), and so does the status line's reader;
+ *   - the freed heap goes back to the kernel, and the core's locked pages
+ *     are taken again from scratch (pin_again): only the code the sampling
+ *     loop runs during the fill is read back and locked, not SQLite's.
+ * Sampling, the kernel-log and trace readers and the churn link go on
+ * unchanged: the fill is what they are there to watch.
+ */
+#include "daemon/daemon.h"
+
+#include <stdio.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "daemon/churnlink.h"
+#include "daemon/pin.h"
+#include "store/query.h"
+#include "store/store.h"
+
+/* A probe whose result never comes (a stuck spawner) must not keep the daemon half-gone forever. */
+#define QUIET_MAX_MS (10 * 60 * 1000)
+
+static void enter(struct daemon *d)
+{
+	struct pin_report pr;
+
+	d->quiet = 1;
+	d->quiet_since_mono_ms = clock_mono_ms();
+	if (d->front_open && d->hooks->quiet)
+		d->hooks->quiet(d->hooks->arg, 1);
+	store_suspend(d->store);
+	query_close(d->reader);
+	d->reader = NULL;
+	pin_again(&pr);
+	log_info("capacity probe in guest scope: stepping aside until it is done (web process stopped, database"
+		 " writes held in memory, %d file mappings handed back)", pr.mappings);
+}
+
+/* Back from enter(); quiet becomes next (0, or 2 = gave up while the fill goes on). */
+static void leave(struct daemon *d, int next, const char *why)
+{
+	char err[512];
+	size_t held = store_queued(d->store);
+
+	d->quiet = next;
+	if (store_resume(d->store, err, sizeof err) < 0)
+		log_warnx("database: cannot reopen after the fill: %s; samples stay queued", err);
+	if (!(d->reader = query_open(d->cfg.db, err, sizeof err)))
+		log_warnx("status line: %s; it shows no headroom trend", err);
+	else
+		query_cache_kib(d->reader, DAEMON_READER_CACHE_KIB);
+	if (d->front_open && d->hooks->quiet)
+		d->hooks->quiet(d->hooks->arg, 0);
+	log_info("%s: web process and database writes back (%zu tick(s) held, %zu still queued)", why, held,
+		 store_queued(d->store));
+}
+
+void quiet_update(struct daemon *d)
+{
+	int fill = churnlink_guest_fill(d->churn);
+
+	if (fill && d->quiet == 0 && !d->stop)
+		enter(d);
+	else if (!fill && d->quiet == 1)
+		leave(d, 0, "capacity probe done");
+	else if (!fill)
+		d->quiet = 0;
+	else if (d->quiet == 1 && clock_mono_ms() - d->quiet_since_mono_ms > QUIET_MAX_MS)
+		leave(d, 2, "capacity probe still running after 10 minutes; no longer stepping aside");
+	/* A reopen that failed after a fill is tried again every status period; ticks stay queued meanwhile. */
+	if (d->quiet != 1 && store_suspended(d->store) && store_resume(d->store, NULL, 0) == 0)
+		log_notice("database: reopened; queued samples written");
+}
+
+void quiet_end(struct daemon *d)
+{
+	if (d->quiet == 1)
+		leave(d, 0, "stopping");
+}
