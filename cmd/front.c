@@ -104,6 +104,8 @@ static int spawn_child(struct front *f, int ready_wr)
 	argv[a++] = "serve";
 	argv[a++] = "--db";
 	argv[a++] = f->db;
+	argv[a++] = "--listen";      /* for its messages: it serves the socket it is handed */
+	argv[a++] = f->listen;
 	argv[a++] = "--listen-fd";
 	argv[a++] = lfd;
 	argv[a++] = "--live-fd";
@@ -258,6 +260,7 @@ static int front_open(void *arg, const struct config *cfg, char *err, size_t err
 		return -1;
 	}
 	snprintf(f->db, sizeof f->db, "%s", cfg->db);
+	snprintf(f->listen, sizeof f->listen, "%s", cfg->listen);
 	snprintf(f->log_level, sizeof f->log_level, "%s", log_level_name(cfg->log_level));
 	/* systemd's socket (fpusoakd.socket) when it passed one, else our own; kept across restarts of the child. */
 	f->listen_fd = sdlisten_take(why, sizeof why);

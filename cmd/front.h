@@ -45,6 +45,7 @@ struct front {
 	int paused;                  /* stopped on purpose for a guest-scope fill (quiet): not restarted */
 	char exe[PATH_MAX];          /* fpusoakd-web */
 	char db[PATH_MAX];
+	char listen[128];            /* the listen address, for the web process's messages */
 	char log_level[16];
 };
 

@@ -23,27 +23,33 @@
 
 struct cli_args {
 	const char *cmd;          /* "report" or "summary" */
-	const char *db;
+	const char *db[RUNREF_MAX_DBS];
+	int ndb;
 	const char *out;          /* report: the file, "-" = stdout */
-	int64_t run, a, b;
+	struct runref run, a, b;  /* as given; resolved against the databases once they are open */
+	int drun, da, dbb;        /* the databases of run, a and b (indexes in db[]) */
 	int compare, help;
 };
 
 static void usage(FILE *f, const char *cmd)
 {
 	if (!cmd || strcmp(cmd, "report") == 0)
-		fprintf(f, "usage: fpusoakd report --db PATH (--run ID | --compare A B)\n"
-			   "                       --out FILE.html\n"
+		fprintf(f, "usage: fpusoakd report --db PATH [--db PATH...]\n"
+			   "                       (--run RUN | --compare A B) --out FILE.html\n"
 			   "  Write the report of one run, or of run B compared with run A, as one\n"
 			   "  self-contained HTML file (inline CSS and SVG, no links): the pages of\n"
 			   "  the web report, to attach to a mail or a bug.  --out - writes to\n"
 			   "  stdout.\n");
 	if (!cmd || strcmp(cmd, "summary") == 0)
-		fprintf(f, "usage: fpusoakd summary --db PATH (--run ID | --compare A B)\n"
+		fprintf(f, "usage: fpusoakd summary --db PATH [--db PATH...]\n"
+			   "                        (--run RUN | --compare A B)\n"
 			   "  Print plain text of at most %d columns for a mailing-list reply: the\n"
 			   "  environment, headline figures and, for --compare, one verdict line per\n"
 			   "  comparison (B against A, with a 95%% confidence interval).\n", CLI_COLS);
-	fprintf(f, "Both open the database read-only and work while fpusoakd writes to it.\n"
+	fprintf(f, "A run is its id, or NAME:ID when more than one --db is given: NAME\n"
+		   "is the database's file name without .db (run 3 of a.db is a:3):\n"
+		   "  fpusoakd summary --db a.db --db b.db --compare a:3 b:1\n"
+		   "Both open the databases read-only and work while fpusoakd writes.\n"
 		   "Exit status: 0; 1 if the database cannot be read or a run does not\n"
 		   "exist; 64 for bad arguments.\n");
 }
@@ -61,10 +67,10 @@ static int bad(const char *cmd, const char *fmt, ...)
 	return EX_USAGE;
 }
 
-/* A run id: a positive integer, through the bounded parser. */
-static int run_id(const char *s, int64_t *out)
+/* A run: "ID" or "NAME:ID" (common/runref.h). */
+static int run_ref(const char *s, struct runref *out)
 {
-	return s && num_parse_i64(s, strlen(s), out) == 0 && *out >= 1 ? 0 : -1;
+	return s && runref_parse(s, strlen(s), out) == 0 ? 0 : -1;
 }
 
 static int parse(int argc, char **argv, struct cli_args *a)
@@ -80,15 +86,23 @@ static int parse(int argc, char **argv, struct cli_args *a)
 			return 0;
 		}
 		if (strcmp(o, "--db") == 0 && i + 1 < argc) {
-			a->db = argv[++i];
+			if (a->ndb == RUNREF_MAX_DBS)
+				return bad(cmd, "at most %d --db", RUNREF_MAX_DBS);
+			a->db[a->ndb++] = argv[++i];
 		} else if (strcmp(o, "--out") == 0 && i + 1 < argc && strcmp(cmd, "report") == 0) {
+			if (a->out)
+				return bad(cmd, "--out given twice");
 			a->out = argv[++i];
 		} else if (strcmp(o, "--run") == 0 && i + 1 < argc) {
-			if (run_id(argv[++i], &a->run) < 0)
-				return bad(cmd, "--run: '%s' is not a run id (a positive integer)", argv[i]);
+			if (a->run.id)
+				return bad(cmd, "--run given twice");
+			if (run_ref(argv[++i], &a->run) < 0)
+				return bad(cmd, "--run: '%s' is not a run id (ID or NAME:ID, ID a positive integer)", argv[i]);
 		} else if (strcmp(o, "--compare") == 0 && i + 2 < argc) {
-			if (run_id(argv[i + 1], &a->a) < 0 || run_id(argv[i + 2], &a->b) < 0)
-				return bad(cmd, "--compare: '%s %s' are not two run ids", argv[i + 1], argv[i + 2]);
+			if (a->compare)
+				return bad(cmd, "--compare given twice");
+			if (run_ref(argv[i + 1], &a->a) < 0 || run_ref(argv[i + 2], &a->b) < 0)
+				return bad(cmd, "--compare: '%s %s' are not two run ids (ID or NAME:ID)", argv[i + 1], argv[i + 2]);
 			a->compare = 1;
 			i += 2;
 		} else if (strcmp(o, "--db") == 0 || (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
@@ -98,9 +112,9 @@ static int parse(int argc, char **argv, struct cli_args *a)
 			return bad(cmd, "unknown argument '%s'", o);
 		}
 	}
-	if (!a->db)
+	if (!a->ndb)
 		return bad(cmd, "--db PATH is required");
-	if (!a->run == !a->compare)
+	if (!a->run.id == !a->compare)
 		return bad(cmd, "give exactly one of --run ID and --compare A B");
 	if (strcmp(cmd, "report") == 0 && !a->out)
 		return bad(cmd, "--out FILE.html is required");
@@ -133,16 +147,17 @@ static int write_file(const char *path, const struct strbuf *sb)
 	return 0;
 }
 
-static int report(struct query *q, const struct cli_args *a, const struct cli_html *html)
+static int report(const struct query_set *set, const struct cli_args *a, const struct cli_html *html)
 {
 	struct strbuf sb;
 	char err[256];
 	int rc, ret = EX_FAIL;
 
 	sb_init(&sb, 64u << 20);
-	rc = a->compare ? html->compare(q, a->a, a->b, &sb, err, sizeof err) : html->run(q, a->run, &sb, err, sizeof err);
+	rc = a->compare ? html->compare(set, a->da, a->a.id, a->dbb, a->b.id, &sb, err, sizeof err)
+			: html->run(set, a->drun, a->run.id, &sb, err, sizeof err);
 	if (rc != 0) {
-		fprintf(stderr, "fpusoakd report: %s: %s\n", a->db, err);
+		fprintf(stderr, "fpusoakd report: %s: %s\n", a->db[a->compare ? a->da : a->drun], err);
 	} else if (!sb.buf || write_file(a->out, &sb) < 0) {
 		fprintf(stderr, "fpusoakd report: cannot write %s: %s\n", a->out, sb.buf ? strerror(errno) : "empty report");
 	} else {
@@ -222,7 +237,11 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 	int has;
 
 	memset(e, 0, sizeof *e);
-	if (query_latest_run(q, &e->latest) < 0 || query_run(q, id, env_cb, e) < 0)
+	if (query_latest_run(q, &e->latest) < 0)
+		return -1;
+	if (query_writer_active(q) == 0)
+		e->latest = -1;   /* no daemon writes this DB: no run of it is "running" */
+	if (query_run(q, id, env_cb, e) < 0)
 		return -1;
 	if (!e->found)
 		return 0;
@@ -262,12 +281,12 @@ static void env_pair(const char *key, const char *a, const char *b)
 	put("%-12s %-29.29s %.29s", key, or_dash(a), or_dash(b));
 }
 
-static void env_two(const struct env *a, const struct env *b, int64_t ia, int64_t ib)
+static void env_two(const struct env *a, const struct env *b, const char *ia, const char *ib)
 {
 	char x[48], y[48];
 
-	snprintf(x, sizeof x, "A: run %" PRId64, ia);
-	snprintf(y, sizeof y, "B: run %" PRId64, ib);
+	snprintf(x, sizeof x, "A: run %s", ia);
+	snprintf(y, sizeof y, "B: run %s", ib);
 	env_pair("", x, y);
 	env_pair("label", a->label, b->label);
 	env_pair("kernel", a->kernel, b->kernel);
@@ -423,39 +442,46 @@ static int headline(struct query *q, int64_t id)
 	return err ? -1 : 0;
 }
 
-static int summary(struct query *q, const struct cli_args *a)
+static int summary(const struct query_set *set, const struct cli_args *a)
 {
 	struct env ea, eb;
 	struct report_cmp *c = NULL;
+	struct query *qa = set->q[a->compare ? a->da : a->drun], *qb = set->q[a->compare ? a->dbb : a->drun], *q = qa;
+	const struct runref *ra = a->compare ? &a->a : &a->run;
+	char refa[RUNREF_LEN], refb[RUNREF_LEN];
 	int ga, gb = 1;
 
-	if ((ga = load_env(q, a->compare ? a->a : a->run, &ea)) < 0 || (a->compare && (gb = load_env(q, a->b, &eb)) < 0))
+	runref_format(set->name[a->compare ? a->da : a->drun], set->n, ra->id, refa, sizeof refa);
+	runref_format(set->name[a->dbb], set->n, a->b.id, refb, sizeof refb);
+	if ((ga = load_env(qa, ra->id, &ea)) < 0 || (a->compare && (q = qb, gb = load_env(qb, a->b.id, &eb)) < 0))
 		goto dberr;
 	if (!ga || !gb) {
-		fprintf(stderr, "fpusoakd summary: %s: no run %" PRId64 " in this database\n", a->db,
-			!ga ? (a->compare ? a->a : a->run) : a->b);
+		fprintf(stderr, "fpusoakd summary: %s: no run %" PRId64 " in this database\n",
+			a->db[!ga ? (a->compare ? a->da : a->drun) : a->dbb], !ga ? ra->id : a->b.id);
 		return EX_FAIL;
 	}
+	q = qa;
 	if (!a->compare) {
-		put("fpusoakd run %" PRId64 "%s%s%s", a->run, ea.label[0] ? " \"" : "", ea.label, ea.label[0] ? "\"" : "");
+		put("fpusoakd run %s%s%s%s", refa, ea.label[0] ? " \"" : "", ea.label, ea.label[0] ? "\"" : "");
 		env_one(&ea);
 		put("%s", "");
 		put("Headline figures");
-		if (headline(q, a->run) < 0)
+		if (headline(qa, ra->id) < 0)
 			goto dberr;
 		return EX_OK;
 	}
-	if (!(c = calloc(1, sizeof *c)) || report_compare(q, a->a, a->b, c) < 0)
+	if (!(c = calloc(1, sizeof *c)) || report_compare(qa, a->a.id, qb, a->b.id, c) < 0)
 		goto dberr;
-	put("fpusoakd: run %" PRId64 " (B) compared with run %" PRId64 " (A)", a->b, a->a);
+	put("fpusoakd: run %s (B) compared with run %s (A)", refb, refa);
 	put("%s", "");
-	env_two(&ea, &eb, a->a, a->b);
+	env_two(&ea, &eb, refa, refb);
 	put("%s", "");
-	put("A: run %" PRId64, a->a);
-	if (headline(q, a->a) < 0)
+	put("A: run %s", refa);
+	if (headline(qa, a->a.id) < 0)
 		goto dberr;
-	put("B: run %" PRId64, a->b);
-	if (headline(q, a->b) < 0)
+	put("B: run %s", refb);
+	q = qb;
+	if (headline(qb, a->b.id) < 0)
 		goto dberr;
 	put("%s", "");
 	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
@@ -477,15 +503,34 @@ static int summary(struct query *q, const struct cli_args *a)
 	free(c);
 	return EX_OK;
 dberr:
-	fprintf(stderr, "fpusoakd summary: %s: %s\n", a->db, query_errmsg(q));
+	fprintf(stderr, "fpusoakd summary: %s: %s\n", a->db[q == qb ? (a->compare ? a->dbb : a->drun) : (a->compare ? a->da : a->drun)],
+		query_errmsg(q));
 	free(c);
 	return EX_FAIL;
+}
+
+/* Resolve one run reference against the open databases into *d; 0, or EX_USAGE after saying why. */
+static int resolve(const struct cli_args *a, const struct query_set *set, const struct runref *ref, int *d)
+{
+	*d = runref_find(ref, (const runref_name *)set->name, set->n);
+	if (*d == RUNREF_AMBIGUOUS) {
+		fprintf(stderr, "fpusoakd %s: %d databases are open: give run %" PRId64 " as NAME:%" PRId64 ", NAME one of",
+			a->cmd, set->n, ref->id, ref->id);
+	} else if (*d == RUNREF_NO_DB) {
+		fprintf(stderr, "fpusoakd %s: no database named '%s'; the names are", a->cmd, ref->db);
+	} else {
+		return 0;
+	}
+	for (int i = 0; i < set->n; i++)
+		fprintf(stderr, "%s %s (%s)", i ? "," : "", set->name[i], a->db[i]);
+	fprintf(stderr, "\n");
+	return EX_USAGE;
 }
 
 int cli_main(int argc, char **argv, const struct cli_html *html)
 {
 	struct cli_args a;
-	struct query *q;
+	struct query_set set;
 	char err[512];
 	int rc;
 
@@ -497,11 +542,13 @@ int cli_main(int argc, char **argv, const struct cli_html *html)
 		usage(stdout, a.cmd);
 		return EX_OK;
 	}
-	if (!(q = query_open(a.db, err, sizeof err))) {
+	if (query_set_open(&set, a.db, a.ndb, err, sizeof err) < 0) {
 		fprintf(stderr, "fpusoakd %s: %s\n", a.cmd, err);
 		return EX_FAIL;
 	}
-	rc = strcmp(a.cmd, "report") == 0 ? report(q, &a, html) : summary(q, &a);
-	query_close(q);
+	if ((rc = a.compare ? resolve(&a, &set, &a.a, &a.da) : resolve(&a, &set, &a.run, &a.drun)) == 0 &&
+	    (!a.compare || (rc = resolve(&a, &set, &a.b, &a.dbb)) == 0))
+		rc = strcmp(a.cmd, "report") == 0 ? report(&set, &a, html) : summary(&set, &a);
+	query_set_close(&set);
 	return rc;
 }

@@ -1,8 +1,10 @@
 /*
  * cli: the offline subcommands, run instead of the daemon.
  *
- *   fpusoakd report  --db PATH (--run ID | --compare A B) --out FILE.html
- *   fpusoakd summary --db PATH (--run ID | --compare A B)
+ *   fpusoakd report  --db PATH [--db PATH...] (--run RUN | --compare A B) --out FILE.html
+ *   fpusoakd summary --db PATH [--db PATH...] (--run RUN | --compare A B)
+ *
+ * A run is "ID", or "NAME:ID" with more than one --db (common/runref.h).
  *
  * report writes the same report the web server shows as one self-contained
  * HTML file, rendered by the page code it is handed (struct cli_html:
@@ -24,10 +26,12 @@
 
 #define CLI_COLS 72
 
-/* The HTML renderer of `fpusoakd report`: each returns 0, 1 if a run does not exist (err names it), -1 with err set. */
+/* The HTML renderer of `fpusoakd report` (web/offline.h): runs are given by database (index in set) and id;
+ * each returns 0, 1 if a run does not exist (err names it), -1 with err set. */
 struct cli_html {
-	int (*run)(struct query *q, int64_t run_id, struct strbuf *out, char *err, size_t errlen);
-	int (*compare)(struct query *q, int64_t a, int64_t b, struct strbuf *out, char *err, size_t errlen);
+	int (*run)(const struct query_set *set, int d, int64_t run_id, struct strbuf *out, char *err, size_t errlen);
+	int (*compare)(const struct query_set *set, int da, int64_t a, int db, int64_t b, struct strbuf *out, char *err,
+		       size_t errlen);
 };
 
 /* Run a subcommand (argv[0] is "report" or "summary") with html as report's renderer; the exit status. */

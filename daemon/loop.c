@@ -74,8 +74,15 @@ void loop_publish(struct daemon *d)
 int loop_tick(struct daemon *d)
 {
 	int64_t now = clock_wall_ms(), mono = clock_mono_ms();
-	struct store_tick *t = store_tick_new(d->store, d->run_id, now);
+	struct store_tick *t;
 	int rc;
+
+	/* A tick's samples row is keyed (run_id, ts_ms): two ticks in one millisecond (one right after a
+	 * queue flush) or a clock stepped back by less than a second would replace a stored tick.  Stamps
+	 * stay strictly increasing; a larger step back is the store's to handle (zone rows, keyframes). */
+	if (d->last_tick_wall_ms > 0 && now <= d->last_tick_wall_ms && d->last_tick_wall_ms - now < 1000)
+		now = d->last_tick_wall_ms + 1;
+	t = store_tick_new(d->store, d->run_id, now);
 
 	if (!t) {
 		log_warnx("out of memory: tick skipped");

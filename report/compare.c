@@ -105,7 +105,7 @@ struct probe_pair {
 	struct report_probes a, b;
 };
 
-static int cmp_probes(struct query *q, struct report_cmp *c, int has_probes, struct probe_pair *pp, int fpu_cost,
+static int cmp_probes(struct report_cmp *c, int has_probes, struct probe_pair *pp, int fpu_cost,
 		      const char *label, const char *unit, const char *what)
 {
 	struct report_line *l = line_new(c, test_samples, unit, "%s", label);
@@ -118,9 +118,9 @@ static int cmp_probes(struct query *q, struct report_cmp *c, int has_probes, str
 		return 0;
 	}
 	if (!pp->loaded) {
-		if (report_probes(q, c->a, -1, -1, &pp->a) < 0)
+		if (report_probes(c->qa, c->a, -1, -1, &pp->a) < 0)
 			return -1;
-		if (report_probes(q, c->b, -1, -1, &pp->b) < 0) {
+		if (report_probes(c->qb, c->b, -1, -1, &pp->b) < 0) {
 			report_probes_free(&pp->a);
 			return -1;
 		}
@@ -132,7 +132,7 @@ static int cmp_probes(struct query *q, struct report_cmp *c, int has_probes, str
 }
 
 /* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
-static int cmp_headroom(struct query *q, struct report_cmp *c)
+static int cmp_headroom(struct report_cmp *c)
 {
 	struct report_trend *ta = calloc(REPORT_MAX_ZONES, sizeof *ta), *tb = calloc(REPORT_MAX_ZONES, sizeof *tb);
 	int ret = 0;
@@ -145,8 +145,8 @@ static int cmp_headroom(struct query *q, struct report_cmp *c)
 		int k = c->orders.order[i], na, nb, ia = -1, ib = -1;
 		struct report_line *l;
 
-		if ((na = report_headroom_trends(q, c->a, k, -1, -1, 0, ta, REPORT_MAX_ZONES)) < 0 ||
-		    (nb = report_headroom_trends(q, c->b, k, -1, -1, 0, tb, REPORT_MAX_ZONES)) < 0) {
+		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, 0, ta, REPORT_MAX_ZONES)) < 0 ||
+		    (nb = report_headroom_trends(c->qb, c->b, k, -1, -1, 0, tb, REPORT_MAX_ZONES)) < 0) {
 			ret = -1;
 			goto out;
 		}
@@ -201,7 +201,7 @@ static void cmp_rate(struct report_line *l, uint64_t a, double ta, uint64_t b, d
 	line_done(l, stats_cmp_rates(l->label, a, ta, b, tb, &l->c), what);
 }
 
-static int cmp_failures(struct query *q, struct report_cmp *c, int has_kmsg)
+static int cmp_failures(struct report_cmp *c, int has_kmsg)
 {
 	struct report_line *l = line_new(c, test_rates, "per hour", "alloc failures/h");
 	struct report_failures fa, fb;
@@ -212,7 +212,7 @@ static int cmp_failures(struct query *q, struct report_cmp *c, int has_kmsg)
 		snprintf(l->note, sizeof l->note, "this database has no kernel-log events");
 		return 0;
 	}
-	if (report_failures(q, c->a, &fa) < 0 || report_failures(q, c->b, &fb) < 0)
+	if (report_failures(c->qa, c->a, &fa) < 0 || report_failures(c->qb, c->b, &fb) < 0)
 		return -1;
 	cmp_rate(l, (uint64_t)fa.count, (double)fa.exposure_ms / HOUR_MS, (uint64_t)fb.count,
 		 (double)fb.exposure_ms / HOUR_MS, "allocation failures");
@@ -271,7 +271,7 @@ static int throughput(struct query *q, int64_t run, struct vec *out)
 	return r < 0 || a.v.oom ? -1 : 0;
 }
 
-static int cmp_churn(struct query *q, struct report_cmp *c, int has_churn)
+static int cmp_churn(struct report_cmp *c, int has_churn)
 {
 	struct report_line *sf = line_new(c, test_rates, "per hour", "spawn failures/h");
 	struct report_line *tp = line_new(c, test_samples, "spawns/s", "spawns/s");
@@ -286,7 +286,7 @@ static int cmp_churn(struct query *q, struct report_cmp *c, int has_churn)
 		snprintf(tp->note, sizeof tp->note, "this database has no churn table");
 		return 0;
 	}
-	if ((ra = report_churn(q, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(q, c->b, -1, -1, &cb)) < 0)
+	if ((ra = report_churn(c->qa, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(c->qb, c->b, -1, -1, &cb)) < 0)
 		return -1;
 	if (!ra || !rb) {
 		snprintf(sf->note, sizeof sf->note, "no churn recorded in run %s", !ra && !rb ? "A or B" : !ra ? "A" : "B");
@@ -295,7 +295,7 @@ static int cmp_churn(struct query *q, struct report_cmp *c, int has_churn)
 	}
 	cmp_rate(sf, (uint64_t)ca.spawn_failures, (double)ca.tot.span_ms / HOUR_MS, (uint64_t)cb.spawn_failures,
 		 (double)cb.tot.span_ms / HOUR_MS, "spawn failures");
-	if (throughput(q, c->a, &a) < 0 || throughput(q, c->b, &b) < 0)
+	if (throughput(c->qa, c->a, &a) < 0 || throughput(c->qb, c->b, &b) < 0)
 		r = -1;
 	else
 		r = cmp_samples(tp, &a, &b, "whole minute of churn");
@@ -331,7 +331,7 @@ static int atomic_values(struct query *q, int64_t run, int order, int node, cons
 	return err || r < 0 || a.v.oom ? -1 : 0;
 }
 
-static int cmp_atomic(struct query *q, struct report_cmp *c, int has_atomic)
+static int cmp_atomic(struct report_cmp *c, int has_atomic)
 {
 	for (int i = 0; i < c->orders.n; i++) {
 		struct report_line *l = line_new(c, test_samples, "% of samples", "atomic risk o%d %%", c->orders.order[i]);
@@ -348,8 +348,8 @@ static int cmp_atomic(struct query *q, struct report_cmp *c, int has_atomic)
 			snprintf(l->note, sizeof l->note, "no zone common to both runs with headroom data");
 			continue;
 		}
-		r = atomic_values(q, c->a, c->orders.order[i], c->node[i], c->zone[i], &a) < 0 ||
-		    atomic_values(q, c->b, c->orders.order[i], c->node[i], c->zone[i], &b) < 0 ? -1
+		r = atomic_values(c->qa, c->a, c->orders.order[i], c->node[i], c->zone[i], &a) < 0 ||
+		    atomic_values(c->qb, c->b, c->orders.order[i], c->node[i], c->zone[i], &b) < 0 ? -1
 		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples");
 		free(a.v);
 		free(b.v);
@@ -359,29 +359,42 @@ static int cmp_atomic(struct query *q, struct report_cmp *c, int has_atomic)
 	return 0;
 }
 
-int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out)
+/* Whether both runs' databases have table name (an older fpusoakd's may not): 1, 0, or -1. */
+static int both_have(const struct report_cmp *c, const char *name)
+{
+	int ha = query_has_table(c->qa, name), hb;
+
+	if (ha <= 0)
+		return ha;
+	hb = query_has_table(c->qb, name);
+	return hb;
+}
+
+int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out)
 {
 	struct report_orders oa, ob;
 	struct probe_pair pp = { 0 };
 	int has_probes, has_kmsg, has_churn, has_atomic, r;
 
 	memset(out, 0, sizeof *out);
+	out->qa = qa;
+	out->qb = qb;
 	out->a = a;
 	out->b = b;
-	if (report_orders(q, a, &oa) < 0 || report_orders(q, b, &ob) < 0)
+	if (report_orders(qa, a, &oa) < 0 || report_orders(qb, b, &ob) < 0)
 		return -1;
 	out->orders = oa;
 	for (int i = 0; i < ob.n; i++)
 		report_orders_add(&out->orders, ob.order[i], ob.kind[i]);
-	if ((has_probes = query_has_table(q, "probes")) < 0 || (has_kmsg = query_has_table(q, "kmsg_events")) < 0 ||
-	    (has_churn = query_has_table(q, "churn_info")) < 0 || (has_atomic = query_has_table(q, "atomic_risk")) < 0)
+	if ((has_probes = both_have(out, "probes")) < 0 || (has_kmsg = both_have(out, "kmsg_events")) < 0 ||
+	    (has_churn = both_have(out, "churn_info")) < 0 || (has_atomic = both_have(out, "atomic_risk")) < 0)
 		return -1;
-	r = cmp_probes(q, out, has_probes, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
-	    cmp_headroom(q, out) < 0 ||
-	    cmp_failures(q, out, has_kmsg) < 0 ||
-	    cmp_churn(q, out, has_churn) < 0 ||
-	    cmp_probes(q, out, has_probes, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
-	    cmp_atomic(q, out, has_atomic) < 0 ? -1 : 0;
+	r = cmp_probes(out, has_probes, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
+	    cmp_headroom(out) < 0 ||
+	    cmp_failures(out, has_kmsg) < 0 ||
+	    cmp_churn(out, has_churn) < 0 ||
+	    cmp_probes(out, has_probes, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
+	    cmp_atomic(out, has_atomic) < 0 ? -1 : 0;
 	if (pp.loaded) {
 		report_probes_free(&pp.a);
 		report_probes_free(&pp.b);

@@ -46,6 +46,7 @@ struct report_line {
 };
 
 struct report_cmp {
+	struct query *qa, *qb;    /* the databases of a and b (the same handle for runs of one database) */
 	int64_t a, b;
 	struct report_orders orders;   /* union of both runs' orders of interest */
 	char zone[REPORT_MAX_ORDERS][ZONE_NAME_MAX];   /* the zone compared per order ("" if none in both) */
@@ -54,7 +55,7 @@ struct report_cmp {
 	struct report_line line[REPORT_MAX_LINES];
 };
 
-/* Compare run b against run a; 0, or -1 on a store error.  Both runs must exist (the caller checks). */
-int report_compare(struct query *q, int64_t a, int64_t b, struct report_cmp *out);
+/* Compare run b of database qb against run a of qa; 0, or -1 on a store error.  Both runs must exist (the caller checks). */
+int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out);
 
 #endif

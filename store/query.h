@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "collector/buddyinfo.h"
+#include "common/runref.h"
 #include "store/tiers.h"
 
 #define QUERY_MAX_ROWS 200000   /* rows one series call may emit; more is an error */
@@ -90,14 +91,37 @@ typedef int (*query_run_fn)(void *arg, const struct query_run *r);
 typedef int (*query_buddy_fn)(void *arg, const struct query_buddy_point *p);
 typedef int (*query_point_fn)(void *arg, const struct query_point *p);
 
-/* Open db_path read-only; NULL with a message in err on failure (missing file, not an fpusoakd DB). */
+/* Open db_path read-only, writing nothing, not even side files (see reader.c); NULL with a message in err on failure. */
 struct query *query_open(const char *db_path, char *err, size_t errlen);
 
 /* Cap this handle's page cache at kib KiB (SQLite's default is ~2 MiB per connection); 0 or -1. */
 int query_cache_kib(struct query *q, int kib);
 
+/*
+ * Several databases read together (`summary`, `report` and `serve` with more
+ * than one --db): a handle each, and the short names their runs are
+ * addressed by ("NAME:ID", common/runref.h), in --db order.
+ */
+struct query_set {
+	int n;
+	struct query *q[RUNREF_MAX_DBS];
+	runref_name name[RUNREF_MAX_DBS];
+};
+
+/* Open paths[0..n) read-only into *set (names from runref_names); 0, or -1 with err naming the file (nothing left open). */
+int query_set_open(struct query_set *set, const char *const *paths, int n, char *err, size_t errlen);
+
+/* Close every handle of set; NULL-safe. */
+void query_set_close(struct query_set *set);
+
+/* 1 when q was opened while no writer had the DB and a writer has appeared since: reopen it to see new data. */
+int query_stale(const struct query *q);
+
 /* Finalize the cached statements and close; NULL-safe. */
 void query_close(struct query *q);
+
+/* Whether a daemon writes this DB now (holds the writer's flock, seen in /proc/locks): 1, 0, or -1 if unknown. */
+int query_writer_active(const struct query *q);
 
 /* The last error of this handle, for a log line or a 500 page; never NULL. */
 const char *query_errmsg(const struct query *q);

@@ -69,6 +69,9 @@ int query_has_name(struct query *q, const char *source, const char *name)
 
 	if (strcmp(source, "meminfo") == 0)
 		return meminfo_field(name) >= 0;
+	/* The hot vmstat counters are samples columns (schema 6), never rows of names. */
+	if (strcmp(source, "vmstat") == 0 && store_vmstat_hot(name) >= 0)
+		return 1;
 	return name_id(q, source, name, &id);
 }
 

@@ -5,9 +5,16 @@
  */
 #include "store/query.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include "collector/locks.h"
+#include "collector/procfile.h"
 #include "store/reader.h"
 
 #define BUSY_TIMEOUT_MS 200   /* a page waits this long for a WAL reset, then fails */
@@ -56,17 +63,91 @@ int reader_zones(struct query *q, struct raw_zone *z)
 	return nz;
 }
 
+/* Whether path-wal exists: a WAL writer is (or was, until it crashed) using the DB. */
+static int has_wal(const char *path)
+{
+	char wal[4096];
+	struct stat sb;
+
+	if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal)
+		return 1;   /* cannot tell: take the careful path */
+	return stat(wal, &sb) == 0;
+}
+
+/* Whether the file's header says WAL mode (bytes 18 and 19 are 2). */
+static int wal_mode(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && h[18] == 2 && h[19] == 2;
+	close(fd);
+	return ok;
+}
+
+/* "file:" + path percent-encoded + "?immutable=1" into out; 0, or -1 if it does not fit. */
+static int immutable_uri(const char *path, char *out, size_t outlen)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	for (const char *s = "file:"; *s; s++)
+		out[n++] = *s;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			    *p == '/' || *p == '.' || *p == '_' || *p == '-';
+		if (n + 3 >= outlen)
+			return -1;
+		if (plain) {
+			out[n++] = (char)*p;
+		} else {
+			out[n++] = '%';
+			out[n++] = hex[*p >> 4];
+			out[n++] = hex[*p & 15];
+		}
+	}
+	if (n + sizeof "?immutable=1" > outlen)
+		return -1;
+	memcpy(out + n, "?immutable=1", sizeof "?immutable=1");
+	return 0;
+}
+
+/*
+ * Opening read-only without writing anything.  A WAL database read the
+ * ordinary way makes SQLite create PATH-wal and PATH-shm beside it (and
+ * fail where it cannot, e.g. a read-only directory): even a reader needs the
+ * shared-memory index.  When no -wal file exists, no writer has committed
+ * anything that is not in the main file, so the file is read as immutable
+ * (no locks, no side files); query_stale() tells the owner of a long-lived
+ * handle when a writer has appeared since, and the handle is reopened the
+ * ordinary way.  With a -wal file (a live daemon, or a copy taken from a
+ * guest that did not stop cleanly) the ordinary way is the only correct one:
+ * the WAL's pages are part of the database.
+ */
 struct query *query_open(const char *db_path, char *err, size_t errlen)
 {
 	struct query *q = calloc(1, sizeof *q);
-	int r;
+	char uri[4200];
+	int r, wal = has_wal(db_path), flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
 
 	if (!q) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	if (access(db_path, R_OK) != 0) {
+		snprintf(err, errlen, "open %s read-only: %s", db_path, strerror(errno));
+		goto fail;
+	}
+	q->immutable = !wal && wal_mode(db_path) && immutable_uri(db_path, uri, sizeof uri) == 0;
+	if (!(q->path = strdup(db_path))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	/* NOMUTEX: the caller keeps a handle on one thread at a time; SQLite's own locking is not needed. */
-	if (sqlite3_open_v2(db_path, &q->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(q->immutable ? uri : db_path, &q->db, flags | (q->immutable ? SQLITE_OPEN_URI : 0),
+			    NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "open %s read-only: %s", db_path,
 			 q->db ? sqlite3_errmsg(q->db) : "out of memory");
 		goto fail;
@@ -75,7 +156,12 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 	sqlite3_exec(q->db, "PRAGMA query_only = 1", NULL, NULL, NULL);
 	r = query_has_table(q, "runs");
 	if (r <= 0) {
-		snprintf(err, errlen, "%s: %s", db_path, r < 0 ? q->err : "not an fpusoakd database (no runs table)");
+		if (r < 0 && wal)
+			snprintf(err, errlen, "%s: %s (its -wal file holds data the main file does not have yet; reading"
+				 " it needs %s-shm, which cannot be created or read here: copy the database with its -wal"
+				 " file into a writable directory)", db_path, q->err, db_path);
+		else
+			snprintf(err, errlen, "%s: %s", db_path, r < 0 ? q->err : "not an fpusoakd database (no runs table)");
 		goto fail;
 	}
 	if ((q->has_rollup = query_has_table(q, "buddy_rollup")) < 0) {
@@ -103,6 +189,56 @@ int query_cache_kib(struct query *q, int kib)
 	return sqlite3_exec(q->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
+#define LOCKS_MAX (1u << 20)   /* /proc/locks of a busy host: a few hundred lines; more is "cannot tell" */
+
+int query_writer_active(const struct query *q)
+{
+	struct stat sb;
+	char *buf;
+	ssize_t n;
+	int r;
+
+	if (!q || stat(q->path, &sb) != 0 || !(buf = malloc(LOCKS_MAX)))
+		return -1;
+	n = procfile_read(NULL, "/proc/locks", buf, LOCKS_MAX);
+	r = n < 0 ? -1 : locks_flock_held(buf, (size_t)n, major(sb.st_dev), minor(sb.st_dev), (uint64_t)sb.st_ino);
+	free(buf);
+	return r;
+}
+
+int query_set_open(struct query_set *set, const char *const *paths, int n, char *err, size_t errlen)
+{
+	memset(set, 0, sizeof *set);
+	if (n < 1 || n > RUNREF_MAX_DBS) {
+		snprintf(err, errlen, "between 1 and %d databases, not %d", RUNREF_MAX_DBS, n);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (!(set->q[i] = query_open(paths[i], err, errlen))) {
+			query_set_close(set);
+			return -1;
+		}
+	set->n = n;
+	runref_names(paths, n, set->name);
+	return 0;
+}
+
+void query_set_close(struct query_set *set)
+{
+	if (!set)
+		return;
+	for (int i = 0; i < RUNREF_MAX_DBS; i++) {
+		query_close(set->q[i]);
+		set->q[i] = NULL;
+	}
+	set->n = 0;
+}
+
+int query_stale(const struct query *q)
+{
+	return q && q->immutable && has_wal(q->path);
+}
+
 void query_close(struct query *q)
 {
 	if (!q)
@@ -110,6 +246,7 @@ void query_close(struct query *q)
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(q->st[i]);
 	sqlite3_close(q->db);
+	free(q->path);
 	free(q);
 }
 

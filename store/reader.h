@@ -48,6 +48,8 @@ enum stmt_id {
 struct query {
 	sqlite3 *db;
 	int has_rollup;            /* schema 003: buddy_rollup exists */
+	int immutable;             /* opened as an immutable file: no -wal existed (see query_open) */
+	char *path;
 	sqlite3_stmt *st[S_COUNT];
 	char err[256];
 };

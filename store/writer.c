@@ -446,7 +446,7 @@ int64_t store_sample_count(struct store *st, int64_t run_id)
 	if (sqlite3_step(s) == SQLITE_ROW)
 		n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	return n + (int64_t)st->qcount;
+	return n < 0 ? -1 : n + (int64_t)st->qcount;
 }
 
 /* ------------------------------------------------------------ the bounded queue */

@@ -66,21 +66,30 @@ int api_compare(struct web_req *r)
 	struct exists ea = { 0 }, eb = { 0 };
 	struct report_cmp *c;
 	cJSON *root, *arr;
-	char *s;
-	int ret = -1;
+	char *s, ref[RUNREF_LEN];
+	int ret = -1, da, db;
 
 	if (!p->has_a || !p->has_b)
 		return web_error(r, 400, "give two runs: ?a=ID&b=ID");
-	if (query_run(r->q, p->a, exists_cb, &ea) < 0 || query_run(r->q, p->b, exists_cb, &eb) < 0)
+	if (web_resolve(r, &p->a, &da) < 0 || web_resolve(r, &p->b, &db) < 0)
+		return -1;
+	if (query_run(r->dbs.q[da], p->a.id, exists_cb, &ea) < 0 || query_run(r->dbs.q[db], p->b.id, exists_cb, &eb) < 0)
 		return -1;
 	if (!ea.found || !eb.found)
 		return web_error(r, 404, !ea.found ? "no such run (a)" : "no such run (b)");
 	if (!(c = calloc(1, sizeof *c)))
 		return -1;
-	if (report_compare(r->q, p->a, p->b, c) < 0 || !(root = cJSON_CreateObject()))
+	if (report_compare(r->dbs.q[da], p->a.id, r->dbs.q[db], p->b.id, c) < 0 || !(root = cJSON_CreateObject()))
 		goto out;
-	cJSON_AddNumberToObject(root, "a", (double)p->a);
-	cJSON_AddNumberToObject(root, "b", (double)p->b);
+	cJSON_AddNumberToObject(root, "a", (double)p->a.id);
+	cJSON_AddNumberToObject(root, "b", (double)p->b.id);
+	if (r->dbs.n > 1) {
+		/* Several databases: which file each run is in, and its reference for the pages and this API. */
+		cJSON_AddStringToObject(root, "a_db", r->dbs.name[da]);
+		cJSON_AddStringToObject(root, "b_db", r->dbs.name[db]);
+		cJSON_AddStringToObject(root, "a_ref", runref_format(r->dbs.name[da], r->dbs.n, p->a.id, ref, sizeof ref));
+		cJSON_AddStringToObject(root, "b_ref", runref_format(r->dbs.name[db], r->dbs.n, p->b.id, ref, sizeof ref));
+	}
 	cJSON_AddStringToObject(root, "direction", "differences are B - A, ratios B / A");
 	arr = cJSON_AddArrayToObject(root, "orders_of_interest");
 	for (int i = 0; i < c->orders.n; i++) {

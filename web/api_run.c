@@ -19,15 +19,22 @@
 #include "web/api.h"
 #include "web/api_util.h"
 #include "web/escape.h"
+#include "web/page.h"
 #include "web/server.h"
 
-static cJSON *run_json(const struct query_run *run, int newest, struct strbuf *tmp)
+static cJSON *run_json(const struct web_req *r, int db, const struct query_run *run, int newest, struct strbuf *tmp)
 {
 	cJSON *o = cJSON_CreateObject();
+	char ref[RUNREF_LEN];
 
 	if (!o)
 		return NULL;
 	cJSON_AddNumberToObject(o, "run_id", (double)run->run_id);
+	if (r->dbs.n > 1) {
+		/* Several databases (fpusoakd serve): the file's short name and the run's NAME:ID. */
+		cJSON_AddStringToObject(o, "db", r->dbs.name[db]);
+		cJSON_AddStringToObject(o, "ref", page_ref(r, db, run->run_id, ref, sizeof ref));
+	}
 	api_json_str(o, "label", run->label, tmp);
 	api_json_time(o, "started_at", run->started_ms);
 	api_json_time(o, "ended_at", run->ended_ms);
@@ -59,6 +66,8 @@ static cJSON *run_json(const struct query_run *run, int newest, struct strbuf *t
 }
 
 struct one_run {
+	const struct web_req *r;
+	int db;
 	cJSON *obj;
 	int newest;
 	struct strbuf *tmp;
@@ -68,21 +77,23 @@ static int one_run_cb(void *arg, const struct query_run *run)
 {
 	struct one_run *o = arg;
 
-	o->obj = run_json(run, o->newest, o->tmp);
+	o->obj = run_json(o->r, o->db, run, o->newest, o->tmp);
 	return o->obj ? 0 : -1;
 }
 
 int api_status(struct web_req *r)
 {
 	struct strbuf tmp;
-	struct one_run o = { NULL, 1, &tmp };
+	struct one_run o = { r, 0, NULL, 1, &tmp };
 	char status[WEB_STATUS_MAX];
 	cJSON *root = cJSON_CreateObject();
 	int64_t id;
 	int got;
 
 	sb_init(&tmp, WEB_BODY_MAX);
-	if (!root || (got = query_latest_run(r->q, &id)) < 0 || (got && query_run(r->q, id, one_run_cb, &o) < 0)) {
+	if (root && (got = page_latest(r, &o.db, &id)) > 0)
+		o.newest = r->dbs.writing[o.db];
+	if (!root || got < 0 || (got && query_run(r->dbs.q[o.db], id, one_run_cb, &o) < 0)) {
 		cJSON_Delete(root);
 		sb_free(&tmp);
 		return -1;
@@ -104,7 +115,7 @@ struct runs_ctx {
 	struct web_req *r;
 	cJSON *arr;               /* JSON, or NULL for CSV */
 	struct strbuf tmp;
-	int n;
+	int db, n, newest_live;   /* newest_live: the DB's first (newest) run may be "running" */
 };
 
 static int runs_cb(void *arg, const struct query_run *run)
@@ -116,11 +127,15 @@ static int runs_cb(void *arg, const struct query_run *run)
 				     run->guest_type };
 
 	if (c->arr) {
-		cJSON *o = run_json(run, c->n++ == 0, &c->tmp);
+		cJSON *o = run_json(c->r, c->db, run, c->n++ == 0 && c->newest_live, &c->tmp);
 		if (!o)
 			return -1;
 		cJSON_AddItemToArray(c->arr, o);
 		return 0;
+	}
+	if (c->r->dbs.n > 1) {
+		char ref[RUNREF_LEN];
+		sb_printf(b, "%s,", page_ref(c->r, c->db, run->run_id, ref, sizeof ref));
 	}
 	sb_printf(b, "%" PRId64, run->run_id);
 	for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
@@ -133,7 +148,7 @@ static int runs_cb(void *arg, const struct query_run *run)
 			escape_csv(b, text[i], strlen(text[i]));
 		}
 	}
-	sb_printf(b, ",%s,%" PRId64 ",%" PRId64 "\r\n", report_run_state(run, c->n++ == 0), run->nsamples,
+	sb_printf(b, ",%s,%" PRId64 ",%" PRId64 "\r\n", report_run_state(run, c->n++ == 0 && c->newest_live), run->nsamples,
 		  report_run_duration(run));
 	return b->err ? -1 : 0;
 }
@@ -149,13 +164,18 @@ int api_runs(struct web_req *r)
 		r->status = 200;
 		r->ctype = api_csv_type;
 		snprintf(r->filename, sizeof r->filename, "runs.csv");
-		sb_puts(&r->body, "run_id,label,started_at,ended_at,end_reason,kernel_release,hypervisor,guest_type,"
+		sb_puts(&r->body, r->dbs.n > 1 ? "ref,run_id,label," : "run_id,label,");
+		sb_puts(&r->body, "started_at,ended_at,end_reason,kernel_release,hypervisor,guest_type,"
 			"state,samples,duration_ms\r\n");
 	} else if (!(root = cJSON_CreateObject()) || !(c.arr = cJSON_AddArrayToObject(root, "runs"))) {
 		cJSON_Delete(root);
 		return -1;
 	}
-	n = query_runs(r->q, runs_cb, &c);
+	for (n = 0, c.db = 0; c.db < r->dbs.n && n >= 0; c.db++) {
+		c.n = 0;
+		c.newest_live = r->dbs.writing[c.db];
+		n = query_runs(r->dbs.q[c.db], runs_cb, &c);
+	}
 	sb_free(&c.tmp);
 	if (n < 0) {
 		cJSON_Delete(root);
@@ -237,15 +257,14 @@ out:
 int api_run(struct web_req *r)
 {
 	struct strbuf tmp;
-	struct one_run o = { NULL, 0, &tmp };
+	struct one_run o = { r, r->db, NULL, 0, &tmp };
 	struct buddyinfo *b = NULL;
-	int64_t latest, ts;
+	int64_t ts;
 	int got;
 
 	sb_init(&tmp, WEB_BODY_MAX);
-	if (query_latest_run(r->q, &latest) < 0)
+	if ((o.newest = page_newest(r, r->db, r->id)) < 0)
 		goto fail;
-	o.newest = latest == r->id;
 	if ((got = query_run(r->q, r->id, one_run_cb, &o)) < 0)
 		goto fail;
 	sb_free(&tmp);

@@ -15,10 +15,11 @@
 #include "common/strbuf.h"
 #include "store/query.h"
 
-/* Render run run_id's report into out (sb_init'ed by the caller): 0, 1 if there is no such run, -1 with err set. */
-int offline_run(struct query *q, int64_t run_id, struct strbuf *out, char *err, size_t errlen);
+/* Render the report of run run_id of database d of set into out (sb_init'ed by the caller): 0, 1 if there is no such run, -1 with err set. */
+int offline_run(const struct query_set *set, int d, int64_t run_id, struct strbuf *out, char *err, size_t errlen);
 
-/* Render the comparison of run b against run a: 0, 1 if either run does not exist (err names it), -1 with err set. */
-int offline_compare(struct query *q, int64_t a, int64_t b, struct strbuf *out, char *err, size_t errlen);
+/* Render the comparison of run b (database db of set) against run a (database da): 0, 1 if either run does not exist (err names it), -1 with err set. */
+int offline_compare(const struct query_set *set, int da, int64_t a, int db, int64_t b, struct strbuf *out, char *err,
+		    size_t errlen);
 
 #endif

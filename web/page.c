@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/fmt.h"
+#include "common/runref.h"
 #include "report/run.h"
 #include "web/escape.h"
 
@@ -48,8 +49,10 @@ void page_begin(struct web_req *r, const char *title)
 	if (r->offline)
 		sb_puts(&r->body, "<nav>fpusoakd report (saved file: charts and tables only, no links)</nav>\n<h1>");
 	else
-		sb_puts(&r->body, "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>"
-			"<a href=\"/metrics\">metrics</a><a href=\"/api/v1/status\">api</a></nav>\n<h1>");
+		/* fpusoakd serve has no daemon behind it, so no /metrics to link to. */
+		sb_printf(&r->body, "<nav><a href=\"/\">current run</a><a href=\"/runs\">runs</a>%s"
+			  "<a href=\"/api/v1/status\">api</a></nav>\n<h1>",
+			  web_serving(r->ws) ? "" : "<a href=\"/metrics\">metrics</a>");
 	page_text(r, title);
 	sb_puts(&r->body, "</h1>\n");
 }
@@ -202,4 +205,47 @@ void page_link(struct web_req *r, const char *href, const char *text)
 	sb_puts(&r->body, "\">");
 	page_text(r, text);
 	sb_puts(&r->body, "</a>");
+}
+
+const char *page_ref(const struct web_req *r, int db, int64_t id, char *out, size_t outlen)
+{
+	return runref_format(r->dbs.n > 1 ? r->dbs.name[db] : "", r->dbs.n, id, out, outlen);
+}
+
+static int started_cb(void *arg, const struct query_run *run)
+{
+	*(int64_t *)arg = run->started_ms;
+	return 0;
+}
+
+int page_latest(struct web_req *r, int *db, int64_t *id)
+{
+	int64_t best = INT64_MIN;
+	int found = 0;
+
+	for (int d = 0; d < r->dbs.n; d++) {
+		int64_t rid, started = -1;
+		int got = query_latest_run(r->dbs.q[d], &rid);
+		if (got < 0 || (got && query_run(r->dbs.q[d], rid, started_cb, &started) < 0))
+			return -1;
+		if (got && (!found || started > best)) {
+			best = started;
+			*db = d;
+			*id = rid;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+int page_newest(struct web_req *r, int db, int64_t id)
+{
+	int64_t latest;
+	int got;
+
+	if (!r->dbs.writing[db])
+		return 0;
+	if ((got = query_latest_run(r->dbs.q[db], &latest)) < 0)
+		return -1;
+	return got && latest == id;
 }

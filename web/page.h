@@ -25,8 +25,8 @@ int page_run(struct web_req *r);
 /* "/compare?a=&b=": two runs side by side. */
 int page_compare(struct web_req *r);
 
-/* The compare page's body for runs a and b; used by the server and offline. */
-int page_compare_runs(struct web_req *r, int64_t a, int64_t b);
+/* The compare page's body for run a of database da and run b of database db (indexes in r->dbs); used by the server and offline. */
+int page_compare_runs(struct web_req *r, int da, int64_t a, int db, int64_t b);
 
 /* Doctype, head (inline CSS, no external assets), navigation, <h1>title</h1>; sets status 200 and the HTML type. */
 void page_begin(struct web_req *r, const char *title);
@@ -36,6 +36,15 @@ void page_end(struct web_req *r);
 
 /* Escaped text; NULL prints an en dash. */
 void page_text(struct web_req *r, const char *s);
+
+/* How the pages write run id of database db: "ID" with one database open, "NAME:ID" with several; returns out. */
+const char *page_ref(const struct web_req *r, int db, int64_t id, char *out, size_t outlen);
+
+/* The newest run over every open database (the latest start): 1 with *db and *id, 0 if there is none, -1. */
+int page_latest(struct web_req *r, int *db, int64_t *id);
+
+/* Whether run id may be shown "running": its database's newest run while a daemon writes that database; 1, 0 or -1. */
+int page_newest(struct web_req *r, int db, int64_t id);
 
 /* A link to path (an href on a live server; plain text offline): "<a href=...>text</a>" or "text". */
 void page_link(struct web_req *r, const char *href, const char *text);

@@ -18,6 +18,9 @@
 #include "web/svg.h"
 
 struct side {
+	struct query *q;          /* the run's database */
+	int db;
+	char ref[RUNREF_LEN];     /* how the pages write the run */
 	struct page_run_info ri;
 	char label[96], kernel[96], hyp[64], cpu[128], fpu[128], eager[32], fpu_kind[32];
 	int64_t xstate, memtotal, duration;
@@ -46,15 +49,18 @@ static int side_cb(void *arg, const struct query_run *run)
 	return 0;
 }
 
-static int load_side(struct web_req *r, int64_t id, struct side *s)
+static int load_side(struct web_req *r, int db, int64_t id, struct side *s)
 {
 	int got, has;
 
 	memset(s, 0, sizeof *s);
-	if ((got = query_run(r->q, id, side_cb, s)) <= 0)
+	s->q = r->dbs.q[db];
+	s->db = db;
+	page_ref(r, db, id, s->ref, sizeof s->ref);
+	if ((got = query_run(s->q, id, side_cb, s)) <= 0)
 		return got;
-	if ((has = query_has_table(r->q, "churn_info")) < 0 ||
-	    (has && query_run_fpu_kind(r->q, id, s->fpu_kind, sizeof s->fpu_kind) < 0))
+	if ((has = query_has_table(s->q, "churn_info")) < 0 ||
+	    (has && query_run_fpu_kind(s->q, id, s->fpu_kind, sizeof s->fpu_kind) < 0))
 		return -1;
 	return 1;
 }
@@ -79,15 +85,15 @@ static void env_num(struct web_req *r, const char *key, int64_t a, int64_t b, co
 
 static void env_table(struct web_req *r, const struct side *a, const struct side *b)
 {
-	char x[32], y[32], ha[64], hb[64];
+	char x[96], y[96], ha[96], hb[96];
 
-	snprintf(ha, sizeof ha, "/runs/%" PRId64, a->ri.run_id);
-	snprintf(hb, sizeof hb, "/runs/%" PRId64, b->ri.run_id);
+	snprintf(ha, sizeof ha, "/runs/%s", a->ref);
+	snprintf(hb, sizeof hb, "/runs/%s", b->ref);
 	sb_puts(&r->body, "<table class=\"env\">\n<tr><th></th><th>");
-	snprintf(x, sizeof x, "A: run %" PRId64, a->ri.run_id);
+	snprintf(x, sizeof x, "A: run %s", a->ref);
 	page_link(r, ha, x);
 	sb_puts(&r->body, "</th><th>");
-	snprintf(y, sizeof y, "B: run %" PRId64, b->ri.run_id);
+	snprintf(y, sizeof y, "B: run %s", b->ref);
 	page_link(r, hb, y);
 	sb_puts(&r->body, "</th></tr>\n");
 	env_row(r, "label", a->label, b->label);
@@ -161,7 +167,7 @@ struct overlay {
 	int64_t tt[2];
 	double tv[2];
 	int trend;
-	char name[64], tname[64];
+	char name[80], tname[96];
 };
 
 /* Points of a trend, elapsed since start, every k-th so at most SVG_MAX_POINTS. */
@@ -220,11 +226,12 @@ static int headroom_overlay(struct web_req *r, const struct report_cmp *c, const
 		if (!c->zone[i][0])
 			continue;
 		for (int w = 0; w < 2; w++) {
-			int n = report_headroom_trends(r->q, sd[w]->ri.run_id, c->orders.order[i], -1, -1, 1, t, REPORT_MAX_ZONES);
-			char who[40];
+			int n = report_headroom_trends(sd[w]->q, sd[w]->ri.run_id, c->orders.order[i], -1, -1, 1, t,
+						       REPORT_MAX_ZONES);
+			char who[64];
 			if (n < 0)
 				goto out;
-			snprintf(who, sizeof who, "%s: run %" PRId64, w ? "B" : "A", sd[w]->ri.run_id);
+			snprintf(who, sizeof who, "%s: run %s", w ? "B" : "A", sd[w]->ref);
 			memset(&o[w], 0, sizeof o[w]);
 			snprintf(o[w].name, sizeof o[w].name, "%s", who);
 			for (int z = 0; z < n; z++)
@@ -270,31 +277,31 @@ static int probe_overlay(struct web_req *r, const struct side *sa, const struct 
 	for (int w = 0; w < 2; w++) {
 		struct probe_ov a = { &o[w], sd[w]->ri.started_ms };
 		memset(&o[w], 0, sizeof o[w]);
-		snprintf(o[w].name, sizeof o[w].name, "%s: run %" PRId64, w ? "B" : "A", sd[w]->ri.run_id);
-		if (query_probes(r->q, sd[w]->ri.run_id, kind, -1, -1, SVG_MAX_POINTS, probe_pt, &a) < 0)
+		snprintf(o[w].name, sizeof o[w].name, "%s: run %s", w ? "B" : "A", sd[w]->ref);
+		if (query_probes(sd[w]->q, sd[w]->ri.run_id, kind, -1, -1, SVG_MAX_POINTS, probe_pt, &a) < 0)
 			return -1;
 	}
 	overlay_chart(r, o, 2, title, unit, caption, SVG_LINE_MARKERS);
 	return 0;
 }
 
-int page_compare_runs(struct web_req *r, int64_t a, int64_t b)
+int page_compare_runs(struct web_req *r, int da, int64_t a, int db, int64_t b)
 {
 	struct side sa, sb;
 	struct report_cmp *c = NULL;
 	struct overlay *o = NULL;
-	char title[96];
+	char title[160];
 	int ga, gb, has, ret = -1;
 
-	if ((ga = load_side(r, a, &sa)) < 0 || (gb = load_side(r, b, &sb)) < 0)
+	if ((ga = load_side(r, da, a, &sa)) < 0 || (gb = load_side(r, db, b, &sb)) < 0)
 		return -1;
 	if (!ga || !gb)
 		return web_error(r, 404, !ga ? "no such run (a)" : "no such run (b)");
 	if (!(c = calloc(1, sizeof *c)) || !(o = calloc(2, sizeof *o)))
 		goto out;
-	if (report_compare(r->q, a, b, c) < 0)
+	if (report_compare(sa.q, a, sb.q, b, c) < 0)
 		goto out;
-	snprintf(title, sizeof title, "Run %" PRId64 " vs run %" PRId64, a, b);
+	snprintf(title, sizeof title, "Run %s vs run %s", sa.ref, sb.ref);
 	page_begin(r, title);
 	sb_puts(&r->body, "<h2>Environments</h2>\n");
 	env_table(r, &sa, &sb);
@@ -304,7 +311,7 @@ int page_compare_runs(struct web_req *r, int64_t a, int64_t b)
 	if (headroom_overlay(r, c, &sa, &sb, o) < 0)
 		goto out;
 	sb_puts(&r->body, "<h2>Probes, overlaid</h2>\n");
-	if ((has = query_has_table(r->q, "probes")) < 0)
+	if ((has = query_has_table(sa.q, "probes")) < 0 || (has && (has = query_has_table(sb.q, "probes")) < 0))
 		goto out;
 	if (has && (probe_overlay(r, &sa, &sb, o, "capacity", "Capacity probes", "workers",
 				  "Workers held by each capacity probe, against the time since the run started: the "
@@ -324,8 +331,11 @@ out:
 int page_compare(struct web_req *r)
 {
 	const struct url_params *p = &r->url->p;
+	int da, db;
 
 	if (!p->has_a || !p->has_b)
 		return web_error(r, 400, "give two runs: /compare?a=ID&b=ID");
-	return page_compare_runs(r, p->a, p->b);
+	if (web_resolve(r, &p->a, &da) < 0 || web_resolve(r, &p->b, &db) < 0)
+		return -1;
+	return page_compare_runs(r, da, p->a.id, db, p->b.id);
 }

@@ -12,10 +12,11 @@
 static int env_cb(void *arg, const struct query_run *run)
 {
 	struct web_req *r = arg;
+	char ref[RUNREF_LEN];
 
-	sb_printf(&r->body, "<h2>Run %" PRId64 ": ", run->run_id);
+	sb_printf(&r->body, "<h2>Run %s: ", page_ref(r, r->db, run->run_id, ref, sizeof ref));
 	page_text(r, run->label ? run->label : "(no label)");
-	sb_printf(&r->body, " \xe2\x80\x94 %s</h2>\n", report_run_state(run, 1));
+	sb_printf(&r->body, " \xe2\x80\x94 %s</h2>\n", report_run_state(run, r->dbs.writing[r->db]));
 	page_env_table(r, run, 0);
 	return 0;
 }
@@ -26,12 +27,13 @@ int page_index(struct web_req *r)
 	static const char *const compaction[] = { "compact_stall", "compact_fail", "compact_success",
 						  "allocstall_normal", "allocstall_movable", "oom_kill" };
 	struct page_run_info ri = { 0 };
-	char status[WEB_STATUS_MAX], t0[FMT_TIME_LEN], t1[FMT_TIME_LEN];
+	char status[WEB_STATUS_MAX], t0[FMT_TIME_LEN], t1[FMT_TIME_LEN], ref[RUNREF_LEN];
 	int64_t id, from, to;
 	int got;
 
-	if ((got = query_latest_run(r->q, &id)) < 0)
+	if ((got = page_latest(r, &r->db, &id)) < 0)
 		return -1;
+	r->q = r->dbs.q[r->db];
 	page_begin(r, "Current run");
 	web_status_copy(r->ws, status, sizeof status);
 	sb_printf(&r->body, "<p class=\"status\">%s: ", web_healthy(r->ws) ? "healthy" : "NOT HEALTHY");
@@ -54,7 +56,8 @@ int page_index(struct web_req *r)
 			  fmt_time_human(to, t1, sizeof t1));
 	else
 		sb_puts(&r->body, "<h2>Recent</h2>\n");
-	sb_printf(&r->body, "<p><a href=\"/runs/%" PRId64 "\">Full report of run %" PRId64 "</a></p>\n", id, id);
+	page_ref(r, r->db, id, ref, sizeof ref);
+	sb_printf(&r->body, "<p><a href=\"/runs/%s\">Full report of run %s</a></p>\n", ref, ref);
 	if (chart_buddy(r, id, from, to, ri.page_size, CHART_STACKED) < 0 ||
 	    chart_meminfo(r, id, from, to, mem, 2, "Free and available memory",
 			  "MemFree is memory nobody uses; MemAvailable adds what the kernel can reclaim. A gap "

@@ -44,13 +44,13 @@ static int section(struct run_page *p, const struct section *s)
 	return s->fn(p);
 }
 
-static void link(struct web_req *r, int64_t id, int64_t from, int64_t to, const char *text)
+static void link(struct web_req *r, const char *ref, int64_t from, int64_t to, const char *text)
 {
 	if (from < 0)
-		sb_printf(&r->body, "<a href=\"/runs/%" PRId64 "\">%s</a> ", id, text);
+		sb_printf(&r->body, "<a href=\"/runs/%s\">%s</a> ", ref, text);
 	else
-		sb_printf(&r->body, "<a href=\"/runs/%" PRId64 "?from=%" PRId64 "&amp;to=%" PRId64 "\">%s</a> ",
-			  id, from, to, text);
+		sb_printf(&r->body, "<a href=\"/runs/%s?from=%" PRId64 "&amp;to=%" PRId64 "\">%s</a> ",
+			  ref, from, to, text);
 }
 
 /* The window selector: presets ending at the last sample, and a form (UTC) that works without JS. */
@@ -61,10 +61,11 @@ static void selector(struct run_page *p)
 		{ 24 * 3600000, "last 24 h" }, { 7 * 86400000LL, "last 7 days" },
 	};
 	struct web_req *r = p->r;
-	int64_t last = p->ri.last_sample_ms, id = p->ri.run_id;
-	char a[FMT_TIME_LEN], b[FMT_TIME_LEN];
+	int64_t last = p->ri.last_sample_ms;
+	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], id[RUNREF_LEN];
 
-	sb_printf(&r->body, "<form class=\"win\" method=\"get\" action=\"/runs/%" PRId64 "\">window (UTC): from "
+	page_ref(r, r->db, p->ri.run_id, id, sizeof id);
+	sb_printf(&r->body, "<form class=\"win\" method=\"get\" action=\"/runs/%s\">window (UTC): from "
 		  "<input type=\"datetime-local\" name=\"from\" step=\"1\" value=\"%s\"/> to "
 		  "<input type=\"datetime-local\" name=\"to\" step=\"1\" value=\"%s\"/>"
 		  "<input type=\"submit\" value=\"show\"/></form>\n<p>",
@@ -74,8 +75,8 @@ static void selector(struct run_page *p)
 		if (last - presets[i].ms > p->ri.started_ms)
 			link(r, id, last - presets[i].ms, last, presets[i].text);
 	link(r, id, -1, -1, "whole run");
-	sb_printf(&r->body, "| data: <a href=\"/api/v1/runs/%" PRId64 "\">JSON</a> "
-		  "<a href=\"/api/v1/runs/%" PRId64 "/buddyinfo.csv", id, id);
+	sb_printf(&r->body, "| data: <a href=\"/api/v1/runs/%s\">JSON</a> "
+		  "<a href=\"/api/v1/runs/%s/buddyinfo.csv", id, id);
 	if (p->from >= 0 && p->to >= 0)
 		sb_printf(&r->body, "?from=%" PRId64 "&amp;to=%" PRId64, p->from, p->to);
 	sb_puts(&r->body, "\">buddyinfo CSV</a></p>\n");
@@ -84,9 +85,9 @@ static void selector(struct run_page *p)
 static int env_cb(void *arg, const struct query_run *run)
 {
 	struct run_page *p = arg;
-	char title[64];
+	char title[64], ref[RUNREF_LEN];
 
-	snprintf(title, sizeof title, "Run %" PRId64, run->run_id);
+	snprintf(title, sizeof title, "Run %s", page_ref(p->r, p->r->db, run->run_id, ref, sizeof ref));
 	page_begin(p->r, title);
 	sb_puts(&p->r->body, "<p class=\"status\">");
 	page_text(p->r, run->label ? run->label : "(no label)");
@@ -98,7 +99,6 @@ static int env_cb(void *arg, const struct query_run *run)
 int page_run(struct web_req *r)
 {
 	struct run_page p = { .r = r };
-	int64_t latest;
 	char a[FMT_TIME_LEN], b[FMT_TIME_LEN];
 	int got;
 
@@ -106,9 +106,8 @@ int page_run(struct web_req *r)
 		return -1;
 	if (!got)
 		return web_error(r, 404, "no such run");
-	if (query_latest_run(r->q, &latest) < 0)
+	if ((p.newest = page_newest(r, r->db, r->id)) < 0)
 		return -1;
-	p.newest = latest == r->id;
 	if (page_window(r, &p.ri, 0, &p.from, &p.to) < 0)
 		return -1;
 	if (query_run(r->q, r->id, env_cb, &p) < 0)

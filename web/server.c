@@ -20,6 +20,7 @@
 #include "common/netaddr.h"
 #include "common/num.h"
 #include "common/sdlisten.h"
+#include "common/runref.h"
 #include "web/escape.h"
 #include "web/api.h"
 #include "web/page.h"
@@ -37,7 +38,10 @@ struct snap {
 
 struct web_server {
 	struct MHD_Daemon *d;
-	char *db_path;
+	int ndb;
+	char *db_path[RUNREF_MAX_DBS];
+	runref_name db_name[RUNREF_MAX_DBS];
+	int serve;                 /* fpusoakd serve: no daemon behind the server */
 	char *version;
 	unsigned threads;
 	unsigned health_max_age_ms;
@@ -47,7 +51,7 @@ struct web_server {
 	int64_t health_at_ms;      /* clock_mono_ms() of the last web_set_health */
 	char status[WEB_STATUS_MAX];
 	struct snap *metrics;
-	struct query *pool[WEB_MAX_THREADS];
+	struct query *pool[WEB_MAX_THREADS][RUNREF_MAX_DBS];   /* [thread slot][database] */
 	int busy[WEB_MAX_THREADS];
 	char mhd_err[256];         /* libmicrohttpd's last message, for web_open's error */
 };
@@ -183,10 +187,25 @@ unsigned web_port(const struct web_server *ws)
 
 /* ---------------------------------------------------------------- store handles */
 
-/* Borrow an idle store handle, opening it on first use; NULL if none (503). */
-static struct query *pool_get(struct web_server *ws, int *slot)
+/* Open (or reopen, when a writer appeared since an immutable open) handle d of slot i; 0 or -1. */
+static int pool_fresh(struct web_server *ws, int i, int d)
 {
-	char err[256];
+	char err[512];
+
+	if (ws->pool[i][d] && query_stale(ws->pool[i][d])) {
+		query_close(ws->pool[i][d]);
+		ws->pool[i][d] = NULL;
+	}
+	if (!ws->pool[i][d] && !(ws->pool[i][d] = query_open(ws->db_path[d], err, sizeof err))) {
+		log_warnx("http: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Borrow an idle slot's store handles into *dbs, opening them on first use; -1 if none (503). */
+static int pool_get(struct web_server *ws, struct web_dbs *dbs, int *slot)
+{
 	int i;
 
 	pthread_mutex_lock(&ws->lock);
@@ -196,16 +215,20 @@ static struct query *pool_get(struct web_server *ws, int *slot)
 		ws->busy[i] = 1;
 	pthread_mutex_unlock(&ws->lock);
 	if (i == (int)ws->threads)
-		return NULL;
-	*slot = i;
-	if (!ws->pool[i] && !(ws->pool[i] = query_open(ws->db_path, err, sizeof err))) {
-		log_warnx("http: %s", err);
-		pthread_mutex_lock(&ws->lock);
-		ws->busy[i] = 0;
-		pthread_mutex_unlock(&ws->lock);
-		return NULL;
+		return -1;
+	for (int d = 0; d < ws->ndb; d++) {
+		if (pool_fresh(ws, i, d) < 0) {
+			pthread_mutex_lock(&ws->lock);
+			ws->busy[i] = 0;
+			pthread_mutex_unlock(&ws->lock);
+			return -1;
+		}
+		dbs->q[d] = ws->pool[i][d];
+		/* The daemon's own server runs beside the writer; serve asks the kernel who holds the lock. */
+		dbs->writing[d] = ws->serve ? query_writer_active(ws->pool[i][d]) == 1 : 1;
 	}
-	return ws->pool[i];
+	*slot = i;
+	return 0;
 }
 
 static void pool_put(struct web_server *ws, int slot)
@@ -216,41 +239,6 @@ static void pool_put(struct web_server *ws, int slot)
 }
 
 /* ---------------------------------------------------------------- responses */
-
-static const char *reason(int status)
-{
-	switch (status) {
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 414: return "URI Too Long";
-	case 500: return "Internal Server Error";
-	case 503: return "Service Unavailable";
-	default: return "Error";
-	}
-}
-
-int web_error(struct web_req *r, int status, const char *msg)
-{
-	sb_reset(&r->body);
-	r->status = status;
-	r->filename[0] = '\0';
-	if (r->api) {
-		r->ctype = "application/json";
-		sb_puts(&r->body, "{\"error\":");
-		escape_json(&r->body, msg, strlen(msg));
-		sb_puts(&r->body, "}\n");
-	} else {
-		r->ctype = "text/html; charset=utf-8";
-		sb_printf(&r->body, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
-			  "<title>%d %s</title></head><body><h1>%d %s</h1><p>", status, reason(status), status,
-			  reason(status));
-		escape_html(&r->body, msg, strlen(msg));
-		sb_puts(&r->body, "</p><p><a href=\"/\">fpusoakd</a></p></body></html>\n");
-	}
-	return -1;
-}
 
 static int serve_healthz(struct web_req *r)
 {
@@ -334,68 +322,78 @@ static enum MHD_Result queue_metrics(struct web_server *ws, struct MHD_Connectio
 
 /* ---------------------------------------------------------------- routing */
 
-/* Match path against pattern: 1 (with *id for "#"), 0 no match, -1 the id segment is not a positive integer. */
-static int match(const char *pat, const char *path, int64_t *id)
+/* Match path against pattern: 1 with the "#" segment in seg, seg_len (seg_len 0 if none), 0 no match. */
+static int match(const char *pat, const char *path, const char **seg, size_t *seg_len)
 {
-	int bad = 0;
-
+	*seg_len = 0;
 	while (*pat && *path) {
 		if (*pat == '#') {
 			size_t n = strcspn(path, "/");
 			if (n == 0)
 				return 0;
-			if (num_parse_i64(path, n, id) < 0 || *id < 1)
-				bad = 1;
+			*seg = path;
+			*seg_len = n;
 			pat++;
 			path += n;
 		} else if (*pat++ != *path++) {
 			return 0;
 		}
 	}
-	if (*pat || *path)
-		return 0;
-	return bad ? -1 : 1;
+	return !*pat && !*path;
 }
 
-/* Find the route of path; NULL if none; *bad_id when it matched but with a malformed id. */
-static const struct route *find_route(const char *path, int64_t *id, int *bad_id)
+/* Find the route of path; NULL if none; the run segment as in match(). */
+static const struct route *find_route(const char *path, const char **seg, size_t *seg_len)
 {
-	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-		int m = match(routes[i].pattern, path, id);
-		if (m != 0) {
-			*bad_id = m < 0;
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (match(routes[i].pattern, path, seg, seg_len))
 			return &routes[i];
-		}
-	}
 	return NULL;
+}
+
+/* The run of the path's "#" segment into r->db and r->id; 0, or -1 after web_error (400, 404). */
+static int resolve_run(struct web_req *r, const char *seg, size_t len)
+{
+	struct runref ref;
+
+	if (runref_parse(seg, len, &ref) < 0)
+		return web_error(r, 400, r->dbs.n > 1 ? "a run is NAME:ID (ID a positive integer)"
+							 : "a run id must be a positive integer");
+	if (web_resolve(r, &ref, &r->db) < 0)
+		return -1;
+	r->id = ref.id;
+	return 0;
 }
 
 /* Resolve route and output format from the path and ?format=; 0 or -1 after web_error. */
 static int route(struct web_req *r, struct url *u, const struct route **out)
 {
 	const struct route *rt;
-	int bad_id = 0, suffix = 0;
+	const char *seg = NULL;
+	size_t seg_len = 0;
+	struct runref ref;
+	int suffix = 0;
 	enum url_format f = u->p.format;
 
-	rt = find_route(u->path, &r->id, &bad_id);
-	if ((!rt || bad_id) && u->path_len > 4 && strcmp(u->path + u->path_len - 4, ".csv") == 0) {
+	rt = find_route(u->path, &seg, &seg_len);
+	if ((!rt || (seg_len && runref_parse(seg, seg_len, &ref) < 0)) && u->path_len > 4 && strcmp(u->path + u->path_len - 4, ".csv") == 0) {
 		/* "/api/v1/runs/3/buddyinfo.csv"; "/runs/1.csv" is not a page with CSV: 404 */
 		const struct route *csv;
-		int csv_bad = 0;
 		u->path[u->path_len - 4] = '\0';
-		csv = find_route(u->path, &r->id, &csv_bad);
+		csv = find_route(u->path, &seg, &seg_len);
 		u->path[u->path_len - 4] = '.';
 		if (csv) {
 			rt = csv->flags & R_CSV ? csv : NULL;
-			bad_id = csv_bad;
 			suffix = 1;
+		} else if (rt) {
+			find_route(u->path, &seg, &seg_len);   /* the unstripped match: its id is the one that is bad */
 		}
 	}
 	if (!rt)
 		return web_error(r, 404, "no such page");
 	r->api = (rt->flags & R_API) != 0;
-	if (bad_id)
-		return web_error(r, 400, "a run id must be a positive integer");
+	if (seg_len && resolve_run(r, seg, seg_len) < 0)
+		return -1;
 	if (suffix) {
 		if (f != URL_FMT_NONE && f != URL_FMT_CSV)
 			return web_error(r, 400, "the .csv suffix conflicts with format=");
@@ -483,15 +481,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return queue(conn, &r);
 	}
 	r.url = &u;
+	r.dbs.n = ws->ndb;   /* names now, for the run in the path; handles once the route needs them */
+	for (int d = 0; d < ws->ndb; d++)
+		r.dbs.name[d] = ws->db_name[d];
 	if (route(&r, &u, &rt) < 0)
 		return queue(conn, &r);
 	if (rt->flags & R_METRICS)
 		return queue_metrics(ws, conn, &r);
 	if (rt->flags & R_DB) {
-		if (!(r.q = pool_get(ws, &slot))) {
+		if (pool_get(ws, &r.dbs, &slot) < 0) {
 			web_error(&r, 503, "database unavailable");
 			return queue(conn, &r);
 		}
+		r.q = r.dbs.q[r.db];
 	}
 	if (rt->fn(&r) < 0 || r.body.err) {
 		if (r.body.err)
@@ -548,6 +550,54 @@ static int systemd_socket(char *err, size_t errlen, int *bad)
 	return fd < 0 ? -1 : fd;
 }
 
+/* The databases of cfg, named (common/runref.h), each opened once now: one we cannot read is a startup error, not a 503 later. */
+static int open_dbs(struct web_server *ws, const struct web_config *cfg, char *err, size_t errlen)
+{
+	const char *one[1] = { cfg->db_path };
+	const char *const *paths = cfg->ndb > 0 ? cfg->db_paths : one;
+	int n = cfg->ndb > 0 ? cfg->ndb : 1;
+
+	if (n > RUNREF_MAX_DBS) {
+		snprintf(err, errlen, "at most %d databases", RUNREF_MAX_DBS);
+		return -1;
+	}
+	for (int d = 0; d < n; d++) {
+		if (!paths[d]) {
+			snprintf(err, errlen, "no database path");
+			return -1;
+		}
+		if (!(ws->db_path[d] = strdup(paths[d]))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (!(ws->pool[0][d] = query_open(paths[d], err, errlen)))
+			return -1;
+	}
+	runref_names(paths, n, ws->db_name);
+	ws->ndb = n;
+	return 0;
+}
+
+int web_ndb(const struct web_server *ws)
+{
+	return ws ? ws->ndb : 0;
+}
+
+const char *web_db_name(const struct web_server *ws, int d)
+{
+	return ws && d >= 0 && d < ws->ndb ? ws->db_name[d] : NULL;
+}
+
+const char *web_db_path(const struct web_server *ws, int d)
+{
+	return ws && d >= 0 && d < ws->ndb ? ws->db_path[d] : NULL;
+}
+
+int web_serving(const struct web_server *ws)
+{
+	return ws && ws->serve;
+}
+
 struct web_server *web_open(const struct web_config *cfg, char *err, size_t errlen)
 {
 	struct web_server *ws = calloc(1, sizeof *ws);
@@ -565,6 +615,7 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 		return NULL;
 	}
 	pthread_mutex_init(&ws->lock, NULL);
+	ws->serve = cfg->serve;
 	ws->healthy = 1;   /* web_open comes after the first stored sample: the loop is healthy */
 	ws->health_at_ms = clock_mono_ms();
 	ws->health_max_age_ms = cfg->health_max_age_ms;
@@ -583,18 +634,11 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 	}
 	if (r == 1)
 		return ws;   /* "none": an inert server */
-	if (!cfg->db_path) {
-		snprintf(err, errlen, "no database path");
+	if (open_dbs(ws, cfg, err, errlen) < 0)
 		goto fail;
-	}
-	if (!(ws->db_path = strdup(cfg->db_path)))
-		goto oom;
-	/* Open one handle now: a DB we cannot read is a startup error, not a 503 later. */
-	if (!(ws->pool[0] = query_open(ws->db_path, err, errlen)))
-		goto fail;
-	if (cfg->listen_fd_set)
+	if (cfg->listen_fd_set) {
 		fd = cfg->listen_fd;
-	else if (!cfg->no_socket_activation) {
+	} else if (!cfg->no_socket_activation) {
 		fd = systemd_socket(err, errlen, &bad);
 		if (bad)
 			goto fail;
@@ -621,7 +665,7 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 				 MHD_OPTION_ARRAY, addr,
 				 MHD_OPTION_END);
 	if (!ws->d) {
-		snprintf(err, errlen, "cannot listen on %s: %s",
+		snprintf(err, errlen, "http: cannot listen on %s: %s",
 			 cfg->listen_fd_set ? cfg->listen : fd >= 0 ? "the systemd socket" : cfg->listen,
 			 ws->mhd_err[0] ? ws->mhd_err : "libmicrohttpd failed to start");
 		goto fail;
@@ -646,10 +690,12 @@ void web_close(struct web_server *ws)
 	if (ws->d)
 		MHD_stop_daemon(ws->d);   /* joins the threads; every response is destroyed */
 	for (unsigned i = 0; i < WEB_MAX_THREADS; i++)
-		query_close(ws->pool[i]);
+		for (int d = 0; d < RUNREF_MAX_DBS; d++)
+			query_close(ws->pool[i][d]);
 	snap_put(ws->metrics);
 	pthread_mutex_destroy(&ws->lock);
-	free(ws->db_path);
+	for (int d = 0; d < RUNREF_MAX_DBS; d++)
+		free(ws->db_path[d]);
 	free(ws->version);
 	free(ws);
 }

@@ -14,6 +14,12 @@
  * WEB_BODY_MAX.  Every error is a short HTML page, or {"error": "..."}
  * under /api/, with the right 4xx/5xx.
  *
+ * Databases: the daemon's server reads its one DB; `fpusoakd serve`'s reads
+ * up to RUNREF_MAX_DBS (web_config.db_paths), and a run in a path or in
+ * ?a=&b= is then "NAME:ID" (common/runref.h); "ID" alone works with one DB
+ * (400 with several; 404 for a name no DB has).  Pages and links write runs
+ * the way they are accepted.
+ *
  * Routes (public contract):
  *   /                            current run: status, environment, latest buddyinfo, charts
  *   /runs                        every run
@@ -69,6 +75,9 @@ struct web_server;
 struct web_config {
 	const char *listen;            /* "127.0.0.1:8089", "[::1]:8089", "0.0.0.0:8089", "[::]:8089" (dual stack), or "none"; port 0 = any */
 	const char *db_path;           /* the daemon's database; opened read-only */
+	const char *const *db_paths;   /* fpusoakd serve: several databases [0..ndb), runs addressed NAME:ID; NULL = db_path */
+	int ndb;                       /* entries of db_paths (1..RUNREF_MAX_DBS), 0 = db_path alone */
+	int serve;                     /* fpusoakd serve: no daemon behind the server (a run is live only while its DB's writer lock is held) */
 	const char *version;           /* shown in pages, /api/v1/status; NULL = "unknown" */
 	unsigned threads;              /* request threads (and DB handles); 0 = 2 */
 	unsigned conn_limit;           /* open connections in total; 0 = 256 */
@@ -76,7 +85,7 @@ struct web_config {
 	unsigned idle_timeout_s;       /* close a connection idle this long; 0 = 15 */
 	unsigned health_max_age_ms;    /* /healthz is 503 if web_set_health is older; 0 = no age check */
 	int no_socket_activation;      /* ignore LISTEN_FDS even if set */
-	int listen_fd_set;             /* serve on listen_fd, a socket the caller bound (netaddr_listen) */
+	int listen_fd_set;             /* serve on listen_fd, a socket the caller bound and listens on */
 	int listen_fd;                 /* ... which the server then owns: web_close (or a failed web_open) closes it */
 };
 
@@ -85,6 +94,15 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 
 /* Stop the threads (waiting for requests in progress) and free everything; NULL-safe. */
 void web_close(struct web_server *ws);
+
+/* Databases served (0 with listen "none"). */
+int web_ndb(const struct web_server *ws);
+
+/* The short name runs of database d are addressed by ("NAME:ID", common/runref.h), or NULL. */
+const char *web_db_name(const struct web_server *ws, int d);
+
+/* The path of database d as given, or NULL. */
+const char *web_db_path(const struct web_server *ws, int d);
 
 /* The bound TCP port (useful with port 0), or 0 when not listening. */
 unsigned web_port(const struct web_server *ws);

@@ -213,8 +213,8 @@ static int apply_param(struct url_params *p, const char *k, const char *v, size_
 			return URL_BAD;
 		}
 	} else if (has == &p->has_a || has == &p->has_b) {
-		if (parse_pos(v, vlen, INT64_MAX, has == &p->has_a ? &p->a : &p->b) < 0) {
-			*why = "a run id must be a positive integer";
+		if (runref_parse(v, vlen, has == &p->has_a ? &p->a : &p->b) < 0) {
+			*why = "a run id must be a positive integer (or NAME:ID)";
 			return URL_BAD;
 		}
 	} else {

@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/runref.h"
+
 #define URL_MAX 2048          /* whole request-target, bytes */
 #define URL_PATH_MAX 256      /* decoded path, bytes */
 #define URL_MAX_PARAMS 16     /* key=value pairs, known or not */
@@ -43,7 +45,7 @@ struct url_params {
 	int has_from, has_to, has_max_points, has_a, has_b, has_name;
 	int64_t from_ms, to_ms;      /* epoch ms, 0..URL_TIME_MAX */
 	int64_t max_points;          /* 1..URL_MAX_POINTS */
-	int64_t a, b;                /* run ids for /compare, >= 1 */
+	struct runref a, b;          /* runs for /compare: "ID" or "NAME:ID" (common/runref.h) */
 	enum url_format format;      /* format=html|json|csv */
 	char name[URL_NAME_MAX + 1]; /* [A-Za-z0-9_()]+ */
 	int nparams;                 /* pairs seen, known or not */

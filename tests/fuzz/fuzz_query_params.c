@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		if (p->has_max_points && (p->max_points < 1 || p->max_points > URL_MAX_POINTS))
 			__builtin_trap();
-		if ((p->has_a && p->a < 1) || (p->has_b && p->b < 1))
+		if ((p->has_a && p->a.id < 1) || (p->has_b && p->b.id < 1))
 			__builtin_trap();
 		if (p->has_name && (strlen(p->name) == 0 || strlen(p->name) > URL_NAME_MAX))
 			__builtin_trap();

@@ -53,7 +53,13 @@ outage() {
 		sleep 0.3
 	done
 	m2=$(metric fpusoakd_samples_total)
-	status=$(curl -fs --max-time 2 "http://127.0.0.1:$port/api/v1/status")
+	# The status line is rebuilt every 5 s (DAEMON_STATUS_MS), longer than a short outage: wait (the
+	# disk is still full) for the first one rebuilt since the disk filled, up to one period more.
+	for i in $(seq 35); do
+		status=$(curl -fs --max-time 2 "http://127.0.0.1:$port/api/v1/status")
+		echo "$status" | grep -q queued && break
+		sleep 0.2
+	done
 	stuck=$(q "SELECT max(ts_ms) FROM samples")
 	r_alive "$pid" && pass "$name: daemon alive after ${OUT} s of full disk" || fail "$name: daemon died on a full disk: $(tail -3 "$log")"
 	[ "$http_bad" = 0 ] && [ "$slow" = 0 ] && pass "$name: served $http_n requests (/healthz, /, /api/v1/status) during the outage, all 200 within 1 s" \

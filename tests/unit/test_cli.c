@@ -109,9 +109,42 @@ static void test_args(void)
 	{
 		const char *argv[] = { "report", "--help", NULL };
 		run(argv);
-		T_CHECK(strstr(g_out, "usage: fpusoakd report --db PATH (--run ID | --compare A B)\n") && strstr(g_out, " --out FILE.html\n") &&
+		T_CHECK(strstr(g_out, "usage: fpusoakd report --db PATH [--db PATH...]\n") && strstr(g_out, " --out FILE.html\n") &&
 			plain72(g_out), "report --help: usage on stdout, within 72 columns");
 	}
+}
+
+/* Two database files: runs are NAME:ID, the comparison reads each run from its own file. */
+static void test_summary_two_dbs(void)
+{
+	char other[300], cmd[700], single[8192];
+	const char *cmp1[] = { "summary", "--db", g_db, "--compare", "1", "3", NULL };
+	const char *cmp2[] = { "summary", "--db", g_db, "--db", other, "--compare", "test:1", "other:3", NULL };
+	const char *bare[] = { "summary", "--db", g_db, "--db", other, "--run", "1", NULL };
+	const char *noname[] = { "summary", "--db", g_db, "--db", other, "--run", "nope:1", NULL };
+	const char *named1[] = { "summary", "--db", g_db, "--run", "test:1", NULL };
+	const char *missing[] = { "summary", "--db", g_db, "--db", other, "--compare", "test:1", "other:7", NULL };
+	const char *v;
+
+	snprintf(other, sizeof other, "%s/other.db", g_dir);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", g_db, other);
+	T_CHECK(system(cmd) == 0, "copy the test database to other.db");
+	T_EQ_I(run(cmp1), 0, "one file: --compare 1 3");
+	snprintf(single, sizeof single, "%s", g_out);
+	T_EQ_I(run(cmp2), 0, "two files: --compare test:1 other:3: exit 0 (%.80s)", g_err);
+	T_CHECK(strstr(g_out, "fpusoakd: run other:3 (B) compared with run test:1 (A)\n") != NULL,
+		"the runs are named NAME:ID");
+	v = strstr(single, "\nVerdicts");
+	T_CHECK(v && strstr(g_out, v) != NULL, "the same verdicts as for the same runs in one file");
+	T_CHECK(plain72(g_out), "within 72 columns");
+	T_EQ_I(run(bare), 64, "two files and a bare id: exit 64");
+	T_CHECK(strstr(g_err, "give run 1 as NAME:1") && strstr(g_err, "test (") && strstr(g_err, "other ("),
+		"says how to name it, with the names (%s)", g_err);
+	T_EQ_I(run(noname), 64, "an unknown database name: exit 64");
+	T_CHECK(strstr(g_err, "no database named 'nope'") != NULL, "and says so (%s)", g_err);
+	T_EQ_I(run(named1), 0, "one file: NAME:ID works too");
+	T_EQ_I(run(missing), 1, "a run missing from its file: exit 1");
+	T_CHECK(strstr(g_err, other) && strstr(g_err, "no run 7"), "names the file (%s)", g_err);
 }
 
 static void test_summary(void)
@@ -155,6 +188,7 @@ static void test_summary(void)
 	T_EQ_I(run(unknown), 1, "summary of an unknown run: exit 1");
 	T_CHECK(strstr(g_err, "no run 7") != NULL, "and says which (%s)", g_err);
 	T_EQ_I(run(unknown2), 1, "compare with an unknown run: exit 1");
+	test_summary_two_dbs();
 }
 
 static void test_report(void)

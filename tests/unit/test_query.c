@@ -8,6 +8,8 @@
 #include "test.h"
 #include "testdb.h"
 #include "store/query.h"
+#include "store/store.h"
+#include <sys/stat.h>
 
 struct runs_seen {
 	int n;
@@ -105,6 +107,53 @@ static int tick1(int64_t ts)
 	return (int)((ts - TDB_T1) / 1000);
 }
 
+static int exists(const char *db, const char *suffix)
+{
+	char p[300];
+	struct stat sb;
+
+	snprintf(p, sizeof p, "%s%s", db, suffix);
+	return stat(p, &sb) == 0;
+}
+
+static int count_cb(void *arg, const struct query_run *r)
+{
+	(void)r;
+	(*(int *)arg)++;
+	return 0;
+}
+
+/*
+ * A reader writes nothing beside the file while no writer has it (immutable open), sees a writer
+ * appear (query_stale, query_writer_active) and reads the ordinary way once a -wal file exists.
+ */
+static void test_no_side_files(const char *db)
+{
+	char err[256];
+	struct query *q, *q2;
+	struct store *st;
+	int n = 0;
+
+	T_CHECK(!exists(db, "-wal") && !exists(db, "-shm"), "no -wal or -shm beside the closed test DB");
+	q = query_open(db, err, sizeof err);
+	T_CHECK(q && query_runs(q, count_cb, &n) == 3, "read it (%s)", q ? "3 runs" : err);
+	T_CHECK(!exists(db, "-wal") && !exists(db, "-shm"), "reading it created no -wal or -shm file");
+	T_EQ_I(query_writer_active(q), 0, "no writer holds it");
+	T_EQ_I(query_stale(q), 0, "the handle is not stale");
+	st = store_open(db, 1 << 20, err, sizeof err);
+	T_CHECK(st != NULL, "a writer opens it (%s)", st ? "" : err);
+	T_EQ_I(query_writer_active(q), 1, "the writer's flock is seen");
+	T_EQ_I(query_stale(q), 1, "the immutable handle is stale once the writer made a -wal file");
+	q2 = query_open(db, err, sizeof err);
+	n = 0;
+	T_CHECK(q2 && query_runs(q2, count_cb, &n) == 3, "a handle opened now reads the ordinary way (%s)", q2 ? "" : err);
+	T_EQ_I(query_stale(q2), 0, "and is not stale");
+	store_close(st);
+	T_EQ_I(query_writer_active(q2), 0, "the writer's lock is gone after it closed");
+	query_close(q2);
+	query_close(q);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_query.XXXXXX", db[256], err[256], cmd[512];
@@ -142,6 +191,10 @@ int main(void)
 	T_EQ_I(query_schema_version(q), testdb_cli(db, "PRAGMA user_version"), "schema version = PRAGMA user_version (CLI)");
 	T_EQ_I(query_has_name(q, "vmstat", "compact_stall"), 1, "has_name vmstat compact_stall");
 	T_EQ_I(query_has_name(q, "meminfo", "compact_stall"), 0, "has_name is per source");
+	/* Schema 6 keeps these as samples columns, with no row in names: the API must still know them. */
+	T_EQ_I(query_has_name(q, "vmstat", "pgfault"), 1, "has_name knows a hot vmstat counter (samples column)");
+	T_EQ_I(query_has_name(q, "vmstat", "pgalloc_normal"), 1, "has_name knows pgalloc_normal");
+	T_EQ_I(query_has_name(q, "meminfo", "pgfault"), 0, "a hot vmstat counter is not a meminfo field");
 
 	/* runs */
 	T_EQ_I(query_latest_run(q, &id), 1, "latest run found");
@@ -388,6 +441,7 @@ int main(void)
 	n = query_buddy_series(q, 1, &rg, buddy_cb, &bs);
 	T_CHECK(n == 180 * 4 && rg.bucket_ms == 1000, "a window inside the raw era still reads raw ticks (%d rows)", n);
 	query_close(q);
+	test_no_side_files(db);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		T_CHECK(0, "remove %s", dir);

@@ -151,7 +151,7 @@ static int atomic_series_vs_sql(struct query *q, const char *db, int64_t run, in
 	sqlite3_bind_int64(st, 3, rg.to_ms);
 	sqlite3_bind_int64(st, 4, rg.bucket_ms);
 	sqlite3_bind_int(st, 5, order);
-	/* The tier query.c chose (buddy_tier): hours once buckets are 5 minutes or wider. */
+	/* The tier the reader chose (range_tier in store/read_range.c): hours once buckets are 5 minutes or wider. */
 	sqlite3_bind_int64(st, 6, rg.bucket_ms >= 300000 ? 3600000 : 60000);
 	for (; sqlite3_step(st) == SQLITE_ROW; i++)
 		if (i >= zp.n || zp.p[i].ts != sqlite3_column_int64(st, 1) || zp.p[i].node != sqlite3_column_int(st, 2) ||
@@ -216,7 +216,7 @@ int main(void)
 	T_EQ_I(report_headroom_trends(q, 1, 3, -1, -1, 0, t, 2), 2, "the zone list is capped at max");
 
 	/* ---- the comparison of run 3 (B) against run 1 (A) */
-	T_EQ_I(report_compare(q, 1, 3, c), 0, "compare 1 and 3");
+	T_EQ_I(report_compare(q, 1, q, 3, c), 0, "compare 1 and 3");
 	T_CHECK(c->orders.n == 2 && c->orders.order[0] == 3 && c->orders.order[1] == 9, "orders: union of both runs (3, 9)");
 
 	/*
@@ -296,7 +296,7 @@ int main(void)
 			c->line[i].label);
 
 	/* A run without anything to compare: every line says why instead of a verdict. */
-	T_EQ_I(report_compare(q, 1, 2, c), 0, "compare 1 and 2 (no samples in 2)");
+	T_EQ_I(report_compare(q, 1, q, 2, c), 0, "compare 1 and 2 (no samples in 2)");
 	l = find(c, "capacity");
 	T_CHECK(l && !l->ok && strstr(l->note, "no capacity probes in run B"), "capacity: note, not a verdict (%s)",
 		l ? l->note : "");
@@ -379,7 +379,7 @@ int main(void)
 		T_CHECK(ok, "delete the raw ticks of runs 1 and 3, as retention would");
 		query_close(q);
 		q = query_open(db, err, sizeof err);
-		T_CHECK(q && report_compare(q, 1, 3, c) == 0, "compare 1 and 3 from rollups only");
+		T_CHECK(q && report_compare(q, 1, q, 3, c) == 0, "compare 1 and 3 from rollups only");
 		l = find(c, "spawns/s");
 		T_CHECK(l && l->ok && l->c.a == 2 && fabs(l->c.b - 1) < 1e-3, "rollups: spawns/s 2 vs ~1");
 		l = find(c, "spawn failures/h");

@@ -43,7 +43,7 @@ static int atom_cb(void *arg, const struct query_atomic *a)
 	return 0;
 }
 
-/* query.c's totals over [from, to] (raw + minute + hour pieces) against plain SQL over the views. */
+/* The reader's totals over [from, to] (raw + minute + hour pieces) against plain SQL over the views. */
 static void check_totals(const char *path, int64_t from, int64_t to, const char *what)
 {
 	char err[256], sql[512];

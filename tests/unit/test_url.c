@@ -74,7 +74,7 @@ int main(void)
 	T_EQ_I(u.p.from_ms, 1717243200000LL, "from epoch ms");
 	T_EQ_I(u.p.to_ms, 1717243200000LL + 330250, "to ISO: 12:05:30.250 is 330250 ms after 12:00");
 	T_CHECK(u.p.has_from && u.p.has_to && u.p.has_max_points && u.p.max_points == 50, "max_points 50");
-	T_CHECK(u.p.format == URL_FMT_CSV && strcmp(u.p.name, "MemFree") == 0 && u.p.a == 1 && u.p.b == 22, "format, name, a, b");
+	T_CHECK(u.p.format == URL_FMT_CSV && strcmp(u.p.name, "MemFree") == 0 && u.p.a.id == 1 && u.p.b.id == 22 && !u.p.a.db[0], "format, name, a, b");
 	T_EQ_I(url_parse("/?from=&to=+", 12, &u, &why), URL_BAD, "'+' decodes to a space: not a time");
 	T_EQ_I(url_parse("/?from=2024-06-01+12:00", 23, &u, &why), URL_OK, "'+' as the date/time separator (a form)");
 	T_EQ_I(u.p.from_ms, 1717243200000LL, "which is 2024-06-01T12:00Z");

@@ -3,7 +3,7 @@
  *
  * The schema is the embedded migrations (the same SQL the daemon applies);
  * rows come from the formulas below, so a test can compute every expected
- * figure by hand, independently of store/query.c.  Run 1 holds hostile
+ * figure by hand, independently of the store reader.  Run 1 holds hostile
  * strings (markup, quotes, invalid UTF-8, a spreadsheet formula) where the
  * kernel or a user could put them.
  *
@@ -461,7 +461,7 @@ out:
 	return ok;
 }
 
-/* One integer from the sqlite3 CLI (an implementation independent of store/query.c); -1 on failure. */
+/* One integer from the sqlite3 CLI (an implementation independent of the store reader); -1 on failure. */
 static inline long long testdb_cli(const char *db, const char *sql)
 {
 	char cmd[1024], line[64];
