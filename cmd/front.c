@@ -363,10 +363,13 @@ static void front_event(void *arg)
 	for (int i = 0; i < n; i++) {
 		if (ev[i].data.fd == f->timerfd) {
 			uint64_t x;
-			if (read(f->timerfd, &x, sizeof x) == (ssize_t)sizeof x && !f->child && !f->paused &&
-			    start_again(f) < 0)
+			if (read(f->timerfd, &x, sizeof x) != (ssize_t)sizeof x)
+				continue;
+			if (f->paused && f->child)
+				kill(f->child, SIGKILL);   /* it did not stop within STOP_WAIT_MS */
+			else if (!f->paused && !f->child && start_again(f) < 0)
 				restart(f);
-		} else if (f->child && ev[i].data.fd == f->pidfd && reap_child(f, 0, 0) && !f->paused) {
+		} else if (f->child && ev[i].data.fd == f->pidfd && reap_child(f, 0, f->paused) && !f->paused) {
 			restart(f);
 		}
 	}
@@ -386,20 +389,33 @@ static void stop_child(struct front *f)
 		log_warnx("http: the web process (pid %d) could not be reaped", (int)f->child);
 }
 
-static void front_quiet(void *arg, int on)
+/*
+ * A guest-scope fill: stop the web process without waiting (SIGTERM now, SIGKILL when the timer
+ * fires STOP_WAIT_MS later; front_event reaps it and, paused, does not restart it); 1 once it is
+ * gone.  Off: start it again.
+ */
+static int front_quiet(void *arg, int on)
 {
 	struct front *f = arg;
-	struct itimerspec off = { 0 };
+	struct itimerspec its = { .it_value = { STOP_WAIT_MS / 1000, (STOP_WAIT_MS % 1000) * 1000000 } };
 
-	if (!f->live || f->paused == on)
-		return;
-	f->paused = on;
-	if (on) {
-		timerfd_settime(f->timerfd, 0, &off, NULL);
-		stop_child(f);
-	} else if (!f->child && spawn_child(f, -1) < 0) {
-		restart(f);
+	if (!f->live)
+		return 1;
+	if (on && !f->paused) {
+		f->paused = 1;
+		if (f->child) {
+			kill(f->child, SIGTERM);
+			timerfd_settime(f->timerfd, 0, &its, NULL);
+		} else {
+			its = (struct itimerspec){ 0 };
+			timerfd_settime(f->timerfd, 0, &its, NULL);
+		}
+	} else if (!on && f->paused) {
+		f->paused = 0;
+		if (!f->child && spawn_child(f, -1) < 0)
+			restart(f);
 	}
+	return f->child == 0;
 }
 
 static void front_close(void *arg)

@@ -71,8 +71,9 @@ struct daemon_hooks {
 	int (*fd)(void *arg);
 	/* That fd is readable: the front end's own work (a child to reap and restart); it must not block. */
 	void (*event)(void *arg);
-	/* on = 1: a guest-scope fill begins, let go of what can be let go of (the web process); 0: it ended. */
-	void (*quiet)(void *arg, int on);
+	/* on = 1: a guest-scope fill begins, let go of what can be let go of (the web process), without
+	 * blocking; asked again until it returns 1 = all of it is gone.  on = 0: it ended, take it back. */
+	int (*quiet)(void *arg, int on);
 };
 
 struct daemon {
@@ -94,6 +95,7 @@ struct daemon {
 	int64_t last_tick_mono_ms;   /* health: when the sampler last completed */
 	int64_t ticks;
 	int quiet;                   /* 1: stepping aside for a guest-scope fill; 2: gave up on it (quiet.c) */
+	int quiet_pinned;            /* while quiet: the locked pages were taken again from scratch */
 	int64_t quiet_since_mono_ms;
 	int epfd, sigfd, tick_tfd, status_tfd;   /* created by daemon_main before the spawner forks */
 	int stop;                    /* set by SIGTERM/SIGINT or --duration */

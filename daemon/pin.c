@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* pin: lock what the core uses, and only that; see pin.h. */
+#define _GNU_SOURCE
 #include "daemon/pin.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +87,24 @@ void pin_self(struct pin_report *out)
 
 void pin_again(struct pin_report *out)
 {
+	cpu_set_t was, here;
+	int cpu = sched_getcpu(), kept = sched_getaffinity(0, sizeof was, &was) == 0;
+
 	/*
 	 * MADV_PAGEOUT leaves locked mappings alone, and so does malloc_trim's MADV_DONTNEED of free heap
-	 * pages: unlock first, give back, lock again.
+	 * pages: unlock first, give back, lock again.  On one CPU: munlock hands the pages back to the
+	 * LRU through a per-CPU batch that MADV_PAGEOUT drains only on its own CPU, and a page still in
+	 * another CPU's batch cannot be paged out (in the 2-vCPU test guest, 348 KB of libsqlite3 stayed
+	 * locked that way).
 	 */
+	CPU_ZERO(&here);
+	if (cpu >= 0 && kept) {
+		CPU_SET(cpu, &here);
+		sched_setaffinity(0, sizeof here, &here);
+	}
 	munlockall();
 	malloc_trim(0);
 	pin_self(out);
+	if (cpu >= 0 && kept)
+		sched_setaffinity(0, sizeof was, &was);
 }

@@ -12,9 +12,12 @@
  *   - the writer lets go of the DB (store_suspend: WAL emptied, connection
  *     closed; ticks are held in memory, bounded by --queue-max, and written
  *     when the fill is over), and so does the status line's reader;
- *   - the freed heap goes back to the kernel, and the core's locked pages
- *     are taken again from scratch (pin_again): only the code the sampling
- *     loop runs during the fill is read back and locked, not SQLite's.
+ *   - once the web process is gone, the freed heap goes back to the kernel
+ *     and the core's locked pages are taken again from scratch (pin_again):
+ *     only the code the sampling loop runs during the fill is read back and
+ *     locked, not SQLite's.
+ * Nothing here blocks the loop: the web process is stopped with SIGTERM
+ * (SIGKILL 2 s later) and reaped through its pidfd like any death.
  * Sampling, the kernel-log and trace readers and the churn link go on
  * unchanged: the fill is what they are there to watch.
  */
@@ -32,27 +35,39 @@
 /* A probe whose result never comes (a stuck spawner) must not keep the daemon half-gone forever. */
 #define QUIET_MAX_MS (10 * 60 * 1000)
 
-static void enter(struct daemon *d)
+/*
+ * Once the front end's processes are gone (the web process maps libc and libsqlite3 too, and a page
+ * another process maps is never handed back), take the locked pages again from scratch.
+ */
+static void repin(struct daemon *d)
 {
 	struct pin_report pr;
 
+	if (d->quiet_pinned || (d->front_open && d->hooks->quiet && !d->hooks->quiet(d->hooks->arg, 1)))
+		return;
+	d->quiet_pinned = 1;
+	pin_again(&pr);
+	log_info("stepping aside: %d file mappings handed back, heap trimmed", pr.mappings);
+}
+
+static void enter(struct daemon *d)
+{
 	d->quiet = 1;
+	d->quiet_pinned = 0;
 	d->quiet_since_mono_ms = clock_mono_ms();
-	if (d->front_open && d->hooks->quiet)
-		d->hooks->quiet(d->hooks->arg, 1);
+	log_info("capacity probe in guest scope: stepping aside until it is done (web process stopped,"
+		 " database writes held in memory)");
 	store_suspend(d->store);
 	query_close(d->reader);
 	d->reader = NULL;
-	pin_again(&pr);
-	log_info("capacity probe in guest scope: stepping aside until it is done (web process stopped, database"
-		 " writes held in memory, %d file mappings handed back)", pr.mappings);
+	repin(d);
 }
 
 /* Back from enter(); quiet becomes next (0, or 2 = gave up while the fill goes on). */
 static void leave(struct daemon *d, int next, const char *why)
 {
 	char err[512];
-	size_t held = store_queued(d->store);
+	size_t held = store_queued(d->store), kib = (store_queued_bytes(d->store) + 1023) / 1024;
 
 	d->quiet = next;
 	if (store_resume(d->store, err, sizeof err) < 0)
@@ -63,8 +78,8 @@ static void leave(struct daemon *d, int next, const char *why)
 		query_cache_kib(d->reader, DAEMON_READER_CACHE_KIB);
 	if (d->front_open && d->hooks->quiet)
 		d->hooks->quiet(d->hooks->arg, 0);
-	log_info("%s: web process and database writes back (%zu tick(s) held, %zu still queued)", why, held,
-		 store_queued(d->store));
+	log_info("%s: web process and database writes back (%zu tick(s) held, %zu KiB; %zu still queued)", why,
+		 held, kib, store_queued(d->store));
 }
 
 void quiet_update(struct daemon *d)
@@ -73,6 +88,8 @@ void quiet_update(struct daemon *d)
 
 	if (fill && d->quiet == 0 && !d->stop)
 		enter(d);
+	else if (fill && d->quiet == 1)
+		repin(d);
 	else if (!fill && d->quiet == 1)
 		leave(d, 0, "capacity probe done");
 	else if (!fill)

@@ -130,6 +130,9 @@ int store_flush(struct store *st);
 /* Ticks waiting in the queue. */
 size_t store_queued(const struct store *st);
 
+/* Bytes those ticks take (what --queue-max bounds). */
+size_t store_queued_bytes(const struct store *st);
+
 /* Ticks dropped since open because the queue was full. */
 uint64_t store_dropped(const struct store *st);
 

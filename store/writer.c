@@ -642,6 +642,11 @@ size_t store_queued(const struct store *st)
 	return st->qcount;
 }
 
+size_t store_queued_bytes(const struct store *st)
+{
+	return st->qbytes;
+}
+
 uint64_t store_dropped(const struct store *st)
 {
 	return st->dropped;
