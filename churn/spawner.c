@@ -29,6 +29,7 @@
 #include "churn/probe.h"
 #include "churn/worker.h"
 #include "collector/procfile.h"
+#include "common/num.h"
 #include "common/log.h"
 
 #define SPAWN_BATCH 64              /* forks per loop turn: stay responsive to the socket */
@@ -196,17 +197,46 @@ static struct slot *table_alloc(size_t slots)
 
 /*
  * Slots for a population of `workers` and a full capacity probe, at most half full: sized by what
- * is configured, not by the caps (CHURN_MAX_WORKERS + CHURN_MAX_PROBE made a 2 MiB table of shared
- * memory, touched in full, in every guest: memory the capacity probe could not use).
+ * is configured and what memory allows, not by the caps (CHURN_MAX_WORKERS + CHURN_MAX_PROBE made a
+ * 2 MiB table of shared memory, touched in full, in every guest: memory the capacity probe could
+ * not use).
  */
+/*
+ * No capacity probe holds more workers than the memory it may fill over what each worker touches:
+ * the workers' limit in cgroup scope, MemTotal in guest scope.  SIZE_MAX when there is no bound.
+ */
+static size_t probe_bound(const struct spawner *s)
+{
+	uint64_t mem = 0, wm = s->cfg->cc.worker_memory;
+	char buf[4096];
+	const char *p;
+	size_t used;
+	ssize_t n;
+
+	if (s->cfg->cc.probe_scope == CHURN_SCOPE_CGROUP)
+		mem = s->cg ? cgroup_memory_max(s->cg) : 0;
+	else if ((n = procfile_read(NULL, "proc/meminfo", buf, sizeof buf)) > 0 && (p = strstr(buf, "MemTotal:"))) {
+		p += strlen("MemTotal:");
+		while (*p == ' ')
+			p++;
+		if (num_prefix_u64(p, (size_t)(buf + n - p), &mem, &used) < 0 || mem > UINT64_MAX / 1024)
+			mem = 0;
+		mem *= 1024;
+	}
+	return mem && wm >= 4096 ? (size_t)(mem / wm) + 1 : SIZE_MAX;
+}
+
 static size_t table_slots(const struct spawner *s, int64_t workers)
 {
 	size_t pop = workers < 0 ? 0 : (size_t)workers, probe = (size_t)s->cfg->cc.probe_limit, slots = 64;
+	size_t bound = probe_bound(s);
 
 	if (pop > (size_t)s->cfg->pop_cap)
 		pop = (size_t)s->cfg->pop_cap;
 	if (probe > (size_t)s->cfg->probe_cap)
 		probe = (size_t)s->cfg->probe_cap;
+	if (probe > bound)
+		probe = bound;
 	/* + 16: the switch probe's child and workers of a retired population not yet reaped. */
 	while (slots < 2 * (pop + probe + 16))
 		slots *= 2;
