@@ -35,6 +35,7 @@ struct churnlink {
 	char probe_running;
 	char guest_scope;                           /* --probe-scope guest */
 	char guest_fill;                            /* a guest-scope capacity probe is asked for or running */
+	char cap_held;                              /* ... and not yet sent to the spawner */
 	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
@@ -257,10 +258,11 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 	if (!cl->next_capacity_ms && cl->probe_interval_ms)
 		cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
 	if (force_capacity || (cl->next_capacity_ms && mono_ms >= cl->next_capacity_ms)) {
-		if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
+		/* Guest scope: asked for once the daemon has stepped aside (churnlink_probe_go, daemon/quiet.c). */
+		if (cl->guest_scope)
+			cl->guest_fill = cl->cap_held = 1;
+		else if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
 			log_warn("churn: capacity probe request");
-		else if (cl->guest_scope)
-			cl->guest_fill = 1;
 		if (cl->probe_interval_ms)
 			cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
 	}
@@ -274,6 +276,17 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 int churnlink_guest_fill(const struct churnlink *cl)
 {
 	return cl && cl->guest_fill;
+}
+
+void churnlink_probe_go(struct churnlink *cl)
+{
+	if (!cl || !cl->cap_held)
+		return;
+	cl->cap_held = 0;
+	if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0) {
+		log_warn("churn: capacity probe request");
+		cl->guest_fill = 0;
+	}
 }
 
 void churnlink_oom_pid(struct churnlink *cl, int64_t pid)
