@@ -13,9 +13,9 @@
  * and libsqlite3 were locked whole (1.4 and 1.2 MB).  Before locking, pin
  * hands back the file pages of every mapping that only this process maps
  * (MADV_PAGEOUT: clean file pages are dropped, data is never lost, anonymous
- * pages stay where they are without swap) and turns readahead off for the
- * code (MADV_RANDOM); from then on a code page is read, mapped and locked
- * when the core first runs it.  Pages other processes map too are not
+ * pages stay where they are without swap) and turns readahead off for its
+ * file mappings (MADV_RANDOM); from then on a page of code or read-only
+ * data is read, mapped and locked when the core first uses it.  Pages other processes map too are not
  * touched (they stay resident for them anyway).
  *
  * Also: fixed malloc thresholds, so that big buffers are mmap'd and
@@ -34,8 +34,8 @@ struct pin_report {
 };
 
 /* Page out the file pages only this process maps, drop what the page cache holds of its files and
- * nobody maps, and read its code without readahead from now on; the mappings handled.  Locks nothing
- * (the web process calls it once it serves). */
+ * nobody maps, and read its file mappings without readahead from now on; the mappings handled.
+ * Locks nothing (the web process calls it once it serves). */
 int pin_hand_back(void);
 
 /* Hand back unused file pages, then lock (see above); call after forking the spawner, before SQLite runs. */
