@@ -50,7 +50,7 @@ UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
 INTEG    = $(sort $(wildcard tests/integration/*.sh))
 SCHEMA   = $(sort $(wildcard schema/*.sql))
 
-.PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen
+.PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen test-xen-domu
 all: $(BUILD)/fpusoakd $(BUILD)/fpusoakd-web $(BUILD)/fpusoakd-spawner
 
 # deps: check pkg-config; install missing -dev packages with apt-get when root.
@@ -172,6 +172,8 @@ test-systemd: deps all
 	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) tests/run.sh tests/integration/80_systemd.sh
 test-xen: deps all
 	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) tests/run.sh tests/integration/90_xen.sh
+test-xen-domu: deps all
+	FPUSOAKD=$(abspath $(BUILD)/fpusoakd) BUILD=$(abspath $(BUILD)) tests/run.sh tests/integration/91_xen_domu.sh
 
 # fuzz: every tests/fuzz/fuzz_*.c under libFuzzer+ASan+UBSan for FUZZ_SECONDS each.
 # Corpora start from tests/fixtures/ and grow in build/fuzz/corpus/ (never in the tree).

@@ -13,6 +13,7 @@ enum {
 	F_MIN_RESERVE = 1 << 3,    /* ALLOC_MIN_RESERVE (6.3+) */
 	F_NON_BLOCK = 1 << 4,      /* ALLOC_NON_BLOCK (6.3+) */
 	F_HIGHATOMIC = 1 << 5,     /* ALLOC_HIGHATOMIC (6.3+) */
+	F_CMA = 1 << 6,            /* ALLOC_CMA: free CMA pages count (compaction's suitability check) */
 };
 
 /* Saturating int64 helpers: junk counters must not wrap into a plausible verdict. */
@@ -145,22 +146,29 @@ static int block_available(const struct atomic_zone *z, unsigned order, unsigned
 	return 0;
 }
 
-/* __zone_watermark_ok() of 4.4 .. 6.x. */
-static void check_modern(const struct atomic_zone *z, unsigned order, int64_t mark, unsigned f,
-			 enum atomic_era era, struct atomic_check *c)
+/* __zone_watermark_ok() of 4.4 .. 6.x, on free_pages (NR_FREE_PAGES, or more when reclaim is counted). */
+static void check_modern_free(const struct atomic_zone *z, uint64_t free_pages, unsigned order, int64_t mark,
+			      unsigned f, enum atomic_era era, struct atomic_check *c)
 {
-	int64_t free_after = sat(z->free_pages);
+	int64_t free_after = sat(free_pages);
 
 	free_after = ssub(free_after, ((int64_t)1 << order) - 1);
 	if (!reserve_access(f, era))
 		free_after = ssub(free_after, sat(z->nr_reserved_highatomic));
-	free_after = ssub(free_after, sat(z->nr_free_cma));
+	if (!(f & F_CMA))
+		free_after = ssub(free_after, sat(z->nr_free_cma));
 	free_after = ssub(free_after, sat(z->nr_unaccepted));
 	c->free_after = free_after;
 	c->threshold = sadd(adjust_min(mark, f, era), z->lowmem_reserve);
 	c->margin = ssub(free_after, c->threshold);
 	c->block_ok = order == 0 ? 1 : block_available(z, order, f, era);
 	c->ok = free_after > c->threshold && c->block_ok;
+}
+
+static void check_modern(const struct atomic_zone *z, unsigned order, int64_t mark, unsigned f,
+			 enum atomic_era era, struct atomic_check *c)
+{
+	check_modern_free(z, z->free_pages, order, mark, f, era, c);
 }
 
 /* __zone_watermark_ok() before 4.4: each lower order's pages drop out and min halves per order. */
@@ -232,5 +240,119 @@ int atomic_eval(const struct atomic_zone *z, unsigned order, struct atomic_kver 
 	out->fast_ok = fast.ok;
 	out->margin_pages = a.margin;
 	out->kernel_margin_pages = k.margin;
+	return 0;
+}
+
+/* ---- the request ------------------------------------------------------------------------------- */
+
+/* Saturating add of reclaimable pages to the free count. */
+static uint64_t uadd(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * GFP_KERNEL, sleeping: should_reclaim_retry() asks the watermark check (min, order k) with reclaimable
+ * pages counted as free; a free block of order >= k must still exist.  For order > 0 without such a block,
+ * compaction_zonelist_suitable() asks an order-0 check at compaction's mark on the same count.
+ */
+static int kernel_by_reclaim(const struct atomic_zone *z, uint64_t reclaimable, unsigned order, struct atomic_kver v)
+{
+	enum atomic_era era = atomic_era_of(v);
+	uint64_t avail = uadd(z->free_pages, reclaimable);
+	struct atomic_check c;
+	uint64_t base;
+	int64_t mark;
+
+	if (era == ATOMIC_ERA_LEGACY) {
+		struct atomic_zone moved = *z;
+		moved.free_pages = avail;
+		check_legacy(&moved, order, sat(z->wmark_min), 0, &c);
+	} else
+		check_modern_free(z, avail, order, sat(z->wmark_min), 0, era, &c);
+	if (c.ok)
+		return 1;
+	if (order == 0 || c.free_after <= c.threshold)
+		return 0;
+	/* Since 4.8 a non-costly order needs only the min mark for compaction to run (low before). */
+	base = order > 3 || !kver_ge(v, 4, 8) ? z->wmark_low : z->wmark_min;
+	mark = sadd(sat(base), (int64_t)2 << order);
+	check_modern_free(z, avail, 0, mark, F_CMA, era == ATOMIC_ERA_LEGACY ? ATOMIC_ERA_HARDER : era, &c);
+	return c.ok;
+}
+
+/* Zonelist order: the local node first, other nodes by number; in a node, highest zone index first. */
+static int zl_before(const struct atomic_zl_zone *zones, int a, int b, int local)
+{
+	const struct atomic_zl_zone *x = &zones[a], *y = &zones[b];
+
+	if (x->node != y->node) {
+		if ((x->node == local) != (y->node == local))
+			return x->node == local;
+		return x->node < y->node;
+	}
+	if (x->idx != y->idx && x->idx >= 0 && y->idx >= 0)
+		return x->idx > y->idx;
+	return a > b;   /* zoneinfo lists a node's zones by ascending index */
+}
+
+int atomic_request_eval(const struct atomic_zl_zone *zones, int n, int local_node, int highest_zoneidx,
+			unsigned order, struct atomic_kver v, struct atomic_request *out)
+{
+	int walk[ATOMIC_MAX_ZONES], nw = 0;
+	int *first[3];
+
+	if (!out)
+		return -1;
+	memset(out, 0, sizeof *out);
+	out->atomic_zone = out->nowait_zone = out->kernel_zone = -1;
+	out->exact = highest_zoneidx >= 0;
+	if ((!zones && n > 0) || n < 0 || n > ATOMIC_MAX_ZONES)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const struct atomic_zl_zone *zz = &zones[i];
+		if (zz->z.norders <= 0 || zz->z.norders > ATOMIC_MAX_ORDER || order >= (unsigned)zz->z.norders ||
+		    zz->nprot < 0 || zz->nprot > ATOMIC_MAX_PROT)
+			return -1;
+		if (zz->idx < 0)
+			out->exact = 0;
+		if (zz->idx >= 0 && highest_zoneidx >= 0 && zz->idx > highest_zoneidx)
+			continue;   /* above the request's highest zone: not in its walk */
+		int at = nw++;
+		while (at > 0 && zl_before(zones, i, walk[at - 1], local_node)) {
+			walk[at] = walk[at - 1];
+			at--;
+		}
+		walk[at] = i;
+	}
+	first[0] = &out->atomic_zone;
+	first[1] = &out->nowait_zone;
+	first[2] = &out->kernel_zone;
+	for (int w = 0; w < nw; w++) {
+		const struct atomic_zl_zone *zz = &zones[walk[w]];
+		static const enum atomic_req reqs[3] = { ATOMIC_REQ_ATOMIC, ATOMIC_REQ_NOWAIT, ATOMIC_REQ_KERNEL };
+		struct atomic_zone z = zz->z;
+		struct atomic_check c;
+
+		/* Every zone is checked with the reserve it keeps against the request's highest zone. */
+		z.lowmem_reserve = out->exact && highest_zoneidx < zz->nprot ? zz->protection[highest_zoneidx] : 0;
+		for (int r = 0; r < 3; r++)
+			if (*first[r] < 0 && atomic_check_zone(&z, order, reqs[r], v, &c) == 0 && c.ok)
+				*first[r] = walk[w];
+	}
+	out->atomic_ok = out->atomic_zone >= 0;
+	out->nowait_ok = out->nowait_zone >= 0;
+	out->kernel_now_ok = out->kernel_ok = out->kernel_zone >= 0;
+	/* Nothing passes before reclaim: would a sleeping GFP_KERNEL get there by reclaim or compaction? */
+	for (int w = 0; w < nw && !out->kernel_ok; w++) {
+		const struct atomic_zl_zone *zz = &zones[walk[w]];
+		struct atomic_zone z = zz->z;
+
+		z.lowmem_reserve = out->exact && highest_zoneidx < zz->nprot ? zz->protection[highest_zoneidx] : 0;
+		if (kernel_by_reclaim(&z, zz->reclaimable, order, v)) {
+			out->kernel_ok = 1;
+			out->kernel_zone = walk[w];
+		}
+	}
 	return 0;
 }

@@ -49,11 +49,35 @@
  *     them any free block of order >= k is assumed usable (buddyinfo only).
  *   - CMA: counted as unusable for both requests (neither is movable).
  *   - watermark_boost: modelled only for the order-0 atomic retry above.
- *   - ALLOC_NOFRAGMENT, cpusets, mempolicies, zonelist order, node_reclaim,
- *     the OOM/__GFP_MEMALLOC paths and rt-task boosts are not modelled; the
- *     caller combines zones (a request succeeds if any zone of its zonelist,
- *     index <= highest_zoneidx, passes with lowmem_reserve[highest_zoneidx]).
+ *   - ALLOC_NOFRAGMENT, cpusets, mempolicies, node_reclaim, the
+ *     OOM/__GFP_MEMALLOC paths and rt-task boosts are not modelled.
  *   - a snapshot: counters move between reading zoneinfo and buddyinfo.
+ *
+ * The request (atomic_request_eval): a zone's verdict is not a request's.
+ * get_page_from_freelist() walks the zonelist of the allocating node and
+ * takes the first zone that passes; every zone is checked with
+ * lowmem_reserve[highest_zoneidx] of the *request* (ZONE_NORMAL for
+ * GFP_KERNEL and GFP_ATOMIC), which is how DMA is kept for DMA requests
+ * (on the 6.18 development VM a Normal request sees DMA's 3840 free pages
+ * behind a 4683-page reserve: DMA "fails" at every tick, and no Normal
+ * request ever needs it).  The zonelist (build_zonelists, node order, the
+ * 64-bit default) holds populated zones only: the local node's from the
+ * highest index down, then the other nodes'.  Node distances are not read:
+ * other nodes follow in ascending number.  A request fails only if every
+ * zone of index <= highest_zoneidx fails.
+ *   GFP_KERNEL is asked twice: before reclaim (the same check as above at
+ *   the min mark), and whether it could still get the pages by sleeping,
+ *   with the kernel's own tests for retrying instead of going OOM:
+ *   should_reclaim_retry() (the watermark check with the zone's reclaimable
+ *   pages counted as free: file LRU, anon LRU too when swap has room) and,
+ *   for order > 0, compaction_zonelist_suitable() (an order-0 check at
+ *   (order > PAGE_ALLOC_COSTLY_ORDER 3 ? low : min) + compact_gap(order) =
+ *   2 << order, CMA counted, on the same free + reclaimable; low for every
+ *   order before 4.8).  That is the best case a sleeping request has, so
+ *   "GFP_ATOMIC fails where GFP_KERNEL would pass" counts exactly the
+ *   requests that only the ability to sleep would have saved.  Not
+ *   modelled: the fragmentation-index veto of costly-order compaction, and
+ *   whether reclaim actually frees what it could.
  */
 #ifndef FPUSOAK_ATOMIC_H
 #define FPUSOAK_ATOMIC_H
@@ -61,6 +85,8 @@
 #include <stdint.h>
 
 #define ATOMIC_MAX_ORDER 16        /* as BUDDY_MAX_ORDER */
+#define ATOMIC_MAX_ZONES 64        /* zones in one request's walk (nodes x zones, as ZONEINFO_MAX_ZONES) */
+#define ATOMIC_MAX_PROT 8          /* lowmem_reserve[] entries (MAX_NR_ZONES is 2..6) */
 
 struct atomic_kver {
 	int major, minor;
@@ -113,6 +139,32 @@ struct atomic_result {
 	int64_t margin_pages;              /* GFP_ATOMIC margin */
 	int64_t kernel_margin_pages;       /* GFP_KERNEL margin */
 };
+
+/* One populated zone as the zonelist walk needs it. */
+struct atomic_zl_zone {
+	int node;
+	int idx;                                  /* zone type index (ZONE_DMA = 0, ...); -1 if unknown */
+	int nprot;
+	int64_t protection[ATOMIC_MAX_PROT];      /* zoneinfo protection: lowmem_reserve[] by zone type */
+	uint64_t reclaimable;                     /* pages reclaim could free (zone_reclaimable_pages) */
+	struct atomic_zone z;                     /* z.lowmem_reserve is ignored: protection[highest] is used */
+};
+
+/* What a request of one order gets from its whole zonelist. */
+struct atomic_request {
+	int atomic_ok;                 /* GFP_ATOMIC passes in some zone it may use */
+	int nowait_ok;                 /* GFP_NOWAIT likewise */
+	int kernel_now_ok;             /* GFP_KERNEL passes before reclaim */
+	int kernel_ok;                 /* GFP_KERNEL passes now, or could by reclaim/compaction (see above) */
+	int atomic_zone, nowait_zone, kernel_zone;   /* index into the caller's array of the zone that would
+							serve it (the first in the walk), -1 if none */
+	int exact;                     /* 0: a zone index (or highest_zoneidx) was unknown: no reserves applied */
+};
+
+/* Walk the zonelist of an order-k request from local_node with highest_zoneidx (-1: unknown) over the
+ * populated zones zones[0..n); 0, or -1 on bad arguments (NULL, n over ATOMIC_MAX_ZONES, order too high). */
+int atomic_request_eval(const struct atomic_zl_zone *zones, int n, int local_node, int highest_zoneidx,
+			unsigned order, struct atomic_kver v, struct atomic_request *out);
 
 /* Parse "6.18.44-fc-v669" (uname -r) into major/minor; 0 or -1. */
 int atomic_kver_parse(const char *release, struct atomic_kver *out);

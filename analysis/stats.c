@@ -511,6 +511,9 @@ int stats_hodges_lehmann(const double *a, size_t n1, const double *b, size_t n2,
 	n = (uint64_t)n1 * n2;
 	out->exact = pair_exact(&pr);
 	out->k = hl_rank(&pr, &out->coverage);
+	/* With ties the normal approximation finds a k where no permutation distribution could. */
+	if (!stats_rank_enough(n1, n2))
+		out->k = 0;
 	if (out->k == 0) {
 		out->lo = -INFINITY;
 		out->hi = INFINITY;
@@ -520,6 +523,63 @@ int stats_hodges_lehmann(const double *a, size_t n1, const double *b, size_t n2,
 	    (rc = kth_diff(&pr, n + 1 - out->k, &out->hi)) != STATS_OK)
 		return rc;
 	return STATS_OK;
+}
+
+/* ---- how much data a verdict needs ---- */
+
+int stats_rank_enough(size_t n1, size_t n2)
+{
+	double c = 1.0;
+
+	if (n1 == 0 || n2 == 0)
+		return 0;
+	/* C(n1 + n2, n1), built up term by term; stop as soon as it reaches 40. */
+	for (size_t i = 1; i <= n1; i++) {
+		c = c * (double)(n2 + i) / (double)i;
+		if (c >= 40.0 - 1e-9)
+			return 1;
+	}
+	return 0;
+}
+
+void stats_rank_needed(size_t n1, size_t n2, size_t *m1, size_t *m2)
+{
+	size_t best1 = n1, best2 = n2;
+	int found = 0;
+
+	if (stats_rank_enough(n1, n2)) {
+		*m1 = n1;
+		*m2 = n2;
+		return;
+	}
+	/* 1 + 39 is always enough, so the total to search is bounded by n1 + n2 + 40. */
+	for (size_t total = n1 + n2 + 1; !found; total++)
+		for (size_t a = n1; a <= total - n2; a++) {
+			size_t b = total - a;
+			if (!stats_rank_enough(a, b))
+				continue;
+			if (!found || (a > b ? a - b : b - a) < (best1 > best2 ? best1 - best2 : best2 - best1)) {
+				best1 = a;
+				best2 = b;
+			}
+			found = 1;
+		}
+	*m1 = best1;
+	*m2 = best2;
+}
+
+uint64_t stats_rate_needed(double ta, double tb)
+{
+	double share;
+
+	if (!(ta > 0.0) || !(tb > 0.0) || !isfinite(ta) || !isfinite(tb))
+		return 0;
+	share = (ta < tb ? ta : tb) / (ta + tb);
+	/* Smallest n with 0.025^(1/n) > share: n > ln(0.025) / ln(share). */
+	for (uint64_t n = 1; n < STATS_MAX_COUNT; n++)
+		if (pow(0.025, 1.0 / (double)n) > share)
+			return n;
+	return STATS_MAX_COUNT;
 }
 
 /* ---- bootstrap ---- */
@@ -728,7 +788,7 @@ int stats_significant(const struct stats_cmp *c)
 {
 	double null = c && c->is_ratio ? 1.0 : 0.0;
 
-	if (!c || isnan(c->lo) || isnan(c->hi))
+	if (!c || c->too_few || isnan(c->lo) || isnan(c->hi))
 		return 0;
 	return c->lo > null || c->hi < null;
 }
@@ -792,15 +852,28 @@ static void verdict_line(const struct stats_cmp *c, int drop, struct line *l)
 	fmt_num(hi, c->hi, digits);
 	memset(l, 0, sizeof *l);
 	line_add(l, "%s: ", c->label);
-	if (!(drop & DROP_AB)) {
+	if (!(drop & DROP_AB) && !c->no_ab) {
 		line_add(l, "%s vs %s", a, b);
 		if (!(drop & DROP_PCT) && c->a != 0.0 && isfinite(pct))
 			line_add(l, " (%+.1f%%)", pct);
 		line_add(l, ", ");
 	}
+	if (c->too_few) {
+		if (c->is_ratio)
+			line_add(l, "too few data (n=%llu+%llu events; needs %llu)", (unsigned long long)c->n_a,
+				 (unsigned long long)c->n_b, (unsigned long long)c->need_a);
+		else
+			line_add(l, "too few data (n=%llu+%llu%s%s; needs %llu+%llu)", (unsigned long long)c->n_a,
+				 (unsigned long long)c->n_b, c->n_unit ? " " : "", c->n_unit ? c->n_unit : "",
+				 (unsigned long long)c->need_a, (unsigned long long)c->need_b);
+		return;
+	}
 	if (!(drop & DROP_EST_NAME) && c->est_name)
 		line_add(l, "%s ", c->est_name);
-	line_add(l, "%s [%s,%s%s]", e, lo, drop & DROP_CI_SPACE ? "" : " ", hi);
+	if (c->est_unbounded)
+		line_add(l, ">%s", lo);   /* no events in A: the ratio has only a lower bound */
+	else
+		line_add(l, "%s [%s,%s%s]", e, lo, drop & DROP_CI_SPACE ? "" : " ", hi);
 	if (!(drop & DROP_P) && c->p >= 0.0) {
 		line_add(l, ", ");
 		if (!(drop & DROP_P_NAME) && c->p_name)
@@ -827,9 +900,14 @@ static int printable(const char *s, size_t max)
 
 static int cmp_valid(const struct stats_cmp *c)
 {
-	return c->label && printable(c->label, STATS_VERDICT_COLS) && printable(c->est_name, 32) &&
-	       printable(c->p_name, 32) && isfinite(c->a) && isfinite(c->b) && isfinite(c->est) &&
-	       !isnan(c->lo) && !isnan(c->hi) && !isnan(c->p) && c->p <= 1.0 && c->lo <= c->hi;
+	if (!c->label || !printable(c->label, STATS_VERDICT_COLS) || !printable(c->est_name, 32) ||
+	    !printable(c->p_name, 32) || (!c->no_ab && (!isfinite(c->a) || !isfinite(c->b))))
+		return 0;
+	if (c->too_few)
+		return 1;
+	if (c->est_unbounded)
+		return c->est == INFINITY && isfinite(c->lo) && c->hi == INFINITY && !isnan(c->p) && c->p <= 1.0;
+	return isfinite(c->est) && !isnan(c->lo) && !isnan(c->hi) && !isnan(c->p) && c->p <= 1.0 && c->lo <= c->hi;
 }
 
 int stats_verdict(const struct stats_cmp *c, char *buf, size_t cap)
@@ -853,6 +931,22 @@ int stats_verdict(const struct stats_cmp *c, char *buf, size_t cap)
 	return STATS_ENOSPACE;
 }
 
+int stats_verdict_full(const struct stats_cmp *c, char *buf, size_t cap)
+{
+	struct line l;
+
+	if (!c || !buf || cap == 0)
+		return STATS_EARG;
+	buf[0] = '\0';
+	if (!cmp_valid(c))
+		return STATS_EARG;
+	verdict_line(c, 0, &l);
+	if (l.overflow || l.len >= cap)
+		return STATS_ENOSPACE;
+	memcpy(buf, l.buf, l.len + 1);
+	return (int)l.len;
+}
+
 int stats_cmp_samples(const char *label, const double *a, size_t n1, const double *b, size_t n2,
                       double *scratch, struct stats_cmp *c)
 {
@@ -863,13 +957,31 @@ int stats_cmp_samples(const char *label, const double *a, size_t n1, const doubl
 	if (!c)
 		return STATS_EARG;
 	memset(c, 0, sizeof *c);
+	c->label = label;
+	c->n_a = n1;
+	c->n_b = n2;
+	if (scratch && (n1 == 0 || n2 == 0) && (a || n1 == 0) && (b || n2 == 0)) {
+		size_t m1, m2;
+		stats_rank_needed(n1, n2, &m1, &m2);
+		c->need_a = m1;
+		c->need_b = m2;
+		c->too_few = c->no_ab = 1;
+		return STATS_ETOOFEW;
+	}
 	if ((rc = stats_hodges_lehmann(a, n1, b, n2, scratch, &hl)) != STATS_OK ||
 	    (rc = stats_mann_whitney(a, n1, b, n2, scratch, &mw)) != STATS_OK)
 		return rc;
 	/* scratch now holds sorted a then sorted b */
 	stats_quantile_sorted(scratch, n1, 0.5, &c->a);
 	stats_quantile_sorted(scratch + n1, n2, 0.5, &c->b);
-	c->label = label;
+	if (!stats_rank_enough(n1, n2)) {
+		size_t m1, m2;
+		stats_rank_needed(n1, n2, &m1, &m2);
+		c->need_a = m1;
+		c->need_b = m2;
+		c->too_few = 1;
+		return STATS_ETOOFEW;
+	}
 	c->est_name = "HL shift";
 	c->est = hl.shift;
 	c->lo = hl.lo;
@@ -887,19 +999,28 @@ int stats_cmp_rates(const char *label, uint64_t a, double ta, uint64_t b, double
 	if (!c)
 		return STATS_EARG;
 	memset(c, 0, sizeof *c);
-	if ((rc = stats_rate_ratio(a, ta, b, tb, &rr)) != STATS_OK)
-		return rc;
-	if (!isfinite(rr.ratio))
-		return STATS_ERANGE;  /* no events in A: "inf" is no headline; show the counts instead */
 	c->label = label;
+	c->is_ratio = 1;
+	c->p = -1.0;
+	c->est_name = "rate ratio";
+	c->n_a = a;
+	c->n_b = b;
+	if ((rc = stats_rate_ratio(a, ta, b, tb, &rr)) != STATS_OK && rc != STATS_ETOOFEW)
+		return rc;
 	c->a = (double)a / ta;
 	c->b = (double)b / tb;
-	c->est_name = "rate ratio";
+	c->need_a = stats_rate_needed(ta, tb);
+	if (rc == STATS_ETOOFEW || a + b < c->need_a) {
+		c->too_few = 1;
+		return STATS_ETOOFEW;
+	}
 	c->est = rr.ratio;
 	c->lo = rr.lo;
 	c->hi = rr.hi;
-	c->is_ratio = 1;
-	c->p = -1.0;
+	/* No events in A: the ratio is unbounded above but its lower bound may still exclude 1. */
+	c->est_unbounded = !isfinite(rr.ratio);
+	if (c->est_unbounded && !isfinite(rr.lo))
+		return STATS_ERANGE;
 	return STATS_OK;
 }
 

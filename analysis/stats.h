@@ -39,6 +39,16 @@
  *  - stats_slope_diff: difference of two independent OLS slopes, Welch:
  *    se = sqrt(se1^2 + se2^2), df by Welch-Satterthwaite.
  *
+ * Too little data is an answer, not an interval: a rank comparison whose
+ * smallest attainable two-sided p, 2 / C(n1 + n2, n1), is above 0.05
+ * (stats_rank_enough: fewer than 4 a side when the sides are equal) can
+ * never exclude 0, whatever the values, and the normal approximation with
+ * ties pretends otherwise (3 identical probes a side gave "significant");
+ * a rate comparison whose n = a + b events could not exclude 1 even if all
+ * fell on one side (stats_rate_needed) likewise.  Those return
+ * STATS_ETOOFEW with the counts and what would do in the stats_cmp, and
+ * stats_verdict prints "too few data (n=3+3; needs 4+4)".
+ *
  * Quantiles are type 7 (R's default, numpy's "linear").  Nothing here
  * allocates: functions that must sort take a caller scratch array whose
  * length the prototype states; it must not overlap the inputs (STATS_EARG).  No I/O, no globals, thread-safe.  NaN and
@@ -145,6 +155,16 @@ int stats_boot_median_diff(const double *a, size_t n1, const double *b, size_t n
 
 /* ---- Poisson rate ratio ---- */
 
+/* 1 if samples of n1 and n2 values can give a 95% rank interval excluding 0 (C(n1 + n2, n1) >= 40), else 0. */
+int stats_rank_enough(size_t n1, size_t n2);
+
+/* The smallest sizes m1 >= n1, m2 >= n2 that are enough: the smallest total, then the most balanced. */
+void stats_rank_needed(size_t n1, size_t n2, size_t *m1, size_t *m2);
+
+/* The fewest events in total (a + b) that could give a rate-ratio interval excluding 1 for exposures ta, tb
+ * (all on the side with the shorter exposure: 0.025^(1/n) > min(ta, tb) / (ta + tb)); 0 on bad exposures. */
+uint64_t stats_rate_needed(double ta, double tb);
+
 /* Clopper-Pearson 95% interval for x successes in n trials, x <= n, n >= 1; lo = 0 at x = 0, hi = 1 at x = n. */
 int stats_clopper_pearson(uint64_t x, uint64_t n, double *lo, double *hi);
 
@@ -191,19 +211,31 @@ struct stats_cmp {
 	int is_ratio;          /* null value 1 instead of 0 */
 	double p;              /* p-value, or negative for none */
 	const char *p_name;    /* "Mann-Whitney"; may be NULL */
+	int est_unbounded;     /* the estimate is +infinite (no events in A): printed as "EST_NAME >LO" */
+	int too_few;           /* with STATS_ETOOFEW: no verdict; the line says the counts and the need */
+	int no_ab;             /* a side was empty: no "A vs B" to show */
+	uint64_t n_a, n_b;     /* values (samples) or events (rates) of A and B */
+	const char *n_unit;    /* what a sample is, said after the counts ("probes", "minutes"); NULL: unsaid */
+	uint64_t need_a, need_b;   /* samples: sizes that would do; rates: need_a events in total, need_b 0 */
 };
 
-/* 1 iff c's 95% CI excludes the null value (0, or 1 for ratios), else 0. */
+/* 1 iff c's 95% CI excludes the null value (0, or 1 for ratios), else 0 (always 0 when too_few). */
 int stats_significant(const struct stats_cmp *c);
 
 /* Write c's verdict line (<= 72 columns, NUL-terminated) into buf; length or negative stats_err. */
 int stats_verdict(const struct stats_cmp *c, char *buf, size_t cap);
 
-/* Fill c from two samples: medians, HL shift and CI, Mann-Whitney p; scratch: n1+n2 doubles. */
+/* c's whole line, nothing dropped and no width limit (a reader that wraps, like `summary`); length or
+ * negative stats_err (STATS_ENOSPACE if cap is too small). */
+int stats_verdict_full(const struct stats_cmp *c, char *buf, size_t cap);
+
+/* Fill c from two samples: medians, HL shift and CI, Mann-Whitney p; scratch: n1+n2 doubles.
+ * STATS_ETOOFEW with c->too_few, the sizes and the need when stats_rank_enough says no (or a side is empty). */
 int stats_cmp_samples(const char *label, const double *a, size_t n1, const double *b, size_t n2,
                       double *scratch, struct stats_cmp *c);
 
-/* Fill c from a rate ratio: a vs b shown as events per unit exposure. */
+/* Fill c from a rate ratio: a vs b shown as events per unit exposure.  STATS_ETOOFEW with c->too_few when
+ * a + b < stats_rate_needed(ta, tb); no events in A gives est_unbounded (the ratio's lower bound stands). */
 int stats_cmp_rates(const char *label, uint64_t a, double ta, uint64_t b, double tb, struct stats_cmp *c);
 
 /* Fill c from two fits: slopes and Welch difference, all multiplied by scale (3.6e6: per ms -> per hour). */

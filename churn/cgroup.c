@@ -576,11 +576,17 @@ int cgroup_set_pids_max(struct cgroup *cg, uint64_t n)
 
 /* ---- open / close ------------------------------------------------------------------------- */
 
-/* mkdir, or adopt an existing group if nobody is in it (a leftover from a killed run). */
+#define ADOPT_WAIT_MS 2000   /* a crashed instance's workers die by PDEATHSIG within milliseconds */
+
+/*
+ * mkdir, or adopt an existing group if nobody is in it: the name is this
+ * instance's own (cgroup_instance_name), so an existing group is what a
+ * crash of the same instance left.  Its last processes may still be dying.
+ */
 static int make_group(const char *dir, int *created, char *err, size_t errlen)
 {
 	pid_t p[1];
-	size_t n;
+	size_t n = 0;
 
 	if (mkdir(dir, 0755) == 0) {
 		*created = 1;
@@ -590,12 +596,34 @@ static int make_group(const char *dir, int *created, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create cgroup %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (read_pids(dir, p, 1, &n) < 0 || n > 0) {
-		snprintf(err, errlen, "cgroup %s exists and has processes (another fpusoakd?)", dir);
-		return -1;
+	for (int waited = 0;; waited += 20) {
+		if (read_pids(dir, p, 1, &n) == 0 && n == 0 && count_tree(dir, 0) == 0)
+			break;
+		if (waited >= ADOPT_WAIT_MS) {
+			snprintf(err, errlen, "cgroup %s exists and has processes (pid %d%s; another fpusoakd on the same"
+				 " database?)", dir, n ? (int)p[0] : 0, n ? "" : " in a subgroup");
+			return -1;
+		}
+		sleep_ms(20);
 	}
 	*created = 1;   /* adopted: ours to remove */
 	return 0;
+}
+
+int cgroup_instance_name(const char *key, enum cgroup_ver ver, char *out, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;   /* FNV-1a 64 */
+	int n;
+
+	if (!key || (ver != CGROUP_V1 && ver != CGROUP_V2))
+		return -1;
+	for (const unsigned char *c = (const unsigned char *)key; *c; c++) {
+		h ^= *c;
+		h *= 1099511628211ull;
+	}
+	n = snprintf(out, len, "%s-%012llx", ver == CGROUP_V2 ? "workers" : "fpusoakd-workers",
+		     (unsigned long long)(h & 0xffffffffffffull));
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 static int locate(struct cgroup_self *self, struct cgroup_mounts *mnt, char *err, size_t errlen)
@@ -803,6 +831,7 @@ struct cgroup *cgroup_open(const struct cgroup_cfg *cfg, char *err, size_t errle
 	struct cgroup_mounts mnt;
 	struct cgroup_cfg named;
 	struct cgroup *cg;
+	char instance[64];
 
 	if (cfg->name && !valid_name(cfg->name)) {
 		snprintf(err, errlen, "invalid cgroup name");
@@ -820,8 +849,15 @@ struct cgroup *cgroup_open(const struct cgroup_cfg *cfg, char *err, size_t errle
 	if (cg->ver == CGROUP_NONE)
 		goto fail;
 	named = *cfg;
-	if (!named.name)
-		named.name = cg->ver == CGROUP_V2 ? "workers" : "fpusoakd-workers";
+	if (!named.name) {
+		char pidkey[32];
+		snprintf(pidkey, sizeof pidkey, "pid:%d", (int)getpid());
+		if (cgroup_instance_name(cfg->key ? cfg->key : pidkey, cg->ver, instance, sizeof instance) < 0) {
+			snprintf(err, errlen, "cannot name the group");
+			goto fail;
+		}
+		named.name = instance;
+	}
 	if ((cg->ver == CGROUP_V2 ? open_v2 : open_v1)(cg, &named, &self, &mnt, err, errlen) < 0)
 		goto fail;
 	if (apply(cg, &named, err, errlen) < 0)
@@ -872,6 +908,23 @@ static void empty_group(struct cgroup *cg)
 	free(k.pid);
 }
 
+/* v2: does <own> hold a group other than our leaf (and our own group, already removed)? */
+static int other_groups(const struct cgroup *cg)
+{
+	DIR *d = opendir(cg->own);
+	struct dirent *e;
+	const char *leaf = strrchr(cg->leaf, '/');
+	int found = 0;
+
+	if (!d)
+		return 1;   /* cannot tell: keep the controllers */
+	while (!found && (e = readdir(d)))
+		found = e->d_type == DT_DIR && e->d_name[0] != '.' && !(leaf && strcmp(e->d_name, leaf + 1) == 0) &&
+			strcmp(cg->dir + strlen(cg->own) + 1, e->d_name) != 0;
+	closedir(d);
+	return found;
+}
+
 void cgroup_close(struct cgroup *cg)
 {
 	if (!cg)
@@ -891,11 +944,17 @@ void cgroup_close(struct cgroup *cg)
 		rmdir_tree(cg->dir, 0);
 	if (cg->created_pids)
 		rmdir_tree(cg->pids_dir, 0);
-	/* v2: leave our own cgroup as we found it (controllers off, back out of the leaf). */
-	if (cg->enabled & CTRL_MEMORY)
-		wfile(cg->own, "cgroup.subtree_control", "-memory");
-	if (cg->enabled & CTRL_PIDS)
-		wfile(cg->own, "cgroup.subtree_control", "-pids");
+	/*
+	 * v2: leave our own cgroup as we found it (controllers off, back out of the leaf), unless
+	 * another instance's group still lives beside ours: turning a controller off in the parent
+	 * takes it away from that group too, with its limits.
+	 */
+	if (cg->enabled && !other_groups(cg)) {
+		if (cg->enabled & CTRL_MEMORY)
+			wfile(cg->own, "cgroup.subtree_control", "-memory");
+		if (cg->enabled & CTRL_PIDS)
+			wfile(cg->own, "cgroup.subtree_control", "-pids");
+	}
 	if (cg->moved_leaf && wfile(cg->own, "cgroup.procs", "0") == 0 && cg->created_leaf)
 		rmdir(cg->leaf);
 	free(cg);
@@ -1010,6 +1069,31 @@ static int read_u64(const char *dir, const char *file, uint64_t *out)
 		return 0;
 	}
 	return num_parse_u64(buf, (size_t)n, out);
+}
+
+/* v1 prints "no limit" as the largest page-aligned long (9223372036854771712); anything from 2^62 is none. */
+#define V1_UNLIMITED (1ull << 62)
+
+int cgroup_effective(const struct cgroup *cg, struct cgroup_effective *out)
+{
+	uint64_t v;
+
+	memset(out, 0, sizeof *out);
+	if (!cg)
+		return -1;
+	out->ver = cg->ver;
+	snprintf(out->dir, sizeof out->dir, "%s", cg->dir);
+	if (cg->pids_ctl)
+		snprintf(out->pids_dir, sizeof out->pids_dir, "%s", cg->pids_dir);
+	if (read_u64(cg->dir, cg->ver == CGROUP_V2 ? "memory.max" : "memory.limit_in_bytes", &v) == 0) {
+		out->memory_known = 1;
+		out->memory_max = v == UINT64_MAX || v >= V1_UNLIMITED ? 0 : v;
+	}
+	if (cg->pids_ctl && read_u64(cg->pids_dir, "pids.max", &v) == 0) {
+		out->pids_known = 1;
+		out->pids_max = v == UINT64_MAX ? 0 : v;
+	}
+	return 0;
 }
 
 int cgroup_memory_usage(const struct cgroup *cg, uint64_t *current, uint64_t *peak)

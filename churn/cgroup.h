@@ -87,7 +87,9 @@ int cgroup_has_word(const char *buf, size_t len, const char *w);
 struct cgroup_cfg {
 	enum cgroup_ver ver;     /* CGROUP_AUTO picks v2 if it has the memory controller, else v1 */
 	const char *name;        /* group to create under the caller's own cgroup: one path component;
-				    NULL: "workers" in v2, "fpusoakd-workers" in v1 (a shared hierarchy) */
+				    NULL: cgroup_instance_name(key) */
+	const char *key;         /* what makes this instance unique (the daemon: its canonical DB path, which
+				    flock keeps to one live daemon); NULL: "pid:<our PID>" */
 	int leaf_self;           /* v2: move the caller into <own>/daemon first (required under systemd) */
 	int enter;               /* move the caller into the new group (test sandboxes) */
 	uint64_t memory_max;     /* bytes; 0 = no limit */
@@ -96,8 +98,17 @@ struct cgroup_cfg {
 
 struct cgroup;
 
-/* Create (or adopt, if it exists and is empty) the group and set its limits; NULL with err on failure.
- * Any failure leaves nothing behind that open created. */
+/*
+ * The group's name for an instance key: "workers-<hash>" (v2) or "fpusoakd-workers-<hash>" (v1, a
+ * hierarchy shared by everything on the host), <hash> 12 hex digits of FNV-1a 64 of key.  Two daemons
+ * never share a group (they cannot share a DB), and a daemon restarted on the same DB finds the group
+ * its crashed predecessor left.  0, or -1 (no key, no version, buffer too small).  Pure.
+ */
+int cgroup_instance_name(const char *key, enum cgroup_ver ver, char *out, size_t len);
+
+/* Create (or adopt, if it exists and is empty, e.g. left by a crash of the same instance: its processes
+ * get 2 s to exit) the group and set its limits; NULL with err on failure.  Any failure leaves nothing
+ * behind that open created. */
 struct cgroup *cgroup_open(const struct cgroup_cfg *cfg, char *err, size_t errlen);
 
 /* Kill everything left in the group (verified PIDs only), reap those that are our children, undo
@@ -142,6 +153,19 @@ int cgroup_set_pids_max(struct cgroup *cg, uint64_t n);
 /* The current limits (0 = none). */
 uint64_t cgroup_memory_max(const struct cgroup *cg);
 uint64_t cgroup_pids_max(const struct cgroup *cg);
+
+/* What is in force, read back from the kernel's files (not what was asked). */
+struct cgroup_effective {
+	enum cgroup_ver ver;
+	char dir[CGROUP_PATH_MAX];       /* memory group (v2: the group) */
+	char pids_dir[CGROUP_PATH_MAX];  /* pids group ("" if none) */
+	uint64_t memory_max;             /* bytes; 0 = no limit (v2 "max", v1 the unlimited value) */
+	uint64_t pids_max;               /* 0 = no limit or no pids controller */
+	int memory_known, pids_known;    /* the file was read */
+};
+
+/* Fill out from the kernel's memory.max / memory.limit_in_bytes and pids.max; 0, or -1 without a group. */
+int cgroup_effective(const struct cgroup *cg, struct cgroup_effective *out);
 
 /* OOM kills of processes in the group since its creation (v2 memory.events, v1 memory.oom_control); 0 or -1. */
 int cgroup_oom_kills(const struct cgroup *cg, uint64_t *out);

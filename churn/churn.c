@@ -26,6 +26,7 @@
 struct churn {
 	struct churn_cfg cfg;
 	struct cgroup *cg;
+	struct churn_confinement conf;
 	char nocg[256];
 	int sock;
 	pid_t pid;
@@ -153,12 +154,33 @@ static int await_hello(struct churn *ch, int *heard, char *err, size_t errlen)
 	return -1;
 }
 
-static void open_cgroup(struct churn *ch, const struct churn_cfg *cfg)
+/* Read back what is in force (v1: after the spawner's extra PID was added). */
+static void record_confinement(struct churn *ch, const struct churn_cfg *cfg)
+{
+	struct churn_confinement *c = &ch->conf;
+	struct cgroup_effective e;
+
+	memset(c, 0, sizeof *c);
+	if (!ch->cg || cgroup_effective(ch->cg, &e) < 0) {
+		c->ver = CGROUP_NONE;
+		c->pop_cap = cfg->nocgroup_cap;
+		snprintf(c->reason, sizeof c->reason, "%s", ch->nocg[0] ? ch->nocg : "no cgroup");
+		return;
+	}
+	c->ver = e.ver;
+	snprintf(c->group, sizeof c->group, "%s", e.dir);
+	snprintf(c->pids_group, sizeof c->pids_group, "%s", e.pids_dir);
+	c->memory_max = e.memory_max;
+	c->pids_max = e.pids_max;
+}
+
+static int open_cgroup(struct churn *ch, const struct churn_cfg *cfg, char *err, size_t errlen)
 {
 	char e[256];
 	struct cgroup_cfg cc = {
 		.ver = cfg->cgroup,
 		.name = cfg->cgroup_name,
+		.key = cfg->cgroup_key,
 		.leaf_self = cfg->cgroup_leaf_self,
 		.memory_max = cfg->cgroup_memory_max,
 		.pids_max = cfg->cgroup_pids_max,
@@ -166,20 +188,29 @@ static void open_cgroup(struct churn *ch, const struct churn_cfg *cfg)
 
 	if (cfg->cgroup == CGROUP_NONE) {
 		snprintf(ch->nocg, sizeof ch->nocg, "cgroup disabled by configuration");
-		return;
+		if (cfg->cgroup_required) {
+			snprintf(err, errlen, CHURN_NOCONFINE "%s", ch->nocg);
+			return -1;
+		}
+		return 0;
 	}
 	ch->cg = cgroup_open(&cc, e, sizeof e);
 	if (!ch->cg) {
 		snprintf(ch->nocg, sizeof ch->nocg, "%s", e);
+		if (cfg->cgroup_required) {
+			snprintf(err, errlen, CHURN_NOCONFINE "%s", e);
+			return -1;
+		}
 		log_warnx("churn: cannot confine workers in a cgroup (%s); running unconfined: at most %d workers, "
 			  "capacity probes stop at %d, no OOM accounting",
 			  e, cfg->nocgroup_cap, cfg->nocgroup_cap);
-		return;
+		return 0;
 	}
 	/* v1: the spawner forks from inside the pids group, so it takes one of the PIDs. */
 	if (cgroup_version(ch->cg) == CGROUP_V1 && cfg->cgroup_pids_max &&
 	    cgroup_set_pids_max(ch->cg, cfg->cgroup_pids_max + 1) < 0)
 		log_warn("churn: cannot adjust pids.max for the spawner");
+	return 0;
 }
 
 static int reap_spawner(pid_t pid);
@@ -241,9 +272,13 @@ struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	ch->cfg = *cfg;
-	ch->cfg.cgroup_name = NULL;
+	ch->cfg.cgroup_name = ch->cfg.cgroup_key = NULL;
 	ch->sock = -1;
-	open_cgroup(ch, cfg);
+	if (open_cgroup(ch, cfg, err, errlen) < 0) {
+		free(ch);
+		return NULL;
+	}
+	record_confinement(ch, cfg);
 	memset(&scfg, 0, sizeof scfg);
 	scfg.cc = ch->cfg;
 	scfg.cg = ch->cg;
@@ -395,6 +430,31 @@ const struct cgroup *churn_cgroup(const struct churn *ch)
 	return ch ? ch->cg : NULL;
 }
 
+void churn_confinement(const struct churn *ch, struct churn_confinement *out)
+{
+	if (!ch) {
+		memset(out, 0, sizeof *out);
+		return;
+	}
+	*out = ch->conf;
+}
+
+const char *churn_confinement_line(const struct churn_confinement *c, char *buf, size_t len)
+{
+	char mem[32] = "none", pids[32] = "none";
+
+	if (c->ver == CGROUP_NONE) {
+		snprintf(buf, len, "none: %s", c->reason[0] ? c->reason : "no cgroup");
+		return buf;
+	}
+	if (c->memory_max)
+		snprintf(mem, sizeof mem, "%llu", (unsigned long long)c->memory_max);
+	if (c->pids_max)
+		snprintf(pids, sizeof pids, "%llu", (unsigned long long)c->pids_max);
+	snprintf(buf, len, "%s %s memory.max=%s pids.max=%s", c->ver == CGROUP_V2 ? "v2" : "v1", c->group, mem, pids);
+	return buf;
+}
+
 const char *churn_nocgroup_reason(const struct churn *ch)
 {
 	return ch ? ch->nocg : "";
@@ -418,11 +478,16 @@ const char *churn_status_line(const struct churn_status *st, const struct churn_
 			 last->stop_reason);
 	else if (last && last->kind == CHURN_PROBE_SWITCH)
 		snprintf(probe, sizeof probe, "; last probe switch %.3f sys us/yield", last->sys_us_per_yield);
-	snprintf(buf, len, "churn%s %llu/%d workers, %s/s, spawned %llu, failed %llu, killed %llu (oom %llu)%s",
+	char poom[48] = "";
+
+	/* Probe workers' OOM kills are deaths too: a line that said "oom 0" after four of them misled. */
+	if (st->probe.oom_killed)
+		snprintf(poom, sizeof poom, ", probe workers oom-killed %llu", (unsigned long long)st->probe.oom_killed);
+	snprintf(buf, len, "churn%s %llu/%d workers, %s/s, spawned %llu, failed %llu, killed %llu (oom %llu)%s%s",
 		 st->state == CHURN_PROBING ? " (probing)" : st->state == CHURN_STOPPING ? " (stopping)" : "",
 		 (unsigned long long)c->population, st->params.workers,
 		 churn_rate_format(st->params.rate_milli, rate, sizeof rate), (unsigned long long)c->spawned,
-		 (unsigned long long)failed, (unsigned long long)killed, (unsigned long long)c->oom_killed, probe);
+		 (unsigned long long)failed, (unsigned long long)killed, (unsigned long long)c->oom_killed, poom, probe);
 	return buf;
 }
 

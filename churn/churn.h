@@ -71,7 +71,9 @@ struct churn_cfg {
 	unsigned worker_work_iters;   /* FPU operations per tick (1000: a few µs) */
 
 	enum cgroup_ver cgroup;       /* CGROUP_AUTO; CGROUP_NONE = run unconfined (capped) */
-	const char *cgroup_name;      /* NULL: "workers" (v2), "fpusoakd-workers" (v1); used only by churn_open */
+	const char *cgroup_name;      /* NULL: cgroup_instance_name(cgroup_key); used only by churn_open */
+	const char *cgroup_key;       /* the instance key (the daemon: canonical DB path); NULL: our PID */
+	int cgroup_required;          /* no group, no churn: churn_open fails instead of running unconfined */
 	int cgroup_leaf_self;         /* v2: move this process into <own>/daemon first (the daemon: 1) */
 	uint64_t cgroup_memory_max;   /* --cgroup-memory-max bytes, 0 = none */
 	uint64_t cgroup_pids_max;     /* --cgroup-pids-max, 0 = none (v1: +1 is added for the spawner) */
@@ -102,22 +104,34 @@ struct churn_hello {
 	char fpu_note[192];           /* e.g. "avx512 (auto); amx unavailable: cpu lacks amx-tile" */
 };
 
+/*
+ * Every death counted once.  c and probe each obey churn_counters_check; an OOM kill is counted in
+ * the set of the worker that died, whichever phase it died in (a churn worker during a probe's
+ * retire phase stays a churn worker).  memcg_oom_total = c.oom_killed + probe.oom_killed +
+ * oom_unattributed: kills the cgroup counted that matched no worker's death (the spawner itself, or
+ * a victim not reaped yet when the record was made).
+ */
 struct churn_status {
 	int64_t mono_ms, real_ms;     /* CLOCK_MONOTONIC / CLOCK_REALTIME at sampling */
 	uint32_t seq;
 	int32_t state;                /* enum churn_state */
 	struct churn_params params;   /* in force (after caps) */
-	struct churn_counters c;      /* cumulative */
+	struct churn_counters c;      /* churn workers, cumulative */
+	struct churn_counters probe;  /* capacity-probe workers, cumulative (population = probe_alive) */
 	uint64_t probe_alive;         /* capacity-probe workers alive */
 	uint64_t deaths_dropped;      /* DEATH records not sent (over the per-period cap) */
 	uint64_t probes_done;
-	uint64_t memcg_oom_total;     /* every OOM kill in the group since start (churn + probe) */
+	uint64_t memcg_oom_total;     /* every OOM kill in the group since start (churn + probe + other) */
+	uint64_t oom_unattributed;    /* ... matched to no worker's death (yet) */
 };
 
-/* One churn worker killed by a signal (for tying to kernel-log OOM lines by PID). */
+enum churn_role { CHURN_ROLE_CHURN = 1, CHURN_ROLE_PROBE = 2 };
+
+/* One worker killed by a signal (for tying to kernel-log OOM lines by PID). */
 struct churn_death {
 	int64_t mono_ms, real_ms, age_ms;
-	int32_t pid, signal, core, pad;
+	int32_t pid, signal, core;
+	int32_t role;                 /* enum churn_role */
 };
 
 struct churn_probe_start {
@@ -185,7 +199,9 @@ void churn_cfg_defaults(struct churn_cfg *cfg);
 const char *churn_spawner_path(char *buf, size_t len);
 
 /* Create the workers' cgroup and fork the spawner; waits for its HELLO (<= 5 s).  Call before any
- * thread exists.  Without a cgroup: one warning, and the population is capped.  NULL with err. */
+ * thread exists.  Without a cgroup: one warning, and the population is capped (cgroup_required: NULL,
+ * err CHURN_NOCONFINE "...", nothing logged).  NULL with err. */
+#define CHURN_NOCONFINE "cannot confine workers: "
 struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen);
 
 /* The fd to poll for POLLIN (records) and POLLHUP (spawner gone). */
@@ -213,6 +229,22 @@ const struct churn_hello *churn_hello_info(const struct churn *ch);
 
 /* The workers' cgroup (NULL when unconfined). */
 const struct cgroup *churn_cgroup(const struct churn *ch);
+
+/* The confinement in force, read back from the kernel at churn_open: what a run stores, not what it asked. */
+struct churn_confinement {
+	int ver;                            /* enum cgroup_ver; CGROUP_NONE: unconfined */
+	char group[CGROUP_PATH_MAX];        /* memory group (v2: the group); "" when unconfined */
+	char pids_group[CGROUP_PATH_MAX];   /* pids group; "" if none */
+	uint64_t memory_max, pids_max;      /* 0 = no limit */
+	int pop_cap;                        /* unconfined: the population and probe cap in force; else 0 */
+	char reason[256];                   /* unconfined: why; else "" */
+};
+
+/* Fill out (zeroed, CGROUP_NONE with the reason, when unconfined). */
+void churn_confinement(const struct churn *ch, struct churn_confinement *out);
+
+/* One line: "v1 <group> memory.max=N pids.max=N" or "none: <reason>"; returns buf. */
+const char *churn_confinement_line(const struct churn_confinement *c, char *buf, size_t len);
 
 /* Why there is no cgroup ("" when there is one). */
 const char *churn_nocgroup_reason(const struct churn *ch);

@@ -228,11 +228,31 @@ void churn_count_death(struct churn_counters *k, int code, int status)
 		k->killed_other++;
 }
 
+void churn_count_death_cause(struct churn_counters *k, int code, int status, enum churn_kill_cause cause)
+{
+	churn_count_death(k, code, status);
+	if (code == CLD_EXITED || status != SIGKILL)
+		return;
+	if (cause == CHURN_KILL_OURS)
+		k->killed_ours++;
+	else if (cause == CHURN_KILL_OOM)
+		k->oom_killed++;
+}
+
+int churn_oom_attribute(uint64_t memcg_total, uint64_t *attributed)
+{
+	if (memcg_total <= *attributed)
+		return 0;
+	(*attributed)++;
+	return 1;
+}
+
 int churn_counters_check(const struct churn_counters *k)
 {
 	uint64_t ended = k->exited + k->killed_sigkill + k->killed_sigsegv + k->killed_sigill + k->killed_other;
 
-	return k->spawned == ended + k->population && k->exited_retired + k->exited_error <= k->exited ? 0 : -1;
+	return k->spawned == ended + k->population && k->exited_retired + k->exited_error <= k->exited &&
+	       k->oom_killed + k->killed_ours <= k->killed_sigkill ? 0 : -1;
 }
 
 /* ---- flags --------------------------------------------------------------------------------- */

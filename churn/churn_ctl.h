@@ -40,11 +40,14 @@ struct churn_params {
 };
 
 /*
- * Cumulative, since the spawner started.  Invariant (churn_counters_check):
+ * Cumulative, since the spawner started; one set for churn workers and one
+ * for capacity-probe workers.  Identity (churn_counters_check):
  * spawned = exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other + population.
- * exited_retired and exited_error are subsets of exited; oom_killed is not a
- * death class but the memory cgroup's count of OOM kills among churn workers
- * (those deaths are in killed_sigkill).
+ * exited_retired and exited_error are subsets of exited; oom_killed and
+ * killed_ours are disjoint subsets of killed_sigkill: an OOM kill matched
+ * to this death (churn_oom_attribute), and a SIGKILL the spawner itself sent
+ * (a worker that ignored SIGTERM past the retire/release/stop timeout).  The
+ * rest of killed_sigkill is someone else's kill.
  */
 struct churn_counters {
 	uint64_t spawned;
@@ -53,8 +56,9 @@ struct churn_counters {
 	uint64_t exited_retired;  /* ... ended early by our SIGTERM (probe, stop) */
 	uint64_t exited_error;    /* ... worker setup failed (cgroup move, FPU, memory) */
 	uint64_t killed_sigkill, killed_sigsegv, killed_sigill, killed_other;
-	uint64_t oom_killed;
-	uint64_t population;      /* churn workers alive now */
+	uint64_t oom_killed;      /* ... of which OOM kills */
+	uint64_t killed_ours;     /* ... of which our own SIGKILL */
+	uint64_t population;      /* workers alive now */
 	int32_t last_spawn_errno; /* errno of the latest failed spawn, 0 if none */
 	int32_t last_exit_error;  /* latest non-zero, non-retired exit code, 0 if none */
 	int32_t last_signal;      /* latest killing signal, 0 if none */
@@ -101,6 +105,16 @@ void churn_count_spawned(struct churn_counters *k);
 void churn_count_spawn_failed(struct churn_counters *k, int err);
 /* Count a death from waitid: code CLD_EXITED/CLD_KILLED/CLD_DUMPED, status = exit code or signal. */
 void churn_count_death(struct churn_counters *k, int code, int status);
+
+/* What the spawner knows of a SIGKILL death: nothing, its own kill, or a matched OOM kill. */
+enum churn_kill_cause { CHURN_KILL_UNKNOWN = 0, CHURN_KILL_OURS, CHURN_KILL_OOM };
+
+/* churn_count_death, with the cause of a SIGKILL (ignored for any other death). */
+void churn_count_death_cause(struct churn_counters *k, int code, int status, enum churn_kill_cause cause);
+
+/* A SIGKILL death we did not cause, with memcg_total OOM kills counted by the workers' memory cgroup
+ * and *attributed of them matched to deaths so far: 1 (and ++*attributed) if it is one of them, else 0. */
+int churn_oom_attribute(uint64_t memcg_total, uint64_t *attributed);
 /* 0 if the invariant holds, -1 if not. */
 int churn_counters_check(const struct churn_counters *k);
 

@@ -45,7 +45,8 @@ enum role { ROLE_FREE = 0, ROLE_CHURN, ROLE_PROBE, ROLE_SWITCH };
 
 struct slot {
 	pid_t pid;
-	int32_t role;
+	int16_t role;
+	int16_t ours;                /* we sent it SIGKILL: its SIGKILL death is ours, not an OOM kill */
 	int64_t born_ms;
 };
 
@@ -64,7 +65,8 @@ struct spawner {
 	int clone_fd, procs_fd;
 	struct churn_ctl ctl;
 	struct churn_params want;    /* as the daemon asked, before caps */
-	struct churn_counters c;
+	struct churn_counters c;     /* churn workers */
+	struct churn_counters pc;    /* capacity-probe workers */
 	struct table tab;
 	uint64_t probe_alive;
 	int state;                   /* enum churn_state */
@@ -75,7 +77,7 @@ struct spawner {
 	int deaths_sent;             /* this status period */
 	uint64_t deaths_dropped, probes_done;
 	int have_oom;
-	uint64_t oom_base, oom_last;
+	uint64_t oom_base, oom_last, oom_attributed;   /* memory cgroup's oom_kill; kills matched to deaths */
 
 	/* capacity probe */
 	struct probe_cap cap;
@@ -149,7 +151,7 @@ static int tab_insert(struct table *t, pid_t pid, int role, int64_t born_ms)
 		return -1;
 	for (i = slot_of(t, pid); t->s[i].role != ROLE_FREE; i = (i + 1) & t->mask)
 		;
-	t->s[i] = (struct slot){ pid, role, born_ms };
+	t->s[i] = (struct slot){ pid, (int16_t)role, 0, born_ms };
 	t->n++;
 	return 0;
 }
@@ -170,7 +172,7 @@ static void tab_remove(struct table *t, struct slot *victim)
 			i = j;
 		}
 	}
-	t->s[i] = (struct slot){ 0, ROLE_FREE, 0 };
+	t->s[i] = (struct slot){ 0, ROLE_FREE, 0, 0 };
 	t->n--;
 }
 
@@ -265,8 +267,12 @@ static int table_grow(struct spawner *s, int64_t workers)
 static void signal_role(struct spawner *s, int role, int sig)
 {
 	for (size_t i = 0; i <= s->tab.mask; i++)
-		if (s->tab.s[i].role == role)
+		if (s->tab.s[i].role == role) {
+			/* Marked before the kill: the death it causes is counted as ours, never as an OOM kill. */
+			if (sig == SIGKILL)
+				s->tab.s[i].ours = 1;
 			kill(s->tab.s[i].pid, sig);
+		}
 }
 
 /* ---- records ------------------------------------------------------------------------------ */
@@ -342,19 +348,31 @@ static void note(struct spawner *s, int level, const char *fmt, ...)
 	emit(s, &r, 1);
 }
 
-/* Read the group's OOM counter; attribute the increase to the probe while one fills, else to churn. */
+/*
+ * Read the group's OOM counter.  Kills are attributed one by one to the workers whose deaths they
+ * explain (reap), never by the phase the counter moved in: a probe's fill kills probe workers, but a
+ * churn worker that dies of an OOM kill while being retired is still a churn worker.
+ */
 static void oom_poll(struct spawner *s)
 {
-	uint64_t v, d;
+	uint64_t v;
 
 	if (!s->have_oom || cgroup_oom_kills(s->cg, &v) < 0 || v < s->oom_last)
 		return;
-	d = v - s->oom_last;
 	s->oom_last = v;
-	if (s->cap.phase == PROBE_FILLING || s->cap.phase == PROBE_SETTLING || s->cap.phase == PROBE_RELEASING)
-		s->cap_oom += d;
-	else
-		s->c.oom_killed += d;
+}
+
+/* Why a worker that died of SIGKILL died: our own kill, an OOM kill the cgroup counted, or unknown. */
+static enum churn_kill_cause kill_cause(struct spawner *s, int ours, int code, int status)
+{
+	if (code == CLD_EXITED || status != SIGKILL)
+		return CHURN_KILL_UNKNOWN;
+	if (ours)
+		return CHURN_KILL_OURS;
+	/* The kernel counts an OOM kill (memcg_memory_event) before it sends the SIGKILL: read it now. */
+	oom_poll(s);
+	return s->have_oom && churn_oom_attribute(s->oom_last - s->oom_base, &s->oom_attributed) ? CHURN_KILL_OOM
+												 : CHURN_KILL_UNKNOWN;
 }
 
 static void send_status(struct spawner *s, int64_t now, int must)
@@ -370,10 +388,12 @@ static void send_status(struct spawner *s, int64_t now, int must)
 	r.u.status.state = s->state;
 	r.u.status.params = s->ctl.p;
 	r.u.status.c = s->c;
+	r.u.status.probe = s->pc;
 	r.u.status.probe_alive = s->probe_alive;
 	r.u.status.deaths_dropped = s->deaths_dropped;
 	r.u.status.probes_done = s->probes_done;
 	r.u.status.memcg_oom_total = s->oom_last - s->oom_base;
+	r.u.status.oom_unattributed = s->oom_last - s->oom_base - s->oom_attributed;
 	emit(s, &r, must);
 	s->deaths_sent = 0;
 	s->next_status = now + s->cfg->cc.status_ms * 1000000;
@@ -647,8 +667,11 @@ static void cap_spawn_next(struct spawner *s, int64_t now)
 	pid_t pid = spawn(s, ROLE_PROBE, -1, now);
 	int err = pid < 0 ? errno : 0;
 
-	if (pid > 0)
+	if (pid > 0) {
 		s->probe_alive++;
+		churn_count_spawned(&s->pc);
+	} else
+		churn_count_spawn_failed(&s->pc, err);
 	cap_act(s, now, probe_cap_spawned(&s->cap, now, err, s->cfg->cc.probe_step_timeout_ms * 1000000));
 }
 
@@ -664,7 +687,6 @@ static void cap_retired(struct spawner *s, int64_t now)
 {
 	uint64_t oom = 0;
 
-	oom_poll(s);   /* kills so far belong to churn */
 	s->t_retire = now;
 	if (s->cfg->cc.probe_scope == CHURN_SCOPE_GUEST && s->cg && cgroup_memory_max(s->cg)) {
 		s->saved_mem_max = cgroup_memory_max(s->cg);
@@ -728,14 +750,23 @@ static void cap_finish(struct spawner *s, int64_t now)
 	d->release_ms = (now - end) / 1000000;
 	d->mem_peak = peak;
 	snprintf(d->stop_reason, sizeof d->stop_reason, "%s", s->cap.stop_reason);
+	/*
+	 * Where the probe ran, as it ran: the group's version and name (cgroup=none when unconfined: then
+	 * the count is capped, not a capacity), the limit in force (0 while a guest-scope probe lifted it)
+	 * and the pids limit.
+	 */
+	const char *gname = s->cg ? strrchr(cgroup_dir(s->cg), '/') : NULL;
 	snprintf(d->detail, sizeof d->detail,
 		 "scope=%s limit=%d spawned=%lld ready=%lld oom_kills=%llu worker_memory=%llu fpu=%s "
-		 "mem_limit=%llu mem_peak=%llu retire_ms=%lld release_ms=%lld fork_charge=%s",
+		 "mem_limit=%llu mem_peak=%llu retire_ms=%lld release_ms=%lld fork_charge=%s cgroup=%s%s%s "
+		 "mem_limit_lifted=%d pids_limit=%llu",
 		 d->scope == CHURN_SCOPE_GUEST ? "guest" : "cgroup", s->cap.limit, (long long)s->cap.spawned,
 		 (long long)s->cap.ready, (unsigned long long)s->cap_oom,
 		 (unsigned long long)s->cfg->cc.worker_memory, fpu_kind_name(s->kind),
-		 (unsigned long long)cgroup_memory_max(s->cg), (unsigned long long)peak, (long long)d->retire_ms,
-		 (long long)d->release_ms, s->in_memcg ? "group" : s->cg ? "outside" : "none");
+		 (unsigned long long)(s->lifted ? 0 : cgroup_memory_max(s->cg)), (unsigned long long)peak,
+		 (long long)d->retire_ms, (long long)d->release_ms, s->in_memcg ? "group" : s->cg ? "outside" : "none",
+		 !s->cg ? "none" : cgroup_version(s->cg) == CGROUP_V2 ? "v2" : "v1", gname ? ":" : "",
+		 gname ? gname + 1 : "", s->lifted, (unsigned long long)cgroup_pids_max(s->cg));
 	emit(s, &r, 1);
 	s->probes_done++;
 	if (s->stopping)
@@ -884,7 +915,7 @@ static void sw_done(struct spawner *s, int64_t now, int code, int status)
 
 /* ---- reaping ------------------------------------------------------------------------------ */
 
-static void death_record(struct spawner *s, int64_t now, pid_t pid, int code, int sig, int64_t born_ms)
+static void death_record(struct spawner *s, int64_t now, pid_t pid, int code, int sig, int64_t born_ms, int role)
 {
 	static struct churn_rec r;
 
@@ -900,6 +931,7 @@ static void death_record(struct spawner *s, int64_t now, pid_t pid, int code, in
 	r.u.death.pid = pid;
 	r.u.death.signal = sig;
 	r.u.death.core = code == CLD_DUMPED;
+	r.u.death.role = role == ROLE_PROBE ? CHURN_ROLE_PROBE : CHURN_ROLE_CHURN;
 	emit(s, &r, 0);
 	s->deaths_sent++;
 }
@@ -915,17 +947,24 @@ static void reap(struct spawner *s, int64_t now)
 		struct slot *sl = tab_find(&s->tab, si.si_pid);
 		if (!sl)
 			continue;
-		int role = sl->role;
+		int role = sl->role, ours = sl->ours;
 		int64_t born = sl->born_ms;
+		enum churn_kill_cause cause;
 		tab_remove(&s->tab, sl);
 		switch (role) {
 		case ROLE_CHURN:
-			churn_count_death(&s->c, si.si_code, si.si_status);
+			churn_count_death_cause(&s->c, si.si_code, si.si_status,
+						kill_cause(s, ours, si.si_code, si.si_status));
 			if (si.si_code != CLD_EXITED)
-				death_record(s, now, si.si_pid, si.si_code, si.si_status, born);
+				death_record(s, now, si.si_pid, si.si_code, si.si_status, born, role);
 			break;
 		case ROLE_PROBE:
 			s->probe_alive--;
+			cause = kill_cause(s, ours, si.si_code, si.si_status);
+			churn_count_death_cause(&s->pc, si.si_code, si.si_status, cause);
+			s->cap_oom += cause == CHURN_KILL_OOM;
+			if (si.si_code != CLD_EXITED)
+				death_record(s, now, si.si_pid, si.si_code, si.si_status, born, role);
 			cap_act(s, now, probe_cap_death(&s->cap, now, si.si_code, si.si_status));
 			break;
 		case ROLE_SWITCH:

@@ -245,24 +245,17 @@ static int first_start(struct front *f, char *err, size_t errlen)
 	return 0;
 }
 
-static int front_open(void *arg, const struct config *cfg, char *err, size_t errlen)
+/*
+ * Before the daemon starts anything (spawner, DB, run row): systemd's socket (fpusoakd.socket) when
+ * it passed one, else our own, so that a port in use stops the start-up with nothing written.
+ */
+static int front_bind(void *arg, const struct config *cfg, char *err, size_t errlen)
 {
 	struct front *f = arg;
-	struct epoll_event ev = { .events = EPOLLIN };
 	char why[256];
 
-	f->listen_fd = f->pidfd = f->epfd = f->timerfd = -1;
 	if (strcmp(cfg->listen, "none") == 0)
 		return 0;
-	if (!helper_path(WEB_EXE, f->exe, sizeof f->exe)) {
-		snprintf(err, errlen, "http: cannot find %s beside %s or in %s (or run with --listen none)", WEB_EXE,
-			 "the fpusoakd executable", FPUSOAK_LIBEXECDIR);
-		return -1;
-	}
-	snprintf(f->db, sizeof f->db, "%s", cfg->db);
-	snprintf(f->listen, sizeof f->listen, "%s", cfg->listen);
-	snprintf(f->log_level, sizeof f->log_level, "%s", log_level_name(cfg->log_level));
-	/* systemd's socket (fpusoakd.socket) when it passed one, else our own; kept across restarts of the child. */
 	f->listen_fd = sdlisten_take(why, sizeof why);
 	if (f->listen_fd == -2) {
 		snprintf(err, errlen, "http: %s", why);
@@ -274,6 +267,28 @@ static int front_open(void *arg, const struct config *cfg, char *err, size_t err
 		return -1;
 	}
 	f->listen_fd = move_high(f->listen_fd);
+	return 0;
+}
+
+static int front_open(void *arg, const struct config *cfg, char *err, size_t errlen)
+{
+	struct front *f = arg;
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (strcmp(cfg->listen, "none") == 0)
+		return 0;
+	if (f->listen_fd < 0) {
+		snprintf(err, errlen, "http: no listening socket (the bind hook did not run)");
+		return -1;
+	}
+	if (!helper_path(WEB_EXE, f->exe, sizeof f->exe)) {
+		snprintf(err, errlen, "http: cannot find %s beside %s or in %s (or run with --listen none)", WEB_EXE,
+			 "the fpusoakd executable", FPUSOAK_LIBEXECDIR);
+		return -1;
+	}
+	snprintf(f->db, sizeof f->db, "%s", cfg->db);
+	snprintf(f->listen, sizeof f->listen, "%s", cfg->listen);
+	snprintf(f->log_level, sizeof f->log_level, "%s", log_level_name(cfg->log_level));
 	if (!(f->live = live_create(err, errlen)))
 		return -1;
 	f->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -323,6 +338,10 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 	d->has_churn = s->churn != NULL;
 	if (s->churn)
 		d->churn = *s->churn;
+	d->has_probe = s->probe != NULL;
+	if (s->probe)
+		d->probe = *s->probe;
+	d->oom_unattributed = s->oom_unattributed;
 	d->last_capacity = s->last_capacity;
 	d->last_switch_us = s->last_switch_us;
 	d->has_alloc_failures = s->alloc_failures != NULL;
@@ -437,6 +456,6 @@ static void front_close(void *arg)
 void front_hooks(struct front *f, struct daemon_hooks *h)
 {
 	f->listen_fd = f->pidfd = f->epfd = f->timerfd = -1;
-	*h = (struct daemon_hooks){ .arg = f, .open = front_open, .sample = front_sample, .status = front_status,
+	*h = (struct daemon_hooks){ .arg = f, .bind = front_bind, .open = front_open, .sample = front_sample, .status = front_status,
 				    .close = front_close, .fd = front_fd, .event = front_event, .quiet = front_quiet };
 }

@@ -3,15 +3,16 @@
  * front: the daemon's front end — the web process, run and supervised by
  * the core through the hooks of daemon/daemon.h.
  *
- * The core binds the listening socket (or takes systemd's, LISTEN_FDS) and
- * keeps it for its whole life; the web process (fpusoakd-web serve, found
- * beside the core or in LIBEXECDIR) gets it at exec, with the live snapshot
- * (cmd/live.h) the core writes after every sample and status period.  A web
- * process that dies (crash, kill -9, OOM kill) is reaped through a pidfd
- * the daemon's loop polls and started again at once, or after a growing
- * pause when it keeps dying; connections wait in the socket's backlog
- * meanwhile.  The core never waits for it except once at start (READY=1
- * promises that HTTP serves) and at exit (2 s, then SIGKILL).
+ * bind claims the listening socket (or takes systemd's, LISTEN_FDS) before
+ * the daemon starts anything, and the core keeps it for its whole life; the
+ * web process (fpusoakd-web serve, found beside the core or in LIBEXECDIR)
+ * gets it at exec, with the live snapshot (daemon/live.h) the core writes
+ * after every sample and status period.  A web process that dies (crash,
+ * kill -9, OOM kill) is reaped through a pidfd the daemon's loop polls and
+ * started again at once, or after a growing pause when it keeps dying;
+ * connections wait in the socket's backlog meanwhile.  The core never waits
+ * for it except once at start (READY=1 promises that HTTP serves) and at
+ * exit (2 s, then SIGKILL).
  *
  * open starts it (nothing for --listen none); sample and status write the
  * snapshot; fd/event reap and restart; quiet stops it for the length of a

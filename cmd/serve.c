@@ -271,6 +271,8 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 		.meminfo = d->has_meminfo ? &d->meminfo : NULL,
 		.indices = 1,
 		.churn = d->has_churn ? &d->churn : NULL,
+		.probe = d->has_probe ? &d->probe : NULL,
+		.oom_unattributed = d->oom_unattributed,
 		.last_capacity = d->last_capacity,
 		.last_switch_us = d->last_switch_us,
 		.alloc_failures = d->has_alloc_failures ? d->alloc_failures : NULL,

@@ -9,6 +9,7 @@
 #include "collector/cpuinfo.h"
 #include "collector/kv.h"
 #include "collector/procfile.h"
+#include "collector/xenstore.h"
 
 /* Read a small file into out, trimmed at the first newline; "" if unreadable. */
 static void read_line(const char *root, const char *rel, char *out, size_t outlen)
@@ -36,6 +37,34 @@ static void mem_total(const char *proc_root, struct envinfo *out)
 
 	if (n > 0 && meminfo_parse(buf, (size_t)n, &mi) == 0 && kv_get(&mi, "MemTotal", &v) == 0)
 		out->mem_total_kb = (int64_t)v;
+}
+
+/*
+ * dom0 or domU, and the id.  /proc/xen/capabilities (xenfs) says control_d in
+ * the control domain, which is domain 0, and nothing in a guest; a guest's
+ * own id is in the Xen store.  The store is asked only on the live system:
+ * a fixture tree has no store, and in a dom0 the answer is known already
+ * (asking there before xenstored runs would wait for nothing).
+ */
+static void xen_domain(const char *proc_root, struct envinfo *out)
+{
+	char buf[256];
+	ssize_t n = procfile_read(proc_root, "xen/capabilities", buf, sizeof buf);
+	int64_t id = -1;
+
+	if (n >= 0 && xen_caps_control_d(buf, (size_t)n)) {
+		snprintf(out->xen_domain, sizeof out->xen_domain, "dom0");
+		out->xen_domid = 0;
+		return;
+	}
+	if (proc_root && strcmp(proc_root, "/proc") == 0 && xs_query_domid("/dev/xen/xenbus", 1000, &id) == 0) {
+		out->xen_domid = id;
+		snprintf(out->xen_domain, sizeof out->xen_domain, "%s", id == 0 ? "dom0" : "domU");
+		return;
+	}
+	/* capabilities readable and without control_d: a guest whose id we could not read. */
+	if (n >= 0)
+		snprintf(out->xen_domain, sizeof out->xen_domain, "domU");
 }
 
 void envinfo_collect(const char *proc_root, const char *sys_root, struct envinfo *out)
@@ -66,4 +95,7 @@ void envinfo_collect(const char *proc_root, const char *sys_root, struct envinfo
 	read_line(sys_root, "hypervisor/guest_type", out->guest_type, sizeof out->guest_type);
 	if (!out->hypervisor[0])
 		snprintf(out->hypervisor, sizeof out->hypervisor, "%s", cpuinfo_hypervisor_name(&ci));
+	out->xen_domid = -1;
+	if (strcmp(out->hypervisor, "xen") == 0)
+		xen_domain(proc_root, out);
 }

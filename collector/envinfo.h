@@ -3,7 +3,8 @@
  *
  * Kernel release/version and /proc/cmdline (users look for eagerfpu=),
  * boot id (kernel-log sequence numbers restart with a boot), hypervisor and
- * guest type, CPU model, FPU features and XSAVE sizes, MemTotal, page size.
+ * guest type, CPU model, FPU features and XSAVE sizes, MemTotal, page size;
+ * under Xen, whether this is the control domain or a guest, and its id.
  */
 #ifndef FPUSOAK_ENVINFO_H
 #define FPUSOAK_ENVINFO_H
@@ -18,6 +19,8 @@ struct envinfo {
 	char cmdline[4096];
 	char hypervisor[32];         /* xen|kvm|hyperv|vmware|none|other:<sig> */
 	char guest_type[32];         /* from /sys/hypervisor/guest_type, "" if absent */
+	char xen_domain[8];          /* "dom0" | "domU" | "" (not Xen, or cannot tell) */
+	int64_t xen_domid;           /* the domain's id; -1 unknown */
 	char cpu_model[64];
 	char fpu_features[256];
 	char xstate_detail[512];
@@ -26,7 +29,7 @@ struct envinfo {
 	int64_t page_size;
 };
 
-/* Collect everything under proc_root/sys_root ("/proc", "/sys"); missing pieces stay empty. Never fails. */
+/* Collect everything under proc_root/sys_root ("/proc", "/sys"); missing pieces stay empty. Never fails.  Asks the Xen store (at most 1 s) only on the live system (proc_root "/proc"). */
 void envinfo_collect(const char *proc_root, const char *sys_root, struct envinfo *out);
 
 #endif

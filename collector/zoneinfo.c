@@ -192,6 +192,10 @@ static int zone_field(struct state *st, struct span key, int64_t v)
 		{ "nr_unaccepted", 0, ZI_NR_UNACCEPTED, offsetof(struct zoneinfo_zone, nr_unaccepted) },
 		{ "node_unreclaimable", 0, ZI_NODE_UNRECLAIMABLE, offsetof(struct zoneinfo_zone, node_unreclaimable) },
 		{ "start_pfn", 0, ZI_START_PFN, offsetof(struct zoneinfo_zone, start_pfn) },
+		{ "nr_zone_inactive_anon", 0, ZI_INACTIVE_ANON, offsetof(struct zoneinfo_zone, nr_zone_inactive_anon) },
+		{ "nr_zone_active_anon", 0, ZI_ACTIVE_ANON, offsetof(struct zoneinfo_zone, nr_zone_active_anon) },
+		{ "nr_zone_inactive_file", 0, ZI_INACTIVE_FILE, offsetof(struct zoneinfo_zone, nr_zone_inactive_file) },
+		{ "nr_zone_active_file", 0, ZI_ACTIVE_FILE, offsetof(struct zoneinfo_zone, nr_zone_active_file) },
 	};
 	struct zoneinfo_zone *z = st->z;
 

@@ -58,6 +58,11 @@ enum {
 	ZI_START_PFN = 1 << 7,
 	ZI_PCP = 1 << 8,           /* at least one "cpu:" pageset with a count */
 	ZI_NODE_UNRECLAIMABLE = 1 << 9,
+	ZI_INACTIVE_ANON = 1 << 10,    /* nr_zone_* LRU counters (4.8+): what reclaim could free in the zone */
+	ZI_ACTIVE_ANON = 1 << 11,
+	ZI_INACTIVE_FILE = 1 << 12,
+	ZI_ACTIVE_FILE = 1 << 13,
+	ZI_LRU = ZI_INACTIVE_ANON | ZI_ACTIVE_ANON | ZI_INACTIVE_FILE | ZI_ACTIVE_FILE,
 };
 
 struct zoneinfo_zone {
@@ -72,6 +77,7 @@ struct zoneinfo_zone {
 	int64_t protection[ZONEINFO_MAX_PROT];   /* lowmem_reserve[] (printed %ld) */
 	int populated;                     /* per-zone stats were printed (present > 0) */
 	uint64_t nr_free_pages, nr_free_cma, nr_unaccepted;
+	uint64_t nr_zone_inactive_anon, nr_zone_active_anon, nr_zone_inactive_file, nr_zone_active_file;
 	uint64_t pcp_count;                /* sum of "count:" over CPUs: free pages not in the buddy lists */
 	int ncpus;                         /* pagesets seen */
 	uint64_t node_unreclaimable;

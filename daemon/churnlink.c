@@ -25,6 +25,8 @@ struct churnlink {
 	struct churn_status last;                   /* latest STATUS */
 	int have_status;
 	struct churn_counters attached;             /* cumulative counters already turned into rows */
+	struct churn_counters attached_probe;       /* ... of the probe workers */
+	uint64_t attached_unattributed;             /* ... and the unattributed OOM kills */
 	struct churn_probe_start start;             /* last PROBE_START (buddyinfo before a capacity probe) */
 	struct churn_probe_done done[PROBE_QUEUE];  /* finished probes waiting for a tick */
 	int ndone;
@@ -37,17 +39,35 @@ struct churnlink {
 	char guest_fill;                            /* a guest-scope capacity probe is asked for or running */
 	char cap_held;                              /* ... and not yet sent to the spawner */
 	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
+	char instance_key[4096];                    /* canonical DB path: names the workers' group */
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
 
-struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen)
+/*
+ * The instance key of the workers' group: the DB path made canonical (its folder resolved, as the
+ * file may not exist yet), so "./x.db" and "/abs/x.db" name one group, and two daemons (which flock
+ * keeps off each other's DB) never share one.
+ */
+static void instance_key(const char *db, char *out, size_t len)
+{
+	char dir[4096], real[4096];
+	const char *slash = strrchr(db, '/'), *base = slash ? slash + 1 : db;
+
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == db ? 1 : slash - db) : 1, slash ? db : ".");
+	if (realpath(dir, real))
+		snprintf(out, len, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base);
+	else
+		snprintf(out, len, "%s", db);
+}
+
+struct churnlink *churnlink_open(const struct config *cfg, enum churnlink_why *why, char *err, size_t errlen)
 {
 	struct churn_cfg cc;
 	struct churnlink *cl;
 
-	*off = 0;
+	*why = CHURNLINK_OK;
 	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0) {
-		*off = 1;
+		*why = CHURNLINK_OFF;
 		snprintf(err, errlen, "churn off (--workers 0, no probes)");
 		return NULL;
 	}
@@ -66,6 +86,10 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	cc.fpu = (enum fpu_kind)cfg->fpu;
 	cc.worker_memory = cfg->worker_memory;
 	cc.cgroup_leaf_self = 1;
+	instance_key(cfg->db, cl->instance_key, sizeof cl->instance_key);
+	cc.cgroup_key = cl->instance_key;
+	/* A limit the user wrote down is a condition of the experiment: without it, no run. */
+	cc.cgroup_required = config_limits_explicit(cfg) && !cfg->allow_unconfined;
 	cc.cgroup_memory_max = cfg->cgroup_memory_max;
 	cc.cgroup_pids_max = (uint64_t)cfg->cgroup_pids_max;
 	cc.probe_limit = (int)cfg->probe_limit;
@@ -75,6 +99,11 @@ struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, 
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
 	cl->ch = churn_open(&cc, err, errlen);
 	if (!cl->ch) {
+		*why = cc.cgroup_required && strncmp(err, CHURN_NOCONFINE, strlen(CHURN_NOCONFINE)) == 0 ?
+		       CHURNLINK_REFUSED : CHURNLINK_FAILED;
+		if (*why == CHURNLINK_REFUSED)
+			snprintf(err + strlen(err), errlen - strlen(err),
+				 " (a limit was given explicitly; --allow-unconfined runs anyway)");
 		free(cl);
 		return NULL;
 	}
@@ -196,11 +225,30 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 	log_info("churn: %s; cgroup %s; seed %llu; spawner %s", h->fpu_note,
 		 h->cgroup_ver == CGROUP_V2 ? "v2" : h->cgroup_ver == CGROUP_V1 ? "v1" : "none (population capped)",
 		 (unsigned long long)h->seed, h->exec_ok ? cl->spawner_exe : "in the daemon's forked copy");
+	{
+		struct churn_confinement c;
+		char line[2 * CGROUP_PATH_MAX + 128];
+		churn_confinement(cl->ch, &c);
+		log_info("churn: confinement %s", churn_confinement_line(&c, line, sizeof line));
+		/* What the run ran under is stored with it, not the configuration that asked. */
+		store_confinement(st, run_id, &(struct store_confinement){
+			.confined = c.ver != CGROUP_NONE, .group = c.group, .pids_group = c.pids_group,
+			.memory_max = c.memory_max, .pids_max = c.pids_max, .reason = c.reason });
+	}
+}
+
+void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out)
+{
+	if (!cl) {
+		memset(out, 0, sizeof *out);
+		return;
+	}
+	churn_confinement(cl->ch, out);
 }
 
 void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 {
-	const struct churn_counters *c, *a;
+	const struct churn_counters *c, *a, *pc, *b;
 	struct store_churn row;
 
 	if (!cl)
@@ -230,6 +278,8 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		return;
 	c = &cl->last.c;
 	a = &cl->attached;
+	pc = &cl->last.probe;
+	b = &cl->attached_probe;
 	row = (struct store_churn){
 		.population = c->population,
 		.spawned = c->spawned - a->spawned,
@@ -243,9 +293,24 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		.killed_other = c->killed_other - a->killed_other,
 		.oom_killed = c->oom_killed - a->oom_killed,
 		.exited_error = c->exited_error - a->exited_error,
+		.killed_ours = c->killed_ours - a->killed_ours,
+		.probe_spawned = pc->spawned - b->spawned,
+		.probe_spawn_failed = (pc->spawn_failed_eagain + pc->spawn_failed_enomem + pc->spawn_failed_other) -
+				      (b->spawn_failed_eagain + b->spawn_failed_enomem + b->spawn_failed_other),
+		.probe_exited = pc->exited - b->exited,
+		.probe_killed_sigkill = pc->killed_sigkill - b->killed_sigkill,
+		.probe_killed_other = (pc->killed_sigsegv + pc->killed_sigill + pc->killed_other) -
+				      (b->killed_sigsegv + b->killed_sigill + b->killed_other),
+		.probe_oom_killed = pc->oom_killed - b->oom_killed,
+		.probe_killed_ours = pc->killed_ours - b->killed_ours,
+		/* A difference of levels: it falls when a counted kill is matched to a death later. */
+		.oom_unattributed = cl->last.oom_unattributed - cl->attached_unattributed,
+		.probe_population = pc->population,
 	};
 	store_tick_churn(t, &row);
 	cl->attached = *c;
+	cl->attached_probe = *pc;
+	cl->attached_unattributed = cl->last.oom_unattributed;
 }
 
 void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacity)
@@ -323,6 +388,16 @@ const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len)
 const struct churn_counters *churnlink_counters(const struct churnlink *cl)
 {
 	return cl && cl->have_status ? &cl->last.c : NULL;
+}
+
+const struct churn_counters *churnlink_probe_counters(const struct churnlink *cl)
+{
+	return cl && cl->have_status ? &cl->last.probe : NULL;
+}
+
+uint64_t churnlink_oom_unattributed(const struct churnlink *cl)
+{
+	return cl && cl->have_status ? cl->last.oom_unattributed : 0;
 }
 
 double churnlink_last_capacity(const struct churnlink *cl)

@@ -12,15 +12,25 @@
 
 #include <stdint.h>
 
+#include "churn/churn.h"
 #include "daemon/config.h"
 
 struct churnlink;
 struct store;
 struct store_tick;
 
-/* Fork the spawner (call before any thread exists); NULL with err set when churn is off (--workers 0 and
- * no probes) or could not start.  *off is set to 1 when churn was simply not asked for. */
-struct churnlink *churnlink_open(const struct config *cfg, int *off, char *err, size_t errlen);
+enum churnlink_why { CHURNLINK_OK = 0, CHURNLINK_OFF, CHURNLINK_FAILED, CHURNLINK_REFUSED };
+
+/*
+ * Fork the spawner (call before any thread exists); NULL with err set and *why when churn is off
+ * (--workers 0 and no probes: CHURNLINK_OFF), could not start (CHURNLINK_FAILED), or a cgroup limit the
+ * user gave explicitly cannot be applied and --allow-unconfined was not given (CHURNLINK_REFUSED).
+ * The workers' group is named after the canonical DB path (cgroup_instance_name).
+ */
+struct churnlink *churnlink_open(const struct config *cfg, enum churnlink_why *why, char *err, size_t errlen);
+
+/* The confinement in force (CGROUP_NONE with a reason when unconfined); zeroed for NULL. */
+void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out);
 
 /* Stop every worker, reap the spawner, remove the cgroup; accepts NULL. */
 void churnlink_close(struct churnlink *cl);
@@ -55,6 +65,12 @@ const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len);
 
 /* Cumulative counters for /metrics; NULL when churn is off. */
 const struct churn_counters *churnlink_counters(const struct churnlink *cl);
+
+/* The capacity-probe workers' cumulative counters; NULL when churn is off. */
+const struct churn_counters *churnlink_probe_counters(const struct churnlink *cl);
+
+/* OOM kills in the workers' group matched to no worker's death (yet); 0 when churn is off. */
+uint64_t churnlink_oom_unattributed(const struct churnlink *cl);
 
 /* Last capacity and FPU-cost results (NaN if none yet). */
 double churnlink_last_capacity(const struct churnlink *cl);

@@ -12,6 +12,8 @@
 
 #include "common/fmt.h"
 #include "common/num.h"
+#include "common/strbuf.h"
+#include "common/wrap.h"
 #include "report/compare.h"
 #include "report/headroom.h"
 #include "report/run.h"
@@ -173,11 +175,18 @@ static int report(const struct query_set *set, const struct cli_args *a, const s
 
 /* One line: printable ASCII only (kernel and user strings may hold anything), cut to CLI_COLS with "...". */
 static void put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * One line of the summary, folded at word boundaries to CLI_COLS (common/wrap.h): a reply quotes
+ * it whole, so nothing is cut, least of all a number.  Continuation lines are indented two more
+ * than the line's own indentation.
+ */
 static void put(const char *fmt, ...)
 {
-	char line[1024];
+	char line[2048], indent[32];
+	struct strbuf sb;
 	va_list ap;
-	size_t n;
+	size_t lead;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
@@ -185,18 +194,29 @@ static void put(const char *fmt, ...)
 	for (char *s = line; *s; s++)
 		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
 			*s = '?';
-	n = strlen(line);
-	while (n && line[n - 1] == ' ')
-		line[--n] = '\0';
-	if (n > CLI_COLS)
-		memcpy(line + CLI_COLS - 3, "...", 4);
-	puts(line);
+	lead = strspn(line, " ");
+	if (lead > sizeof indent - 3)
+		lead = sizeof indent - 3;
+	memset(indent, ' ', lead + 2);
+	indent[lead + 2] = 0;
+	if (!line[lead]) {
+		puts("");
+		return;
+	}
+	sb_init(&sb, sizeof line * 2);
+	sb_append(&sb, line, lead);
+	if (wrap_words(&sb, line + lead, CLI_COLS - lead, indent) == 0 && sb.buf)
+		fputs(sb.buf, stdout);
+	else
+		puts(line);
+	sb_free(&sb);
 }
 
 struct env {
 	int found;
 	int64_t latest;           /* the newest run: only it can be "running" */
 	char label[128], kernel[160], hyp[96], cpu[160], fpu[160], fpu_kind[32], xdetail[256], eager[32], state[16];
+	char conf[REPORT_GATE_TEXT + 64], deaths[128];
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
 };
 
@@ -228,6 +248,8 @@ static int env_cb(void *arg, const struct query_run *r)
 	e->last = r->last_sample_ms;
 	e->started = r->started_ms;
 	e->duration = report_run_duration(r);
+	report_run_confinement(r, e->conf, sizeof e->conf);
+	report_gate_short_paths(e->conf);   /* 72 columns: the group's name; v_runs has the whole path */
 	return 0;
 }
 
@@ -246,6 +268,8 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 	if (!e->found)
 		return 0;
 	if ((has = query_has_table(q, "churn_info")) < 0 || (has && query_run_fpu_kind(q, id, e->fpu_kind, sizeof e->fpu_kind) < 0))
+		return -1;
+	if (report_run_deaths(q, id, e->deaths, sizeof e->deaths) < 0)
 		return -1;
 	return 1;
 }
@@ -273,12 +297,21 @@ static void env_one(const struct env *e)
 		put("  samples     %" PRId64 ", %s to %s UTC", e->samples, fmt_time_human(e->first, a, sizeof a),
 		    fmt_time_human(e->last, b, sizeof b));
 	put("  duration    %s, %s", e->duration >= 0 ? fmt_duration(e->duration, d, sizeof d) : "-", e->state);
+	put("  confinement %s", e->conf);
+	put("  deaths      %s", e->deaths);
 }
 
-/* Environment side by side: key 12, A and B 29 columns each. */
+/* Environment side by side: key 12, A and B 29 columns each; a value wider than that is not cut but
+ * given a line of its own per run. */
 static void env_pair(const char *key, const char *a, const char *b)
 {
-	put("%-12s %-29.29s %.29s", key, or_dash(a), or_dash(b));
+	if (strlen(or_dash(a)) <= 29 && strlen(or_dash(b)) <= 29) {
+		put("%-12s %-29s %s", key, or_dash(a), or_dash(b));
+		return;
+	}
+	put("%s", key);
+	put("  A: %s", or_dash(a));
+	put("  B: %s", or_dash(b));
 }
 
 static void env_two(const struct env *a, const struct env *b, const char *ia, const char *ib)
@@ -303,6 +336,8 @@ static void env_two(const struct env *a, const struct env *b, const char *ia, co
 	snprintf(x, sizeof x, "%" PRId64, a->samples);
 	snprintf(y, sizeof y, "%" PRId64, b->samples);
 	env_pair("samples", x, y);
+	env_pair("confinement", a->conf, b->conf);
+	env_pair("deaths", a->deaths, b->deaths);
 }
 
 /* ---- headline figures of one run ---- */
@@ -346,11 +381,19 @@ static void probe_line(const struct report_probe_set *s, const char *what, const
 {
 	char m[32], a[32], b[32];
 
+	char c[160] = "";
+
+	/* Left out of the figures: said with their count and why, never silently dropped. */
+	if (s->censored && strcmp(unit, "workers") == 0)
+		snprintf(c, sizeof c, "; %zu more stopped by %s, at least %s workers each (a lower bound, left out)",
+			 s->censored, s->censored_reason, fmt_sig(s->censored_max, a, sizeof a));
+	else if (s->censored)
+		snprintf(c, sizeof c, "; %zu more did not finish (%s; left out)", s->censored, s->censored_reason);
 	if (s->n == 0)
-		put("  %s: none", what);
+		put("  %s: none%s", what, c);
 	else
-		put("  %s: %zu, median %s %s (%s to %s)", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
-		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b));
+		put("  %s: %zu, median %s %s (%s to %s)%s", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
+		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b), c);
 }
 
 struct atomic_line {
@@ -401,8 +444,11 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c->c[QC_FAIL_EAGAIN],
 		    c->c[QC_FAIL_ENOMEM], c->c[QC_FAIL_OTHER]);
 		put("  deaths: SIGKILL %" PRId64 ", SIGSEGV %" PRId64 ", SIGILL %" PRId64 ", other %" PRId64
-		    ", OOM kills %" PRId64, c->c[QC_SIGKILL], c->c[QC_SIGSEGV], c->c[QC_SIGILL], c->c[QC_SIGOTHER],
-		    c->c[QC_OOM]);
+		    " (churn and probe workers)", c->c[QC_SIGKILL] + c->c[QC_PROBE_SIGKILL], c->c[QC_SIGSEGV],
+		    c->c[QC_SIGILL], c->c[QC_SIGOTHER] + c->c[QC_PROBE_SIGOTHER]);
+		put("  OOM kills: %" PRId64 " (churn workers %" PRId64 ", probe workers %" PRId64 ", matched to no"
+		    " worker %" PRId64 ")", c->c[QC_OOM] + c->c[QC_PROBE_OOM] + c->c[QC_OOM_UNATTRIBUTED], c->c[QC_OOM],
+		    c->c[QC_PROBE_OOM], c->c[QC_OOM_UNATTRIBUTED]);
 	} else if (has) {
 		put("  churn: none (--workers 0)");
 	}
@@ -412,11 +458,22 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 	}
 	for (int i = 0; has && i < o.n; i++) {
 		struct atomic_line l = { "", 0 };
-		if (report_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
+		struct report_request rq;
+		char x[32], y[32];
+		int have;
+		if ((have = report_request(q, id, o.order[i], -1, -1, &rq)) < 0 ||
+		    report_atomic_summary(q, id, o.order[i], -1, -1, atomic_cb, &l) < 0) {
 			*err = 1;
 			return;
 		}
-		put("  GFP_ATOMIC-only failures, order %d: %s", o.order[i], l.len ? l.text : "no samples");
+		/* The request (the whole zonelist) is the figure; one zone's check is detail. */
+		if (have)
+			put("  GFP_ATOMIC-only failures, order %d: %s%% of %" PRId64 " samples (GFP_NOWAIT %s%%)", o.order[i],
+			    fmt_sig(rq.atomic_only_pct, x, sizeof x), rq.samples, fmt_sig(rq.nowait_only_pct, y, sizeof y));
+		else
+			put("  GFP_ATOMIC-only failures, order %d: no samples", o.order[i]);
+		if (l.len)
+			put("    per zone's own check: %s", l.text);
 	}
 }
 
@@ -484,17 +541,21 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 	if (headline(qb, a->b.id) < 0)
 		goto dberr;
 	put("%s", "");
+	if (!c->pair.comparable)
+		put("The runs are not comparable: %s", c->pair.why);
+	for (int i = 0; i < c->pair.ncaveats; i++)
+		put("Note: %s", c->pair.caveat[i]);
+	if (!c->pair.comparable || c->pair.ncaveats)
+		put("%s", "");
 	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
-	for (int i = 0; i < c->n; i++)
-		if (c->line[i].ok)
-			put("%s", c->line[i].verdict);
-	for (int i = 0, first = 1; i < c->n; i++)
-		if (!c->line[i].ok) {
-			if (first)
-				put("Not compared:");
-			first = 0;
-			put("  %s: %s", c->line[i].label, c->line[i].note);
-		}
+	for (int i = 0; i < c->n; i++) {
+		const struct report_line *l = &c->line[i];
+		put("%s", l->full);
+		for (int k = 0; k < l->gate.ncaveats; k++)
+			put("  caveat: %s", l->gate.caveat[k]);
+		if (l->gate.dropped)
+			put("  caveat: %d more", l->gate.dropped);
+	}
 	put("%s", "");
 	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann");
 	put("shift CI and Mann-Whitney p (one value per probe or minute);");

@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 
 #include "churn/churn.h"
+#include "common/netaddr.h"
 #include "common/num.h"
 
-enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE };
+enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_BOOL };
 
 struct opt {
 	const char *name;
@@ -29,7 +30,7 @@ struct opt {
 
 static const struct opt OPTS[] = {
 	{ "db", T_STR, O(db), NULL, "SQLite database (default $STATE_DIRECTORY/fpusoakd.db, else ./fpusoakd.db)", "a path", 0 },
-	{ "listen", T_LISTEN, O(listen), "127.0.0.1:8089", "HTTP report address, or 'none'", "ADDR:PORT, [V6ADDR]:PORT or none", 0 },
+	{ "listen", T_LISTEN, O(listen), "127.0.0.1:8089", "HTTP report address, or 'none'", "ADDR:PORT (numeric, port 1-65535), [V6ADDR]:PORT or none", 0 },
 	{ "label", T_STR, O(label), "", "free text recorded with the run (e.g. the kernel under test)", "text", 0 },
 	{ "sample-interval", T_DUR, O(sample_interval_ms), "1s", "buddyinfo/vmstat/meminfo sampling period", "a duration ≥ 10ms like 250ms, 1s, 5m", 0 },
 	{ "slow-interval", T_DUR, O(slow_interval_ms), "60s", "pagetypeinfo/slabinfo sampling period", "a duration ≥ 1s like 60s, 5m", 0 },
@@ -45,6 +46,7 @@ static const struct opt OPTS[] = {
 	{ "worker-memory", T_SIZE, O(worker_memory), "256K", "memory each worker touches", "a size like 256K, 1M", 0 },
 	{ "cgroup-memory-max", T_SIZE, O(cgroup_memory_max), "512M", "memory limit of the workers' cgroup (0 = none)", "a size like 64M, 2G, or 0", 0 },
 	{ "cgroup-pids-max", T_INT, O(cgroup_pids_max), "4096", "pids limit of the workers' cgroup (0 = none)", "a whole number", 4194304 },
+	{ "allow-unconfined", T_BOOL, O(allow_unconfined), "no", "run even if a cgroup limit given here cannot be applied", "yes|no", 0 },
 	{ "probe-interval", T_DUR, O(probe_interval_ms), "10m", "capacity probe period (0 = off; SIGUSR1 starts one)", "a duration like 10m, 1h, or 0", 0 },
 	{ "probe-limit", T_INT, O(probe_limit), "2048", "most workers a capacity probe starts", "a whole number 1..16384", CHURN_MAX_PROBE },
 	{ "probe-scope", T_SCOPE, O(probe_scope), "cgroup", "capacity probe inside the workers' limits (cgroup) or the whole guest (guest)", "cgroup|guest", 0 },
@@ -56,6 +58,7 @@ static const struct opt OPTS[] = {
 	{ "log-level", T_LEVEL, O(log_level), "info", "err, warn, notice, info or debug", "err|warn|notice|info|debug", 0 },
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
+_Static_assert(NOPTS <= CONFIG_MAX_OPTS, "raise CONFIG_MAX_OPTS");
 
 /* Set one option from text; 0 or -1 (why in err). */
 static int opt_set(struct config *cfg, const struct opt *o, const char *val, char *err, size_t errlen)
@@ -73,13 +76,29 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		}
 		memcpy(p, val, strlen(val) + 1);
 		return 0;
-	case T_LISTEN:
-		if (strlen(val) >= o->size || (strcmp(val, "none") != 0 && !strrchr(val, ':'))) {
+	case T_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t sl;
+		int r = strlen(val) < o->size ? netaddr_parse(val, &ss, &sl) : -1;
+		/* Port 0 would bind "any free port", which nobody could then find. */
+		if (r < 0 || (r == 0 && netaddr_port(&ss) == 0)) {
 			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
 			return -1;
 		}
 		memcpy(p, val, strlen(val) + 1);
 		return 0;
+	}
+	case T_BOOL: {
+		int v;
+		if (!strcmp(val, "yes") || !strcmp(val, "true") || !strcmp(val, "on") || !strcmp(val, "1"))
+			v = 1;
+		else if (!strcmp(val, "no") || !strcmp(val, "false") || !strcmp(val, "off") || !strcmp(val, "0"))
+			v = 0;
+		else
+			goto bad;
+		memcpy(p, &v, sizeof v);
+		return 0;
+	}
 	case T_DUR:
 		if (num_parse_duration_ms(val, &d) < 0) {
 			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
@@ -206,8 +225,14 @@ static int config_ini_key(void *user, const char *section, const char *name, con
 		return 0;
 	}
 	for (size_t i = 0; i < NOPTS; i++)
-		if (strcmp(OPTS[i].name, name) == 0)
+		if (strcmp(OPTS[i].name, name) == 0) {
+			if (ctx->cfg->given[i] & CONFIG_FROM_FILE) {
+				snprintf(ctx->err, sizeof ctx->err, "duplicate key '%s' (it is set earlier in the file)", name);
+				return 0;
+			}
+			ctx->cfg->given[i] |= CONFIG_FROM_FILE;
 			return opt_set(ctx->cfg, &OPTS[i], value, ctx->err, sizeof ctx->err) == 0;
+		}
 	snprintf(ctx->err, sizeof ctx->err, "unknown key '%s'", name);
 	return 0;
 }
@@ -303,8 +328,8 @@ void config_usage(void)
 	       "  -c, --config FILE        INI file with the options below as keys (flags win)\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		char flag[64];
-		snprintf(flag, sizeof flag, "--%s %s", OPTS[i].name,
-			 OPTS[i].type == T_DUR ? "DUR" : OPTS[i].type == T_SIZE ? "SIZE" :
+		snprintf(flag, sizeof flag, "--%s%s%s", OPTS[i].name, OPTS[i].type == T_BOOL ? "" : " ",
+			 OPTS[i].type == T_BOOL ? "" : OPTS[i].type == T_DUR ? "DUR" : OPTS[i].type == T_SIZE ? "SIZE" :
 			 OPTS[i].type == T_LEVEL ? "LEVEL" : OPTS[i].type == T_LISTEN ? "ADDR:PORT" :
 			 OPTS[i].type == T_INT || OPTS[i].type == T_U64 ? "N" : OPTS[i].type == T_RATE ? "R" :
 			 OPTS[i].type == T_STR ? "TEXT" : "WORD");
@@ -325,7 +350,8 @@ static int parse_args(struct config *cfg, int argc, char **argv, int phase)
 	int c, idx;
 
 	for (size_t i = 0; i < NOPTS; i++)
-		lo[i] = (struct option){ OPTS[i].name, required_argument, NULL, 1000 + (int)i };
+		lo[i] = (struct option){ OPTS[i].name, OPTS[i].type == T_BOOL ? no_argument : required_argument, NULL,
+					 1000 + (int)i };
 	lo[NOPTS] = (struct option){ "config", required_argument, NULL, 'c' };
 	lo[NOPTS + 1] = (struct option){ "help", no_argument, NULL, 'h' };
 	lo[NOPTS + 2] = (struct option){ "version", no_argument, NULL, 'V' };
@@ -335,6 +361,10 @@ static int parse_args(struct config *cfg, int argc, char **argv, int phase)
 	while ((c = getopt_long(argc, argv, ":c:h", lo, &idx)) != -1) {
 		switch (c) {
 		case 'c':
+			if (phase == 0 && cfg->config_file[0]) {
+				fprintf(stderr, "fpusoakd: --config given twice (see --help)\n");
+				return EX_USAGE_;
+			}
 			if (phase == 0 && snprintf(cfg->config_file, sizeof cfg->config_file, "%s", optarg) >=
 			    (int)sizeof cfg->config_file) {
 				fprintf(stderr, "fpusoakd: --config: path too long\n");
@@ -360,7 +390,14 @@ static int parse_args(struct config *cfg, int argc, char **argv, int phase)
 			fprintf(stderr, "fpusoakd: unknown option '%s' (see --help)\n", argv[optind - 1]);
 			return EX_USAGE_;
 		default:
-			if (phase == 1 && opt_set(cfg, &OPTS[c - 1000], optarg, err, sizeof err) < 0) {
+			if (phase != 1)
+				break;
+			if (cfg->given[c - 1000] & CONFIG_FROM_FLAG) {
+				fprintf(stderr, "fpusoakd: --%s given twice (each option takes one value)\n", OPTS[c - 1000].name);
+				return EX_USAGE_;
+			}
+			cfg->given[c - 1000] |= CONFIG_FROM_FLAG;
+			if (opt_set(cfg, &OPTS[c - 1000], OPTS[c - 1000].type == T_BOOL ? "yes" : optarg, err, sizeof err) < 0) {
 				fprintf(stderr, "fpusoakd: --%s\n", err);
 				return EX_USAGE_;
 			}
@@ -404,6 +441,20 @@ int config_reload(struct config *cfg, int argc, char **argv)
 		*cfg = *n;
 	free(n);
 	return rc;
+}
+
+int config_given(const struct config *cfg, const char *name)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strcmp(OPTS[i].name, name) == 0)
+			return cfg->given[i] != 0;
+	return 0;
+}
+
+int config_limits_explicit(const struct config *cfg)
+{
+	return (config_given(cfg, "cgroup-memory-max") && cfg->cgroup_memory_max) ||
+	       (config_given(cfg, "cgroup-pids-max") && cfg->cgroup_pids_max);
 }
 
 char *config_describe(const struct config *cfg, char *out, size_t outlen)
@@ -458,6 +509,10 @@ char *config_describe(const struct config *cfg, char *out, size_t outlen)
 		case T_SCOPE:
 			memcpy(&lv, p, sizeof lv);
 			snprintf(val, sizeof val, "%s", lv == CHURN_SCOPE_GUEST ? "guest" : "cgroup");
+			break;
+		case T_BOOL:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", lv ? "yes" : "no");
 			break;
 		}
 		used += (size_t)snprintf(out + used, outlen - used, "%s=%s\n", OPTS[i].name, val);

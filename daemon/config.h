@@ -4,7 +4,9 @@
  * Every option is a long flag and a key of the same name in the config file
  * (section [fpusoakd] or none); flags win over the file.  A bad value is one
  * clear line on stderr and a non-zero exit: exit 78 (EX_CONFIG) with
- * file:line for the file, exit 64 (EX_USAGE) for flags.
+ * file:line for the file, exit 64 (EX_USAGE) for flags.  Every option is
+ * single-valued: a key twice in the file (78) or a flag twice (64) is a
+ * mistake, never a silent override; a flag over a file key is the override.
  */
 #ifndef FPUSOAK_CONFIG_H
 #define FPUSOAK_CONFIG_H
@@ -15,6 +17,8 @@
 #include "common/log.h"
 
 #define CONFIG_PATH_MAX 4096
+#define CONFIG_MAX_OPTS 40          /* options in the table (config.c checks it) */
+enum { CONFIG_FROM_FILE = 1, CONFIG_FROM_FLAG = 2 };
 #define EX_USAGE_ 64
 #define EX_CONFIG_ 78
 
@@ -47,6 +51,8 @@ struct config {
 	int64_t switch_probe_interval_ms;
 	int64_t switch_threads;
 	enum log_level log_level;
+	int allow_unconfined;        /* run even when a limit given explicitly cannot be applied */
+	unsigned char given[CONFIG_MAX_OPTS];   /* per option: CONFIG_FROM_* bits (defaults are neither) */
 };
 
 /* Fill cfg from defaults, then the config file (-c or none), then argv.
@@ -55,6 +61,12 @@ int config_load(struct config *cfg, int argc, char **argv);
 
 /* Re-read the config file and re-apply argv on top (SIGHUP); 0 or an exit-style code, cfg untouched on error. */
 int config_reload(struct config *cfg, int argc, char **argv);
+
+/* 1 if a non-zero --cgroup-memory-max or --cgroup-pids-max came from a flag or the file, else 0. */
+int config_limits_explicit(const struct config *cfg);
+
+/* 1 if option name was given by a flag or the file (not a default), else 0. */
+int config_given(const struct config *cfg, const char *name);
 
 /* Write the effective configuration as "key=value" lines into out; returns out. */
 char *config_describe(const struct config *cfg, char *out, size_t outlen);

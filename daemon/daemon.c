@@ -19,6 +19,8 @@
 #include "collector/envinfo.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/netaddr.h"
+#include "common/pathcheck.h"
 #include "daemon/churnlink.h"
 #include "daemon/kwatch.h"
 #include "daemon/notify.h"
@@ -33,6 +35,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 	struct envinfo env;
 	char cfgtext[8192];
 	struct store_run r;
+	char dom[48] = "";
 	int crashed = store_mark_crashed(d->store);
 
 	if (crashed > 0)
@@ -49,6 +52,8 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.cmdline = env.cmdline,
 		.hypervisor = env.hypervisor,
 		.guest_type = env.guest_type[0] ? env.guest_type : NULL,
+		.xen_domain = env.xen_domain[0] ? env.xen_domain : NULL,
+		.xen_domid = env.xen_domid,
 		.cpu_model = env.cpu_model,
 		.fpu_features = env.fpu_features,
 		.xstate_detail = env.xstate_detail,
@@ -62,8 +67,12 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 	d->run_started_ms = r.started_ms;
 	if (store_run_begin(d->store, &r, &d->run_id) < 0)
 		return -1;
-	log_info("run %lld started: kernel %s, hypervisor %s%s%s, db %s", (long long)d->run_id,
-		 env.kernel_release, env.hypervisor, env.guest_type[0] ? "/" : "", env.guest_type, d->cfg.db);
+	if (env.xen_domain[0] && env.xen_domid >= 0)
+		snprintf(dom, sizeof dom, ", %s id %lld", env.xen_domain, (long long)env.xen_domid);
+	else if (env.xen_domain[0])
+		snprintf(dom, sizeof dom, ", %s (id unknown)", env.xen_domain);
+	log_info("run %lld started: kernel %s, hypervisor %s%s%s%s, db %s", (long long)d->run_id,
+		 env.kernel_release, env.hypervisor, env.guest_type[0] ? "/" : "", env.guest_type, dom, d->cfg.db);
 	*envp = env;
 	return 0;
 }
@@ -151,6 +160,8 @@ static void close_fd(int fd)
 		close(fd);
 }
 
+#define EX_UNAVAILABLE_ 69
+
 int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 {
 	static const struct daemon_hooks none = { 0 };
@@ -172,6 +183,15 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	}
 	log_init(d->cfg.log_level);
 	notify_init();
+	/*
+	 * The front end claims its socket first, before the spawner, the database or the run row
+	 * exist: a busy or forbidden address then costs nothing but one line and exit 69.
+	 */
+	if (d->hooks->bind && d->hooks->bind(d->hooks->arg, &d->cfg, err, sizeof err) < 0) {
+		log_errx("%s", err);
+		code = EX_UNAVAILABLE_;
+		goto out;
+	}
 	protect_from_oom();
 	if (setup_fds(d) < 0) {
 		log_warn("cannot set up signals and timers");
@@ -182,15 +202,25 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	 * no SQLite, no HTTP threads yet.  Workers are forked from it, never from us.
 	 */
 	{
-		int off;
-		d->churn = churnlink_open(&d->cfg, &off, err, sizeof err);
-		if (!d->churn && !off) {
+		enum churnlink_why why;
+		d->churn = churnlink_open(&d->cfg, &why, err, sizeof err);
+		if (!d->churn && why == CHURNLINK_REFUSED) {
+			log_errx("%s", err);
+			code = EX_CONFIG_;
+			goto out;
+		}
+		if (!d->churn && why != CHURNLINK_OFF) {
 			log_errx("churn: %s", err);
 			goto out;
 		}
 	}
 	lock_memory();
 	raise_nofile();
+	/* SQLite says "unable to open database file" for every cause: name the cause first. */
+	if (pathcheck_db(d->cfg.db, 1, err, sizeof err) < 0) {
+		log_errx("cannot use database %s: %s", d->cfg.db, err);
+		goto out;
+	}
 	d->store = store_open(d->cfg.db, d->cfg.queue_max, err, sizeof err);
 	if (!d->store) {
 		log_errx("%s", err);

@@ -49,6 +49,8 @@ struct daemon_sample {
 	const struct kv_set *meminfo;    /* NULL when the last read failed */
 	struct report_orders orders;     /* the orders of interest of this sample (report_orders_live) */
 	const struct churn_counters *churn;   /* NULL = churn off */
+	const struct churn_counters *probe;   /* with churn: the capacity-probe workers' own counters */
+	uint64_t oom_unattributed;       /* with churn: OOM kills in the workers' group matched to no worker */
 	double last_capacity;            /* with churn: last capacity probe; NaN = none yet */
 	double last_switch_us;           /* with churn: last FPU-cost probe, system us per yield; NaN = none yet */
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER kernel-log counters by order, NULL without a kernel log */
@@ -59,6 +61,9 @@ struct daemon_sample {
 /* The front end's side of the daemon; any hook may be NULL. */
 struct daemon_hooks {
 	void *arg;
+	/* Once, right after the configuration is read and before anything is started or written: claim what
+	 * the front end needs from the system (its listening socket); 0, or -1 with err (exit 69). */
+	int (*bind)(void *arg, const struct config *cfg, char *err, size_t errlen);
 	/* Once, after the first sample is stored and before READY=1; 0, or -1 with err set (the run ends "error"). */
 	int (*open)(void *arg, const struct config *cfg, char *err, size_t errlen);
 	/* After every sample once open succeeded. */

@@ -30,7 +30,7 @@
 #include "collector/kv.h"
 
 #define LIVE_MAGIC 0x464c5631u        /* "FLV1" */
-#define LIVE_VERSION 1
+#define LIVE_VERSION 2
 #define LIVE_MAX_ORDERS 4
 #define LIVE_STATUS_MAX 1024
 
@@ -40,11 +40,14 @@ struct live_data {
 	uint64_t samples_total, samples_queued, samples_dropped;
 	int64_t sample_ts_ms, sample_us;
 	int32_t has_buddy, has_vmstat, has_meminfo, has_churn, has_alloc_failures, has_oom_kills;
+	int32_t has_probe, pad0;
 	int32_t norders, orders[LIVE_MAX_ORDERS];      /* headroom orders of interest */
 	double last_capacity, last_switch_us;           /* NaN = none yet */
 	uint64_t oom_kills;
+	uint64_t oom_unattributed;                      /* OOM kills in the workers' group matched to no worker */
 	uint64_t alloc_failures[BUDDY_MAX_ORDER];
 	struct churn_counters churn;
+	struct churn_counters probe;                    /* the capacity-probe workers' own counters */
 	/* The status period: the one-line status, the loop's health, and when the core last said so. */
 	int32_t healthy, pad;
 	int64_t health_mono_ms;                         /* CLOCK_MONOTONIC ms of the core's last status, 0 = none */

@@ -61,6 +61,8 @@ void loop_publish(struct daemon *d)
 		.vmstat = sampler_vmstat(d->sampler),
 		.meminfo = sampler_meminfo(d->sampler),
 		.churn = churnlink_counters(d->churn),
+		.probe = churnlink_probe_counters(d->churn),
+		.oom_unattributed = churnlink_oom_unattributed(d->churn),
 		.last_capacity = churnlink_last_capacity(d->churn),
 		.last_switch_us = churnlink_last_switch(d->churn),
 		.alloc_failures = d->kwatch ? kwatch_failures_by_order(d->kwatch) : NULL,

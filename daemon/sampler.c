@@ -207,6 +207,72 @@ static void atomic_risk(struct sampler *s, struct store *st, struct store_tick *
 	}
 }
 
+/* ZONE_NORMAL's index: the highest zone GFP_KERNEL and GFP_ATOMIC may use; -1 if zoneinfo does not say. */
+static int request_highest_idx(const struct zoneinfo *zi)
+{
+	for (int i = 0; i < zi->nzones; i++)
+		if (strcmp(zi->z[i].zone, "Normal") == 0 && zi->z[i].idx >= 0)
+			return zi->z[i].idx;
+	return -1;
+}
+
+/*
+ * The request, not the zone: per order, would GFP_ATOMIC / GFP_NOWAIT / GFP_KERNEL get the pages from
+ * the zonelist (analysis/atomic.h atomic_request_eval), and from which zone.  The request is taken to
+ * come from the lowest-numbered node (node distances are not read; on one node this is exact).
+ * Reclaimable pages are the zone's file LRU, and its anon LRU while swap has room.
+ */
+static void atomic_request(struct sampler *s, struct store *st, struct store_tick *t)
+{
+	static struct atomic_zl_zone zl[ATOMIC_MAX_ZONES];   /* ~26 KiB: static, off the loop's stack */
+	int bz[ATOMIC_MAX_ZONES];                             /* zl[j] is buddyinfo's zone bz[j] */
+	struct store_request rq;
+	uint64_t swap_free = 0;
+	int n = 0, local = -1, highest;
+
+	if (!s->have_kver || !s->src[SRC_ZONEINFO].have || !s->src[SRC_BUDDY].have)
+		return;
+	if (s->src[SRC_MEMINFO].have)
+		kv_get(&s->mi, "SwapFree", &swap_free);
+	for (int i = 0; i < s->bi.nzones && n < ATOMIC_MAX_ZONES; i++) {
+		const struct buddy_zone *b = &s->bi.z[i];
+		const struct zoneinfo_zone *z = zoneinfo_find(s->zi, b->node, b->zone);
+		struct atomic_zl_zone *e = &zl[n];
+
+		if (!z || !z->populated)
+			continue;
+		model_zone(s, z, b, &e->z);
+		e->node = z->node;
+		e->idx = z->idx;
+		e->nprot = z->nprot < ATOMIC_MAX_PROT ? z->nprot : ATOMIC_MAX_PROT;
+		memcpy(e->protection, z->protection, (size_t)e->nprot * sizeof e->protection[0]);
+		e->reclaimable = z->nr_zone_inactive_file + z->nr_zone_active_file;
+		if (swap_free > 0)
+			e->reclaimable += z->nr_zone_inactive_anon + z->nr_zone_active_anon;
+		if (local < 0 || z->node < local)
+			local = z->node;
+		bz[n++] = i;
+	}
+	if (n == 0)
+		return;
+	highest = request_highest_idx(s->zi);
+	memset(&rq, 0, sizeof rq);
+	for (int k = 0; k < s->bi.norders && k < 16; k++) {
+		struct atomic_request r;
+		if (atomic_request_eval(zl, n, local, highest, (unsigned)k, s->kver, &r) < 0)
+			return;
+		rq.atomic_mask |= (uint32_t)r.atomic_ok << k;
+		rq.nowait_mask |= (uint32_t)r.nowait_ok << k;
+		rq.kernel_mask |= (uint32_t)r.kernel_ok << k;
+		if (r.atomic_zone >= 0) {
+			const struct buddy_zone *b = &s->bi.z[bz[r.atomic_zone]];
+			rq.node[k] = b->node;
+			rq.zone[k] = b->zone;
+		}
+	}
+	store_tick_request(st, t, s->bi.norders < 16 ? s->bi.norders : 16, &rq);
+}
+
 int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t)
 {
 	int64_t t0 = clock_mono_us(), cost;
@@ -221,6 +287,7 @@ int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t)
 	    (s->src[SRC_MEMINFO].have && store_tick_meminfo(st, t, &s->mi) < 0))
 		log_warnx("cannot assemble tick (out of memory?); storing what fits");
 	atomic_risk(s, st, t);
+	atomic_request(s, st, t);
 	store_tick_cost(t, s->cost_us);
 	return ok;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/num.h"
 #include "report/headroom.h"
 
 #define HOUR_MS 3.6e6
@@ -16,25 +17,87 @@ static const char test_samples[] = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U
 static const char test_slopes[] = "OLS slopes on minute rollups, Welch difference, 95% CI";
 static const char test_rates[] = "Poisson rate ratio B/A, exact conditional 95% CI";
 
-/* Finish a line from the stats module's result: the verdict, or a note. */
+/* Set the line's word and its two verdict lines (the 72-column one and the whole one). */
+static void line_word(struct report_line *l, enum report_word w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void line_word(struct report_line *l, enum report_word w, const char *fmt, ...)
+{
+	va_list ap;
+
+	l->w = w;
+	va_start(ap, fmt);
+	vsnprintf(l->word, sizeof l->word, fmt, ap);
+	va_end(ap);
+}
+
+/* A line without a test: not comparable (the gate's reason) or too few data (counts and need). */
+static void line_plain(struct report_line *l)
+{
+	snprintf(l->full, sizeof l->full, "%s: %s", l->label, l->word);
+	snprintf(l->verdict, sizeof l->verdict, "%s", l->full);
+	if (strlen(l->full) >= sizeof l->verdict)
+		/* The 72-column form cuts the reason at a word; the whole line is in full. */
+		for (char *sp = strrchr(l->verdict, ' '); sp && strlen(l->verdict) > STATS_VERDICT_COLS - 3;
+		     sp = strrchr(l->verdict, ' ')) {
+			*sp = 0;
+			if (strlen(l->verdict) <= STATS_VERDICT_COLS - 3) {
+				strcat(l->verdict, "...");
+				break;
+			}
+		}
+}
+
+static void line_refuse(struct report_line *l)
+{
+	line_word(l, REPORT_W_NOT_COMPARABLE, REPORT_NOT_COMPARABLE ": %s", l->gate.why);
+	line_plain(l);
+}
+
+/* Too few data with counts the caller knows (no stats_cmp to say them). */
+static void line_too_few(struct report_line *l, const char *counts)
+{
+	line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (%s)", counts);
+	line_plain(l);
+}
+
+/* Finish a line from the stats module's result: the verdict, too few data, or (a failure) not comparable. */
 static void line_done(struct report_line *l, int rc, const char *what)
 {
 	if (rc == STATS_OK && stats_verdict(&l->c, l->verdict, sizeof l->verdict) >= 0) {
+		stats_verdict_full(&l->c, l->full, sizeof l->full);
 		l->ok = 1;
 		l->significant = stats_significant(&l->c);
-		l->word = l->significant ? REPORT_SIGNIFICANT : REPORT_NOT_SIGNIFICANT;
+		line_word(l, l->significant ? REPORT_W_SIGNIFICANT : REPORT_W_NOT_SIGNIFICANT, "%s",
+			  l->significant ? REPORT_SIGNIFICANT : REPORT_NOT_SIGNIFICANT);
 		return;
 	}
 	l->ok = 0;
-	l->word = REPORT_NO_VERDICT;
-	if (!l->note[0])
-		snprintf(l->note, sizeof l->note, "%s: %s", what, rc == STATS_OK ? "verdict does not fit" : stats_strerror(rc));
+	if (rc == STATS_ETOOFEW && l->c.too_few) {
+		if (l->c.is_ratio)
+			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu events; needs %llu)",
+				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, (unsigned long long)l->c.need_a);
+		else
+			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu%s%s; needs %llu+%llu)",
+				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, l->c.n_unit ? " " : "",
+				  l->c.n_unit ? l->c.n_unit : "", (unsigned long long)l->c.need_a,
+				  (unsigned long long)l->c.need_b);
+		if (stats_verdict_full(&l->c, l->full, sizeof l->full) < 0 ||
+		    stats_verdict(&l->c, l->verdict, sizeof l->verdict) < 0)
+			line_plain(l);
+		return;
+	}
+	/* No verdict the numbers support (an overflow, a line too long to print): say so, never guess. */
+	report_gate_refuse(&l->gate, "%s: %s", what, rc == STATS_OK ? "verdict does not fit" : stats_strerror(rc));
+	l->comparable = 0;
+	line_refuse(l);
 }
 
-static struct report_line *line_new(struct report_cmp *c, const char *test, const char *unit, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static struct report_line *line_new(struct report_cmp *c, enum report_line_kind kind, const char *test,
+				    const char *unit, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static struct report_line *line_new(struct report_cmp *c, const char *test, const char *unit, const char *fmt, ...)
+/* A new line, through the gate first: NULL when the table is full.  !l->comparable: already finished. */
+static struct report_line *line_new(struct report_cmp *c, enum report_line_kind kind, const char *test,
+				    const char *unit, const char *fmt, ...)
 {
 	struct report_line *l;
 	va_list ap;
@@ -50,9 +113,13 @@ static struct report_line *line_new(struct report_cmp *c, const char *test, cons
 	for (char *s = l->label; *s; s++)
 		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
 			*s = '?';
+	l->kind = kind;
 	l->test = test;
 	l->unit = unit;
-	l->word = REPORT_NO_VERDICT;
+	report_gate_line(kind, &c->ca, &c->cb, &l->gate);
+	l->comparable = l->gate.comparable;
+	if (!l->comparable)
+		line_refuse(l);
 	return l;
 }
 
@@ -80,20 +147,19 @@ static int vec_push(struct vec *s, double x)
 }
 
 /* Two samples into one line (HL + Mann-Whitney). */
-static int cmp_samples(struct report_line *l, const struct vec *a, const struct vec *b, const char *what)
+static int cmp_samples(struct report_line *l, const struct vec *a, const struct vec *b, const char *what,
+		       const char *n_unit)
 {
 	double *scratch;
 	int rc;
 
 	l->na = (double)a->n;
 	l->nb = (double)b->n;
-	if (a->n == 0 || b->n == 0) {
-		snprintf(l->note, sizeof l->note, "no %s in run %s", what, a->n == 0 && b->n == 0 ? "A or B" : a->n == 0 ? "A" : "B");
-		return 0;
-	}
-	if (!(scratch = malloc((a->n + b->n) * sizeof *scratch)))
+	/* An empty side is too few data too: stats_cmp_samples says the counts and what would do. */
+	if (!(scratch = malloc((a->n + b->n + 1) * sizeof *scratch)))
 		return -1;
 	rc = stats_cmp_samples(l->label, a->v, a->n, b->v, b->n, scratch, &l->c);
+	l->c.n_unit = n_unit;
 	free(scratch);
 	line_done(l, rc, what);
 	return 0;
@@ -105,18 +171,15 @@ struct probe_pair {
 	struct report_probes a, b;
 };
 
-static int cmp_probes(struct report_cmp *c, int has_probes, struct probe_pair *pp, int fpu_cost,
-		      const char *label, const char *unit, const char *what)
+static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost, const char *label,
+		      const char *unit, const char *what)
 {
-	struct report_line *l = line_new(c, test_samples, unit, "%s", label);
+	struct report_line *l = line_new(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, test_samples, unit,
+					 "%s", label);
 	const struct report_probe_set *sa, *sb;
 
 	if (!l)
 		return 0;
-	if (!has_probes) {
-		snprintf(l->note, sizeof l->note, "this database has no probe table");
-		return 0;
-	}
 	if (!pp->loaded) {
 		if (report_probes(c->qa, c->a, -1, -1, &pp->a) < 0)
 			return -1;
@@ -128,7 +191,19 @@ static int cmp_probes(struct report_cmp *c, int has_probes, struct probe_pair *p
 	}
 	sa = fpu_cost ? &pp->a.fpu_cost : &pp->a.capacity;
 	sb = fpu_cost ? &pp->b.fpu_cost : &pp->b.capacity;
-	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what);
+	/* A capacity probe stopped by its limit held at least that many: a lower bound, left out and said. */
+	if (!fpu_cost) {
+		report_gate_censored('A', sa->n, sa->censored, sa->censored_reason, &l->gate);
+		report_gate_censored('B', sb->n, sb->censored, sb->censored_reason, &l->gate);
+		if (!(l->comparable = l->gate.comparable))
+			line_refuse(l);
+	} else if (fpu_cost && (sa->censored || sb->censored))
+		report_gate_caveat(&l->gate, "%zu + %zu FPU-cost probes did not finish (left out)", sa->censored,
+				   sb->censored);
+	if (!l->comparable)
+		return 0;
+	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what,
+			   "probes");
 }
 
 /* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
@@ -142,31 +217,49 @@ static int cmp_headroom(struct report_cmp *c)
 		goto out;
 	}
 	for (int i = 0; i < c->orders.n; i++) {
-		int k = c->orders.order[i], na, nb, ia = -1, ib = -1;
+		int k = c->orders.order[i], na, nb, ia = -1, ib = -1, ca = -1, cb = -1;
 		struct report_line *l;
+		char counts[96];
 
 		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, 0, ta, REPORT_MAX_ZONES)) < 0 ||
 		    (nb = report_headroom_trends(c->qb, c->b, k, -1, -1, 0, tb, REPORT_MAX_ZONES)) < 0) {
 			ret = -1;
 			goto out;
 		}
+		/* The zone compared: the largest fitted in both; else the common zone with the most minutes. */
 		for (int x = 0; x < na; x++)
-			for (int y = 0; y < nb; y++)
-				if (ta[x].ok && tb[y].ok && ta[x].node == tb[y].node && strcmp(ta[x].zone, tb[y].zone) == 0 &&
-				    (ia < 0 || ta[x].last > ta[ia].last)) {
+			for (int y = 0; y < nb; y++) {
+				if (ta[x].node != tb[y].node || strcmp(ta[x].zone, tb[y].zone) != 0)
+					continue;
+				if (ta[x].ok && tb[y].ok && (ia < 0 || ta[x].last > ta[ia].last)) {
 					ia = x;
 					ib = y;
 				}
+				if (ca < 0 || ta[x].n + tb[y].n > ta[ca].n + tb[cb].n) {
+					ca = x;
+					cb = y;
+				}
+			}
 		if (ia >= 0) {
 			snprintf(c->zone[i], sizeof c->zone[i], "%s", ta[ia].zone);
 			c->node[i] = ta[ia].node;
 		}
-		l = line_new(c, test_slopes, "blocks/h", "headroom o%d/h", k);
-		if (!l)
+		l = line_new(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
+		if (!l || !l->comparable)
 			continue;
+		if (ia < 0 && ca < 0 && na > 0 && nb > 0) {
+			report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
+			l->comparable = 0;
+			line_refuse(l);
+			continue;
+		}
 		if (ia < 0) {
-			snprintf(l->note, sizeof l->note, "no zone with >= %d minutes of order-%d headroom in both runs",
-				 REPORT_TREND_MIN_POINTS, k);
+			/* Too little of it, not a missing zone: the slopes need REPORT_TREND_MIN_POINTS minutes a side. */
+			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ca >= 0 ? ta[ca].n : 0,
+				 cb >= 0 ? tb[cb].n : 0, REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
+			l->na = ca >= 0 ? (double)ta[ca].n : 0;
+			l->nb = cb >= 0 ? (double)tb[cb].n : 0;
+			line_too_few(l, counts);
 			continue;
 		}
 		l->na = (double)ta[ia].n;
@@ -179,39 +272,31 @@ out:
 	return ret;
 }
 
+/* Events over exposures (hours): too few when a side has no exposure (fewer than two samples). */
 static void cmp_rate(struct report_line *l, uint64_t a, double ta, uint64_t b, double tb, const char *what)
 {
+	char counts[96];
+
 	l->na = (double)a;
 	l->nb = (double)b;
 	l->xa = ta;
 	l->xb = tb;
 	if (!(ta > 0) || !(tb > 0)) {
-		snprintf(l->note, sizeof l->note, "run %s too short to give a rate", ta > 0 ? "B" : "A");
-		return;
-	}
-	if (a + b == 0) {
-		snprintf(l->note, sizeof l->note, "no %s in either run", what);
-		return;
-	}
-	if (a == 0) {
-		snprintf(l->note, sizeof l->note, "%s: 0 in A (%.3g h) vs %llu in B (%.3g h); no ratio to A's zero", what,
-			 ta, (unsigned long long)b, tb);
+		snprintf(counts, sizeof counts, "run %s has fewer than 2 samples; needs an exposure a side",
+			 !(ta > 0) && !(tb > 0) ? "A nor B" : !(ta > 0) ? "A" : "B");
+		line_too_few(l, counts);
 		return;
 	}
 	line_done(l, stats_cmp_rates(l->label, a, ta, b, tb, &l->c), what);
 }
 
-static int cmp_failures(struct report_cmp *c, int has_kmsg)
+static int cmp_failures(struct report_cmp *c)
 {
-	struct report_line *l = line_new(c, test_rates, "per hour", "alloc failures/h");
+	struct report_line *l = line_new(c, REPORT_LINE_ALLOC_FAIL, test_rates, "per hour", "alloc failures/h");
 	struct report_failures fa, fb;
 
-	if (!l)
+	if (!l || !l->comparable)
 		return 0;
-	if (!has_kmsg) {
-		snprintf(l->note, sizeof l->note, "this database has no kernel-log events");
-		return 0;
-	}
 	if (report_failures(c->qa, c->a, &fa) < 0 || report_failures(c->qb, c->b, &fb) < 0)
 		return -1;
 	cmp_rate(l, (uint64_t)fa.count, (double)fa.exposure_ms / HOUR_MS, (uint64_t)fb.count,
@@ -271,86 +356,74 @@ static int throughput(struct query *q, int64_t run, struct vec *out)
 	return r < 0 || a.v.oom ? -1 : 0;
 }
 
-static int cmp_churn(struct report_cmp *c, int has_churn)
+static int cmp_churn(struct report_cmp *c)
 {
-	struct report_line *sf = line_new(c, test_rates, "per hour", "spawn failures/h");
-	struct report_line *tp = line_new(c, test_samples, "spawns/s", "spawns/s");
+	struct report_line *sf = line_new(c, REPORT_LINE_SPAWN_FAIL, test_rates, "per hour", "spawn failures/h");
+	struct report_line *tp = line_new(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
 	struct report_churn ca, cb;
 	struct vec a = { 0 }, b = { 0 };
 	int ra, rb, r = 0;
 
-	if (!sf || !tp)
+	if (!sf || !tp || (!sf->comparable && !tp->comparable))
 		return 0;
-	if (!has_churn) {
-		snprintf(sf->note, sizeof sf->note, "this database has no churn table");
-		snprintf(tp->note, sizeof tp->note, "this database has no churn table");
-		return 0;
-	}
 	if ((ra = report_churn(c->qa, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(c->qb, c->b, -1, -1, &cb)) < 0)
 		return -1;
-	if (!ra || !rb) {
-		snprintf(sf->note, sizeof sf->note, "no churn recorded in run %s", !ra && !rb ? "A or B" : !ra ? "A" : "B");
-		snprintf(tp->note, sizeof tp->note, "%s", sf->note);
+	if (sf->comparable)
+		cmp_rate(sf, ra ? (uint64_t)ca.spawn_failures : 0, ra ? (double)ca.tot.span_ms / HOUR_MS : 0,
+			 rb ? (uint64_t)cb.spawn_failures : 0, rb ? (double)cb.tot.span_ms / HOUR_MS : 0, "spawn failures");
+	if (!tp->comparable)
 		return 0;
-	}
-	cmp_rate(sf, (uint64_t)ca.spawn_failures, (double)ca.tot.span_ms / HOUR_MS, (uint64_t)cb.spawn_failures,
-		 (double)cb.tot.span_ms / HOUR_MS, "spawn failures");
 	if (throughput(c->qa, c->a, &a) < 0 || throughput(c->qb, c->b, &b) < 0)
 		r = -1;
 	else
-		r = cmp_samples(tp, &a, &b, "whole minute of churn");
+		r = cmp_samples(tp, &a, &b, "whole minute of churn", "minutes");
 	free(a.v);
 	free(b.v);
 	return r;
 }
 
-struct atomic_acc {
+/* The request's atomic-only risk per minute bucket: % of its ticks where GFP_ATOMIC fails and GFP_KERNEL
+ * would pass (v_atomic_request; the raw ticks only). */
+struct request_acc {
 	struct vec v;
-	int node;
-	const char *zone;
 };
 
-static int atomic_cb(void *arg, const struct query_zone_point *p)
+static int request_cb(void *arg, const struct query_request *p)
 {
-	struct atomic_acc *a = arg;
+	struct request_acc *a = arg;
 
-	if (p->node != a->node || !p->zone || strcmp(p->zone, a->zone) != 0)
+	if (p->samples <= 0)
 		return 0;
-	return vec_push(&a->v, p->v);
+	return vec_push(&a->v, 100.0 * (double)p->atomic_only / (double)p->samples);
 }
 
-static int atomic_values(struct query *q, int64_t run, int order, int node, const char *zone, struct vec *out)
+static int request_values(struct query *q, int64_t run, int order, struct vec *out)
 {
 	struct query_range rg;
-	struct atomic_acc a = { { 0 }, node, zone };
+	struct request_acc a = { { 0 } };
 	int err = 0, r = 0;
 
 	if (bucket_range(q, run, &rg, &err))
-		r = report_atomic_series(q, run, order, &rg, atomic_cb, &a);
+		r = query_request_series(q, run, order, &rg, request_cb, &a);
 	*out = a.v;
 	return err || r < 0 || a.v.oom ? -1 : 0;
 }
 
-static int cmp_atomic(struct report_cmp *c, int has_atomic)
+static int cmp_atomic(struct report_cmp *c)
 {
 	for (int i = 0; i < c->orders.n; i++) {
-		struct report_line *l = line_new(c, test_samples, "% of samples", "atomic risk o%d %%", c->orders.order[i]);
+		struct report_line *l = line_new(c, REPORT_LINE_ATOMIC, test_samples, "% of samples", "atomic risk o%d %%",
+						 c->orders.order[i]);
 		struct vec a = { 0 }, b = { 0 };
 		int r;
 
 		if (!l)
 			return 0;
-		if (!has_atomic) {
-			snprintf(l->note, sizeof l->note, "this database has no atomic-risk table");
+		if (!l->comparable)
 			continue;
-		}
-		if (!c->zone[i][0]) {
-			snprintf(l->note, sizeof l->note, "no zone common to both runs with headroom data");
-			continue;
-		}
-		r = atomic_values(c->qa, c->a, c->orders.order[i], c->node[i], c->zone[i], &a) < 0 ||
-		    atomic_values(c->qb, c->b, c->orders.order[i], c->node[i], c->zone[i], &b) < 0 ? -1
-		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples");
+		r = request_values(c->qa, c->a, c->orders.order[i], &a) < 0 ||
+		    request_values(c->qb, c->b, c->orders.order[i], &b) < 0 ? -1
+		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples", "minutes");
 		free(a.v);
 		free(b.v);
 		if (r < 0)
@@ -359,22 +432,143 @@ static int cmp_atomic(struct report_cmp *c, int has_atomic)
 	return 0;
 }
 
-/* Whether both runs' databases have table name (an older fpusoakd's may not): 1, 0, or -1. */
-static int both_have(const struct report_cmp *c, const char *name)
-{
-	int ha = query_has_table(c->qa, name), hb;
+/* ---------------------------------------------------------------- what a run ran under */
 
-	if (ha <= 0)
-		return ha;
-	hb = query_has_table(c->qb, name);
-	return hb;
+/* "key=value" of config_describe's text (one per line) into out; 1 if the key is there, else 0. */
+static int config_value(const char *config, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = config; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			snprintf(out, len, "%.*s", (int)(n - kl - 1), p + kl + 1);
+			return 1;
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+static int64_t config_dur(const char *config, const char *key)
+{
+	char v[64];
+	int64_t ms;
+
+	return config_value(config, key, v, sizeof v) && num_parse_duration_ms(v, &ms) == 0 ? ms : -1;
+}
+
+static int64_t config_size(const char *config, const char *key)
+{
+	char v[64];
+	uint64_t b;
+
+	return config_value(config, key, v, sizeof v) && num_parse_size(v, &b) == 0 && b <= INT64_MAX ? (int64_t)b : -1;
+}
+
+static int64_t config_int(const char *config, const char *key)
+{
+	char v[64];
+	int64_t n;
+
+	return config_value(config, key, v, sizeof v) && num_parse_i64(v, strlen(v), &n) == 0 ? n : -1;
+}
+
+void report_cond_of_run(const struct query_run *r, struct report_cond *c)
+{
+	const char *cfg = r->config;
+
+	report_cond_init(c);
+	/* The confinement: as read back (schema 7), or the version an older run recorded, limits as configured. */
+	if (r->cgroup) {
+		snprintf(c->cgroup, sizeof c->cgroup, "%s", r->cgroup);
+		c->conf_exact = r->confinement_exact == 1;
+		c->pop_cap = strcmp(r->cgroup, "none") == 0 ? r->pop_cap : -1;
+		if (r->unconfined_reason)
+			snprintf(c->unconfined_why, sizeof c->unconfined_why, "%s", r->unconfined_reason);
+		report_gate_short_paths(c->unconfined_why);
+		if (c->conf_exact) {
+			c->memory_max = r->cgroup_memory_max;
+			c->pids_max = r->cgroup_pids_max;
+		} else if (strcmp(r->cgroup, "none") != 0) {
+			c->memory_max = config_size(cfg, "cgroup-memory-max");
+			c->pids_max = config_int(cfg, "cgroup-pids-max");
+		}
+	}
+	c->workers = config_int(cfg, "workers");
+	c->has_churn = r->cgroup != NULL && c->workers != 0;
+	c->lifetime_ms = config_dur(cfg, "lifetime");
+	c->worker_memory = config_size(cfg, "worker-memory");
+	c->probe_limit = config_int(cfg, "probe-limit");
+	c->switch_threads = config_int(cfg, "switch-threads");
+	c->sample_interval_ms = config_dur(cfg, "sample-interval");
+	config_value(cfg, "spawn-rate", c->spawn_rate, sizeof c->spawn_rate);
+	config_value(cfg, "lifetime-dist", c->lifetime_dist, sizeof c->lifetime_dist);
+	config_value(cfg, "probe-scope", c->probe_scope, sizeof c->probe_scope);
+	/* The FPU kind in use (auto resolved by the spawner), else as configured. */
+	if (r->fpu_kind)
+		snprintf(c->fpu_kind, sizeof c->fpu_kind, "%s", r->fpu_kind);
+	snprintf(c->hypervisor, sizeof c->hypervisor, "%s", r->hypervisor ? r->hypervisor : "");
+	snprintf(c->guest_type, sizeof c->guest_type, "%s", r->guest_type ? r->guest_type : "");
+	c->mem_total_kb = r->mem_total_kb;
+	c->xstate_bytes = r->xstate_bytes;
+	snprintf(c->kernel_release, sizeof c->kernel_release, "%s", r->kernel_release ? r->kernel_release : "");
+	snprintf(c->label, sizeof c->label, "%s", r->label ? r->label : "");
+	snprintf(c->cmdline, sizeof c->cmdline, "%s", r->cmdline ? r->cmdline : "");
+}
+
+static int cond_cb(void *arg, const struct query_run *r)
+{
+	report_cond_of_run(r, arg);
+	return 0;
+}
+
+/* The pair is comparable when every line is: each distinct reason a line was refused for is said once for the
+ * pair, with the lines it refused ("capacity, spawns/s: run A ran unconfined (...)"). */
+static void pair_from_lines(struct report_cmp *c)
+{
+	char labels[REPORT_GATE_TEXT];
+	int done[REPORT_MAX_LINES] = { 0 };
+
+	for (int i = 0; i < c->n; i++) {
+		const char *why = c->line[i].gate.why;
+		size_t n = 0;
+		int count = 0;
+
+		if (c->line[i].comparable || done[i])
+			continue;
+		labels[0] = 0;
+		for (int j = i; j < c->n; j++) {
+			if (c->line[j].comparable || done[j] || strcmp(c->line[j].gate.why, why) != 0)
+				continue;
+			done[j] = 1;
+			count++;
+			n += (size_t)snprintf(labels + n, n < sizeof labels ? sizeof labels - n : 0, "%s%s", n ? ", " : "",
+					      c->line[j].label);
+		}
+		if (!c->pair.comparable && strcmp(c->pair.why, why) == 0)
+			continue;   /* the pair's own reason (the machines differ): said already */
+		if (count == c->n)
+			snprintf(labels, sizeof labels, "every line");
+		else if (count > 3 && c->n - count <= 2) {
+			/* Most lines: name the few it spared. */
+			n = (size_t)snprintf(labels, sizeof labels, "every line but");
+			for (int j = 0, k = 0; j < c->n; j++)
+				if (strcmp(c->line[j].gate.why, why) != 0 || c->line[j].comparable)
+					n += (size_t)snprintf(labels + n, n < sizeof labels ? sizeof labels - n : 0, "%s %s",
+							      k++ ? "," : "", c->line[j].label);
+		} else if (count > 3)
+			snprintf(labels, sizeof labels, "%d of %d lines", count, c->n);
+		report_gate_refuse(&c->pair, "%s: %s", labels, why);
+	}
 }
 
 int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out)
 {
 	struct report_orders oa, ob;
 	struct probe_pair pp = { 0 };
-	int has_probes, has_kmsg, has_churn, has_atomic, r;
+	int r;
 
 	memset(out, 0, sizeof *out);
 	out->qa = qa;
@@ -386,19 +580,23 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	out->orders = oa;
 	for (int i = 0; i < ob.n; i++)
 		report_orders_add(&out->orders, ob.order[i], ob.kind[i]);
-	if ((has_probes = both_have(out, "probes")) < 0 || (has_kmsg = both_have(out, "kmsg_events")) < 0 ||
-	    (has_churn = both_have(out, "churn_info")) < 0 || (has_atomic = both_have(out, "atomic_risk")) < 0)
+	/* What each run ran under decides which lines may be compared at all (report/gate.h). */
+	report_cond_init(&out->ca);
+	report_cond_init(&out->cb);
+	if (query_run(qa, a, cond_cb, &out->ca) < 0 || query_run(qb, b, cond_cb, &out->cb) < 0)
 		return -1;
-	r = cmp_probes(out, has_probes, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
+	report_gate_pair(&out->ca, &out->cb, &out->pair);
+	r = cmp_probes(out, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
 	    cmp_headroom(out) < 0 ||
-	    cmp_failures(out, has_kmsg) < 0 ||
-	    cmp_churn(out, has_churn) < 0 ||
-	    cmp_probes(out, has_probes, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
-	    cmp_atomic(out, has_atomic) < 0 ? -1 : 0;
+	    cmp_failures(out) < 0 ||
+	    cmp_churn(out) < 0 ||
+	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
+	    cmp_atomic(out) < 0 ? -1 : 0;
+	if (r == 0)
+		pair_from_lines(out);
 	if (pp.loaded) {
 		report_probes_free(&pp.a);
 		report_probes_free(&pp.b);
 	}
 	return r;
 }
-

@@ -8,8 +8,16 @@
  *   headroom slope (per order) Welch difference of the two OLS slopes, per hour
  *   allocation / spawn failures Poisson rate ratio per hour, exact conditional CI
  *   spawns/s, atomic risk %   one value per bucket of >= 1 minute: HL shift CI, Mann-Whitney p
- * A comparison that cannot be made (no probes, no events in either run)
- * carries a note saying why instead of a verdict.
+ * Before a line is tested, the comparability gate (report/gate.h) compares
+ * what each run actually ran under.  Every line then ends in exactly one of
+ *   significant                      the 95% interval excludes no difference
+ *   no significant difference        it does not
+ *   too few data (n=3+3; needs 4+4)  no interval these counts could give would exclude it
+ *   not comparable: <reason>         a difference between the runs makes the line meaningless
+ * and carries the gate's caveats (what it should be read with).  Capacity
+ * probes stopped by limit, timeout or stopped are censored (left out,
+ * said).  Rates use the runs' exact exposures (report_run_exposure_ms);
+ * the atomic risk is the request's (v_atomic_request), not one zone's.
  */
 #ifndef FPUSOAK_REPORT_COMPARE_H
 #define FPUSOAK_REPORT_COMPARE_H
@@ -18,6 +26,7 @@
 
 #include "analysis/stats.h"
 #include "collector/buddyinfo.h"
+#include "report/gate.h"
 #include "report/run.h"
 #include "store/query.h"
 
@@ -25,22 +34,31 @@
 #define REPORT_MIN_BUCKET_MS 60000   /* the sample unit of per-bucket comparisons: a minute */
 #define REPORT_MAX_BUCKETS 2000      /* per run in a per-bucket comparison */
 
-/* The verdict words a comparison line ends in. */
+/* The verdict words a comparison line ends in: exactly one of these four. */
 #define REPORT_SIGNIFICANT "significant"
 #define REPORT_NOT_SIGNIFICANT "no significant difference"
-#define REPORT_NO_VERDICT "no verdict"
+#define REPORT_TOO_FEW "too few data"            /* always followed by " (n=...; needs ...)" */
+#define REPORT_NOT_COMPARABLE "not comparable"   /* always followed by ": <reason>" */
+#define REPORT_WORD_MAX (REPORT_GATE_TEXT + 24)
+#define REPORT_FULL_MAX 384                      /* the whole line, nothing dropped */
+
+enum report_word { REPORT_W_SIGNIFICANT = 0, REPORT_W_NOT_SIGNIFICANT, REPORT_W_TOO_FEW, REPORT_W_NOT_COMPARABLE };
 
 /* One line of a comparison. */
 struct report_line {
 	char label[48];           /* printable ASCII, the verdict's start */
+	enum report_line_kind kind;
 	const char *test;         /* the test used, for people */
 	const char *unit;         /* unit of a and b */
-	int ok;                   /* c and verdict are valid */
+	int ok;                   /* a test ran: c is valid (significant or not) */
 	int significant;          /* ok and the 95% CI excludes no difference */
-	const char *word;         /* REPORT_SIGNIFICANT, REPORT_NOT_SIGNIFICANT or REPORT_NO_VERDICT */
+	int comparable;           /* the gate let the line through (gate.why says why not) */
+	enum report_word w;
+	char word[REPORT_WORD_MAX];   /* the verdict: one of the four words, with its counts or reason */
+	struct report_gate gate;  /* the reason it is not comparable, and the caveats */
 	struct stats_cmp c;       /* c.label points at label: do not copy a report_line */
-	char verdict[STATS_VERDICT_COLS + 1];   /* the whole line, for a mailing-list reply */
-	char note[128];           /* why there is no verdict, when !ok */
+	char verdict[STATS_VERDICT_COLS + 1];   /* one line of <= 72 columns (parts dropped to fit) */
+	char full[REPORT_FULL_MAX];             /* the whole line, every number kept (for readers that wrap) */
 	double na, nb;            /* sample sizes, or event counts for rates */
 	double xa, xb;            /* exposure in hours for rates, else 0 */
 };
@@ -49,13 +67,20 @@ struct report_cmp {
 	struct query *qa, *qb;    /* the databases of a and b (the same handle for runs of one database) */
 	int64_t a, b;
 	struct report_orders orders;   /* union of both runs' orders of interest */
-	char zone[REPORT_MAX_ORDERS][ZONE_NAME_MAX];   /* the zone compared per order ("" if none in both) */
+	char zone[REPORT_MAX_ORDERS][ZONE_NAME_MAX];   /* the zone whose headroom is compared per order ("" if none) */
 	int node[REPORT_MAX_ORDERS];
+	struct report_cond ca, cb;     /* what each run ran under, as stored */
+	struct report_gate pair;       /* the pair: the machine, and what differs as meant */
 	int n;
 	struct report_line line[REPORT_MAX_LINES];
 };
 
-/* Compare run b of database qb against run a of qa; 0, or -1 on a store error.  Both runs must exist (the caller checks). */
+/* What a stored run ran under, from its row (config text, churn_info, environment). Pure. */
+void report_cond_of_run(const struct query_run *r, struct report_cond *out);
+
+/* Compare run b of database qb against run a of qa; 0, or -1 on a store error.  Both runs must exist (the
+ * caller checks).  Both databases are at schema 7 or later (query_open refuses older ones), so every table
+ * a line reads exists. */
 int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out);
 
 #endif

@@ -2,12 +2,14 @@
 /* report/run: the figures of one run; see run.h. */
 #include "report/run.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "report/gate.h"
 #include "report/headroom.h"
 
 #define HOUR_MS 3600000.0
@@ -180,6 +182,91 @@ int report_churn(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms
 	return 1;
 }
 
+void report_deaths_of(const struct query_churn *c, struct report_deaths *d)
+{
+	memset(d, 0, sizeof *d);
+	if (!c)
+		return;
+	d->churn_spawned = c->c[QC_SPAWNED];
+	d->churn_exited = c->c[QC_EXITED];
+	d->churn_killed = c->c[QC_SIGKILL] + c->c[QC_SIGSEGV] + c->c[QC_SIGILL] + c->c[QC_SIGOTHER];
+	d->churn_oom = c->c[QC_OOM];
+	d->churn_ours = c->c[QC_KILLED_OURS];
+	d->probe_spawned = c->c[QC_PROBE_SPAWNED];
+	d->probe_exited = c->c[QC_PROBE_EXITED];
+	d->probe_killed = c->c[QC_PROBE_SIGKILL] + c->c[QC_PROBE_SIGOTHER];
+	d->probe_oom = c->c[QC_PROBE_OOM];
+	d->probe_ours = c->c[QC_PROBE_KILLED_OURS];
+	d->unattributed = c->c[QC_OOM_UNATTRIBUTED];
+	d->oom_total = d->churn_oom + d->probe_oom + d->unattributed;
+}
+
+const char *report_deaths_text(const struct report_deaths *d, char *buf, size_t len)
+{
+	char un[48] = "";
+
+	if (!d->churn_spawned && !d->probe_spawned) {
+		snprintf(buf, len, "no workers");
+		return buf;
+	}
+	if (d->unattributed)
+		snprintf(un, sizeof un, ", unmatched %" PRId64, d->unattributed);
+	snprintf(buf, len, "OOM kills %" PRId64 " (churn %" PRId64 ", probe %" PRId64 "%s); killed %" PRId64
+		 ", exited %" PRId64, d->oom_total, d->churn_oom, d->probe_oom, un, d->churn_killed + d->probe_killed,
+		 d->churn_exited + d->probe_exited);
+	return buf;
+}
+
+int report_run_deaths(struct query *q, int64_t run_id, char *buf, size_t len)
+{
+	struct report_churn ch;
+	struct report_deaths d;
+	int got = report_churn(q, run_id, -1, -1, &ch);
+
+	if (got < 0)
+		return -1;
+	report_deaths_of(got ? &ch.tot : NULL, &d);
+	report_deaths_text(&d, buf, len);
+	return 0;
+}
+
+/* "48 MiB" / "no limit" */
+static const char *limit_text(int64_t v, int bytes, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "?");
+	else if (v == 0)
+		snprintf(buf, len, "no limit");
+	else if (bytes && v % (1 << 20) == 0)
+		snprintf(buf, len, "%" PRId64 " MiB", v >> 20);
+	else
+		snprintf(buf, len, "%" PRId64, v);
+	return buf;
+}
+
+const char *report_run_confinement(const struct query_run *r, char *buf, size_t len)
+{
+	char m[32], p[32];
+	const char *g;
+
+	if (!r->cgroup) {
+		snprintf(buf, len, "not recorded (no churn engine, or an older fpusoakd)");
+	} else if (strcmp(r->cgroup, "none") == 0) {
+		if (r->pop_cap > 0)
+			snprintf(buf, len, "unconfined: %s (capped at %" PRId64 " workers)",
+				 r->unconfined_reason ? r->unconfined_reason : "no cgroup", r->pop_cap);
+		else
+			snprintf(buf, len, "unconfined: %s", r->unconfined_reason ? r->unconfined_reason : "no cgroup");
+	} else if (r->confinement_exact != 1) {
+		snprintf(buf, len, "%s (limits not read back: an older fpusoakd)", r->cgroup);
+	} else {
+		g = r->cgroup_group ? strrchr(r->cgroup_group, '/') : NULL;
+		snprintf(buf, len, "%s %s, memory %s, pids %s", r->cgroup, g ? g + 1 : "?",
+			 limit_text(r->cgroup_memory_max, 1, m, sizeof m), limit_text(r->cgroup_pids_max, 0, p, sizeof p));
+	}
+	return buf;
+}
+
 struct churn_series {
 	report_churn_fn fn;
 	void *arg;
@@ -224,16 +311,33 @@ static int set_push(struct report_probe_set *s, int64_t t, double v)
 	return 0;
 }
 
+static int set_censor(struct report_probe_set *s, const char *reason, double v)
+{
+	if (!s->censored++) {
+		snprintf(s->censored_reason, sizeof s->censored_reason, "%s", reason ? reason : "?");
+		s->censored_max = v;
+	} else if (v > s->censored_max)
+		s->censored_max = v;
+	return 0;
+}
+
 static int probe_cb(void *arg, const struct query_probe *pr)
 {
 	struct report_probes *p = arg;
 
 	if (!pr->kind || !isfinite(pr->result))
 		return 0;
-	if (strcmp(pr->kind, "capacity") == 0)
+	if (strcmp(pr->kind, "capacity") == 0) {
+		/* A probe stopped by its limit, a timeout or the daemon's stop held at least that many: no capacity. */
+		if (report_probe_censored(pr->stop_reason))
+			return set_censor(&p->capacity, pr->stop_reason, pr->result);
 		return set_push(&p->capacity, pr->ts_ms, pr->result);
-	if (strcmp(pr->kind, "switch") == 0)
+	}
+	if (strcmp(pr->kind, "switch") == 0) {
+		if (pr->stop_reason && strcmp(pr->stop_reason, "done") != 0)
+			return set_censor(&p->fpu_cost, pr->stop_reason, pr->result);
 		return set_push(&p->fpu_cost, pr->ts_ms, pr->result);
+	}
 	return 0;
 }
 
@@ -293,6 +397,21 @@ void report_probes_free(struct report_probes *p)
 }
 
 /* ---------------------------------------------------------------- atomic risk */
+
+int report_request(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+		   struct report_request *out)
+{
+	struct query_request r;
+	int got = query_request_summary(q, run_id, order, from_ms, to_ms, &r);
+	double n = (double)r.samples;
+
+	out->samples = got > 0 ? r.samples : 0;
+	out->atomic_only_pct = got > 0 ? 100.0 * (double)r.atomic_only / n : NAN;
+	out->nowait_only_pct = got > 0 ? 100.0 * (double)r.nowait_only / n : NAN;
+	out->atomic_fail_pct = got > 0 ? 100.0 * (double)r.atomic_fail / n : NAN;
+	out->kernel_fail_pct = got > 0 ? 100.0 * (double)r.kernel_fail / n : NAN;
+	return got;
+}
 
 struct atomic_rows {
 	report_atomic_fn fn;

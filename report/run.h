@@ -95,6 +95,31 @@ struct report_churn {
 	int64_t spawn_failures;   /* EAGAIN + ENOMEM + other */
 };
 
+/*
+ * Every death counted once (churn/churn_ctl.h): per set (churn workers, capacity-probe workers), the
+ * identity spawned = exited + each kind of death + alive holds; an OOM kill is counted in the set of the
+ * worker that died.  These are a window's sums of v_churn.
+ */
+struct report_deaths {
+	int64_t churn_spawned, churn_exited, churn_killed, churn_oom, churn_ours;
+	int64_t probe_spawned, probe_exited, probe_killed, probe_oom, probe_ours;
+	int64_t unattributed;     /* OOM kills the cgroup counted that matched no worker's death */
+	int64_t oom_total;        /* churn_oom + probe_oom + unattributed: every OOM kill, once */
+};
+
+/* Fill d from churn sums c (report_churn's tot); all 0 when c is NULL. */
+void report_deaths_of(const struct query_churn *c, struct report_deaths *d);
+
+/* One line: "OOM kills 4 (churn 0, probe 4); killed 4, exited 1203" (no churn: "no churn"); returns buf. */
+const char *report_deaths_text(const struct report_deaths *d, char *buf, size_t len);
+
+/* The deaths of a whole run as that line into buf; 0, or -1 on a store error. */
+int report_run_deaths(struct query *q, int64_t run_id, char *buf, size_t len);
+
+/* What the run ran under: "v1 <group>, memory 48 MiB, pids 201", "unconfined: <why> (capped at 64 workers)",
+ * "no churn"; returns buf. */
+const char *report_run_confinement(const struct query_run *r, char *buf, size_t len);
+
 /* Churn of a run in [from, to] (-1 = open): 1, 0 when there are no churn rows, -1. */
 int report_churn(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_churn *out);
 
@@ -121,6 +146,11 @@ struct report_probe_set {
 	struct trend_fit fit;     /* x = ms since t[0] */
 	double slope_h, lo_h, hi_h;   /* slope and its 95% CI per hour */
 	int significant;          /* the CI excludes 0 */
+	/* Left out: capacity probes stopped by limit, timeout or stopped (a lower bound, not a capacity:
+	 * report/gate.h), FPU-cost probes that did not finish ("failed:..."). */
+	size_t censored;
+	double censored_max;      /* the largest result among them (a capacity probe's floor) */
+	char censored_reason[48]; /* the first such stop reason */
 };
 
 struct report_probes {
@@ -134,6 +164,18 @@ int report_probes(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_m
 
 /* Free what report_probes allocated; NULL-safe. */
 void report_probes_free(struct report_probes *p);
+
+/* The request at one order over a window (v_atomic_request): the headline of the atomic-allocation risk. */
+struct report_request {
+	int64_t samples;          /* ticks with a verdict at this order */
+	double atomic_only_pct;   /* GFP_ATOMIC failed in every zone it may use while GFP_KERNEL would pass */
+	double nowait_only_pct;   /* the same for GFP_NOWAIT */
+	double atomic_fail_pct, kernel_fail_pct;   /* NaN when there are no samples */
+};
+
+/* The request at order k of a run in [from, to] (-1 = open): 1, 0 without samples, -1. */
+int report_request(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+		   struct report_request *out);
 
 /* One zone's atomic-allocation risk at one order over a window. */
 struct report_atomic {

@@ -39,10 +39,12 @@
 #define STORE_NMEMINFO 18
 
 /* X(index, samples column): the churn accounting of the interval ending at the tick (v_churn):
- * the population at the tick, then the counts of the interval (STORE_CHURN_COUNTS). */
+ * the population at the tick, the counts of the interval (STORE_CHURN_COUNTS), then the capacity
+ * probe's workers alive at the tick (schema 7). */
 #define STORE_CHURN_FIELDS(X) \
 	X(0, population) \
-	STORE_CHURN_COUNTS(X)
+	STORE_CHURN_COUNTS(X) \
+	X(21, probe_population)
 
 #define STORE_CHURN_COUNTS(X) \
 	X(1, spawned) \
@@ -55,9 +57,24 @@
 	X(8, killed_sigill) \
 	X(9, killed_other) \
 	X(10, oom_killed) \
-	X(11, exited_error)
+	X(11, exited_error) \
+	X(12, killed_ours) \
+	X(13, probe_spawned) \
+	X(14, probe_spawn_failed) \
+	X(15, probe_exited) \
+	X(16, probe_killed_sigkill) \
+	X(17, probe_killed_other) \
+	X(18, probe_oom_killed) \
+	X(19, probe_killed_ours) \
+	X(20, oom_unattributed)
 
-#define STORE_NCHURN 12
+/* Columns 12.. came with schema 7 (every death counted once); older rows hold NULL there. */
+#define STORE_NCHURN 22
+
+/* The request verdicts of a tick (schema 7, v_atomic_request), after the hot vmstat columns. */
+#define STORE_REQUEST_COLS "req_norders, req_atomic_mask, req_nowait_mask, req_kernel_mask, req_zones_lo, req_zones_hi"
+#define STORE_NREQUEST 6
+#define STORE_REQ_NO_ZONE 255    /* a packed zone_id: the request passes in no zone */
 
 /*
  * X(order): the per-order columns of a zone row, o0..o15 in buddy and

@@ -47,10 +47,20 @@ struct query_run {
 	const char *label, *end_reason, *version, *boot_id, *hostname;
 	const char *kernel_release, *kernel_version, *cmdline, *hypervisor, *guest_type;
 	const char *cpu_model, *fpu_features, *xstate_detail, *config;
+	const char *xen_domain;                           /* "dom0" | "domU" | NULL */
+	int64_t xen_domid;                                /* -1 when unknown */
 	int64_t started_ms, ended_ms, pid;                /* ended_ms -1 while running */
 	int64_t xstate_bytes, mem_total_kb, page_size;
 	int64_t nsamples;                                 /* rows in samples */
-	int64_t first_sample_ms, last_sample_ms;          /* -1 when no samples */
+	int64_t first_sample_ms, last_sample_ms;          /* the exact tick span; -1 when no samples */
+	int span_exact;                                   /* 0: an end came from a rollup bucket's bounds
+							     (written before schema 7), not a tick */
+	/* What the run ran under (churn_info; strings NULL, numbers -1 when not recorded) */
+	const char *cgroup;                               /* "v1", "v2", "none"; NULL: no churn recorded */
+	const char *cgroup_group, *unconfined_reason, *fpu_kind;
+	int64_t cgroup_memory_max, cgroup_pids_max;       /* read back, 0 = no limit */
+	int64_t pop_cap;
+	int confinement_exact;                            /* 1: read back from the kernel (schema 7) */
 };
 
 /* The window of a series: from/to (-1 = the run's first/last sample) and max_points in; resolved values out. */
@@ -206,7 +216,10 @@ int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t f
 /* Churn columns, in v_churn's order. */
 enum query_churn_col {
 	QC_SPAWNED, QC_FAIL_EAGAIN, QC_FAIL_ENOMEM, QC_FAIL_OTHER, QC_EXITED, QC_SIGKILL, QC_SIGSEGV, QC_SIGILL,
-	QC_SIGOTHER, QC_OOM, QC_EXITED_ERROR, QC_N
+	QC_SIGOTHER, QC_OOM, QC_EXITED_ERROR,
+	/* schema 7: every death counted once (NULL, read as 0, in older rows) */
+	QC_KILLED_OURS, QC_PROBE_SPAWNED, QC_PROBE_FAILED, QC_PROBE_EXITED, QC_PROBE_SIGKILL, QC_PROBE_SIGOTHER,
+	QC_PROBE_OOM, QC_PROBE_KILLED_OURS, QC_OOM_UNATTRIBUTED, QC_N
 };
 
 /* v_churn's column name of c ("spawned", "spawn_failed_eagain", ...). */
@@ -262,6 +275,25 @@ typedef int (*query_atomic_fn)(void *arg, const struct query_atomic *a);
 /* Per zone, order-k atomic risk of a run in [from, to] (-1 = open); rows (zones) or -1. */
 int query_atomic_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 			 query_atomic_fn fn, void *arg);
+
+/* The request at one order (v_atomic_request): ticks with a verdict and how many failed. */
+struct query_request {
+	int64_t ts_ms;            /* first tick (of the bucket, in a series) */
+	int64_t samples;          /* ticks with a verdict at this order */
+	int64_t atomic_fail, nowait_fail, kernel_fail;   /* GFP_KERNEL: even by reclaim and compaction */
+	int64_t atomic_only, nowait_only;                /* ... failed where GFP_KERNEL would pass */
+};
+
+typedef int (*query_request_fn)(void *arg, const struct query_request *r);
+
+/* The request at order k of a run in [from, to] (-1 = open) into *out: 1, 0 when no tick has a verdict, -1. */
+int query_request_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			  struct query_request *out);
+
+/* The request at order k per bucket of rg (raw ticks, or the minute/hour rollups as other series);
+ * fn per bucket in time order; rows or -1. */
+int query_request_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_request_fn fn,
+			 void *arg);
 
 /* Per bucket and zone, the fraction of samples at risk (v = lo = hi, 0..1) for order k in rg; rows or -1. */
 int query_atomic_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_zone_fn fn,

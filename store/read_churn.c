@@ -34,7 +34,7 @@ static const char *const SQL[S_COUNT] = {
 #define X_CNAME(i, col) #col,
 static const char *const churn_cols[QC_N] = { STORE_CHURN_COUNTS(X_CNAME) };
 #undef X_CNAME
-_Static_assert(QC_N == STORE_NCHURN - 1, "enum query_churn_col lists every churn count of store/fields.h");
+_Static_assert(QC_N == STORE_NCHURN - 2, "enum query_churn_col lists every churn count of store/fields.h");
 
 const char *query_churn_column(int c)
 {

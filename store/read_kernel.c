@@ -9,6 +9,15 @@
 /* p.o0 .. p.o15 (store/fields.h: STORE_ORDERS), after a column already listed. */
 #define X_PO(k) ", p.o" #k
 
+/* Per order k: GFP_ATOMIC fails, GFP_NOWAIT fails, GFP_KERNEL fails (even by reclaim), and the two
+ * failures where GFP_KERNEL would pass. */
+#define REQ_BIT(m, k) "((" m " >> " k ") & 1)"
+#define REQ_COUNTS(k) \
+	"SUM(" REQ_BIT("req_atomic_mask", k) " = 0), SUM(" REQ_BIT("req_nowait_mask", k) " = 0), " \
+	"SUM(" REQ_BIT("req_kernel_mask", k) " = 0), " \
+	"SUM(" REQ_BIT("req_atomic_mask", k) " = 0 AND " REQ_BIT("req_kernel_mask", k) " = 1), " \
+	"SUM(" REQ_BIT("req_nowait_mask", k) " = 0 AND " REQ_BIT("req_kernel_mask", k) " = 1)"
+
 static const char *const SQL[S_COUNT] = {
 	[S_FAILURES] = "SELECT ts_ms, comm, pid, page_order, gfp_flags, "
 		       "CASE WHEN gfp_mask IS NULL THEN NULL ELSE printf('0x%x', gfp_mask) END FROM kmsg_events "
@@ -40,6 +49,18 @@ static const char *const SQL[S_COUNT] = {
 	[S_ATOMIC_SERIES] = "SELECT (ts_ms - ?2) / ?4 AS bk, MIN(ts_ms), node, zone, AVG(atomic_ok = 0 AND kernel_ok = 1) "
 			    "FROM v_atomic_risk WHERE run_id = ?1 AND page_order = ?5 AND ts_ms BETWEEN ?2 AND ?3 "
 			    "GROUP BY bk, node, zone ORDER BY bk, node, zone",
+	/* The request per tick (schema 7): order ?4's bits of the masks; ticks without a verdict are left out. */
+	[S_REQUEST_SUMMARY] = "SELECT MIN(ts_ms), COUNT(*), " REQ_COUNTS("?4") " FROM samples WHERE run_id = ?1 "
+			      "AND ts_ms BETWEEN ?2 AND ?3 AND req_norders > ?4",
+	[S_REQUEST_SERIES] = "SELECT (ts_ms - ?2) / ?4 AS bk, MIN(ts_ms), COUNT(*), " REQ_COUNTS("?5") " FROM samples "
+			     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND req_norders > ?5 GROUP BY bk ORDER BY bk",
+	[S_REQUEST_ROLLED] = "SELECT MIN(bucket_ms), SUM(n), SUM(atomic_fail), SUM(nowait_fail), SUM(kernel_fail), "
+			     "SUM(atomic_only), SUM(nowait_only) FROM request_rollup WHERE run_id = ?1 AND tier = ?5 "
+			     "AND page_order = ?4 AND bucket_ms >= ?2 AND bucket_ms < ?3",
+	[S_REQUEST_ROLLUP_SERIES] = "SELECT (bucket_ms - ?2) / ?4 AS bk, MIN(bucket_ms), SUM(n), SUM(atomic_fail), "
+				    "SUM(nowait_fail), SUM(kernel_fail), SUM(atomic_only), SUM(nowait_only) FROM request_rollup "
+				    "WHERE run_id = ?1 AND tier = ?6 AND page_order = ?5 AND bucket_ms BETWEEN ?2 AND ?3 "
+				    "GROUP BY bk ORDER BY bk",
 	[S_ATOMIC_ROLLED] = "SELECT z.node, z.name, SUM(r.atomic_n), SUM(r.atomic_only_n), SUM(r.atomic_fail_n), "
 			    "SUM(r.kernel_fail_n), MIN(r.margin_min), COUNT(*) - COUNT(r.atomic_n) FROM buddy_rollup r "
 			    "JOIN zones z ON z.zone_id = r.zone_id WHERE r.run_id = ?1 AND r.tier = ?5 AND r.zone_id IN "
@@ -411,6 +432,100 @@ int query_atomic_series(struct query *q, int64_t run_id, int order, struct query
 		double v = sqlite3_column_double(st, 4);
 		struct query_zone_point p = { sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2), col_text(st, 3),
 					      v, v, v };
+		if (row_take(q, st, &n) < 0)
+			return -1;
+		if (fn(arg, &p) != 0)
+			return stopped(q, st);
+	}
+	return rows_done(q, st, rc, n);
+}
+
+static void request_from_row(sqlite3_stmt *st, int col, struct query_request *r)
+{
+	r->ts_ms = col_i64(st, col);
+	r->samples = sqlite3_column_int64(st, col + 1);
+	r->atomic_fail = sqlite3_column_int64(st, col + 2);
+	r->nowait_fail = sqlite3_column_int64(st, col + 3);
+	r->kernel_fail = sqlite3_column_int64(st, col + 4);
+	r->atomic_only = sqlite3_column_int64(st, col + 5);
+	r->nowait_only = sqlite3_column_int64(st, col + 6);
+}
+
+/* Add one piece (raw ticks, or minute/hour rollups) of the request at order k to *out; 0 or -1. */
+static int request_part(struct query *q, int64_t run_id, int order, const struct part *pt, struct query_request *out)
+{
+	sqlite3_stmt *st;
+	struct query_request r;
+	int rc;
+
+	if (pt->from >= pt->to)
+		return 0;
+	if (!(st = stmt(q, pt->tier ? S_REQUEST_ROLLED : S_REQUEST_SUMMARY)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, pt->from);
+	/* Raw ticks take BETWEEN bounds; rollup buckets a half-open range. */
+	sqlite3_bind_int64(st, 3, pt->tier ? pt->to : pt->to == INT64_MAX ? INT64_MAX : pt->to - 1);
+	sqlite3_bind_int(st, 4, order);
+	if (pt->tier)
+		sqlite3_bind_int64(st, 5, pt->tier);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW) {
+		request_from_row(st, 0, &r);
+		if (r.samples > 0) {
+			if (out->samples == 0 || r.ts_ms < out->ts_ms)
+				out->ts_ms = r.ts_ms;
+			out->samples += r.samples;
+			out->atomic_fail += r.atomic_fail;
+			out->nowait_fail += r.nowait_fail;
+			out->kernel_fail += r.kernel_fail;
+			out->atomic_only += r.atomic_only;
+			out->nowait_only += r.nowait_only;
+		}
+	}
+	done(st);
+	return 0;
+}
+
+int query_request_summary(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			  struct query_request *out)
+{
+	struct part pt[5];
+	int np;
+
+	memset(out, 0, sizeof *out);
+	/* Raw ticks where they exist, the rollups where retention deleted them (range_split). */
+	if ((np = range_split(q, run_id, lo_of(from_ms), hi_of(to_ms), pt)) < 0)
+		return -1;
+	for (int i = 0; i < np; i++)
+		if (request_part(q, run_id, order, &pt[i], out) < 0)
+			return -1;
+	return out->samples > 0;
+}
+
+int query_request_series(struct query *q, int64_t run_id, int order, struct query_range *rg, query_request_fn fn,
+			 void *arg)
+{
+	sqlite3_stmt *st;
+	int64_t tier;
+	int rc, r, n = 0;
+
+	if ((r = range_series(q, run_id, rg, &tier)) <= 0)
+		return r;
+	if (!(st = stmt(q, tier ? S_REQUEST_ROLLUP_SERIES : S_REQUEST_SERIES)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, rg->from_ms);
+	sqlite3_bind_int64(st, 3, rg->to_ms);
+	sqlite3_bind_int64(st, 4, rg->bucket_ms);
+	sqlite3_bind_int(st, 5, order);
+	if (tier)
+		sqlite3_bind_int64(st, 6, tier);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct query_request p;
+		request_from_row(st, 1, &p);
 		if (row_take(q, st, &n) < 0)
 			return -1;
 		if (fn(arg, &p) != 0)

@@ -4,24 +4,37 @@
 
 #include "store/reader.h"
 
-/* Columns of a run, shared by the listing and the single-run query.  The sample extent counts the minute
- * rollups too: retention may have deleted the run's early raw ticks. */
+/*
+ * Columns of a run, shared by the listing and the single-run query.  The sample extent is the exact tick
+ * span: the raw ticks while they exist, and the first/last tick each minute rollup keeps (schema 7) where
+ * retention deleted them.  A bucket's start or end is never taken for a tick: a run started at 13:04:54
+ * did not start at 13:04:00.  Buckets written before schema 7 have no tick span: there the bucket's
+ * bounds stand in, and span_exact says so.
+ */
+#define RUN_MINUTE " FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = " STORE_TIER_MINUTE_SQL
+/* The bucket's raw ticks still exist: they, not the bucket's bounds, give its part of the span. */
+#define RUN_RAW_IN_BUCKET "EXISTS (SELECT 1 FROM samples x WHERE x.run_id = u.run_id AND x.ts_ms >= u.bucket_ms" \
+	" AND x.ts_ms < u.bucket_ms + " STORE_TIER_MINUTE_SQL ")"
 #define RUN_COLS \
 	"r.run_id, r.label, r.end_reason, r.version, r.boot_id, r.hostname, r.kernel_release, " \
 	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
-	"r.ticks, " \
+	"r.ticks, r.xen_domain, coalesce(r.xen_domid, -1), " \
 	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
-	" SELECT MIN(bucket_ms) FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = " STORE_TIER_MINUTE_SQL ")), " \
-	"coalesce((SELECT MAX(ts_ms) FROM samples s WHERE s.run_id = r.run_id), " \
-	" (SELECT MAX(bucket_ms) + " STORE_TIER_MINUTE_SQL " - 1 FROM tick_rollup u WHERE u.run_id = r.run_id" \
-	" AND u.tier = " STORE_TIER_MINUTE_SQL ")) "
+	" SELECT MIN(CASE WHEN first_ms IS NOT NULL THEN first_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
+	" ELSE bucket_ms END)" RUN_MINUTE ")), " \
+	"(SELECT max(t) FROM (SELECT MAX(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
+	" SELECT MAX(CASE WHEN last_ms IS NOT NULL THEN last_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
+	" ELSE bucket_ms + " STORE_TIER_MINUTE_SQL " - 1 END)" RUN_MINUTE ")), " \
+	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET "), " \
+	"c.cgroup, c.cgroup_group, c.unconfined_reason, c.fpu_kind, c.cgroup_memory_max, c.cgroup_pids_max, " \
+	"c.pop_cap, c.confinement_exact "
 
 static const char *const SQL[S_COUNT] = {
 	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
-	[S_RUNS] = "SELECT " RUN_COLS "FROM runs r ORDER BY r.run_id DESC LIMIT ?1",
-	[S_RUN] = "SELECT " RUN_COLS "FROM runs r WHERE r.run_id = ?1",
+	[S_RUNS] = "SELECT " RUN_COLS "FROM runs r LEFT JOIN churn_info c USING (run_id) ORDER BY r.run_id DESC LIMIT ?1",
+	[S_RUN] = "SELECT " RUN_COLS "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
 };
 
 int query_latest_run(struct query *q, int64_t *run_id)
@@ -66,8 +79,19 @@ static void run_from_row(sqlite3_stmt *st, struct query_run *r)
 	r->mem_total_kb = col_i64(st, 19);
 	r->page_size = col_i64(st, 20);
 	r->nsamples = col_i64(st, 21);
-	r->first_sample_ms = col_i64(st, 22);
-	r->last_sample_ms = col_i64(st, 23);
+	r->xen_domain = col_text(st, 22);
+	r->xen_domid = col_i64(st, 23);
+	r->first_sample_ms = col_i64(st, 24);
+	r->last_sample_ms = col_i64(st, 25);
+	r->span_exact = sqlite3_column_int(st, 26);
+	r->cgroup = col_text(st, 27);
+	r->cgroup_group = col_text(st, 28);
+	r->unconfined_reason = col_text(st, 29);
+	r->fpu_kind = col_text(st, 30);
+	r->cgroup_memory_max = col_i64(st, 31);
+	r->cgroup_pids_max = col_i64(st, 32);
+	r->pop_cap = col_i64(st, 33);
+	r->confinement_exact = sqlite3_column_int(st, 34);
 }
 
 /* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */

@@ -18,7 +18,7 @@
 #include "store/reader.h"
 
 #define BUSY_TIMEOUT_MS 200   /* a page waits this long for a WAL reset, then fails */
-#define QUERY_MIN_SCHEMA 6     /* change-only zone rows keyed (run, zone, ts) (schema/006_change_only.sql) */
+#define QUERY_MIN_SCHEMA 7     /* what a run ran under, the exact tick span, the request (schema/007_verdict.sql) */
 
 static const char *const SQL[S_COUNT] = {
 	[S_HAS_TABLE] = "SELECT 1 FROM sqlite_master WHERE name = ?1 AND type IN ('table', 'view')",

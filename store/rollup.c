@@ -34,12 +34,17 @@ void rollup_free(struct rollup_bucket *b)
 	b->active = 0;
 }
 
-void rollup_add_tick(struct rollup_bucket *b, uint32_t sample_us, const int64_t *mem, uint32_t mem_mask,
-		     const int64_t *churn)
+void rollup_add_tick(struct rollup_bucket *b, int64_t ts_ms, uint32_t sample_us, const int64_t *mem,
+		     uint32_t mem_mask, const int64_t *churn)
 {
 	struct rollup_ticks *t = &b->t;
 
 	b->active = 1;
+	/* The exact span: a run's exposure must not start at its first bucket's start. */
+	if (t->n == 0 || ts_ms < t->first_ms)
+		t->first_ms = ts_ms;
+	if (t->n == 0 || ts_ms > t->last_ms)
+		t->last_ms = ts_ms;
 	t->n++;
 	t->us_sum += sample_us;
 	for (int k = 0; k < STORE_NMEMINFO; k++)
@@ -162,6 +167,22 @@ int rollup_add_atomic(struct rollup_bucket *b, int zone_id, int norders, uint32_
 	return 0;
 }
 
+void rollup_add_request(struct rollup_bucket *b, int norders, uint32_t atomic_mask, uint32_t nowait_mask,
+			uint32_t kernel_mask)
+{
+	struct rollup_ticks *t = &b->t;
+
+	for (int k = 0; k < norders && k < ROLLUP_MAX_ORDER; k++) {
+		int a = (atomic_mask >> k) & 1, nw = (nowait_mask >> k) & 1, kr = (kernel_mask >> k) & 1;
+		t->req_n[k]++;
+		t->req_afail[k] += !a;
+		t->req_nfail[k] += !nw;
+		t->req_kfail[k] += !kr;
+		t->req_aonly[k] += !a && kr;
+		t->req_nonly[k] += !nw && kr;
+	}
+}
+
 int rollup_merge(struct rollup_bucket *dst, const struct rollup_bucket *src)
 {
 	const struct rollup_ticks *s = &src->t;
@@ -183,6 +204,10 @@ int rollup_merge(struct rollup_bucket *dst, const struct rollup_bucket *src)
 	dst->active = 1;
 	if (s->churn_n && (d->churn_n == 0 || s->pop_max > d->pop_max))
 		d->pop_max = s->pop_max;
+	if (s->n && (d->n == 0 || s->first_ms < d->first_ms))
+		d->first_ms = s->first_ms;
+	if (s->n && (d->n == 0 || s->last_ms > d->last_ms))
+		d->last_ms = s->last_ms;
 	d->n += s->n;
 	d->us_sum += s->us_sum;
 	for (int k = 0; k < STORE_NMEMINFO; k++) {
@@ -192,5 +217,13 @@ int rollup_merge(struct rollup_bucket *dst, const struct rollup_bucket *src)
 	d->churn_n += s->churn_n;
 	for (int k = 0; k < STORE_NCHURN; k++)
 		d->churn_sum[k] += s->churn_sum[k];
+	for (int k = 0; k < ROLLUP_MAX_ORDER; k++) {
+		d->req_n[k] += s->req_n[k];
+		d->req_afail[k] += s->req_afail[k];
+		d->req_nfail[k] += s->req_nfail[k];
+		d->req_kfail[k] += s->req_kfail[k];
+		d->req_aonly[k] += s->req_aonly[k];
+		d->req_nonly[k] += s->req_nonly[k];
+	}
 	return 0;
 }

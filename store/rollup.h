@@ -37,8 +37,12 @@ struct rollup_zone {
 
 struct rollup_ticks {
 	int64_t n, us_sum;
+	int64_t first_ms, last_ms;                   /* the bucket's first and last tick (valid when n > 0) */
 	int64_t mem_sum[STORE_NMEMINFO], mem_n[STORE_NMEMINFO];
 	int64_t churn_n, pop_max, churn_sum[STORE_NCHURN];
+	/* The request per order (schema 7): ticks with a verdict, failures, failures where GFP_KERNEL passes. */
+	int64_t req_n[ROLLUP_MAX_ORDER], req_afail[ROLLUP_MAX_ORDER], req_nfail[ROLLUP_MAX_ORDER];
+	int64_t req_kfail[ROLLUP_MAX_ORDER], req_aonly[ROLLUP_MAX_ORDER], req_nonly[ROLLUP_MAX_ORDER];
 };
 
 /* One bucket of one tier being filled. */
@@ -55,9 +59,13 @@ void rollup_reset(struct rollup_bucket *b, int64_t run_id, int64_t bucket_ms);
 /* Free the zone allocations; the bucket is then empty and inactive. */
 void rollup_free(struct rollup_bucket *b);
 
-/* Account one tick's scalars: mem[k] valid when bit k of mem_mask; churn NULL when churn was off. */
-void rollup_add_tick(struct rollup_bucket *b, uint32_t sample_us, const int64_t *mem, uint32_t mem_mask,
-		     const int64_t *churn);
+/* Account one tick at ts_ms: mem[k] valid when bit k of mem_mask; churn NULL when churn was off. */
+void rollup_add_tick(struct rollup_bucket *b, int64_t ts_ms, uint32_t sample_us, const int64_t *mem,
+		     uint32_t mem_mask, const int64_t *churn);
+
+/* Account the tick's request verdicts (bit k of each mask: order k passes) for orders 0..norders-1. */
+void rollup_add_request(struct rollup_bucket *b, int norders, uint32_t atomic_mask, uint32_t nowait_mask,
+			uint32_t kernel_mask);
 
 /* Account one zone's buddyinfo row of the tick; -1 (nothing counted) on a bad zone id or allocation failure. */
 int rollup_add_buddy(struct rollup_bucket *b, int zone_id, int norders, const uint64_t *free);

@@ -82,7 +82,9 @@ int rollup_account_tick(struct store *st, struct store_tick *t)
 		return -1;
 	if (t->have_churn)
 		tick_churn_values(&t->churn, churn);
-	rollup_add_tick(m, t->sample_us, t->mem, t->mem_mask, t->have_churn ? churn : NULL);
+	rollup_add_tick(m, t->ts_ms, t->sample_us, t->mem, t->mem_mask, t->have_churn ? churn : NULL);
+	if (t->have_request)
+		rollup_add_request(m, t->req_norders, t->req_atomic, t->req_nowait, t->req_kernel);
 	for (int i = 0; i < t->nbuddy; i++)
 		rollup_add_buddy(m, t->buddy[i].zone_id, t->buddy[i].norders, t->buddy[i].free);
 	for (int i = 0; i < t->natomic; i++) {
@@ -180,8 +182,27 @@ int rollup_write_rows(struct store *st, const struct store_tick *t)
 		bind_opt_i64(s, p++, v->churn_n > 0, v->pop_max);
 		for (int k = 0; k < STORE_NCHURN; k++, p++)
 			bind_opt_i64(s, p, v->churn_n > 0, v->churn_sum[k]);
+		bind_opt_i64(s, p++, v->n > 0, v->first_ms);
+		bind_opt_i64(s, p++, v->n > 0, v->last_ms);
 		if ((rc = stmts_step(st, S_ROLL_TICK)) != SQLITE_OK)
 			return rc;
+		for (int k = 0; k < ROLLUP_MAX_ORDER; k++) {
+			sqlite3_stmt *q = st->stmt[S_ROLL_REQUEST];
+			if (!v->req_n[k])
+				continue;
+			sqlite3_bind_int64(q, 1, r->run_id);
+			sqlite3_bind_int64(q, 2, r->tier);
+			sqlite3_bind_int64(q, 3, r->bucket_ms);
+			sqlite3_bind_int(q, 4, k);
+			sqlite3_bind_int64(q, 5, v->req_n[k]);
+			sqlite3_bind_int64(q, 6, v->req_afail[k]);
+			sqlite3_bind_int64(q, 7, v->req_nfail[k]);
+			sqlite3_bind_int64(q, 8, v->req_kfail[k]);
+			sqlite3_bind_int64(q, 9, v->req_aonly[k]);
+			sqlite3_bind_int64(q, 10, v->req_nonly[k]);
+			if ((rc = stmts_step(st, S_ROLL_REQUEST)) != SQLITE_OK)
+				return rc;
+		}
 		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 1, r->run_id);
 		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 2, r->tier);
 		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 3, r->bucket_ms + r->tier);

@@ -36,8 +36,9 @@
 static const char *const STMT_SQL[S_COUNT] = {
 	/* ?1 run, ?2 ts, ?3 sample_us, then the meminfo columns, the churn columns, the hot vmstat columns. */
 	[S_SAMPLE] = "INSERT OR REPLACE INTO samples(run_id, ts_ms, sample_us" STORE_MEMINFO_FIELDS(X_COL)
-		     STORE_CHURN_FIELDS(X_CCOL) STORE_VMSTAT_HOT(X_COL) ") VALUES (?1, ?2, ?3"
-		     STORE_MEMINFO_FIELDS(X_PARAM) STORE_CHURN_FIELDS(X_CPARAM) STORE_VMSTAT_HOT(X_PARAM) ")",
+		     STORE_CHURN_FIELDS(X_CCOL) STORE_VMSTAT_HOT(X_COL) ", " STORE_REQUEST_COLS ") VALUES (?1, ?2, ?3"
+		     STORE_MEMINFO_FIELDS(X_PARAM) STORE_CHURN_FIELDS(X_CPARAM) STORE_VMSTAT_HOT(X_PARAM)
+		     ", ?, ?, ?, ?, ?, ?)",
 	/* ?5.. the free blocks of orders 0..15 */
 	[S_BUDDY] = "INSERT OR REPLACE INTO buddy(run_id, ts_ms, zone_id, norders" STORE_ORDERS(X_O)
 		    ") VALUES (?1, ?2, ?3, ?4" STORE_ORDERS(X_OPARAM) ")",
@@ -93,13 +94,21 @@ static const char *const STMT_SQL[S_COUNT] = {
 	/* ?1 run, ?2 tier, ?3 bucket, ?4 n, ?5 sample cost, the meminfo sums, ticks with churn, peak population,
 	 * the churn sums. */
 	[S_ROLL_TICK] = "INSERT INTO tick_rollup(run_id, tier, bucket_ms, n, sample_us_sum" STORE_MEMINFO_FIELDS(X_SUM)
-			", churn_n, population_max" STORE_CHURN_FIELDS(X_CSUM) ") VALUES (?1, ?2, ?3, ?4, ?5"
-			STORE_MEMINFO_FIELDS(X_PARAM) ", ?, ?" STORE_CHURN_FIELDS(X_CPARAM) ")"
+			", churn_n, population_max" STORE_CHURN_FIELDS(X_CSUM) ", first_ms, last_ms) VALUES (?1, ?2, ?3,"
+			" ?4, ?5" STORE_MEMINFO_FIELDS(X_PARAM) ", ?, ?" STORE_CHURN_FIELDS(X_CPARAM) ", ?, ?)"
 			" ON CONFLICT (run_id, tier, bucket_ms) DO UPDATE SET n = n + excluded.n,"
 			" sample_us_sum = sample_us_sum + excluded.sample_us_sum" STORE_MEMINFO_FIELDS(X_SUMUP)
 			", churn_n = churn_n + excluded.churn_n,"
 			" population_max = coalesce(max(population_max, excluded.population_max), population_max,"
-			" excluded.population_max)" STORE_CHURN_FIELDS(X_CSUMUP),
+			" excluded.population_max)" STORE_CHURN_FIELDS(X_CSUMUP) ","
+			" first_ms = coalesce(min(first_ms, excluded.first_ms), first_ms, excluded.first_ms),"
+			" last_ms = coalesce(max(last_ms, excluded.last_ms), last_ms, excluded.last_ms)",
+	[S_ROLL_REQUEST] = "INSERT INTO request_rollup(run_id, tier, bucket_ms, page_order, n, atomic_fail, nowait_fail,"
+			   " kernel_fail, atomic_only, nowait_only) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+			   " ON CONFLICT (run_id, tier, page_order, bucket_ms) DO UPDATE SET n = n + excluded.n,"
+			   " atomic_fail = atomic_fail + excluded.atomic_fail, nowait_fail = nowait_fail + excluded.nowait_fail,"
+			   " kernel_fail = kernel_fail + excluded.kernel_fail, atomic_only = atomic_only + excluded.atomic_only,"
+			   " nowait_only = nowait_only + excluded.nowait_only",
 	[S_ROLL_STATE] = "INSERT INTO rollup_state(run_id, tier, next_ms) VALUES (?1, ?2, ?3)"
 			 " ON CONFLICT (run_id, tier) DO UPDATE SET next_ms = max(next_ms, excluded.next_ms)",
 };

@@ -36,7 +36,9 @@ struct store_run {
 	const char *label, *version, *boot_id, *hostname, *kernel_release, *kernel_version;
 	const char *cmdline, *hypervisor, *guest_type, *cpu_model, *fpu_features, *xstate_detail;
 	const char *config;
+	const char *xen_domain;           /* "dom0" | "domU" | NULL (not Xen, or unknown) */
 	int64_t started_ms, xstate_bytes, mem_total_kb, page_size, pid;
+	int64_t xen_domid;                /* with xen_domain only; -1: unknown */
 };
 
 /* Open, migrate and lock the DB at path (created if absent); NULL with the reason in err (newer, corrupt, in use). */
@@ -97,6 +99,12 @@ int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq);
 struct store_churn {
 	uint64_t population, spawned, spawn_failed_eagain, spawn_failed_enomem, spawn_failed_other;
 	uint64_t exited, killed_sigkill, killed_sigsegv, killed_sigill, killed_other, oom_killed, exited_error;
+	/* schema 7: every death counted once (churn/churn_ctl.h), churn workers' own kills and the probes' set */
+	uint64_t killed_ours;
+	uint64_t probe_spawned, probe_spawn_failed, probe_exited, probe_killed_sigkill, probe_killed_other;
+	uint64_t probe_oom_killed, probe_killed_ours;
+	uint64_t oom_unattributed;     /* a difference: may be "negative" (stored as int64) */
+	uint64_t probe_population;
 };
 
 /* A finished probe (v_probes). */
@@ -108,6 +116,16 @@ struct store_probe {
 	int64_t duration_ms;
 };
 
+/* What the requests of a tick get from their whole zonelist (analysis/atomic.h atomic_request_eval). */
+struct store_request {
+	uint32_t atomic_mask, nowait_mask, kernel_mask;   /* bit k: order k passes (kernel: by reclaim if need be) */
+	int node[16];                   /* the zone GFP_ATOMIC of order k would be served from: node, name */
+	const char *zone[16];           /* NULL: none (it fails in every zone) */
+};
+
+/* Attach the tick's request verdicts for orders 0..norders-1 (v_atomic_request); 0 or -1. */
+int store_tick_request(struct store *st, struct store_tick *t, int norders, const struct store_request *r);
+
 /* Attach the interval's churn row; 0 or -1. */
 int store_tick_churn(struct store_tick *t, const struct store_churn *c);
 
@@ -117,6 +135,17 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p);
 /* Record what the spawner resolved for run_id (written at once, not queued); 0 or -1. */
 int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
 		     int64_t pop_cap, uint64_t seed, const char *note);
+
+/* The confinement in force, read back from the kernel (v_runs' cgroup_* columns). */
+struct store_confinement {
+	int confined;                   /* 0: unconfined, reason says why */
+	const char *group, *pids_group; /* memory group (v2: the group), v1 pids group ("" if none) */
+	uint64_t memory_max, pids_max;  /* 0 = no limit */
+	const char *reason;
+};
+
+/* Record it for run_id, after store_churn_info (written at once, not queued); 0 or -1. */
+int store_confinement(struct store *st, int64_t run_id, const struct store_confinement *c);
 
 /* Record what the tick's reads cost, in microseconds. */
 void store_tick_cost(struct store_tick *t, uint32_t sample_us);

@@ -352,6 +352,27 @@ int store_tick_slabinfo(struct store *st, struct store_tick *t, const struct sla
 	return 0;
 }
 
+int store_tick_request(struct store *st, struct store_tick *t, int norders, const struct store_request *r)
+{
+	int64_t packed[2] = { 0, 0 };
+
+	if (norders <= 0 || norders > STORE_NORDERS)
+		return -1;
+	for (int k = 0; k < STORE_NORDERS; k++) {
+		int zid = k < norders && r->zone[k] ? zone_id(st, r->node[k], r->zone[k]) : -1;
+		uint64_t v = zid >= 0 && zid < STORE_REQ_NO_ZONE ? (uint64_t)zid : STORE_REQ_NO_ZONE;
+		packed[k / 8] = (int64_t)((uint64_t)packed[k / 8] | v << (8 * (k % 8)));
+	}
+	t->have_request = 1;
+	t->req_norders = norders;
+	t->req_atomic = r->atomic_mask;
+	t->req_nowait = r->nowait_mask;
+	t->req_kernel = r->kernel_mask;
+	t->req_zones_lo = packed[0];
+	t->req_zones_hi = packed[1];
+	return 0;
+}
+
 int store_tick_atomic(struct store *st, struct store_tick *t, int node, const char *zone, int norders,
 		      uint32_t atomic_mask, uint32_t kernel_mask, int64_t margin0, int64_t kernel_margin0,
 		      int legacy)

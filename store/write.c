@@ -63,6 +63,15 @@ static int write_sample(struct store *st, const struct store_tick *t)
 	for (int k = 0; k < STORE_NVMHOT; k++)
 		if (t->vmhot_mask & (1u << k))
 			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + STORE_NCHURN + k, (sqlite3_int64)t->vmhot[k]);
+	if (t->have_request) {
+		int p = 4 + STORE_NMEMINFO + STORE_NCHURN + STORE_NVMHOT;
+		sqlite3_bind_int64(s, p++, t->req_norders);
+		sqlite3_bind_int64(s, p++, t->req_atomic);
+		sqlite3_bind_int64(s, p++, t->req_nowait);
+		sqlite3_bind_int64(s, p++, t->req_kernel);
+		sqlite3_bind_int64(s, p++, t->req_zones_lo);
+		sqlite3_bind_int64(s, p, t->req_zones_hi);
+	}
 	if ((rc = stmts_step(st, S_SAMPLE)) != SQLITE_OK)
 		return rc;
 	if (t->run_id != st->wlast_run || t->ts_ms > st->wlast_ts) {

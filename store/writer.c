@@ -299,8 +299,8 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 	const char *sql =
 		"INSERT INTO runs(label, started_ms, pid, version, boot_id, hostname, kernel_release,"
 		" kernel_version, cmdline, hypervisor, guest_type, cpu_model, fpu_features, xstate_bytes,"
-		" xstate_detail, mem_total_kb, page_size, config)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+		" xstate_detail, mem_total_kb, page_size, config, xen_domain, xen_domid)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
 	sqlite3_stmt *s;
 	int rc;
 
@@ -329,6 +329,12 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 	sqlite3_bind_int64(s, 16, r->mem_total_kb);
 	sqlite3_bind_int64(s, 17, r->page_size);
 	bind_text_or_null(s, 18, r->config);
+	bind_text_or_null(s, 19, r->xen_domain);
+	/* An id without a domain is a zero-initialised struct, not domain 0. */
+	if (r->xen_domain && r->xen_domid >= 0)
+		sqlite3_bind_int64(s, 20, r->xen_domid);
+	else
+		sqlite3_bind_null(s, 20);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
@@ -409,6 +415,31 @@ int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		log_warnx("database: recording churn info: %s", sqlite3_errmsg(st->db));
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_confinement(struct store *st, int64_t run_id, const struct store_confinement *c)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "UPDATE churn_info SET cgroup_group = ?2, cgroup_pids_group = ?3,"
+				       " cgroup_memory_max = ?4, cgroup_pids_max = ?5, unconfined_reason = ?6,"
+				       " confinement_exact = 1 WHERE run_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	if (c->confined) {
+		sqlite3_bind_text(s, 2, c->group, -1, SQLITE_TRANSIENT);
+		if (c->pids_group && c->pids_group[0])
+			sqlite3_bind_text(s, 3, c->pids_group, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)c->memory_max);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)c->pids_max);
+	} else
+		sqlite3_bind_text(s, 6, c->reason ? c->reason : "no cgroup", -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		log_warnx("database: recording the confinement: %s", sqlite3_errmsg(st->db));
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 

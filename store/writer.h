@@ -38,7 +38,7 @@
 enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE,
-	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_STATE,
+	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_REQUEST, S_ROLL_STATE,
 	S_COUNT
 };
 
@@ -128,6 +128,10 @@ struct store_tick {
 	uint32_t mem_mask;    /* bit k: mem[k] was read */
 	uint32_t vmhot_mask;  /* bit k: vmhot[k] was read */
 	uint64_t vmhot[STORE_NVMHOT];
+	int have_request;     /* the request verdicts below were set (store_tick_request) */
+	int req_norders;
+	uint32_t req_atomic, req_nowait, req_kernel;
+	int64_t req_zones_lo, req_zones_hi;   /* zone_id per order, 8 bits each (255: none) */
 	int64_t mem[STORE_NMEMINFO];
 	int nrollb, nrollt;
 	struct tick_rollbuddy *rollb;

@@ -13,6 +13,20 @@
 #include "web/api_util.h"
 #include "web/escape.h"
 
+/* The gate's caveats as an array (a count of those past REPORT_GATE_MAX as one more item). */
+static void caveats_json(cJSON *o, const struct report_gate *g)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "caveats");
+	char more[64];
+
+	for (int i = 0; i < g->ncaveats; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(g->caveat[i]));
+	if (g->dropped) {
+		snprintf(more, sizeof more, "%d more caveats", g->dropped);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(more));
+	}
+}
+
 static cJSON *line_json(const struct report_line *l)
 {
 	cJSON *o = cJSON_CreateObject(), *ci;
@@ -20,6 +34,10 @@ static cJSON *line_json(const struct report_line *l)
 	cJSON_AddStringToObject(o, "label", l->label);
 	cJSON_AddStringToObject(o, "test", l->test);
 	cJSON_AddStringToObject(o, "unit", l->unit);
+	cJSON_AddBoolToObject(o, "comparable", l->comparable);
+	/* Exactly one of: significant, no significant difference, too few data (...), not comparable: ... */
+	cJSON_AddStringToObject(o, "word", l->word);
+	caveats_json(o, &l->gate);
 	cJSON_AddBoolToObject(o, "ok", l->ok);
 	api_json_num(o, "n_a", l->na);
 	api_json_num(o, "n_b", l->nb);
@@ -28,7 +46,9 @@ static cJSON *line_json(const struct report_line *l)
 		api_json_num(o, "exposure_hours_b", l->xb);
 	}
 	if (!l->ok) {
-		cJSON_AddStringToObject(o, "note", l->note);
+		cJSON_AddBoolToObject(o, "significant", 0);
+		cJSON_AddStringToObject(o, "verdict", l->verdict);
+		cJSON_AddStringToObject(o, "line", l->full);
 		return o;
 	}
 	api_json_num(o, "a", l->c.a);
@@ -45,7 +65,9 @@ static cJSON *line_json(const struct report_line *l)
 	else
 		cJSON_AddNullToObject(o, "p");
 	cJSON_AddBoolToObject(o, "significant", l->significant);
+	/* verdict: one line of <= 72 columns (parts dropped to fit); line: the whole line, every number */
 	cJSON_AddStringToObject(o, "verdict", l->verdict);
+	cJSON_AddStringToObject(o, "line", l->full);
 	return o;
 }
 
@@ -91,6 +113,11 @@ int api_compare(struct web_req *r)
 		cJSON_AddStringToObject(root, "b_ref", runref_format(r->dbs.name[db], r->dbs.n, p->b.id, ref, sizeof ref));
 	}
 	cJSON_AddStringToObject(root, "direction", "differences are B - A, ratios B / A");
+	/* The pair: comparable unless the machines differ; caveats say what differs as meant (kernel, ...). */
+	cJSON_AddBoolToObject(root, "comparable", c->pair.comparable);
+	if (!c->pair.comparable)
+		cJSON_AddStringToObject(root, "not_comparable", c->pair.why);
+	caveats_json(root, &c->pair);
 	arr = cJSON_AddArrayToObject(root, "orders_of_interest");
 	for (int i = 0; i < c->orders.n; i++) {
 		cJSON *x = cJSON_CreateObject();

@@ -219,7 +219,20 @@ static void churn_families(struct strbuf *sb, const struct metrics_input *in)
 	family(sb, "fpusoakd_worker_deaths_total", "counter", "Workers killed by a signal, by signal.");
 	for (int i = 0; i < 4; i++)
 		sb_printf(sb, "fpusoakd_worker_deaths_total{signal=\"%s\"} %" PRIu64 "\n", sigs[i], deaths[i]);
-	counter1(sb, "fpusoakd_worker_oom_kills_total", "Memory-cgroup OOM kills among the workers.", c->oom_killed);
+	/* Every OOM kill once, whichever worker it hit (a probe's fill kills probe workers, not churn ones). */
+	counter1(sb, "fpusoakd_worker_oom_kills_total",
+		 "OOM kills in the workers' memory cgroup: churn workers, probe workers, and kills matched to none.",
+		 c->oom_killed + (in->probe ? in->probe->oom_killed : 0) + in->oom_unattributed);
+	if (in->probe) {
+		const struct churn_counters *p = in->probe;
+		counter1(sb, "fpusoakd_probe_worker_spawns_total", "Capacity-probe workers spawned in this run.", p->spawned);
+		family(sb, "fpusoakd_probe_worker_deaths_total", "counter", "Capacity-probe workers killed by a signal.");
+		sb_printf(sb, "fpusoakd_probe_worker_deaths_total{signal=\"SIGKILL\"} %" PRIu64 "\n", p->killed_sigkill);
+		sb_printf(sb, "fpusoakd_probe_worker_deaths_total{signal=\"other\"} %" PRIu64 "\n",
+			  p->killed_sigsegv + p->killed_sigill + p->killed_other);
+		counter1(sb, "fpusoakd_probe_worker_oom_kills_total", "Capacity-probe workers killed by the OOM killer.",
+			 p->oom_killed);
+	}
 	if (isfinite(in->last_capacity)) {
 		family(sb, "fpusoakd_capacity_probe_workers", "gauge",
 		       "Workers held by the last capacity probe before a spawn failed or one died.");

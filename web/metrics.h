@@ -29,7 +29,11 @@
  *   fpusoakd_worker_spawn_failures_total{errno}        counter, EAGAIN|ENOMEM|other
  *   fpusoakd_worker_exits_total                        counter, exit() of any code
  *   fpusoakd_worker_deaths_total{signal}               counter, SIGKILL|SIGSEGV|SIGILL|other
- *   fpusoakd_worker_oom_kills_total                    counter, memory-cgroup oom_kill events
+ *   fpusoakd_worker_oom_kills_total                    counter, every OOM kill in the workers' group, once
+ *                                                      (churn workers + probe workers + matched to none)
+ *   fpusoakd_probe_worker_spawns_total                 counter, capacity-probe workers spawned
+ *   fpusoakd_probe_worker_deaths_total{signal}         counter, capacity-probe workers killed, by signal
+ *   fpusoakd_probe_worker_oom_kills_total              counter, ... of which OOM kills
  *   fpusoakd_capacity_probe_workers                    gauge, last capacity probe
  *   fpusoakd_fpu_cost_probe_seconds_per_yield          gauge, last FPU-cost probe (system time per yield)
  *   fpusoakd_alloc_failures_total{order}               counter, kernel-log page allocation failures
@@ -65,6 +69,8 @@ struct metrics_input {
 	int nheadroom_orders;
 	int indices;                     /* with buddy: 1 = the kernel's indices per zone and order */
 	const struct churn_counters *churn;   /* NULL = churn off: no worker or probe families */
+	const struct churn_counters *probe;   /* with churn: the capacity-probe workers (NULL: none counted) */
+	uint64_t oom_unattributed;       /* with churn: OOM kills in the workers' group matched to no worker */
 	double last_capacity;            /* with churn: workers held by the last capacity probe; NaN = none yet */
 	double last_switch_us;           /* with churn: system us per yield of the last FPU-cost probe; NaN = none yet */
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER counters by order, or NULL (no kernel log) */

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,16 @@ void page_env_table(struct web_req *r, const struct query_run *run, int full)
 	row_text(r, "kernel version", run->kernel_version, 0);
 	row_text(r, "hypervisor", run->hypervisor, 0);
 	row_text(r, "guest type", run->guest_type, 0);
+	if (run->xen_domain) {
+		/* Only under Xen: a dom0 and a domU are different settings (issue 21). */
+		char dom[48];
+
+		if (run->xen_domid >= 0)
+			snprintf(dom, sizeof dom, "%s (domain id %" PRId64 ")", run->xen_domain, run->xen_domid);
+		else
+			snprintf(dom, sizeof dom, "%s (domain id unknown)", run->xen_domain);
+		row_text(r, "Xen domain", dom, 0);
+	}
 	row_text(r, "CPU", run->cpu_model, 0);
 	row_text(r, "FPU features", run->fpu_features, 0);
 	row_num(r, "XSAVE area", run->xstate_bytes, " bytes");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/fmt.h"
+#include "common/wrap.h"
 #include "report/compare.h"
 #include "report/headroom.h"
 #include "report/run.h"
@@ -23,6 +24,7 @@ struct side {
 	char ref[RUNREF_LEN];     /* how the pages write the run */
 	struct page_run_info ri;
 	char label[96], kernel[96], hyp[64], cpu[128], fpu[128], eager[32], fpu_kind[32];
+	char conf[REPORT_GATE_TEXT + 64], deaths[128];
 	int64_t xstate, memtotal, duration;
 };
 
@@ -46,6 +48,7 @@ static int side_cb(void *arg, const struct query_run *run)
 	s->xstate = run->xstate_bytes;
 	s->memtotal = run->mem_total_kb;
 	s->duration = report_run_duration(run);
+	report_run_confinement(run, s->conf, sizeof s->conf);
 	return 0;
 }
 
@@ -61,6 +64,8 @@ static int load_side(struct web_req *r, int db, int64_t id, struct side *s)
 		return got;
 	if ((has = query_has_table(s->q, "churn_info")) < 0 ||
 	    (has && query_run_fpu_kind(s->q, id, s->fpu_kind, sizeof s->fpu_kind) < 0))
+		return -1;
+	if (report_run_deaths(r->q, id, s->deaths, sizeof s->deaths) < 0)
 		return -1;
 	return 1;
 }
@@ -108,7 +113,25 @@ static void env_table(struct web_req *r, const struct side *a, const struct side
 	env_row(r, "duration", a->duration >= 0 ? fmt_duration(a->duration, x, sizeof x) : "",
 		b->duration >= 0 ? fmt_duration(b->duration, y, sizeof y) : "");
 	env_num(r, "samples", a->ri.nsamples, b->ri.nsamples, "");
+	env_row(r, "confinement", a->conf, b->conf);
+	env_row(r, "worker deaths", a->deaths, b->deaths);
 	sb_puts(&r->body, "</table>\n");
+}
+
+/* The gate's caveats of a line or the pair, as a list (nothing when there are none). */
+static void caveat_list(struct web_req *r, const struct report_gate *g)
+{
+	if (!g->ncaveats)
+		return;
+	sb_puts(&r->body, "<ul class=\"caveats\">");
+	for (int i = 0; i < g->ncaveats; i++) {
+		sb_puts(&r->body, "<li>");
+		page_text(r, g->caveat[i]);
+		sb_puts(&r->body, "</li>");
+	}
+	if (g->dropped)
+		sb_printf(&r->body, "<li>%d more</li>", g->dropped);
+	sb_puts(&r->body, "</ul>");
 }
 
 /* "12.3 [10.1, 14.5]" with unbounded ends as -inf/inf. */
@@ -137,25 +160,54 @@ static void verdict_table(struct web_req *r, const struct report_cmp *c)
 		if (l->ok) {
 			sb_printf(&r->body, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>", fmt_sig(l->c.a, a, sizeof a),
 				  fmt_sig(l->c.b, b, sizeof b));
-			estimate(r, &l->c);
+			if (l->c.est_unbounded)
+				sb_printf(&r->body, "%s &gt;%s", l->c.est_name ? l->c.est_name : "",
+					  fmt_sig(l->c.lo, a, sizeof a));
+			else
+				estimate(r, &l->c);
 			sb_puts(&r->body, "</td><td>");
 			page_text(r, l->test);
-			sb_printf(&r->body, "</td><td><strong>%s</strong></td></tr>\n", l->word);
+			sb_puts(&r->body, "</td><td><strong>");
 		} else {
-			sb_puts(&r->body, "<td></td><td></td><td class=\"pending\" colspan=\"2\">");
-			page_text(r, l->note);
-			sb_printf(&r->body, "</td><td>%s</td></tr>\n", l->word);
+			sb_puts(&r->body, "<td></td><td></td><td class=\"pending\"></td><td>");
+			page_text(r, l->test);
+			sb_puts(&r->body, "</td><td class=\"pending\"><strong>");
 		}
+		page_text(r, l->word);
+		sb_puts(&r->body, "</strong>");
+		caveat_list(r, &l->gate);
+		sb_puts(&r->body, "</td></tr>\n");
 	}
-	sb_puts(&r->body, "</table>\n<p>Differences are B minus A, ratios B over A; <em>significant</em> means the 95% "
-		"interval excludes no difference (0, or 1 for ratios). Samples of one value per probe or per minute "
-		"are taken as independent.</p>\n<p>For a mailing-list reply:</p>\n<pre class=\"verdict\">");
-	for (int i = 0; i < c->n; i++)
-		if (c->line[i].ok) {
-			page_text(r, c->line[i].verdict);
-			sb_puts(&r->body, "\n");
-		}
+	sb_puts(&r->body, "</table>\n<p>Differences are B minus A, ratios B over A. Each line ends in one of: "
+		"<em>significant</em> (the 95% interval excludes no difference: 0, or 1 for ratios), <em>no significant "
+		"difference</em>, <em>too few data</em> (no interval these counts could give would exclude it; what would "
+		"do is said), <em>not comparable</em> (the runs differ in a way that makes the line meaningless; the "
+		"reason is said). Samples of one value per probe or per minute are taken as independent.</p>\n"
+		"<p>For a mailing-list reply:</p>\n<pre class=\"verdict\">");
+	for (int i = 0; i < c->n; i++) {
+		/* Whole lines folded at words to 72 columns, as `fpusoakd summary` prints them: no number dropped. */
+		struct strbuf w;
+		sb_init(&w, 4096);
+		if (wrap_words(&w, c->line[i].full, STATS_VERDICT_COLS, "  ") == 0 && w.buf)
+			page_text(r, w.buf);
+		sb_free(&w);
+	}
 	sb_puts(&r->body, "</pre>\n");
+}
+
+/* The pair: comparable at all (the machines), and what differs as meant. */
+static void pair_section(struct web_req *r, const struct report_cmp *c)
+{
+	if (c->pair.comparable && !c->pair.ncaveats)
+		return;
+	sb_puts(&r->body, "<h2>Comparability</h2>\n<p>");
+	if (!c->pair.comparable) {
+		sb_puts(&r->body, "<strong>Not comparable:</strong> ");
+		page_text(r, c->pair.why);
+	} else
+		sb_puts(&r->body, "Comparable; read the lines with:");
+	sb_puts(&r->body, "</p>\n");
+	caveat_list(r, &c->pair);
 }
 
 /* ---------------------------------------------------------------- overlays */
@@ -305,6 +357,7 @@ int page_compare_runs(struct web_req *r, int da, int64_t a, int db, int64_t b)
 	page_begin(r, title);
 	sb_puts(&r->body, "<h2>Environments</h2>\n");
 	env_table(r, &sa, &sb);
+	pair_section(r, c);
 	sb_puts(&r->body, "<h2>Differences</h2>\n");
 	verdict_table(r, c);
 	sb_puts(&r->body, "<h2>Headroom, overlaid</h2>\n");

@@ -7,8 +7,10 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/fmt.h"
+#include "report/gate.h"
 #include "report/run.h"
 #include "web/page.h"
 #include "web/section.h"
@@ -92,6 +94,17 @@ static int env_cb(void *arg, const struct query_run *run)
 	sb_puts(&p->r->body, "<p class=\"status\">");
 	page_text(p->r, run->label ? run->label : "(no label)");
 	sb_printf(&p->r->body, " \xe2\x80\x94 %s</p>\n", report_run_state(run, p->newest));
+	/* What the run ran under, in its header: an unconfined run's probes are capped, not capacities. */
+	{
+		char conf[REPORT_GATE_TEXT + 64];
+		report_run_confinement(run, conf, sizeof conf);
+		sb_printf(&p->r->body, "<p class=\"%s\">", run->cgroup && strcmp(run->cgroup, "none") == 0 ? "unconfined"
+													    : "confinement");
+		if (!(run->cgroup && strcmp(run->cgroup, "none") == 0))
+			sb_puts(&p->r->body, "confinement: ");
+		page_text(p->r, conf);
+		sb_puts(&p->r->body, "</p>\n");
+	}
 	page_env_table(p->r, run, 1);
 	return 0;
 }

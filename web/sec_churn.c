@@ -78,8 +78,18 @@ static void totals_table(struct web_req *r, const struct report_churn *ch)
 		{ QC_SIGSEGV, "deaths by SIGSEGV" },
 		{ QC_SIGILL, "deaths by SIGILL" },
 		{ QC_SIGOTHER, "deaths by another signal" },
-		{ QC_OOM, "OOM kills (memory cgroup oom_kill events)" },
+		{ QC_OOM, "&#8230; of the SIGKILLs, OOM kills (matched to the memory cgroup's oom_kill count)" },
+		{ QC_KILLED_OURS, "&#8230; of the SIGKILLs, fpusoakd's own (a worker past its retire timeout)" },
+		{ QC_PROBE_SPAWNED, "capacity-probe workers spawned" },
+		{ QC_PROBE_FAILED, "capacity-probe spawn failures" },
+		{ QC_PROBE_EXITED, "capacity-probe workers exited (released by the probe)" },
+		{ QC_PROBE_SIGKILL, "capacity-probe workers killed by SIGKILL" },
+		{ QC_PROBE_OOM, "&#8230; of which OOM kills" },
+		{ QC_PROBE_SIGOTHER, "capacity-probe workers killed by another signal" },
+		{ QC_OOM_UNATTRIBUTED, "OOM kills in the workers' group matched to no worker" },
 	};
+	struct report_deaths dd;
+	char dt[160];
 	const struct query_churn *t = &ch->tot;
 	char a[32], b[32], d[32];
 
@@ -92,6 +102,11 @@ static void totals_table(struct web_req *r, const struct report_churn *ch)
 			  rows[i].what, t->c[rows[i].col],
 			  fmt_sig(ch->per_hour[rows[i].col], b, sizeof b));
 	sb_puts(&r->body, "</table>\n");
+	/* Every death counted once: churn and probe workers each obey spawned = exited + killed + alive. */
+	report_deaths_of(t, &dd);
+	sb_puts(&r->body, "<p class=\"deaths\">Worker deaths, every one counted once: ");
+	page_text(r, report_deaths_text(&dd, dt, sizeof dt));
+	sb_puts(&r->body, ".</p>\n");
 }
 
 int sec_churn(struct run_page *p)
@@ -183,6 +198,15 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 	else
 		sb_printf(&r->body, "<p>%zu probe%s in this window; a trend needs %d.</p>\n", l->n, l->n == 1 ? "" : "s",
 			  REPORT_TREND_MIN_POINTS);
+	if (l->censored) {
+		sb_printf(&r->body, "<p class=\"censored\">%zu more stopped by ", l->censored);
+		page_text(r, l->censored_reason);
+		if (strcmp(unit, "workers") == 0)
+			sb_printf(&r->body, ", at least %s workers each: a lower bound, not a capacity (left out of the "
+				  "chart and the comparison).</p>\n", fmt_sig(l->censored_max, a, sizeof a));
+		else
+			sb_puts(&r->body, " before they finished (left out of the chart and the comparison).</p>\n");
+	}
 out:
 	free(t);
 	free(v);

@@ -313,8 +313,19 @@ int sec_atomic(struct run_page *p)
 		"the share of samples at which the atomic request would have failed where the sleeping one would "
 		"not; the margin is how many pages the atomic request had to spare at worst.</p>\n");
 	for (int i = 0; i < o.n; i++) {
-		int n;
+		struct report_request rq;
+		char x[32], y[32], z[32];
+		int n, got;
 
+		/* The request through the whole zonelist first: a zone that "fails" is not a request that fails. */
+		if ((got = report_request(r->q, p->ri.run_id, o.order[i], p->from, p->to, &rq)) < 0)
+			return -1;
+		if (got)
+			sb_printf(&r->body, "<p class=\"request\">Order %d, the request through the zonelist: "
+				  "<strong>GFP_ATOMIC would have failed where GFP_KERNEL would pass at %s%% of %" PRId64
+				  " samples</strong> (GFP_NOWAIT %s%%; GFP_KERNEL fails even by reclaim at %s%%). Per zone, "
+				  "each zone's own check:</p>\n", o.order[i], fmt_sig(rq.atomic_only_pct, x, sizeof x),
+				  rq.samples, fmt_sig(rq.nowait_only_pct, y, sizeof y), fmt_sig(rq.kernel_fail_pct, z, sizeof z));
 		sb_printf(&r->body, "<table class=\"atomic\"><caption>order %d (%s)</caption>\n<tr><th>node</th>"
 			  "<th>zone</th><th class=\"n\">samples</th><th class=\"n\">at risk (count)</th>"
 			  "<th class=\"n\">atomic fails</th><th class=\"n\">kernel fails</th>"

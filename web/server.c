@@ -665,7 +665,7 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 				 MHD_OPTION_ARRAY, addr,
 				 MHD_OPTION_END);
 	if (!ws->d) {
-		snprintf(err, errlen, "http: cannot listen on %s: %s",
+		snprintf(err, errlen, "cannot listen on %s: %s",
 			 cfg->listen_fd_set ? cfg->listen : fd >= 0 ? "the systemd socket" : cfg->listen,
 			 ws->mhd_err[0] ? ws->mhd_err : "libmicrohttpd failed to start");
 		goto fail;

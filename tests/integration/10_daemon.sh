@@ -52,6 +52,18 @@ vm_got=$(q "SELECT max(value) FROM v_vmstat WHERE name='pgfault'")
 [ -n "$vm_got" ] && [ "$vm_got" -gt 0 ] && [ "$vm_got" -le "$vm_now" ] && pass "pgfault stored ($vm_got <= now $vm_now)" || fail "pgfault stored '$vm_got', now $vm_now"
 check "every compact_* counter present in /proc/vmstat is stored" test \
 	"$(grep -c '^compact_' /proc/vmstat)" = "$(q "SELECT count(DISTINCT name) FROM v_vmstat WHERE name LIKE 'compact\_%' ESCAPE '\\'")"
+# The request through the zonelist (v_atomic_request): a verdict per tick and order, served from a zone read.
+check "v_atomic_request: one row per tick and order ($n ticks x $want_orders orders)" test \
+	"$(q "SELECT count(*) FROM v_atomic_request WHERE run_id = 1")" = "$((n * want_orders))"
+check "v_atomic_request: GFP_NOWAIT passes only where GFP_ATOMIC does (it has fewer reserves)" test \
+	"$(q "SELECT count(*) FROM v_atomic_request WHERE nowait_ok > atomic_ok")" = 0
+check "v_atomic_request: zone_used is set exactly where GFP_ATOMIC passes, and is a zone read" test \
+	"$(q "SELECT count(*) FROM v_atomic_request r WHERE (r.zone_used IS NULL) = (r.atomic_ok = 1) OR (r.zone_used IS NOT NULL
+	      AND NOT EXISTS (SELECT 1 FROM v_buddyinfo b WHERE b.run_id = 1 AND b.node = r.zone_node AND b.zone = r.zone_used))")" = 0
+if grep -q ' zone   Normal' /proc/buddyinfo; then
+	check "v_atomic_request: an order-0 GFP_ATOMIC request on this idle machine is served from Normal (first in the zonelist)" \
+		test "$(q "SELECT group_concat(DISTINCT zone_used) FROM v_atomic_request WHERE run_id = 1 AND page_order = 0")" = Normal
+fi
 
 # SIGTERM: finish, mark stopped, exit 0 within 2 s.
 "$FPUSOAKD" --db "$db" --sample-interval 100ms --listen none >"$tmp/b.log" 2>&1 &

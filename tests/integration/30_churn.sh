@@ -119,7 +119,9 @@ run_daemon() { # run_daemon LOG: start the daemon inside the sandbox; its PID in
 
 for sig in TERM KILL; do
 	run_daemon "$tmp/log.$sig"
-	wd=$SBM/fpusoakd-workers
+	# The group is named after the DB (fpusoakd-workers-<hash>, churn/cgroup.h), the only one in the sandbox.
+	for i in $(seq 50); do wd=$(ls -d "$SBM"/fpusoakd-workers-* 2>/dev/null | head -1); [ -n "$wd" ] && break; sleep 0.1; done
+	wp=$SBP/${wd##*/}
 	# Workers live 2 s: one that just exited may not be replaced yet, so look for 16 at some moment.
 	seen=0
 	for i in $(seq 100); do
@@ -140,8 +142,8 @@ for sig in TERM KILL; do
 		check "daemon: SIGTERM stops it cleanly (exit $rc)" test "$rc" = 0
 		check "daemon: SIGTERM removed the workers' group" test ! -d "$wd"
 	fi
-	check "daemon: after SIG$sig no worker is left" wait_empty "$wd" "$SBP/fpusoakd-workers"
-	rmdirs "$wd" "$SBP/fpusoakd-workers"
+	check "daemon: after SIG$sig no worker is left" wait_empty "$wd" "$wp"
+	rmdirs "$wd" "$wp"
 done
 rmdirs "$SBM" "$SBP"
 check "daemon sandbox removed" test ! -d "$SBM" -a ! -d "$SBP"

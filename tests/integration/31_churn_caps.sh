@@ -156,7 +156,7 @@ kill -0 "$dpid" 2>/dev/null && kill -KILL "$dpid"
 wait "$dpid" 2>/dev/null
 check "daemon: workers' accounting balanced at stop (no 'does not balance' warning)" \
 	bash -c "! grep -q 'does not balance' '$tmp/log'"
-for d in "$SBM/fpusoakd-workers" "$SBP/fpusoakd-workers" "$SBM" "$SBP"; do
+for d in "$SBM"/fpusoakd-workers-* "$SBP"/fpusoakd-workers-* "$SBM" "$SBP"; do
 	for i in $(seq 50); do [ -d "$d" ] || break; rmdir "$d" 2>/dev/null && break; sleep 0.1; done
 done
 check "daemon sandbox removed" test ! -d "$SBM" -a ! -d "$SBP"

@@ -25,10 +25,14 @@ RANDOM=$SEED
 echo "seed $SEED (replay: SEED=$SEED N=$N bash $0)"
 R_DB=$R_TMP/crash.db
 here=$(dirname "$0")
-SMALL=(--db "$R_DB" --listen none --kmsg none --sample-interval 100ms --workers 8 --spawn-rate 100
+# Each option once (a flag given twice is refused): the churn settings are added per use.
+SMALL=(--db "$R_DB" --listen none --kmsg none --sample-interval 100ms --spawn-rate 100
 	--lifetime 1s --cgroup-memory-max 64M --cgroup-pids-max 300 --probe-interval 0 --probe-limit 400
-	--switch-probe-interval 1h --switch-threads 4 --retain-raw 1h --queue-max 1M)
-workers_dir=$R_CGROUP_MEM/fpusoakd-workers
+	--switch-threads 4 --retain-raw 1h --queue-max 1M)
+CHURN=(--workers 8 --switch-probe-interval 1h)
+# The daemon names its workers' group after its DB (churn/cgroup.h: fpusoakd-workers-<hash> on v1,
+# workers-<hash> on v2); it is the only group the daemon makes in the test cgroup.
+workers_dir() { ls -d "$R_CGROUP_MEM"/fpusoakd-workers-* "$R_CGROUP_MEM"/workers-* 2>/dev/null | head -1; }
 
 # An aged run for retention: 3 s at 20 ms, moved 2 days back and spread over
 # ~100 minutes (10 retention slices of 10 min).  --retain-raw 1h makes only
@@ -47,7 +51,7 @@ for i in $(seq "$N"); do
 	delay=$(( 50 + RANDOM % 6950 ))        # ms after exec: from inside store_open to past the 5 s status/retention timer
 	probe_at=-1
 	[ $(( RANDOM % 2 )) = 0 ] && probe_at=$(( delay - 100 - RANDOM % 600 ))
-	r_start "$R_TMP/run$i.log" "${SMALL[@]}"
+	r_start "$R_TMP/run$i.log" "${SMALL[@]}" "${CHURN[@]}"
 	pid=$R_PID t0=$(date +%s%N)
 	if [ "$probe_at" -ge 200 ]; then
 		while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt "$probe_at" ]; do sleep 0.02; done
@@ -58,7 +62,7 @@ for i in $(seq "$N"); do
 	run=$(q "SELECT run_id FROM runs WHERE pid = $pid AND ended_ms IS NULL ORDER BY run_id DESC LIMIT 1")
 	before=$( [ -n "$run" ] && q "SELECT count(*) || ' ' || coalesce(max(ts_ms), 0) || ' ' || coalesce(sum(ts_ms), 0) FROM samples WHERE run_id = $run")
 	sp=$(r_spawner_of "$pid")
-	procs=$(cat "$workers_dir/cgroup.procs" 2>/dev/null | tr '\n' ' ')
+	procs=$(cat "$(workers_dir)/cgroup.procs" 2>/dev/null | tr '\n' ' ')
 	probing=$(grep -c 'capacity probe requested' "$R_TMP/run$i.log"; grep -c 'capacity probe:' "$R_TMP/run$i.log")
 	kill -KILL "$pid"; wait "$pid" 2>/dev/null
 	kills=$((kills + 1))
@@ -69,12 +73,12 @@ for i in $(seq "$N"); do
 	left=""
 	for k in $(seq 30); do
 		left=""; for p in $sp $procs; do r_alive "$p" && left="$left $p"; done
-		[ -z "$left" ] && [ -z "$(grep -l . "$workers_dir/cgroup.procs" 2>/dev/null)" ] && break
+		[ -z "$left" ] && [ -z "$(grep -l . "$(workers_dir)/cgroup.procs" 2>/dev/null)" ] && break
 		sleep 0.1
 	done
-	if [ -n "$left" ] || [ -n "$(grep -l . "$workers_dir/cgroup.procs" 2>/dev/null)" ]; then
+	if [ -n "$left" ] || [ -n "$(grep -l . "$(workers_dir)/cgroup.procs" 2>/dev/null)" ]; then
 		bad_workers=$((bad_workers + 1))
-		echo "kill $i: survivors:$left; in the workers' cgroup: $(cat "$workers_dir/cgroup.procs" 2>/dev/null | tr '\n' ' ')"
+		echo "kill $i: survivors:$left; in the workers' cgroup: $(cat "$(workers_dir)/cgroup.procs" 2>/dev/null | tr '\n' ' ')"
 	fi
 	echo "kill $i at ${delay} ms (probe $([ "$probe_at" -ge 200 ] && echo "at $probe_at ms" || echo none)): run ${run:-none}, $b_n samples committed, spawner ${sp:-none}, $(echo $procs | wc -w) workers"
 

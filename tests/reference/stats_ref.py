@@ -308,6 +308,10 @@ def hodges_lehmann(a, b):
     else:
         k = math.floor(n / 2 - z975() * mw_sd(a, b) + 0.5)
         k, cov, exact = max(k, 0), 0.95, 0
+    # No permutation of n1 + n2 values reaches two-sided p <= 0.05 unless C(n1 + n2, n1) >= 40:
+    # below that the interval is unbounded, ties or not (the approximation claims otherwise).
+    if math.comb(len(a) + len(b), len(a)) < 40:
+        k = 0
     if k == 0:
         return dict(shift=shift, lo=-math.inf, hi=math.inf, k=0, cov=float(cov), exact=exact)
     return dict(shift=shift, lo=d[k - 1], hi=d[n - k], k=k, cov=float(cov), exact=exact)
@@ -430,6 +434,34 @@ def gnum(v, digits):
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     return "%.*g" % (digits, v)
+
+
+def rank_needed(n1, n2):
+    """Smallest (m1, m2) >= (n1, n2) with C(m1 + m2, m1) >= 40: smallest total, then most balanced."""
+    if n1 and n2 and math.comb(n1 + n2, n1) >= 40:
+        return n1, n2
+    total = n1 + n2 + 1
+    while True:
+        ok = [(x, total - x) for x in range(n1, total - n2 + 1) if x and total - x and math.comb(total, x) >= 40]
+        if ok:
+            return min(ok, key=lambda m: abs(m[0] - m[1]))
+        total += 1
+
+
+def too_few_verdict(label, a, b, n1, n2):
+    """The line for too little data: counts and what would do, never an infinite interval."""
+    m1, m2 = rank_needed(n1, n2)
+    for level in (0, 1, 2):
+        s = label + ": "
+        if level < 2:
+            s += "%s vs %s" % (gnum(a, 4), gnum(b, 4))
+            if level < 1 and a != 0:
+                s += " (%+.1f%%)" % ((b - a) / abs(a) * 100)
+            s += ", "
+        s += "too few data (n=%d+%d; needs %d+%d)" % (n1, n2, m1, m2)
+        if len(s) <= 72:
+            return s
+    return None
 
 
 def verdict(label, a, b, est_name, est, lo, hi, is_ratio, p, p_name):
@@ -689,8 +721,11 @@ def emit_stats():
     for name in ("capacity_ties", "permeability", "n3x3"):
         a, b = next((a, b) for n, a, b in stats_samples() if n == name)
         h, m = hodges_lehmann(a, b), mann_whitney(a, b)
-        line = verdict(name.replace("_", " "), q7(sorted(a), 0.5), q7(sorted(b), 0.5), "HL shift",
-                       h["shift"], h["lo"], h["hi"], 0, m["p"], "Mann-Whitney")
+        if math.comb(len(a) + len(b), len(a)) < 40:
+            line = too_few_verdict(name.replace("_", " "), q7(sorted(a), 0.5), q7(sorted(b), 0.5), len(a), len(b))
+        else:
+            line = verdict(name.replace("_", " "), q7(sorted(a), 0.5), q7(sorted(b), 0.5), "HL shift",
+                           h["shift"], h["lo"], h["hi"], 0, m["p"], "Mann-Whitney")
         out.append("\t{\"%s\", sa_%s, %d, sb_%s, %d, \"%s\"}," % (name.replace("_", " "), name, len(a), name, len(b), line))
     r = rate_ratio(21, 3011.0, 11, 800.0)
     line = verdict("OOM kills/h", 21 / 3011.0, 11 / 800.0, "rate ratio", r["ratio"], r["lo"], r["hi"], 1, -1, None)

@@ -210,6 +210,137 @@ static void test_fixture_zone(void)
 	check("fixture DMA for a DMA request", &z, 0, ATOMIC_REQ_ATOMIC, K618, 1, 21, 3819);
 }
 
+/* ---- the request: the zonelist walk ------------------------------------------------------------ */
+
+static struct atomic_zl_zone zlz(int node, int idx, uint64_t free_pages, uint64_t min, uint64_t low,
+				 const int64_t *prot, int nprot, uint64_t reclaimable)
+{
+	struct atomic_zl_zone z;
+
+	memset(&z, 0, sizeof z);
+	z.node = node;
+	z.idx = idx;
+	z.nprot = nprot;
+	memcpy(z.protection, prot, (size_t)nprot * sizeof *prot);
+	z.reclaimable = reclaimable;
+	z.z = zone(free_pages, min, low, 999999);   /* lowmem_reserve must come from protection[highest] */
+	return z;
+}
+
+static void req_check(const char *what, const struct atomic_zl_zone *zl, int n, int local, int highest, unsigned order,
+		      struct atomic_kver v, int a, int az, int nw, int nz, int k, int kz, int know)
+{
+	struct atomic_request r;
+	int rc = atomic_request_eval(zl, n, local, highest, order, v, &r);
+	int ok = rc == 0 && r.atomic_ok == a && r.atomic_zone == az && r.nowait_ok == nw && r.nowait_zone == nz &&
+		 r.kernel_ok == k && r.kernel_zone == kz && r.kernel_now_ok == know;
+
+	T_CHECK(ok, "%s: atomic %d (zone %d), nowait %d (zone %d), kernel %d (zone %d), kernel before reclaim %d", what, a,
+		az, nw, nz, k, kz, know);
+	if (!ok)
+		printf("      got rc=%d atomic %d (%d) nowait %d (%d) kernel %d (%d) now %d\n", rc, r.atomic_ok, r.atomic_zone,
+		       r.nowait_ok, r.nowait_zone, r.kernel_ok, r.kernel_zone, r.kernel_now_ok);
+}
+
+/*
+ * One node as the 6.18 fixture has it: DMA (idx 0), DMA32 (idx 1), Normal (idx 2); GFP_KERNEL and
+ * GFP_ATOMIC have highest_zoneidx = ZONE_NORMAL = 2, so every zone is checked with protection[2]:
+ * DMA 4683, DMA32 1664, Normal 0.  The array is in zoneinfo order; the walk is Normal, DMA32, DMA.
+ */
+static void test_request(void)
+{
+	static const int64_t pdma[] = { 0, 3019, 4683, 4683, 4683 }, pdma32[] = { 0, 0, 1664, 1664, 1664 },
+			     pnorm[] = { 0, 0, 0, 0, 0 };
+	struct atomic_zl_zone zl[3];
+
+	zl[0] = zlz(0, 0, 3840, 53, 66, pdma, 5, 0);
+	zl[0].z.free[0] = 768;
+	zl[0].z.free[10] = 3;                /* 768 + 3 x 1024 = 3840: DMA holds the only high-order blocks */
+	zl[1] = zlz(0, 1, 20000, 2000, 2500, pdma32, 5, 5000);
+	zl[2] = zlz(0, 2, 1500, 1000, 1250, pnorm, 5, 30000);
+
+	/* Order 0.  Normal: atomic min' = 1000 - 500 = 500, 500 - 125 = 375; 1500 > 375.  nowait (6.3+ NON_BLOCK
+	 * alone): 1500 > 1000.  kernel: 1500 > 1000.  All three are served from Normal (index 2). */
+	req_check("order 0, Normal has room", zl, 3, 0, 2, 0, K618, 1, 2, 1, 2, 1, 2, 1);
+	/* Order 3.  Normal 1500 - 7 = 1493 > 375 but has no order >= 3 block; DMA32: 19993 > 750 + 1664 = 2414,
+	 * no block either; DMA has blocks but 3833 <= 21 + 4683 = 4704 (27 - 6 = 21 from min 53).  GFP_ATOMIC and
+	 * GFP_NOWAIT fail in every zone.  GFP_KERNEL fails now too, but reclaim and compaction would make it:
+	 * Normal with its 30000 reclaimable pages, order-0 stage 31500 - 0 > 1000 + 0; compaction (order 3 is
+	 * not costly: min + compact_gap 2 << 3 = 1016) 31500 > 1016.  Served from Normal after compaction.
+	 * The per-zone rows say DMA "fails"; the request says what matters: only GFP_KERNEL gets the pages. */
+	req_check("order 3, fragmented: atomic fails everywhere, kernel by compaction", zl, 3, 0, 2, 3, K618,
+		  0, -1, 0, -1, 1, 2, 0);
+	/* The same with no reclaimable pages and Normal at 900: the reclaim stage fails in Normal
+	 * (900 - 0 <= 1000); DMA32: 20000 + 5000 > 2000 + 1664 and compaction 25000 > 2016 + 1664: DMA32. */
+	zl[2].z.free_pages = zl[2].z.free[0] = 900;
+	zl[2].reclaimable = 0;
+	req_check("order 3, Normal below min: kernel falls back to DMA32", zl, 3, 0, 2, 3, K618, 0, -1, 0, -1, 1, 1, 0);
+	/* Order 0, Normal at 900: atomic 900 > 375 passes in Normal; nowait 900 <= 1000 fails there and
+	 * falls back to DMA32 (20000 > 2000 + 1664); kernel before reclaim likewise DMA32. */
+	req_check("order 0, Normal between the atomic and the min mark", zl, 3, 0, 2, 0, K618, 1, 2, 1, 1, 1, 1, 1);
+	/* Normal at 300 (below 375): atomic falls back to DMA32 (20000 > 750 + 1664). */
+	zl[2].z.free_pages = zl[2].z.free[0] = 300;
+	req_check("order 0, Normal below the atomic mark: DMA32 serves", zl, 3, 0, 2, 0, K618, 1, 1, 1, 1, 1, 1, 1);
+	/* DMA32 also short (2000: 2000 <= 2414 atomic): only DMA is left, and its reserve for a Normal
+	 * request (4683) keeps it out: atomic fails; kernel: DMA32 2000 + 5000 = 7000 > 3664 after reclaim. */
+	zl[1].z.free_pages = zl[1].z.free[0] = 2000;
+	req_check("order 0, DMA32 short too: DMA's reserve keeps it out", zl, 3, 0, 2, 0, K618, 0, -1, 0, -1, 1, 1, 0);
+	/* The same zones asked with highest_zoneidx 0 (a GFP_DMA request): only DMA, with protection[0] = 0. */
+	req_check("a GFP_DMA request uses DMA alone", zl, 3, 0, 0, 0, K618, 1, 0, 1, 0, 1, 0, 1);
+
+	/* A costly order (4): compaction wants low + compact_gap = 1250 + 32 = 1282 (not min). Normal at
+	 * 1270 free, 0 reclaimable, no order-4 block: the reclaim stage passes (1270 - 15 > 1000 is the order-4
+	 * check; its order-0 part is 1255 > 1000) but there is no block, and compaction is not suitable
+	 * (1270 <= 1282); DMA32 and DMA out as above: kernel fails. */
+	zl[2].z.free_pages = zl[2].z.free[0] = 1270;
+	zl[1].reclaimable = 0;
+	req_check("order 4: compaction needs the low mark", zl, 3, 0, 2, 4, K618, 0, -1, 0, -1, 0, -1, 0);
+	zl[2].z.free_pages = zl[2].z.free[0] = 1283;
+	req_check("order 4: one page above low + gap, compaction would run", zl, 3, 0, 2, 4, K618, 0, -1, 0, -1, 1, 2, 0);
+}
+
+/* The Xen PV guest of the test bed (tests/fixtures/zoneinfo.xenpv): Normal is empty (not populated,
+ * so not in the zonelist), DMA32 holds the memory, DMA's protection[2] is only 52. */
+static void test_request_xenpv(void)
+{
+	static const int64_t pdma[] = { 0, 52, 52, 52, 52 }, pdma32[] = { 0, 0, 0, 0, 0 };
+	struct atomic_zl_zone zl[2];
+
+	zl[0] = zlz(0, 0, 3869, 60, 75, pdma, 5, 0);
+	zl[0].z.free[0] = 3869 - 8;
+	zl[0].z.free[3] = 1;
+	zl[1] = zlz(0, 1, 5156, 202, 252, pdma32, 5, 1404 + 524);
+	/* Order 0: DMA32 first: atomic 202 - 101 = 101, 101 - 25 = 76; 5156 > 76. */
+	req_check("xenpv order 0: DMA32", zl, 2, 0, 2, 0, K618, 1, 1, 1, 1, 1, 1, 1);
+	/* Order 3, DMA32 without an order-3 block: DMA serves GFP_ATOMIC (3862 > 23 + 52 = 75, one order-3
+	 * block), GFP_NOWAIT (3862 > 60 + 52), and GFP_KERNEL (3862 > 60 + 52) before any reclaim. */
+	req_check("xenpv order 3: DMA serves when DMA32 has no block", zl, 2, 0, 2, 3, K618, 1, 0, 1, 0, 1, 0, 1);
+}
+
+/* Two nodes: the local node's zones first, then the other node's, each from the highest index down. */
+static void test_request_numa(void)
+{
+	static const int64_t p0[] = { 0, 0, 0, 0 };
+	struct atomic_zl_zone zl[2];
+	struct atomic_request r;
+
+	zl[0] = zlz(0, 2, 100, 1000, 1250, p0, 4, 0);     /* node 0 Normal: out of memory */
+	zl[1] = zlz(1, 2, 50000, 1000, 1250, p0, 4, 0);   /* node 1 Normal: plenty */
+	req_check("numa: node 0's request falls back to node 1", zl, 2, 0, 2, 0, K618, 1, 1, 1, 1, 1, 1, 1);
+	zl[0].z.free_pages = zl[0].z.free[0] = 50000;
+	req_check("numa: node 1's own Normal first", zl, 2, 1, 2, 0, K618, 1, 1, 1, 1, 1, 1, 1);
+	req_check("numa: node 0's own Normal first", zl, 2, 0, 2, 0, K618, 1, 0, 1, 0, 1, 0, 1);
+	T_CHECK(atomic_request_eval(zl, 2, 0, 2, 0, K618, &r) == 0 && r.exact == 1, "zone indexes known: exact");
+	zl[1].idx = -1;
+	T_CHECK(atomic_request_eval(zl, 2, 0, 2, 0, K618, &r) == 0 && r.exact == 0,
+		"a zone index unknown (zoneinfo before 4.12): not exact");
+	T_CHECK(atomic_request_eval(zl, 0, 0, 2, 0, K618, &r) == 0 && !r.atomic_ok && !r.kernel_ok && r.atomic_zone == -1,
+		"no zones: nothing passes");
+	T_CHECK(atomic_request_eval(NULL, 2, 0, 2, 0, K618, &r) < 0, "NULL zones rejected");
+	T_CHECK(atomic_request_eval(zl, 2, 0, 2, 11, K618, &r) < 0, "order >= norders rejected");
+	T_CHECK(atomic_request_eval(zl, ATOMIC_MAX_ZONES + 1, 0, 2, 0, K618, &r) < 0, "too many zones rejected");
+}
+
 static void test_kver(void)
 {
 	static const struct { const char *rel; int ok, major, minor; enum atomic_era era; } v[] = {
@@ -257,6 +388,9 @@ int main(void)
 	test_boost();
 	test_legacy();
 	test_fixture_zone();
+	test_request();
+	test_request_xenpv();
+	test_request_numa();
 	test_kver();
 	test_args();
 	T_DONE();

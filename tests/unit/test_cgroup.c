@@ -366,6 +366,78 @@ static void test_v1_workers(const char *sbname)
 	T_CHECK(squat < 0 || (waitpid(squat, NULL, WNOHANG) < 0 && errno == ECHILD), "squatter killed and reaped");
 }
 
+/* Per-instance names: a pure function of the instance key (the daemon's canonical DB path). */
+static void test_instance_names(void)
+{
+	char a[80], b[80], c[80];
+
+	T_EQ_I(cgroup_instance_name("/var/lib/fpusoakd/fpusoakd.db", CGROUP_V1, a, sizeof a), 0, "v1 name");
+	T_CHECK(strncmp(a, "fpusoakd-workers-", 17) == 0 && strlen(a) == 17 + 12, "v1: fpusoakd-workers-<12 hex> (%s)", a);
+	T_EQ_I(cgroup_instance_name("/var/lib/fpusoakd/fpusoakd.db", CGROUP_V2, b, sizeof b), 0, "v2 name");
+	T_CHECK(strncmp(b, "workers-", 8) == 0 && strcmp(a + 17, b + 8) == 0, "v2: workers-<same hash> (%s)", b);
+	T_EQ_I(cgroup_instance_name("/var/lib/fpusoakd/fpusoakd.db", CGROUP_V1, c, sizeof c), 0, "again");
+	T_EQ_S(c, a, "the same key gives the same name (a crashed instance's group is found again)");
+	T_EQ_I(cgroup_instance_name("/var/lib/fpusoakd/other.db", CGROUP_V1, c, sizeof c), 0, "another key");
+	T_CHECK(strcmp(c, a) != 0, "another DB, another group (%s vs %s)", c, a);
+	T_EQ_I(cgroup_instance_name("/var/lib/fpusoakd/fpusoakd.db", CGROUP_V1, c, 20), -1, "too small a buffer: -1");
+	T_EQ_I(cgroup_instance_name(NULL, CGROUP_V1, c, sizeof c), -1, "no key: -1");
+	T_EQ_I(cgroup_instance_name("/x", CGROUP_NONE, c, sizeof c), -1, "no version: -1");
+}
+
+/* Two instances under one parent (the shared v1 hierarchy) never share a group. */
+static void test_two_instances(const char *sbname)
+{
+	char err[256], da[1024] = "", db[1024] = "", suffix[256];
+	struct cgroup *a, *b;
+	struct cgroup_effective ea, eb;
+
+	a = cgroup_open(&(struct cgroup_cfg){ .ver = CGROUP_V1, .key = "/tmp/a.db", .memory_max = 16u << 20, .pids_max = 20 },
+			err, sizeof err);
+	T_CHECK(a != NULL, "instance A confined (%s)", a ? cgroup_dir(a) : err);
+	pid_t pa = a ? sleeper(a, 1) : -1;
+	if (pa > 0) {
+		snprintf(suffix, sizeof suffix, "/%s", strrchr(cgroup_dir(a), '/') + 1);
+		wait_moved(pa, "memory", suffix);
+	}
+	b = cgroup_open(&(struct cgroup_cfg){ .ver = CGROUP_V1, .key = "/tmp/b.db", .memory_max = 32u << 20, .pids_max = 30 },
+			err, sizeof err);
+	T_CHECK(b != NULL, "instance B confined too, while A's group holds a process (%s)", b ? cgroup_dir(b) : err);
+	if (a && b) {
+		snprintf(da, sizeof da, "%s", cgroup_dir(a));
+		snprintf(db, sizeof db, "%s", cgroup_dir(b));
+		T_CHECK(strcmp(da, db) != 0, "their groups differ (%s, %s)", da, db);
+		T_CHECK(strcmp(cgroup_pids_dir(a), cgroup_pids_dir(b)) != 0, "their pids groups differ");
+		snprintf(suffix, sizeof suffix, "/%s/", sbname);
+		T_CHECK(strstr(da, suffix) != NULL, "A's group is under the sandbox (%s)", da);
+		T_EQ_I(cgroup_effective(a, &ea), 0, "A's effective confinement");
+		T_EQ_I(cgroup_effective(b, &eb), 0, "B's effective confinement");
+		T_EQ_I(ea.memory_max, 16u << 20, "A: memory limit read back from the kernel");
+		T_EQ_I(eb.memory_max, 32u << 20, "B: memory limit read back from the kernel");
+		T_EQ_I(ea.pids_max, 20, "A: pids.max read back");
+		T_EQ_I(eb.pids_max, 30, "B: pids.max read back");
+		T_EQ_I(read_num(da, "memory.limit_in_bytes"), 16 << 20, "and the kernel agrees for A");
+		T_EQ_I(read_num(db, "memory.limit_in_bytes"), 32 << 20, "and for B");
+	}
+	cgroup_close(b);
+	cgroup_close(a);
+	T_CHECK(!da[0] || (access(da, F_OK) < 0 && access(db, F_OK) < 0), "both groups removed at close");
+	T_CHECK(pa < 0 || (waitpid(pa, NULL, WNOHANG) < 0 && errno == ECHILD), "A's member killed and reaped");
+
+	/* A crashed instance's empty group (same key) is adopted and removed; nobody else's is touched. */
+	char stale[1024], other[1024], name[80];
+	struct cgroup *r;
+	snprintf(stale, sizeof stale, "%s", da);
+	T_EQ_I(cgroup_instance_name("/tmp/c.db", CGROUP_V1, name, sizeof name), 0, "name of another instance");
+	snprintf(other, sizeof other, "%.*s/%s", (int)(strrchr(da, '/') - da), da, name);
+	T_CHECK(da[0] && mkdir(stale, 0755) == 0 && mkdir(other, 0755) == 0, "leave two empty groups as a crash would");
+	r = cgroup_open(&(struct cgroup_cfg){ .ver = CGROUP_V1, .key = "/tmp/a.db", .memory_max = 16u << 20 }, err, sizeof err);
+	T_CHECK(r != NULL && strcmp(cgroup_dir(r), stale) == 0, "A again adopts its own leftover (%s)", r ? "" : err);
+	cgroup_close(r);
+	T_CHECK(access(stale, F_OK) < 0, "and removes it at close");
+	T_CHECK(access(other, F_OK) == 0, "another instance's group is left alone");
+	rmdir(other);
+}
+
 /* An unprivileged process cannot create a group: a clear error, nothing created. */
 static void test_no_permission(void)
 {
@@ -445,6 +517,7 @@ int main(void)
 	test_parse_self();
 	test_parse_mountinfo();
 	test_parse_small();
+	test_instance_names();
 
 	snprintf(name, sizeof name, "fpusoak-test-cg-%d", (int)getpid());
 	sb = cgroup_open(&(struct cgroup_cfg){ .ver = CGROUP_AUTO, .name = name, .enter = 1,
@@ -456,9 +529,10 @@ int main(void)
 	}
 	T_CHECK(proc_cgroup(getpid(), "memory", path, sizeof path) == 0 && ends_with(path, name),
 		"sandbox entered (memory %s)", path);
-	if (cgroup_version(sb) == CGROUP_V1)
+	if (cgroup_version(sb) == CGROUP_V1) {
 		test_v1_workers(name);
-	else
+		test_two_instances(name);
+	} else
 		T_SKIP("sandbox is v2: v1 worker tests skipped");
 	test_no_permission();
 	test_v2();

@@ -326,6 +326,45 @@ static void test_accounting(void)
 	T_EQ_I(churn_counters_check(&k), -1, "a miscount is caught");
 }
 
+/*
+ * Every death counted once, by cause: a SIGKILL is ours (the spawner's retire/release/stop
+ * timeouts), an OOM kill (matched against the memory cgroup's counter), or someone else's.
+ * The counter moves before the victim can be reaped (the kernel counts the kill, then sends it),
+ * so matching at reap time never runs ahead of it.
+ */
+static void test_kill_causes(void)
+{
+	struct churn_counters k;
+	uint64_t attributed = 0;
+
+	memset(&k, 0, sizeof k);
+	for (int i = 0; i < 6; i++)
+		churn_count_spawned(&k);
+	churn_count_death_cause(&k, CLD_KILLED, SIGKILL, CHURN_KILL_OURS);
+	T_EQ_I(k.killed_sigkill, 1, "our SIGKILL is a SIGKILL death");
+	T_EQ_I(k.killed_ours, 1, "... and ours");
+	T_EQ_I(k.oom_killed, 0, "... and no OOM kill");
+	/* The group counted two OOM kills; three SIGKILL deaths we did not cause come in. */
+	for (int i = 0; i < 3; i++) {
+		int oom = churn_oom_attribute(2, &attributed);
+		T_EQ_I(oom, i < 2, "unexplained SIGKILL death %d: %s", i + 1, i < 2 ? "an OOM kill" : "someone else's");
+		churn_count_death_cause(&k, CLD_KILLED, SIGKILL, oom ? CHURN_KILL_OOM : CHURN_KILL_UNKNOWN);
+	}
+	T_EQ_I(attributed, 2, "two kills matched");
+	T_EQ_I(k.oom_killed, 2, "oom_killed 2");
+	T_EQ_I(k.killed_sigkill, 4, "killed_sigkill 4 = ours 1 + OOM 2 + someone else 1");
+	T_EQ_I(churn_oom_attribute(1, &attributed), 0, "a counter below what was matched (reset) matches nothing");
+	/* A cause on a death that is not a SIGKILL is ignored: OOM kills are SIGKILLs. */
+	churn_count_death_cause(&k, CLD_KILLED, SIGSEGV, CHURN_KILL_OOM);
+	churn_count_death_cause(&k, CLD_EXITED, 0, CHURN_KILL_OURS);
+	T_EQ_I(k.oom_killed, 2, "a SIGSEGV is never counted as an OOM kill");
+	T_EQ_I(k.killed_ours, 1, "an exit is never counted as our kill");
+	T_EQ_I(k.population, 0, "six spawned, six dead");
+	T_EQ_I(churn_counters_check(&k), 0, "identity: spawned = exited + each death + alive");
+	k.oom_killed = k.killed_sigkill;
+	T_EQ_I(churn_counters_check(&k), -1, "OOM + ours above the SIGKILL deaths is caught");
+}
+
 static void test_flags(void)
 {
 	static const struct {
@@ -461,6 +500,7 @@ int main(void)
 	test_population();
 	test_lifetimes();
 	test_accounting();
+	test_kill_causes();
 	test_flags();
 	test_probe_rules();
 	T_DONE();

@@ -396,15 +396,50 @@ static void test_capacity(void)
 			!strncmp(d->stop_reason, "spawn_failed:", 13),
 		"stopped by the memory limit (%s)", d->stop_reason);
 	T_CHECK(d->duration_ms > 0 && d->duration_ms < 60000, "duration %lld ms", (long long)d->duration_ms);
+	T_CHECK(strstr(d->detail, " cgroup=v1:w ") || strstr(d->detail, " cgroup=v2:w "),
+		"the detail says where it ran (cgroup=v1:w or v2:w)");
+	T_CHECK(strstr(d->detail, " mem_limit=33554432 ") && strstr(d->detail, " mem_limit_lifted=0 pids_limit="),
+		"and under which limits");
 	uint64_t before = o.st.c.spawned;
 	T_EQ_I(pump(ch, &o, 3000, pop_at_least, &eight), 1, "churn resumes: back to 8 workers");
 	/* Workers that outlived the probe may keep the population at 8 for a while: wait for a spawn. */
 	T_EQ_I(pump(ch, &o, 10000, spawned_more, &before), 1, "new churn workers after the probe");
 	T_EQ_I(o.st.probe_alive, 0, "every probe worker released");
 	T_EQ_I(o.st.c.oom_killed, 0, "OOM kills during the probe are the probe's, not churn's");
+	/* Every death counted once: the memory cgroup's own counter, read here, against the spawner's sets. */
+	uint64_t memcg = 0;
+	int have_memcg = cgroup_oom_kills(churn_cgroup(ch), &memcg) == 0;
+	churn_status_request(ch);
+	pump(ch, &o, 300, NULL, NULL);
 	T_EQ_I(churn_close(ch, &fin), 0, "clean stop");
 	T_EQ_I(churn_counters_check(&fin.c), 0, "invariant");
 	T_EQ_I(fin.c.killed_sigkill, 0, "probe workers never show up as killed churn workers");
+	long long dspawned = -1;
+	const char *sp = strstr(d->detail, "spawned=");
+	if (sp)
+		dspawned = strtoll(sp + 8, NULL, 10);
+	printf("probe workers: spawned %llu exited %llu (released %llu) sigkill %llu (oom %llu, ours %llu) other %llu;"
+	       " memcg oom_kill %llu (read here %llu), unattributed %llu\n",
+	       (unsigned long long)fin.probe.spawned, (unsigned long long)fin.probe.exited,
+	       (unsigned long long)fin.probe.exited_retired, (unsigned long long)fin.probe.killed_sigkill,
+	       (unsigned long long)fin.probe.oom_killed, (unsigned long long)fin.probe.killed_ours,
+	       (unsigned long long)(fin.probe.killed_sigsegv + fin.probe.killed_sigill + fin.probe.killed_other),
+	       (unsigned long long)fin.memcg_oom_total, (unsigned long long)memcg,
+	       (unsigned long long)fin.oom_unattributed);
+	T_EQ_I(churn_counters_check(&fin.probe), 0, "probe workers: spawned = exited + each death + alive");
+	T_EQ_I(fin.probe.population, 0, "probe workers: none alive at the end");
+	T_EQ_I(fin.probe.spawned, dspawned, "probe workers spawned = the probe's own count (detail spawned=)");
+	T_CHECK(have_memcg && fin.memcg_oom_total == memcg, "the spawner's OOM total is the cgroup's (%llu, %llu)",
+		(unsigned long long)fin.memcg_oom_total, (unsigned long long)memcg);
+	T_EQ_I(fin.c.oom_killed + fin.probe.oom_killed + fin.oom_unattributed, fin.memcg_oom_total,
+	       "every OOM kill counted once: churn + probe + unattributed = the cgroup's count");
+	T_EQ_I(fin.probe.oom_killed, d->oom_kills, "the probe's detail and the probe-worker set agree on OOM kills");
+	if (!strcmp(d->stop_reason, "worker_died:SIGKILL") || !strcmp(d->stop_reason, "oom_kill")) {
+		T_CHECK(fin.probe.oom_killed >= 1, "stopped by an OOM kill: at least one probe worker counted oom-killed (%llu)",
+			(unsigned long long)fin.probe.oom_killed);
+		T_EQ_I(fin.oom_unattributed, 0, "and none left unattributed");
+	} else
+		T_SKIP("the probe stopped by %s, not an OOM kill: OOM attribution not exercised this time", d->stop_reason);
 }
 
 /*
@@ -433,6 +468,8 @@ static void test_guest_scope(void)
 	printf("guest capacity: count %lld reason %s; %s\n", (long long)d->count, d->stop_reason, d->detail);
 	T_CHECK(d->count > 16, "past the workers' own 4 MB (%lld > 4 MB / 256 KB = 16)", (long long)d->count);
 	T_CHECK(d->count <= 256, "within the 64 MB sandbox (%lld <= 256)", (long long)d->count);
+	T_CHECK(strstr(d->detail, " mem_limit=0 ") && strstr(d->detail, " mem_limit_lifted=1"),
+		"the detail says the limit was lifted while it ran, not the limit restored afterwards");
 	snprintf(path, sizeof path, "%s/memory.limit_in_bytes", cgroup_dir(churn_cgroup(ch)));
 	if (cgroup_version(churn_cgroup(ch)) == CGROUP_V1 && procfile_read(NULL, path, buf, sizeof buf) > 0)
 		T_EQ_I(strtoll(buf, NULL, 10), 4 << 20, "the 4 MB limit is restored afterwards");
@@ -471,20 +508,24 @@ static void test_unconfined(void)
 	T_EQ_I(o.max_pop, 5, "20 asked, 5 allowed");
 	T_EQ_I(o.st.params.workers, 5, "STATUS shows the capped target");
 	/* New parameters apply to new workers: the 5 long-lived ones stay until the probe retires them. */
-	struct churn_params p = { .workers = 5, .dist = CHURN_DIST_EXP, .rate_milli = CHURN_RATE_MAX, .lifetime_ms = 0 };
+	/* 200 spawns/s, not max: unconfined, each exited worker's task_struct and stack stay charged to the
+	 * test's 64 MB sandbox until an RCU grace period frees them, and on a loaded host a max-rate
+	 * touch-and-exit churn piled up 63 MB of such kernel memory there and the OOM killer took the test. */
+	struct churn_params p = { .workers = 5, .dist = CHURN_DIST_EXP, .rate_milli = 200000, .lifetime_ms = 0 };
 	T_EQ_I(churn_set_params(ch, &p), 0, "switch to lifetime 0 at run time");
 	churn_probe_request(ch, CHURN_PROBE_CAPACITY);
 	T_EQ_I(pump(ch, &o, 20000, ndone_at_least, &one), 1, "capacity probe finishes");
 	T_CHECK(o.done[0].count == 5 && !strcmp(o.done[0].stop_reason, "limit"), "probe capped at 5 (%lld, %s)",
 		(long long)o.done[0].count, o.done[0].stop_reason);
+	T_CHECK(strstr(o.done[0].detail, " cgroup=none ") != NULL, "its detail says it ran unconfined (cgroup=none)");
 	churn_status_request(ch);   /* the last STATUS may predate the probe */
 	pump(ch, &o, 200, NULL, NULL);
 	T_EQ_I(o.st.c.exited_retired, 5, "the probe retired the 5 churn workers");
 	uint64_t before = o.st.c.exited;
-	pump(ch, &o, 1000, NULL, NULL);
+	pump(ch, &o, 2000, NULL, NULL);
 	churn_status_request(ch);
 	pump(ch, &o, 200, NULL, NULL);
-	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives in 1 s",
+	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives in 2 s at 200/s",
 		(unsigned long long)(o.st.c.exited - before));
 	T_EQ_I(o.st.c.exited_error, 0, "none failed its setup");
 	T_EQ_I(o.st.params.lifetime_ms, 0, "STATUS shows lifetime 0");

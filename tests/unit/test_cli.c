@@ -172,14 +172,21 @@ static void test_summary(void)
 	T_CHECK(strstr(g_out, exp) != NULL, "allocation failures = CLI count");
 	snprintf(exp, sizeof exp, "  churn: %lld spawned (2/s)", testdb_cli(g_db, "SELECT sum(spawned) FROM v_churn WHERE run_id=1"));
 	T_CHECK(strstr(g_out, exp) != NULL, "churn headline = CLI sum, 2/s");
-	T_CHECK(strstr(g_out, "GFP_ATOMIC-only failures, order 3: DMA 0%, DMA32 0%, Normal 20%") != NULL,
-		"atomic risk: Normal 20%% at order 3 (120 of 600 by hand)");
+	T_CHECK(strstr(g_out, "GFP_ATOMIC-only failures, order 3: 20% of 600 samples (GFP_NOWAIT 20%)\n") != NULL &&
+		strstr(g_out, "    per zone's own check: DMA 0%, DMA32 0%, Normal 20%\n") != NULL,
+		"atomic risk: the request 20%% at order 3 (120 of 600 by hand), the zones as detail");
+	T_CHECK(strstr(g_out, "  confinement not recorded (no churn engine, or an older fpusoakd)\n") && strstr(g_out, "  deaths      OOM kills 4 (churn 4, probe 0); killed 5,"),
+		"the run's confinement and its deaths, every one counted once");
 
 	T_EQ_I(run(cmp), 0, "summary --compare 1 3: exit 0");
 	T_CHECK(plain72(g_out), "compare summary within 72 columns");
 	T_CHECK(strstr(g_out, "kernel       6.1.0-old #1 SMP") && strstr(g_out, "6.6.0-new #1 SMP"), "both kernels side by side");
-	T_CHECK(strstr(g_out, "\ncapacity: 254 vs 229 (-9.8%), HL shift -25 [-30,-21]: significant\n") != NULL,
-		"the capacity verdict line (worked by hand in test_report.c)");
+	/* The whole line, folded at a word to 72 columns: the test's name and the p-value stay (test_report.c). */
+	T_CHECK(strstr(g_out, "\ncapacity: 254 vs 229 (-9.8%), HL shift -25 [-30, -21], Mann-Whitney\n"
+			      "  p=0.0079: significant\n") != NULL,
+		"the capacity verdict line (worked by hand in test_report.c), nothing dropped");
+	T_CHECK(strstr(g_out, "\nFPU cost us/yield: 1.6 vs 2.3 (+43.7%), too few data (n=2+2 probes;\n  needs 4+4)\n") != NULL,
+		"too few FPU-cost probes said in words, with the counts and the need");
 	T_CHECK(strstr(g_out, "\nspawns/s: 2 vs 1 (-50.0%)") != NULL && strstr(g_out, "\natomic risk o3 %: ") != NULL &&
 		strstr(g_out, "\nheadroom o3/h: ") != NULL && strstr(g_out, "\nalloc failures/h: ") != NULL,
 		"verdict lines for throughput, atomic risk, headroom slope, failure rate");
@@ -217,7 +224,8 @@ static void test_report(void)
 
 	T_EQ_I(run(cmp), 0, "report --compare 1 3: exit 0");
 	slurp(path2, html, sizeof html);
-	T_CHECK(py_xml(path2) && strstr(html, "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30,-21]: significant"),
+	T_CHECK(py_xml(path2) && strstr(html, "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30, -21], Mann-Whitney\n"
+					      "  p=0.0079: significant"),
 		"compare report: well-formed, with the verdict lines");
 	T_CHECK(!strstr(html, "href=\"/"), "compare report: no links");
 

@@ -88,6 +88,52 @@ int main(void)
 	unlink(p);
 	T_EQ_I(load((const char *[]){ "-c", "/nonexistent/fpusoakd.conf", NULL }), 78, "missing file: exit 78");
 
+	/* --listen is checked whole at parse time, not when the server starts after the run row. */
+	T_EQ_I(load((const char *[]){ "--listen", "127.0.0.1:99999", NULL }), 64, "--listen port 99999: exit 64");
+	T_EQ_I(load((const char *[]){ "--listen", "127.0.0.1:0", NULL }), 64, "--listen port 0: exit 64");
+	T_EQ_I(load((const char *[]){ "--listen", "127.0.0.1:", NULL }), 64, "--listen empty port: exit 64");
+	T_EQ_I(load((const char *[]){ "--listen", "localhost:8089", NULL }), 64, "--listen host name: exit 64");
+	T_EQ_I(load((const char *[]){ "--listen", "127.0.0.1:08089", NULL }), 64, "--listen leading zero: exit 64");
+	T_EQ_I(load((const char *[]){ "--listen", "[::1:8089", NULL }), 64, "--listen unclosed [: exit 64");
+	T_EQ_I(load((const char *[]){ "--listen", "127.0.0.1:65535", NULL }), 0, "--listen port 65535");
+	T_EQ_I(load((const char *[]){ "--listen", "127.0.0.1:1", NULL }), 0, "--listen port 1");
+	T_EQ_I(load((const char *[]){ "--listen", "[::1]:8089", NULL }), 0, "--listen [::1]:8089");
+	p = write_conf("[fpusoakd]\nlisten = 127.0.0.1:70000\n");
+	T_EQ_I(load((const char *[]){ "-c", p, NULL }), 78, "listen port 70000 in the file: exit 78");
+	unlink(p);
+
+	/* Each option is given once: a second value is a mistake, never a silent override. */
+	T_EQ_I(load((const char *[]){ "--db", "a.db", "--db", "b.db", NULL }), 64, "--db twice: exit 64");
+	T_EQ_I(load((const char *[]){ "--workers", "1", "--workers=2", NULL }), 64, "--workers twice: exit 64");
+	T_EQ_I(load((const char *[]){ "-c", "/x", "-c", "/y", NULL }), 64, "-c twice: exit 64");
+	p = write_conf("[fpusoakd]\nworkers = 4\nlabel = x\nworkers = 8\n");
+	T_EQ_I(load((const char *[]){ "-c", p, NULL }), 78, "duplicate key in the file: exit 78");
+	unlink(p);
+	p = write_conf("[fpusoakd]\nworkers = 4\n");
+	T_EQ_I(load((const char *[]){ "-c", p, "--workers", "8", NULL }), 0, "a flag over a file key is no duplicate");
+	T_EQ_I(cfg.workers, 8, "and the flag wins");
+	unlink(p);
+
+	/* --allow-unconfined, and which limits the user asked for explicitly. */
+	T_EQ_I(load((const char *[]){ NULL }), 0, "defaults");
+	T_EQ_I(cfg.allow_unconfined, 0, "unconfined runs are not allowed by default");
+	T_EQ_I(config_limits_explicit(&cfg), 0, "default limits are not explicit");
+	T_EQ_I(load((const char *[]){ "--cgroup-memory-max", "48M", NULL }), 0, "--cgroup-memory-max 48M");
+	T_EQ_I(config_limits_explicit(&cfg), 1, "a memory limit given as a flag is explicit");
+	T_EQ_I(load((const char *[]){ "--cgroup-memory-max", "0", "--cgroup-pids-max", "0", NULL }), 0, "limits 0");
+	T_EQ_I(config_limits_explicit(&cfg), 0, "asking for no limit is not asking for a limit");
+	T_EQ_I(load((const char *[]){ "--allow-unconfined", NULL }), 0, "--allow-unconfined takes no value");
+	T_EQ_I(cfg.allow_unconfined, 1, "--allow-unconfined sets it");
+	T_EQ_I(load((const char *[]){ "--allow-unconfined", "--allow-unconfined", NULL }), 64, "--allow-unconfined twice: 64");
+	p = write_conf("[fpusoakd]\ncgroup-pids-max = 100\nallow-unconfined = yes\n");
+	T_EQ_I(load((const char *[]){ "-c", p, NULL }), 0, "allow-unconfined and a pids limit in the file");
+	T_EQ_I(cfg.allow_unconfined, 1, "allow-unconfined = yes");
+	T_EQ_I(config_limits_explicit(&cfg), 1, "a pids limit from the file is explicit");
+	unlink(p);
+	p = write_conf("[fpusoakd]\nallow-unconfined = maybe\n");
+	T_EQ_I(load((const char *[]){ "-c", p, NULL }), 78, "allow-unconfined = maybe: exit 78");
+	unlink(p);
+
 	char out[4096];
 	T_EQ_I(load((const char *[]){ "--sample-interval", "250ms", NULL }), 0, "describe setup");
 	config_describe(&cfg, out, sizeof out);

@@ -275,10 +275,12 @@ int main(void)
 	l = find(c, "spawns/s");
 	T_CHECK(l && l->ok && l->na == 9 && l->nb == 4 && l->c.a == 2 && fabs(l->c.b - 1) < 1e-3,
 		"spawns/s: one value per bucket of >= 1 minute (9 and 4 buckets), 2/s vs ~1/s");
-	/* FPU cost: medians of {1.5, 1.7} and {2.4, 2.2}; 2 x 2 cannot bound an HL interval. */
+	/* FPU cost: medians of {1.5, 1.7} and {2.4, 2.2}; 2 x 2 cannot bound an HL interval (C(4,2) = 6 < 40):
+	 * too few data, with the counts and the need, never an infinite interval with a verdict. */
 	l = find(c, "FPU cost us/yield");
-	T_CHECK(l && l->ok && fabs(l->c.a - 1.6) < 1e-12 && fabs(l->c.b - 2.3) < 1e-12 && isinf(l->c.lo) && isinf(l->c.hi) &&
-		!stats_significant(&l->c), "FPU cost: medians 1.6 and 2.3, unbounded CI, not significant");
+	T_CHECK(l && !l->ok && fabs(l->c.a - 1.6) < 1e-12 && fabs(l->c.b - 2.3) < 1e-12 && l->c.too_few &&
+		l->c.n_a == 2 && l->c.n_b == 2 && l->c.need_a == 4 && l->c.need_b == 4 && !stats_significant(&l->c),
+		"FPU cost: medians 1.6 and 2.3, too few data (2+2, needs 4+4), no verdict");
 	/* Atomic risk of Normal at order 3: per-bucket percentages, medians by hand. */
 	{
 		double ra[64], rb[64];
@@ -295,15 +297,26 @@ int main(void)
 		T_CHECK(!c->line[i].ok || strlen(c->line[i].verdict) <= STATS_VERDICT_COLS, "line '%s' fits 72 columns",
 			c->line[i].label);
 
-	/* A run without anything to compare: every line says why instead of a verdict. */
+	/* A run without anything to compare: every line says so in words, with the counts and the need. */
 	T_EQ_I(report_compare(q, 1, q, 2, c), 0, "compare 1 and 2 (no samples in 2)");
 	l = find(c, "capacity");
-	T_CHECK(l && !l->ok && strstr(l->note, "no capacity probes in run B"), "capacity: note, not a verdict (%s)",
-		l ? l->note : "");
+	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strcmp(l->word, "too few data (n=5+0 probes; needs 5+3)") == 0,
+		"capacity: too few data, not a verdict (%s)", l ? l->word : "");
 	l = find(c, "alloc failures/h");
-	T_CHECK(l && !l->ok && strstr(l->note, "too short"), "rates need an exposure (%s)", l ? l->note : "");
+	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "run B has fewer than 2 samples"),
+		"rates need an exposure (%s)", l ? l->word : "");
 	l = find(c, "headroom o3/h");
-	T_CHECK(l && !l->ok && l->note[0], "headroom: note (%s)", l ? l->note : "");
+	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "needs 3+3"), "headroom: %s",
+		l ? l->word : "");
+	for (int i = 0; i < c->n; i++) {
+		const struct report_line *x = &c->line[i];
+		int one = (x->w == REPORT_W_SIGNIFICANT && !strcmp(x->word, REPORT_SIGNIFICANT)) ||
+			  (x->w == REPORT_W_NOT_SIGNIFICANT && !strcmp(x->word, REPORT_NOT_SIGNIFICANT)) ||
+			  (x->w == REPORT_W_TOO_FEW && !strncmp(x->word, REPORT_TOO_FEW " (n=", 16)) ||
+			  (x->w == REPORT_W_TOO_FEW && !strncmp(x->word, REPORT_TOO_FEW " (run ", 18)) ||
+			  (x->w == REPORT_W_NOT_COMPARABLE && !strncmp(x->word, REPORT_NOT_COMPARABLE ": ", 16));
+		T_CHECK(one, "'%s' ends in exactly one of the four verdicts: %s", x->label, x->word);
+	}
 
 	/* ---- the status line's figure: node 0 Normal (zone 3), order 3, the last hour before now */
 	{

@@ -75,6 +75,49 @@ static void check_totals(const char *path, int64_t from, int64_t to, const char 
 	query_close(q);
 }
 
+struct span { int64_t first, last; int exact; };
+
+static int span_cb(void *arg, const struct query_run *r)
+{
+	struct span *s = arg;
+
+	s->first = r->first_sample_ms;
+	s->last = r->last_sample_ms;
+	s->exact = r->span_exact;
+	return 0;
+}
+
+/* The run's exact tick span (query_run), and the request summary at order 3 over [from, to] against raw SQL. */
+static void check_span_request(const char *path, int64_t first, int64_t last, int64_t from, int64_t to, int raw,
+			       const char *what)
+{
+	char err[256], sql[512];
+	struct query *q = query_open(path, err, sizeof err);
+	struct span sp = { -1, -1, -1 };
+	struct query_request rq = { 0 };
+
+	T_CHECK(q != NULL, "%s: query_open: %s", what, q ? "ok" : err);
+	if (!q)
+		return;
+	T_EQ_I(query_run(q, 1, span_cb, &sp), 1, "%s: the run is found", what);
+	T_EQ_I(sp.first, first, "%s: first sample = the first tick (not its minute's start)", what);
+	T_EQ_I(sp.last, last, "%s: last sample = the last tick (not its minute's end)", what);
+	T_EQ_I(sp.exact, 1, "%s: the span is exact", what);
+	T_EQ_I(query_request_summary(q, 1, 3, from, to, &rq), 1, "%s: request summary found", what);
+	if (raw) {
+		snprintf(sql, sizeof sql, "SELECT count(*) * 1000000000 + sum(atomic_ok = 0) * 1000000 + sum(atomic_ok = 0"
+			 " AND kernel_ok = 1) * 1000 + sum(nowait_ok = 0 AND kernel_ok = 1) FROM v_atomic_request WHERE"
+			 " page_order = 3 AND ts_ms BETWEEN %lld AND %lld", (long long)(from < 0 ? INT64_MIN : from),
+			 (long long)(to < 0 ? INT64_MAX : to));
+		T_EQ_I(rq.samples * 1000000000 + rq.atomic_fail * 1000000 + rq.atomic_only * 1000 + rq.nowait_only, q1(sql),
+		       "%s: request ticks, atomic failures, atomic-only, nowait-only = v_atomic_request", what);
+	}
+	T_CHECK(rq.atomic_only > 0 && rq.nowait_only >= rq.atomic_only && rq.kernel_fail > 0,
+		"%s: the request data has every kind (%lld atomic-only, %lld nowait-only, %lld kernel fails)", what,
+		(long long)rq.atomic_only, (long long)rq.nowait_only, (long long)rq.kernel_fail);
+	query_close(q);
+}
+
 int main(void)
 {
 	static struct buddyinfo bi;
@@ -115,6 +158,16 @@ int main(void)
 						 .exited = (uint64_t)(i % 5), .killed_sigkill = (uint64_t)(i % 3 == 0) };
 			store_tick_churn(t, &c);
 		}
+		/* the request through the zonelist: order 3 fails atomically every 5th tick, by nowait every 4th,
+		 * and even for GFP_KERNEL every 11th */
+		struct store_request rq = { .atomic_mask = 0x7ff & ~((uint32_t)(i % 5 == 0 || i % 11 == 0) << 3),
+					    .nowait_mask = 0x7ff & ~((uint32_t)(i % 4 == 0 || i % 5 == 0 || i % 11 == 0) << 3),
+					    .kernel_mask = 0x7ff & ~((uint32_t)(i % 11 == 0) << 3) };
+		for (int k = 0; k < 11; k++) {
+			rq.node[k] = 0;
+			rq.zone[k] = (rq.atomic_mask >> k) & 1 ? "Normal" : NULL;
+		}
+		store_tick_request(st, t, 11, &rq);
 		for (int z = 0; z < 2; z++)
 			store_tick_atomic(st, t, 0, bi.z[z].zone, 11, (uint32_t)(0x7ff & ~((i % 9 == z) << 3)),
 					  (uint32_t)(0x7ff & ~((i % 17 == 0) << 5)), 1000 - (i * 13) % 700,
@@ -185,6 +238,9 @@ int main(void)
 	check_totals(path, -1, -1, "whole run");
 	check_totals(path, t0 + 1234567, t0 + 2 * 3600000 + 2345678, "from mid-minute to mid-minute 2.6 h later");
 	check_totals(path, t0 + 3600000 + 1000, t0 + 3600000 + 40000, "40 s inside a minute");
+	const int64_t last = t0 + (int64_t)(ticks - 1) * 5000;
+	check_span_request(path, t0, last, -1, -1, 1, "raw ticks");
+	check_span_request(path, t0, last, t0 + 1234567, t0 + 2 * 3600000 + 2345678, 1, "raw ticks, a window");
 	sqlite3_close(db);
 
 	/* Retention: cut at 2 h; slices until nothing is left to delete. */
@@ -212,6 +268,33 @@ int main(void)
 		}
 	T_EQ_I(q1("SELECT count(DISTINCT ts_ms) FROM v_buddyinfo_1m"), minutes, "minute rollups kept after retention");
 	T_CHECK(total > 0, "retention deleted %lld rows in slices", (long long)total);
+	/* After retention the first tick is gone from samples: its minute rollup kept it (first_ms), and the
+	 * request counts of the deleted hours come from request_rollup. */
+	T_CHECK(q1("SELECT min(ts_ms) FROM samples") > t0, "retention deleted the first tick");
+	check_span_request(path, t0, last, -1, -1, 0, "after retention");
+	{
+		char err2[256];
+		struct query *q = query_open(path, err2, sizeof err2);
+		struct query_request all = { 0 };
+		if (q && query_request_summary(q, 1, 3, -1, -1, &all) == 1) {
+			int64_t nt = 0, af = 0, ao = 0, no = 0, kf = 0;
+			for (int i = 0; i < ticks; i++) {
+				int a = i % 5 == 0 || i % 11 == 0, w = a || i % 4 == 0, k = i % 11 == 0;
+				nt++;
+				af += a;
+				ao += a && !k;
+				no += w && !k;
+				kf += k;
+			}
+			T_EQ_I(all.samples, nt, "after retention: request ticks over the run = every tick");
+			T_EQ_I(all.atomic_fail * 1000000 + all.atomic_only * 1000 + all.nowait_only, af * 1000000 + ao * 1000 + no,
+			       "after retention: atomic failures, atomic-only, nowait-only = the hand count");
+			T_EQ_I(all.kernel_fail, kf, "after retention: GFP_KERNEL failures = the hand count");
+		} else
+			T_CHECK(0, "after retention: request summary");
+		if (q)
+			query_close(q);
+	}
 	sqlite3_close(db);
 	store_close(st);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -106,7 +106,7 @@ static const struct pair_case pair_cases[] = {
 	{"capacity_ties", sa_capacity_ties, 10, sb_capacity_ties, 10, 100.0, 0.00016588772783536027, 0, -27.0, -28, -25, 24, 0.95},
 	{"overlap_ties", sa_overlap_ties, 8, sb_overlap_ties, 9, 18.5, 0.09703949160207614, 0, 1.0, 0, 3, 16, 0.95},
 	{"large25x30", sa_large25x30, 25, sb_large25x30, 30, 237.0, 0.020116159466564972, 0, 10.421549999999996, 2.1192999999999955, 20.246300000000005, 259, 0.95},
-	{"all_equal", sa_all_equal, 4, sb_all_equal, 3, 6.0, 1.0, 0, 0.0, 0.0, 0.0, 6, 0.95},
+	{"all_equal", sa_all_equal, 4, sb_all_equal, 3, 6.0, 1.0, 0, 0.0, -INFINITY, INFINITY, 0, 0.95},
 	{"one_each", sa_one_each, 1, sb_one_each, 1, 0.0, 1.0, 1, 1.0, -INFINITY, INFINITY, 0, 1.0},
 	{"n3x3", sa_n3x3, 3, sb_n3x3, 3, 0.0, 0.1, 1, 3.0, -INFINITY, INFINITY, 0, 1.0},
 };
@@ -146,7 +146,7 @@ static const struct boot_case boot_cases[] = {
 static const struct verdict_case verdict_cases[] = {
 	{"capacity ties", sa_capacity_ties, 10, sb_capacity_ties, 10, "capacity ties: 256 vs 229 (-10.5%), HL shift -27 [-28,-25]: significant"},
 	{"permeability", sa_permeability, 10, sb_permeability, 5, "permeability: -0.305 [-0.76,0.15]: no significant difference"},
-	{"n3x3", sa_n3x3, 3, sb_n3x3, 3, "n3x3: 2 vs 5 (+150.0%), HL shift 3 [-inf,inf]: no significant difference"},
+	{"n3x3", sa_n3x3, 3, sb_n3x3, 3, "n3x3: 2 vs 5 (+150.0%), too few data (n=3+3; needs 4+4)"},
 };
 static const char verdict_rates[] = "OOM kills/h: 1.97 [0.858,4.28]: no significant difference";
 /* END pasted tables */
@@ -602,6 +602,15 @@ static void test_verdict(void)
 	T_EQ_S(buf, "capacity: 256 vs 228 (-10.9%), -28 [-35,0]: no significant difference",
 	       "CI touching 0 is not significant (p=0.002 never decides)");
 	T_EQ_I(stats_verdict(&c, buf, 40), STATS_ENOSPACE, "caller buffer too small");
+	/* The whole line for a reader that wraps: every number kept (95 columns, hand). */
+	c.label = "capacity probe";
+	c.hi = -21;
+	T_EQ_I(stats_verdict_full(&c, buf, sizeof buf), 95, "full line: 95 columns");
+	T_EQ_S(buf, "capacity probe: 256 vs 228 (-10.9%), HL shift -28 [-35, -21], Mann-Whitney p=0.002: significant",
+	       "full line keeps the test name, the p-value and the percentage");
+	T_EQ_I(stats_verdict_full(&c, buf, 60), STATS_ENOSPACE, "full line: caller buffer too small");
+	c.label = "capacity";
+	c.hi = 0;
 	struct stats_cmp q = { .label = "q", .a = 10, .b = 12, .est = 2, .lo = 1, .hi = 3, .p = 0.0004 };
 	stats_verdict(&q, buf, sizeof buf);
 	T_EQ_S(buf, "q: 10 vs 12 (+20.0%), 2 [1, 3], p<0.001: significant", "p below 0.001 prints as p<0.001");
@@ -637,7 +646,7 @@ static void test_verdict_reference(void)
 	for (size_t i = 0; i < sizeof verdict_cases / sizeof verdict_cases[0]; i++) {
 		const struct verdict_case *v = &verdict_cases[i];
 		int rc = stats_cmp_samples(v->label, v->a, v->n1, v->b, v->n2, scratch, &c);
-		if (rc == STATS_OK)
+		if (rc == STATS_OK || (rc == STATS_ETOOFEW && c.too_few))
 			rc = stats_verdict(&c, buf, sizeof buf);
 		T_CHECK(rc > 0 && strcmp(buf, v->line) == 0, "verdict \"%s\" (python: \"%s\")", rc > 0 ? buf : "", v->line);
 	}
@@ -646,7 +655,64 @@ static void test_verdict_reference(void)
 		rc = stats_verdict(&c, buf, sizeof buf);
 	T_CHECK(rc > 0 && strcmp(buf, verdict_rates) == 0, "rate verdict \"%s\" (python: \"%s\")", rc > 0 ? buf : "",
 	        verdict_rates);
-	T_EQ_I(stats_cmp_rates("x", 0, 1, 5, 1, &c), STATS_ERANGE, "cmp_rates refuses an infinite headline ratio");
+	/* 0 vs 5 events over equal exposures: even all 5 on one side gives p = 2 x 0.5^5 = 0.0625: too few. */
+	T_EQ_I(stats_cmp_rates("x", 0, 1, 5, 1, &c), STATS_ETOOFEW, "0 vs 5 events: too few to tell");
+	T_CHECK(c.too_few && c.n_a == 0 && c.n_b == 5 && c.need_a == 6, "it says 0+5 events, needs 6 (%llu)",
+		(unsigned long long)c.need_a);
+	T_CHECK(stats_verdict(&c, buf, sizeof buf) > 0 && strcmp(buf, "x: 0 vs 5, too few data (n=0+5 events; needs 6)") == 0,
+		"as words: \"%s\"", buf);
+	/* 0 vs 10: B's lower bound is finite and above 1: a verdict, with no infinite ratio printed.
+	 * Clopper-Pearson lower bound for 10 of 10: 0.025^(1/10) = 0.69150; ratio 0.69150 / 0.30850 = 2.2415. */
+	T_EQ_I(stats_cmp_rates("y", 0, 1, 10, 1, &c), STATS_OK, "0 vs 10 events: enough");
+	T_CHECK(stats_verdict(&c, buf, sizeof buf) > 0 && strcmp(buf, "y: 0 vs 10, rate ratio >2.242: significant") == 0,
+		"an unbounded ratio prints as its lower bound: \"%s\"", buf);
+	T_CHECK(!strstr(buf, "inf"), "never 'inf'");
+}
+
+/* Too little data is said in words, with the counts and what would do, never as an infinite interval. */
+static void test_too_few(void)
+{
+	static const double a3[] = { 191, 191, 191 }, b3[] = { 187, 187, 187 }, a4[] = { 191, 191, 191, 191 },
+			    b4[] = { 187, 187, 187, 187 };
+	struct stats_cmp c;
+	struct stats_hl hl;
+	size_t m1, m2;
+	char buf[128];
+
+	/* Smallest two-sided exact p of a rank test is 2 / C(n1 + n2, n1): <= 0.05 needs C >= 40. */
+	T_EQ_I(stats_rank_enough(3, 3), 0, "3+3: C(6,3) = 20 < 40");
+	T_EQ_I(stats_rank_enough(4, 4), 1, "4+4: C(8,4) = 70");
+	T_EQ_I(stats_rank_enough(3, 5), 1, "3+5: C(8,3) = 56");
+	T_EQ_I(stats_rank_enough(2, 7), 0, "2+7: C(9,2) = 36");
+	T_EQ_I(stats_rank_enough(2, 8), 1, "2+8: C(10,2) = 45");
+	T_EQ_I(stats_rank_enough(1, 38), 0, "1+38: 39");
+	T_EQ_I(stats_rank_enough(1, 39), 1, "1+39: 40");
+	T_EQ_I(stats_rank_enough(0, 100), 0, "an empty side: never");
+	stats_rank_needed(3, 3, &m1, &m2);
+	T_CHECK(m1 == 4 && m2 == 4, "3+3 needs 4+4 (%zu+%zu): total 8 like 3+5, and balanced", m1, m2);
+	stats_rank_needed(10, 1, &m1, &m2);
+	T_CHECK(m1 == 10 && m2 == 2, "10+1 needs 10+2 (%zu+%zu): C(12,2) = 66", m1, m2);
+	stats_rank_needed(0, 5, &m1, &m2);
+	T_CHECK(m1 == 3 && m2 == 5, "0+5 needs 3+5 (%zu+%zu)", m1, m2);
+	stats_rank_needed(6, 6, &m1, &m2);
+	T_CHECK(m1 == 6 && m2 == 6, "6+6 is enough as it is (%zu+%zu)", m1, m2);
+
+	/* The issue's case: identical counts within each run, 3 probes a side.  The normal approximation with
+	 * its tie correction gave k = 1 and "significant"; the permutation distribution cannot go below
+	 * p = 2 / 20 = 0.1. */
+	T_EQ_I(stats_hodges_lehmann(a3, 3, b3, 3, scratch, &hl), STATS_OK, "HL on 3+3 tied probes");
+	T_CHECK(hl.k == 0 && isinf(hl.lo) && isinf(hl.hi), "is unbounded (k %llu)", (unsigned long long)hl.k);
+	T_EQ_I(stats_cmp_samples("capacity", a3, 3, b3, 3, scratch, &c), STATS_ETOOFEW, "capacity 3+3: too few");
+	T_CHECK(c.too_few && c.n_a == 3 && c.n_b == 3 && c.need_a == 4 && c.need_b == 4 && c.a == 191 && c.b == 187,
+		"with the counts, the need and the medians");
+	T_CHECK(stats_verdict(&c, buf, sizeof buf) > 0 &&
+		strcmp(buf, "capacity: 191 vs 187 (-2.1%), too few data (n=3+3; needs 4+4)") == 0, "as words: \"%s\"", buf);
+	T_EQ_I(stats_significant(&c), 0, "too few is never significant");
+	T_EQ_I(stats_cmp_samples("capacity", a4, 4, b4, 4, scratch, &c), STATS_OK, "4+4 tied probes: a verdict");
+	T_CHECK(!c.too_few && stats_verdict(&c, buf, sizeof buf) > 0 && strstr(buf, ": significant"), "%s", buf);
+	c.label = "a label of fifty characters, which leaves no room.";
+	c.too_few = 1;
+	T_EQ_I(stats_verdict(&c, buf, sizeof buf), STATS_ENOSPACE, "too-few words that cannot fit: ENOSPACE, never cut");
 }
 
 static void test_verdict_random(void)
@@ -726,6 +792,7 @@ int main(void)
 	test_boot();
 	test_verdict();
 	test_verdict_reference();
+	test_too_few();
 	test_verdict_random();
 	test_fuzz();
 	T_DONE();

@@ -107,6 +107,26 @@ int main(void)
 	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE hypervisor='xen' AND guest_type='PV' AND end_reason IS NULL"),
 	       1, "v_runs row");
 	T_CHECK(q1(path, "SELECT count(*) FROM v_samples WHERE ts = '2023-11-14T22:13:20.000Z'") == 1, "ts is ISO 8601 UTC");
+	/* The Xen domain (012_domu.sql): absent unless envinfo found one; a domU's id round-trips. */
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE xen_domain IS NULL AND xen_domid IS NULL"), 1,
+	       "v_runs: no Xen domain recorded for a run that did not give one (not domain 0)");
+	{
+		struct store_run rx = r;
+		int64_t runx;
+
+		rx.xen_domain = "domU";
+		rx.xen_domid = 7;
+		T_EQ_I(store_run_begin(st, &rx, &runx), 0, "run in a domU begins");
+		T_EQ_I(q1(path, "SELECT xen_domid FROM v_runs WHERE xen_domain = 'domU'"), 7, "v_runs: domU and its id");
+		rx.xen_domid = -1;
+		T_EQ_I(store_run_begin(st, &rx, &runx), 0, "run in a domU of unknown id begins");
+		T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE xen_domain = 'domU' AND xen_domid IS NULL"), 1,
+		       "v_runs: an unknown id is NULL");
+		sqlite3 *w;
+		sqlite3_open(path, &w);
+		sqlite3_exec(w, "DELETE FROM runs WHERE xen_domain IS NOT NULL", NULL, NULL, NULL);
+		sqlite3_close(w);
+	}
 
 	/* A writer holding the lock: ticks queue, nothing is lost, then they land. */
 	sqlite3 *locker;

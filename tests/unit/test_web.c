@@ -22,6 +22,7 @@
 
 #include "test.h"
 #include "testdb.h"
+#include "common/netaddr.h"
 #include "web/server.h"
 
 static char g_db[256], g_dir[64];
@@ -238,6 +239,20 @@ static struct web_server *start(struct web_config *c, char *err, size_t errlen)
 }
 
 /* ---------------------------------------------------------------- pages */
+
+/* The environment table names the Xen domain only when the run recorded one (012_domu.sql).
+ * Run 2 is marked a domU before the server opens the DB (it reads an idle DB as immutable). */
+static void test_xen_domain(unsigned port)
+{
+	struct resp r;
+
+	T_CHECK(req(port, "GET", "/runs/2", &r) == 0 && r.status == 200 &&
+		body_has(&r, "<tr><th>Xen domain</th><td>domU (domain id 5)</td></tr>"), "/runs/2 names its domU and id");
+	resp_free(&r);
+	T_CHECK(req(port, "GET", "/runs/1", &r) == 0 && r.status == 200 && !body_has(&r, "Xen domain"),
+		"/runs/1 (no domain recorded) has no Xen domain row");
+	resp_free(&r);
+}
 
 static void test_pages(unsigned port)
 {
@@ -531,7 +546,7 @@ static void test_report_sections(unsigned port)
 	/* compare */
 	T_CHECK(req(port, "GET", "/compare?a=1&b=3", &r) == 0 && r.status == 200, "GET /compare?a=1&b=3");
 	T_EQ_S(py(&r, xml_check, out, sizeof out) == 0 ? out : out, "ok", "/compare is well-formed XML");
-	T_CHECK(body_has(&r, "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30,-21]: significant\n"),
+	T_CHECK(body_has(&r, "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30, -21], Mann-Whitney\n  p=0.0079: significant\n"),
 		"compare: the capacity verdict line (worked by hand in test_report.c)");
 	T_CHECK(body_has(&r, "&lt;script&gt;alert(1)&lt;/script&gt;") && !body_has(&r, "<script"), "compare: hostile label escaped");
 	T_CHECK(body_has(&r, "<title>Headroom at order 3 (task_struct slab), node 0 zone ") &&
@@ -554,6 +569,29 @@ static void test_report_sections(unsigned port)
 	T_CHECK(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "ci95")) &&
 		jnum(cJSON_GetArrayItem(x, 0), "p") > 0.0079 && jnum(cJSON_GetArrayItem(x, 0), "p") < 0.0080,
 		"API: CI and p (2/252)");
+	T_CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "comparable")) &&
+		cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "caveats")),
+		"API: each line carries comparable and caveats[]");
+	T_EQ_S(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "word")), "significant",
+	       "API: the line's word");
+	T_EQ_S(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, 0), "line")),
+	       "capacity: 254 vs 229 (-9.8%), HL shift -25 [-30, -21], Mann-Whitney p=0.0079: significant",
+	       "API: the whole line, every number");
+	{
+		cJSON *pc = cJSON_GetObjectItemCaseSensitive(j, "caveats");
+		int meant = 0;
+		for (int i = 0; i < cJSON_GetArraySize(pc); i++)
+			meant += strstr(cJSON_GetStringValue(cJSON_GetArrayItem(pc, i)), "6.1.0-old (A) vs 6.6.0-new (B), as meant") != NULL;
+		T_CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "comparable")) && meant == 1,
+			"API: the pair is comparable, and the kernels differ as meant (a caveat, never a refusal)");
+		int fpu = -1;
+		for (int i = 0; i < cJSON_GetArraySize(x); i++)
+			if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, i), "label")),
+				    "FPU cost us/yield"))
+				fpu = i;
+		T_EQ_S(fpu >= 0 ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(x, fpu), "word")) : NULL,
+		       "too few data (n=2+2 probes; needs 4+4)", "API: 2 FPU-cost probes a side are too few data, said so");
+	}
 	cJSON_Delete(j);
 	resp_free(&r);
 	j = get_json(port, "/api/v1/compare?a=1&b=999", 404, &r);
@@ -940,6 +978,37 @@ static void test_open(void)
 	}
 }
 
+/* A socket the daemon bound itself (before its run row) is served on, and web_close closes it. */
+static void test_handed_socket(void)
+{
+	struct web_config c = { .listen = "127.0.0.1:0", .db_path = g_db, .version = "t", .no_socket_activation = 1 };
+	struct web_server *ws;
+	struct sockaddr_in a;
+	socklen_t al = sizeof a;
+	struct resp r;
+	char err[256];
+	int fd = netaddr_listen("127.0.0.1:0", err, sizeof err);
+
+	T_CHECK(fd >= 0 && getsockname(fd, (struct sockaddr *)&a, &al) == 0, "bind a socket first (%s)", fd >= 0 ? "" : err);
+	if (fd < 0)
+		return;
+	c.listen_fd_set = 1;
+	c.listen_fd = fd;
+	ws = web_open(&c, err, sizeof err);
+	T_CHECK(ws != NULL && web_port(ws) == ntohs(a.sin_port), "web_open serves on the handed socket (port %u)",
+		ws ? web_port(ws) : 0);
+	T_CHECK(ws && req(ntohs(a.sin_port), "GET", "/healthz", &r) == 0 && r.status == 200, "and answers on it");
+	if (ws)
+		resp_free(&r);
+	web_close(ws);
+	T_CHECK(fcntl(fd, F_GETFD) < 0 && errno == EBADF, "web_close closed it");
+	fd = netaddr_listen("127.0.0.1:0", err, sizeof err);
+	c.listen_fd = fd;
+	c.db_path = "/nonexistent/x.db";
+	ws = web_open(&c, err, sizeof err);
+	T_CHECK(ws == NULL && fd >= 0 && fcntl(fd, F_GETFD) < 0 && errno == EBADF, "a failed web_open closes it too");
+}
+
 /* A listening socket passed the systemd way (fd 3, LISTEN_FDS, LISTEN_PID) is used instead of binding. */
 static void test_socket_activation(void)
 {
@@ -1075,6 +1144,8 @@ int main(void)
 		T_DONE();
 	}
 	test_socket_activation();
+	test_handed_socket();
+	testdb_cli(g_db, "UPDATE runs SET xen_domain = 'domU', xen_domid = 5 WHERE run_id = 2");
 	ws = start(&c, err, sizeof err);
 	T_CHECK(ws != NULL, "web_open on 127.0.0.1:0 (%s)", ws ? "" : err);
 	if (!ws)
@@ -1084,6 +1155,7 @@ int main(void)
 	T_EQ_I(web_set_status(ws, "sampling <1s> & well"), 0, "set the status line");
 
 	test_pages(port);
+	test_xen_domain(port);
 	test_api(port);
 	test_report_sections(port);
 	test_errors(port);

@@ -55,6 +55,13 @@ static void test_host(void)
 		z->managed == 772915 && prot_is(z, 5, (int64_t)0, (int64_t)0, (int64_t)1664, (int64_t)1664, (int64_t)1664) &&
 		z->start_pfn == 4096, "6.18 DMA32 values");
 	z = Z("Normal", 0);
+	/* The zone's own LRU counters (the reclaimable pages of should_reclaim_retry), not the node's. */
+	T_CHECK(z && (z->have & ZI_LRU) == ZI_LRU && z->nr_zone_inactive_anon == 158237 && z->nr_zone_active_anon == 395 &&
+		z->nr_zone_inactive_file == 26251 && z->nr_zone_active_file == 36722,
+		"6.18 Normal: zone LRU counters 158237/395 anon, 26251/36722 file");
+	T_CHECK(Z("DMA", 0) && (Z("DMA", 0)->have & ZI_LRU) == ZI_LRU && Z("DMA", 0)->nr_zone_active_file == 0,
+		"6.18 DMA: zone LRU counters present and 0");
+	z = Z("Normal", 0);
 	T_CHECK(z && z->idx == 2 && z->free == 152175 && z->min == 5984 && z->low == 7480 && z->high == 8976 &&
 		z->spanned == 5505024 && z->present == 5505024 && z->managed == 425984 &&
 		z->nr_free_pages == 152175 && z->nr_free_cma == 0 && z->pcp_count == 3504 + 5007 && z->ncpus == 2 &&

@@ -24,6 +24,10 @@
  *   probes: tdb_probes[] below (run 1: 5 capacity + 2 switch, hostile detail; run 3: 5 + 2)
  *   atomic_risk (every tick and zone of runs 1 and 3): kernel passes every order but 8..10 in DMA;
  *          atomic fails order 3 in Normal when i % 10 < 2 (run 1) or < 5 (run 3); margin0 1000 - i
+ *   the request (samples' req_* columns, every tick of runs 1 and 3): as if only Normal had order-3
+ *          blocks: GFP_ATOMIC and GFP_NOWAIT fail order 3 exactly when Normal's atomic does, GFP_KERNEL
+ *          passes every order; served from Normal (zone 3) wherever it passes
+ *   tick_rollup keeps each minute's first and last tick, request_rollup the request per minute (schema 7)
  *   slow samples of run 1 at ticks 0, 60, ... 540: pageblock order 9; slabinfo task_struct
  *          (6592-byte objects, 8 pages per slab: order 3), mm_struct (order 2), "<img src=x>" (order 0);
  *          pagetypeinfo of zones 1..3 x Unmovable, Movable, Reclaimable, HighAtomic; Movable order 0
@@ -176,16 +180,16 @@ static const struct tdb_probe {
 } tdb_probes[] = {
 	{ 1, 30, "capacity", 256, "spawn failed: ENOMEM", "<b>held=256</b> & \"x\"" },
 	{ 1, 150, "capacity", 252, "worker died", "held=252" },
-	{ 1, 270, "capacity", 258, "limit", "held=258" },
-	{ 1, 390, "capacity", 250, "limit", "held=250" },
-	{ 1, 510, "capacity", 254, "limit", "held=254" },
+	{ 1, 270, "capacity", 258, "worker_died:SIGKILL", "held=258" },
+	{ 1, 390, "capacity", 250, "worker_died:SIGKILL", "held=250" },
+	{ 1, 510, "capacity", 254, "worker_died:SIGKILL", "held=254" },
 	{ 1, 60, "switch", 1.5, "done", "threads=64" },
 	{ 1, 300, "switch", 1.7, "done", "threads=64" },
-	{ 3, 20, "capacity", 228, "limit", "held=228" },
-	{ 3, 80, "capacity", 231, "limit", "held=231" },
-	{ 3, 140, "capacity", 226, "limit", "held=226" },
-	{ 3, 200, "capacity", 229, "limit", "held=229" },
-	{ 3, 260, "capacity", 230, "limit", "held=230" },
+	{ 3, 20, "capacity", 228, "worker_died:SIGKILL", "held=228" },
+	{ 3, 80, "capacity", 231, "worker_died:SIGKILL", "held=231" },
+	{ 3, 140, "capacity", 226, "worker_died:SIGKILL", "held=226" },
+	{ 3, 200, "capacity", 229, "worker_died:SIGKILL", "held=229" },
+	{ 3, 260, "capacity", 230, "worker_died:SIGKILL", "held=230" },
 	{ 3, 100, "switch", 2.4, "done", "threads=64" },
 	{ 3, 200, "switch", 2.2, "done", "threads=64" },
 };
@@ -286,6 +290,32 @@ static inline int testdb_report(sqlite3 *db)
 			}
 	sqlite3_finalize(st);
 	st = NULL;
+	/* The request: order 3 fails with Normal's atomic; every passing order is served from Normal (3). */
+	if (sqlite3_prepare_v2(db, "UPDATE samples SET req_norders = 11, req_atomic_mask = ?3, req_nowait_mask = ?3, "
+			       "req_kernel_mask = 2047, req_zones_lo = ?4, req_zones_hi = ?5 WHERE run_id = ?1 AND ts_ms = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (int run = 1; run <= 3; run += 2)
+		for (int i = 0; i < (run == 1 ? TDB_N1 : TDB_N2); i++) {
+			int64_t am = 2047 & ~((int64_t)testdb_atomic_fails(run, i, 3, 3) << 3), lo = 0, hi = 0;
+			for (int k = 0; k < 11; k++) {
+				int64_t z = (am >> k) & 1 ? 3 : 255;
+				if (k < 8)
+					lo |= z << (8 * k);
+				else
+					hi |= z << (8 * (k - 8));
+			}
+			sqlite3_bind_int64(st, 1, run);
+			sqlite3_bind_int64(st, 2, testdb_ts(run, i));
+			sqlite3_bind_int64(st, 3, am);
+			sqlite3_bind_int64(st, 4, lo);
+			sqlite3_bind_int64(st, 5, hi);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				goto out;
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
+	st = NULL;
 	/* The writer's other rollups, independently: atomic columns from v_atomic_risk, tick_rollup
 	 * from v_meminfo / v_churn, the rolled cursor, and the run's tick count. */
 	if (testdb_exec(db, "UPDATE buddy_rollup SET (atomic_n, atomic_fail_n, atomic_only_n, kernel_fail_n, margin_min, "
@@ -297,7 +327,7 @@ static inline int testdb_report(sqlite3 *db)
 	    testdb_exec(db, "INSERT INTO tick_rollup (run_id, tier, bucket_ms, n, sample_us_sum, mem_free_sum, "
 			    "mem_available_sum, churn_n, population_max, population_sum, spawned_sum, spawn_failed_eagain_sum, "
 			    "spawn_failed_enomem_sum, spawn_failed_other_sum, exited_sum, killed_sigkill_sum, killed_sigsegv_sum, "
-			    "killed_sigill_sum, killed_other_sum, oom_killed_sum, exited_error_sum) "
+			    "killed_sigill_sum, killed_other_sum, oom_killed_sum, exited_error_sum, first_ms, last_ms) "
 			    "SELECT run_id, 60000, ts_ms / 60000 * 60000, count(*), sum(sample_us), "
 			    "(SELECT sum(value_kb) FROM v_meminfo m WHERE m.run_id = s.run_id AND m.name = 'MemFree' "
 			    " AND m.ts_ms / 60000 = s.ts_ms / 60000), "
@@ -305,8 +335,12 @@ static inline int testdb_report(sqlite3 *db)
 			    " AND m.ts_ms / 60000 = s.ts_ms / 60000), "
 			    "count(population), max(population), sum(population), sum(spawned), sum(spawn_failed_eagain), "
 			    "sum(spawn_failed_enomem), sum(spawn_failed_other), sum(exited), sum(killed_sigkill), "
-			    "sum(killed_sigsegv), sum(killed_sigill), sum(killed_other), sum(oom_killed), sum(exited_error) "
-			    "FROM samples s GROUP BY run_id, ts_ms / 60000") < 0 ||
+			    "sum(killed_sigsegv), sum(killed_sigill), sum(killed_other), sum(oom_killed), sum(exited_error), "
+			    "min(ts_ms), max(ts_ms) FROM samples s GROUP BY run_id, ts_ms / 60000") < 0 ||
+	    testdb_exec(db, "INSERT INTO request_rollup SELECT run_id, 60000, ts_ms / 60000 * 60000, page_order, count(*), "
+			    "sum(atomic_ok = 0), sum(nowait_ok = 0), sum(kernel_ok = 0), sum(atomic_ok = 0 AND kernel_ok = 1), "
+			    "sum(nowait_ok = 0 AND kernel_ok = 1) FROM v_atomic_request GROUP BY run_id, ts_ms / 60000, "
+			    "page_order") < 0 ||
 	    testdb_wide_rollup(db) < 0 ||
 	    testdb_exec(db, "INSERT INTO rollup_state SELECT run_id, 60000, max(bucket_ms) + 60000 FROM tick_rollup "
 			    "GROUP BY run_id") < 0 ||

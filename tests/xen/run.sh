@@ -22,7 +22,11 @@
 # XEN_NO_REPORT=1 (no forwarded port, the dom0 stage's report is not fetched);
 # XEN_DOMU_MEMORY (MB the domU runs with, default 128: see README for why not
 # 64), XEN_DOMU_BOOT_MEMORY (MB a smaller domU is built with before it
-# balloons down, default 96; see domu-host.sh).  The scenarios have their own (e.g.
+# balloons down, default 96; see domu-host.sh).
+# Diagnostics: XEN_QEMU_CPU (default max,-smap), XEN_QEMU_ACCEL (tcg),
+# XEN_CMDLINE_EXTRA (appended to Xen's command line), XEN_DOMU_CPUS (the
+# domU's CPU affinity, default 1), XEN_DOM0_NOISE=1 (the dom0 forks busily
+# while the domU runs: the load that shows the corruption described below).  The scenarios have their own (e.g.
 # XEN_SOAK_SECONDS, see scenarios/*.conf.sh).
 # KVM is never used: Xen under KVM hangs on this kind of machine, TCG boots.
 set -u
@@ -160,6 +164,8 @@ else
 	{
 		echo "DOMU_MEMORY='$domu_mem'"
 		echo "DOMU_BOOT_MEMORY='$domu_boot_mem'"
+		echo "DOM0_NOISE='${XEN_DOM0_NOISE:-0}'"
+		echo "DOMU_CPUS='${XEN_DOMU_CPUS:-1}'"
 		# The domU's own hard cap, inside the dom0: its scenarios plus boot.
 		echo "DOMU_TIMEOUT='$((120 + budget_sum))'"
 	} >"$denv"
@@ -187,7 +193,9 @@ tm build_boot_files_s $(( ($(now_ms) - tb) / 1000 ))
 # max, so it never balloons), the rest of QEMU's RAM stays in Xen's heap for
 # the domU.
 console=$out/console.log
-rm -f "$console"
+# Nothing from an earlier run may pass for this one's.
+rm -rf "$console" "$out/console-domu.log" "$out/boot" "$out/dom0" "$out/.fetch"
+for n in $runlist; do rm -rf "${out:?}/$n"; done
 net=(-net none)
 if [ -n "$port" ]; then
 	# shellcheck disable=SC2054 # QEMU option values are comma lists
@@ -198,12 +206,23 @@ disks=(-drive "file=$disk,format=raw,if=virtio,readonly=on")
 [ "$stage" = domu ] && disks+=(-drive "file=$ddisk,format=raw,if=virtio,readonly=on")
 # The dom0 of the domu stage gets more: xl holds the decompressed domU kernel
 # (~43 MB) while it builds the domain, which OOMs a 160 MB dom0.
-dom0_mem=160 qemu_mem=512
-[ "$stage" = domu ] && dom0_mem=256
+# And one vCPU pinned to CPU 0, the domU's pinned to CPU 1 (domu-host.sh):
+# under QEMU TCG, Xen 4.17 switching vCPUs of two PV domains on one CPU
+# corrupts user processes of either (segfaults reading thread-local storage
+# at a foreign address, e.g. "segfault at 70657267": "grep" from the other
+# domain; 3-14 per 6000 execs with both domains busy, the same with
+# -fsgsbase, pcid=0, an Intel vendor or single-threaded TCG); pinned so
+# that no CPU runs both, the same load gave none.
+dom0_mem=160 qemu_mem=512 xen_args=''
+if [ "$stage" = domu ]; then
+	dom0_mem=256
+	xen_args="dom0_max_vcpus=1 dom0_vcpus_pin"
+fi
+xen_args="$xen_args${XEN_CMDLINE_EXTRA:+ $XEN_CMDLINE_EXTRA}"
 tboot=$(now_ms)
-timeout -k 5 "$hardcap" qemu-system-x86_64 -m "$qemu_mem" -smp 2 -cpu max,-smap -accel tcg \
+timeout -k 5 "$hardcap" qemu-system-x86_64 -m "$qemu_mem" -smp 2 -cpu "${XEN_QEMU_CPU:-max,-smap}" -accel "${XEN_QEMU_ACCEL:-tcg}" \
 	-display none -no-reboot -monitor none -serial "file:$console" "${net[@]}" "${disks[@]}" \
-	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=${dom0_mem}M,max:${dom0_mem}M" \
+	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=${dom0_mem}M,max:${dom0_mem}M${xen_args:+ $xen_args}" \
 	-initrd "$KERNEL console=hvc0 panic=1,$initrd" </dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!
 # Only the timeout wrapper we started (and so its QEMU) is ever killed.
@@ -302,7 +321,7 @@ if [ "$stage" = domu ]; then
 	fi
 	check "domU kernel says Hypervisor detected: Xen PV" grep -q 'Hypervisor detected: Xen PV' "$scon"
 	check "payload disk (xen-blkfront) mounted in the domU" grep -q '^===FPUSOAK-PAYLOAD-DISK mounted===$' "$scon"
-	# Xen's view of the domU's memory once its scenarios started (xl list: MB).
+	# Xen's view of the domU's memory once its balloon is done (xl list: MB).
 	xmem=$(awk '$1 == "fpusoak-domu" { print $3 }' "$out/dom0/domu/xl-list.log" 2>/dev/null)
 	check "Xen gives the domU ${domu_mem} MB (xl list says '${xmem:-nothing}')" test "${xmem:-0}" = "$domu_mem"
 	if [ "$domu_mem" -lt "$domu_boot_mem" ]; then

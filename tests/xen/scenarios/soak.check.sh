@@ -21,6 +21,16 @@ else
 	check "run $run records hypervisor/guest_type xen/PV (got '$row')" test "$row" = xen/PV
 	rel=$(sq "SELECT kernel_release FROM v_runs WHERE run_id = $run")
 	check "run records the guest's kernel release ($rel = $(con_kv release "$GUEST_ENV"))" test "$rel" = "$(con_kv release "$GUEST_ENV")"
+	if [ "$STAGE" = domu ]; then
+		# The daemon knows it is a guest, and which (its id from the Xen store).
+		want="domU id ${DOMU_ID:-?}"
+		if [ "$(sq "SELECT count(*) FROM pragma_table_info('v_runs') WHERE name = 'xen_domid'")" = 1 ]; then
+			got=$(sq "SELECT xen_domain || ' id ' || coalesce(xen_domid, '?') FROM v_runs WHERE run_id = $run")
+			check "run records the Xen domain it ran in: '$got' (dom0 created '$want')" test "$got" = "$want"
+		else
+			check "daemon says it runs in $want (its log on the domU console)" grep -q "run $run started: .*, $want, " "$console"
+		fi
+	fi
 	reason=$(sq "SELECT end_reason FROM v_runs WHERE run_id = $run")
 	# --duration ends a run on its own; either word means the daemon was not killed.
 	case "$reason" in
@@ -124,6 +134,10 @@ elif [ "$REPORT_VIA" = guest ]; then
 		pass "report fetched inside the guest and exported ($(wc -c <"$SC_OUT/report.html") bytes)"
 	else
 		fail "report naming run label xen-pv-testbed not fetched inside the guest (see REPORT-FETCHED on the console)"
+	fi
+	if [ "$STAGE" = domu ] && [ -f "$SC_OUT/report.html" ]; then
+		check "the report's environment table names the domU and its id ($DOMU_ID)" \
+			grep -q "<th>Xen domain</th><td>domU (domain id ${DOMU_ID:-?})</td>" "$SC_OUT/report.html"
 	fi
 else
 	skip "report not fetched: ${XEN_NO_REPORT:+XEN_NO_REPORT set, }no curl or no free loopback port"

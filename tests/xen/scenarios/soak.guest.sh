@@ -9,11 +9,16 @@ case "$PAYLOAD" in
 daemon)
 	daemon_start "$db" --duration "${SOAK_SECONDS}s"
 	if [ -n "$PROBE_AT" ]; then
-		( sleep "$PROBE_AT"; mark "PROBE-SIGNAL scenario=$SC_NAME uptime=$(uptime_s)"; daemon_signal USR1 ) &
+		# PROBE_AT counts from the run's start, not the launch: under TCG on a
+		# loaded host the daemon takes up to 40 s to map its libraries before
+		# it creates the DB and starts the run (and its --duration).
+		( i=0; while [ ! -f "$db" ] && [ "$i" -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
+		  sleep "$PROBE_AT"; mark "PROBE-SIGNAL scenario=$SC_NAME uptime=$(uptime_s)"; daemon_signal USR1 ) &
 	fi
 	if [ "$REPORT_VIA" = guest ]; then
 		# Late in the soak (after the fill), while the daemon still serves.
-		( sleep $((SOAK_SECONDS * 4 / 5)); fetch_report /tmp/report.html || { sleep 5; fetch_report /tmp/report.html; }
+		( i=0; while [ ! -f "$db" ] && [ "$i" -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
+		  sleep $((SOAK_SECONDS * 4 / 5)); fetch_report /tmp/report.html || { sleep 5; fetch_report /tmp/report.html; }
 		  mark "REPORT-FETCHED scenario=$SC_NAME ok=$([ -f /tmp/report.html ] && echo 1 || echo 0) uptime=$(uptime_s)" ) &
 	fi
 	daemon_wait
