@@ -198,12 +198,6 @@ static struct slot *table_alloc(size_t slots)
 }
 
 /*
- * Slots for a population of `workers` and a full capacity probe, at most half full: sized by what
- * is configured and what memory allows, not by the caps (CHURN_MAX_WORKERS + CHURN_MAX_PROBE made a
- * 2 MiB table of shared memory, touched in full, in every guest: memory the capacity probe could
- * not use).
- */
-/*
  * No capacity probe holds more workers than the memory it may fill over what each worker touches:
  * the workers' limit in cgroup scope, MemTotal in guest scope.  SIZE_MAX when there is no bound.
  */
@@ -228,6 +222,12 @@ static size_t probe_bound(const struct spawner *s)
 	return mem && wm >= 4096 ? (size_t)(mem / wm) + 1 : SIZE_MAX;
 }
 
+/*
+ * Slots for a population of `workers` and a full capacity probe, at most half full: sized by what
+ * is configured and what memory allows, not by the caps (CHURN_MAX_WORKERS + CHURN_MAX_PROBE made a
+ * 2 MiB table of shared memory, touched in full, in every guest: memory the capacity probe could
+ * not use).
+ */
 static size_t table_slots(const struct spawner *s, int64_t workers)
 {
 	size_t pop = workers < 0 ? 0 : (size_t)workers, probe = (size_t)s->cfg->cc.probe_limit, slots = 64;
