@@ -117,6 +117,7 @@ stop_pid() {    # stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL; only whi
 # The daemon is two processes (issue 20): the core and its web process (fpusoakd-web, the core's child).
 # Figures of "the daemon" add both; workers and the spawner are not part of them.
 with_web() { local c; echo "$1"; for c in $(pgrep -P "$1"); do [ "$(cat /proc/$c/comm 2>/dev/null)" = fpusoakd-web ] && echo "$c"; done; }
+con_kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }   # con_kv KEY LINE: the value of KEY=... in LINE
 rss() { local f=(); for p in $(with_web "$1"); do f+=("/proc/$p/status"); done
 	awk '/^VmRSS/ { r += $2 } /^VmHWM/ { h += $2 } END { printf "VmRSS=%.1fMB VmHWM=%.1fMB", r / 1024, h / 1024 }' "${f[@]}"; }
 rss_mb() { local f=(); for p in $(with_web "$1"); do f+=("/proc/$p/status"); done
@@ -327,7 +328,14 @@ if want footprint; then
 	if wait_http "http://127.0.0.1:$port/healthz"; then
 		sleep "$FOOT_S"
 		out=$(bench/footprint.sh --maps 8 "$fpid"); say "$out"
-		kv=$(bench/footprint.sh --kv "$fpid" | grep 'component=total')
+		say "activity over the next 60 s (schedstat, voluntary context switches, /proc/PID/io of each process):"
+		act=$(bench/footprint.sh --kv --activity 60 "$fpid"); say "$(grep '^ACTIVITY' <<<"$act")"
+		kv=$(grep 'component=total' <<<"$act")
+		for c in core web spawner; do
+			a=$(grep "^ACTIVITY component=$c " <<<"$act") || continue
+			row "$c: CPU, wakeups/s, written kB/s (60 s after ${FOOT_S} s at defaults)" \
+				"$(con_kv cpu_pct "$a")%, $(con_kv wakeups_per_s "$a")/s, $(con_kv write_kb_per_s "$a") kB/s" "-" "-" "(context)" "—"
+		done
 		lk=$(sed -n 's/.* locked_core_kb=\([0-9]*\).*/\1/p' <<<"$kv"); lr=$(sed -n 's/.* locked_rss_core_kb=\([0-9]*\).*/\1/p' <<<"$kv")
 		ps=$(sed -n 's/.* pss_kb=\([0-9]*\).*/\1/p' <<<"$kv")
 		row "locked core after ${FOOT_S} s at defaults (Locked; LockedRss)" "${lk} kB; ${lr} kB" "-" "-" "≤ 3 MB (in the guest)" "$(met_le "${lk:-99999}" 3072)"
