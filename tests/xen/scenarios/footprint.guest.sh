@@ -65,8 +65,8 @@ meminfo() {
 	mark "FP-MEMINFO $1$_m"
 }
 
-footprint() { # footprint PHASE
-	/payload/usr/bin/fpusoak-footprint --kv "$DAEMON_PID" >/tmp/fp.kv
+footprint() { # footprint PHASE [ACTIVITY-SECONDS]
+	/payload/usr/bin/fpusoak-footprint --kv ${2:+--activity "$2"} "$DAEMON_PID" >/tmp/fp.kv
 	while read -r _l; do mark "$_l phase=$1"; done </tmp/fp.kv
 }
 
@@ -74,7 +74,8 @@ footprint() { # footprint PHASE
 export_file daemon.log "$log"
 start_daemon
 sc_sleep "$FOOTPRINT_SETTLE"
-footprint idle
+# The table, then CPU, wakeups and writes of each process over FOOTPRINT_ACTIVITY s, the report idle.
+footprint idle "$FOOTPRINT_ACTIVITY"
 /payload/usr/bin/fpusoak-footprint --maps 12 "$DAEMON_PID" >/tmp/footprint.txt
 export_file footprint.txt /tmp/footprint.txt
 
