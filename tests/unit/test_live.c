@@ -66,6 +66,11 @@ int main(void)
 	snprintf(d->status, sizeof d->status, "run 7, up 0h00m05s");
 	d->healthy = 1;
 	d->health_mono_ms = 1234;
+	/* What main's /metrics added (issue 16): the probe workers' own counters, unattributed OOM kills. */
+	d->has_probe = 1;
+	d->probe.spawned = 37;
+	d->probe.killed_sigkill = 2;
+	d->oom_unattributed = 5;
 	live_commit(lv);
 	s1 = live_read(shm, &out);
 	T_CHECK(s1 > 0 && (s1 & 1) == 0, "a write gives an even seq > 0 (%llu)", (unsigned long long)s1);
@@ -78,6 +83,10 @@ int main(void)
 	T_EQ_I(out.buddy.z[0].free[10], 42, "buddyinfo read back");
 	T_EQ_S(out.status, "run 7, up 0h00m05s", "status read back");
 	T_EQ_I(out.health_mono_ms, 1234, "health stamp read back");
+	T_EQ_I(out.has_probe, 1, "probe counters present");
+	T_EQ_I(out.probe.spawned, 37, "probe workers spawned read back");
+	T_EQ_I(out.probe.killed_sigkill, 2, "probe workers killed read back");
+	T_EQ_I(out.oom_unattributed, 5, "unattributed OOM kills read back");
 
 	/* Counts out of range (a torn or foreign write) are clamped, never followed. */
 	d = live_begin(lv);
