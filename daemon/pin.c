@@ -59,6 +59,15 @@ int pin_hand_back(void)
 		/* inode 0: anonymous, [heap], [stack], [vdso] ... nothing a file gives back. */
 		if (maps_parse_line(l, len, &e) < 0 || !e.inode || !e.path)
 			continue;
+		/*
+		 * Private mappings only (programs and libraries).  A shared one is data: SQLite's -shm, the
+		 * live snapshot.  uncache's open and close of the -shm file dropped every fcntl lock this
+		 * process held on it (POSIX locks belong to the process and file, not the fd), so the web
+		 * process's next connection took SQLite's DMS lock alone, truncated the -shm under the
+		 * core's mapping, and the core died of SIGBUS (14_web_process, a kill -9 under load).
+		 */
+		if (e.perms[3] != 'p')
+			continue;
 		/* No readahead, code or data (a read-only data fault read 32 pages ahead, and fault-around mapped them). */
 		madvise((void *)(uintptr_t)e.start, e.end - e.start, MADV_RANDOM);
 		/* Private pages written (relocated GOTs, .data) are anonymous now: MADV_PAGEOUT keeps them. */
