@@ -256,6 +256,12 @@ static int front_bind(void *arg, const struct config *cfg, char *err, size_t err
 
 	if (strcmp(cfg->listen, "none") == 0)
 		return 0;
+	/* A missing web program is a start-up error too, said before the spawner, DB or run row. */
+	if (!helper_path(WEB_EXE, f->exe, sizeof f->exe)) {
+		snprintf(err, errlen, "http: cannot find %s beside %s or in %s (or run with --listen none)", WEB_EXE,
+			 "the fpusoakd executable", FPUSOAK_LIBEXECDIR);
+		return -1;
+	}
 	f->listen_fd = sdlisten_take(why, sizeof why);
 	if (f->listen_fd == -2) {
 		snprintf(err, errlen, "http: %s", why);
@@ -277,13 +283,8 @@ static int front_open(void *arg, const struct config *cfg, char *err, size_t err
 
 	if (strcmp(cfg->listen, "none") == 0)
 		return 0;
-	if (f->listen_fd < 0) {
-		snprintf(err, errlen, "http: no listening socket (the bind hook did not run)");
-		return -1;
-	}
-	if (!helper_path(WEB_EXE, f->exe, sizeof f->exe)) {
-		snprintf(err, errlen, "http: cannot find %s beside %s or in %s (or run with --listen none)", WEB_EXE,
-			 "the fpusoakd executable", FPUSOAK_LIBEXECDIR);
+	if (f->listen_fd < 0 || !f->exe[0]) {
+		snprintf(err, errlen, "http: no listening socket or web program (the bind hook did not run)");
 		return -1;
 	}
 	snprintf(f->db, sizeof f->db, "%s", cfg->db);

@@ -119,4 +119,17 @@ check "fpusoakd serve exits 0 on SIGTERM ($rc)" test "$rc" = 0
 check "fpusoakd serve without --db is a usage error (64, got $rc)" test "$rc" = 64
 "$FPUSOAKD" report --db "$db" --run 1 --out "$tmp/r.html" >/dev/null 2>&1; rc=$?
 check "fpusoakd report still writes the HTML report (exit $rc)" test "$rc" = 0 -a -s "$tmp/r.html"
+
+# --- without fpusoakd-web the daemon says so at start-up, before a DB or run row exists
+if [ -e /usr/local/libexec/fpusoakd/fpusoakd-web ]; then
+	skip "fpusoakd-web is installed in /usr/local/libexec/fpusoakd: the daemon would find it there"
+else
+	mkdir -p "$tmp/alone"
+	cp "$FPUSOAKD" "$tmp/alone/fpusoakd"
+	"$tmp/alone/fpusoakd" --db "$tmp/alone/a.db" --listen 127.0.0.1:$(free_port) --workers 0 --probe-interval 0 \
+		--switch-probe-interval 0 --duration 2s >"$tmp/alone.log" 2>&1; rc=$?
+	check "without fpusoakd-web the daemon exits 69 at start-up (got $rc)" test "$rc" = 69
+	check "... naming the program it looked for" grep -q "cannot find fpusoakd-web" "$tmp/alone.log"
+	check "... before creating the database" test ! -e "$tmp/alone/a.db"
+fi
 t_done
