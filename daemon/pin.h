@@ -11,12 +11,14 @@
  * runs: the dynamic loader read whole libraries ahead, and each fault maps
  * the cached pages around it (fault-around), so in the Xen test guest libc
  * and libsqlite3 were locked whole (1.4 and 1.2 MB).  Before locking, pin
- * hands back the file pages of every mapping that only this process maps
- * (MADV_PAGEOUT: clean file pages are dropped, data is never lost, anonymous
- * pages stay where they are without swap) and turns readahead off for its
- * file mappings (MADV_RANDOM); from then on a page of code or read-only
- * data is read, mapped and locked when the core first uses it.  Pages other processes map too are not
- * touched (they stay resident for them anyway).
+ * hands back the file pages of its private file mappings (programs and
+ * libraries; MADV_PAGEOUT: clean file pages are dropped, data is never lost,
+ * anonymous pages stay where they are without swap) and turns readahead off
+ * for them (MADV_RANDOM); from then on a page of code or read-only data is
+ * read, mapped and locked when the core first uses it.  Pages other
+ * processes map too are not touched (they stay resident for them anyway),
+ * nor are shared mappings (SQLite's -shm, the live snapshot: data, and
+ * opening the -shm file would drop SQLite's locks on it).
  *
  * Also: fixed malloc thresholds, so that big buffers are mmap'd and
  * returned, and a freed heap top goes back to the kernel.
