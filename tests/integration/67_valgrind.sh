@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Leaks and memory errors: a 30 s daemon run under valgrind memcheck with
 # churn (4 workers, 64 MB / 100-pid cgroup), sampling every 250 ms, kernel-log
-# capture, HTTP requests to every kind of page, a SIGHUP config reload and a
+# capture (the core only, --listen none: see below), a SIGHUP config reload and a
 # small capacity probe (SIGUSR1).  The report covers the main process
 # (--trace-children=no; the forked spawner and workers stay silent):
 # 0 errors, 0 bytes definitely lost, and the run itself ended normally.
@@ -14,25 +14,23 @@ r_init vg
 r_cgroup 2G 400 || { skip "cannot create a memory+pids cgroup for the test"; t_done; }
 DUR=${DUR:-$([ "${SOAK:-0}" = 1 ] && echo 300 || echo 30)}
 R_DB=$R_TMP/vg.db
-port=$(r_port)
 printf '[fpusoakd]\nlog-level = info\nsample-interval = 250ms\n' >"$R_TMP/vg.conf"
-R_WRAP=(valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1
+# The core only (issue 20): the HTTP handlers run in fpusoakd-web, which the core starts through
+# pidfd_open, a system call valgrind 3.19 does not know (ENOSYS: the core cannot supervise it there),
+# so it runs with --listen none.  GLIBC_TUNABLES set beforehand: the core's once-only re-exec to drop
+# glibc's tcache (cmd/main.c) would exec valgrind's tool binary, which refuses to run directly.
+R_WRAP=(env GLIBC_TUNABLES=glibc.malloc.tcache_count=0 valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1
 	--trace-children=no --child-silent-after-fork=yes --log-file="$R_TMP/vg.%p.txt")
 t0=$(date +%s)
-r_start "$R_TMP/d.log" -c "$R_TMP/vg.conf" --db "$R_DB" --listen 127.0.0.1:$port --duration "${DUR}s" \
+r_start "$R_TMP/d.log" -c "$R_TMP/vg.conf" --db "$R_DB" --listen none --duration "${DUR}s" \
 	--workers 4 --spawn-rate 20 --lifetime 1s --cgroup-memory-max 64M --cgroup-pids-max 100 \
 	--probe-interval 0 --probe-limit 20 --switch-probe-interval 0 --retain-raw 1h
 pid=$R_PID
 R_WRAP=()
-for i in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.2; done
-# HTTP traffic over every handler while it runs, a reload and a probe in the middle.
-paths=(/ /runs /runs/1 /healthz /metrics /api/v1/status /api/v1/runs /api/v1/runs.csv /api/v1/runs/1
-	"/api/v1/runs/1/buddyinfo?max_points=50" "/api/v1/runs/1/buddyinfo.csv" "/api/v1/runs/1/meminfo?name=MemFree"
-	"/api/v1/runs/1/vmstat?name=pgfault&format=csv" /api/v1/runs/1/failures /nope "/runs/1?from=%zz" /runs/999)
-n=0 hup=0 usr1=0
+skip "HTTP handlers under valgrind: the web process is not started under it (see above)"
+# A reload and a probe in the middle.
+hup=0 usr1=0
 while r_alive "$pid" && [ $(( $(date +%s) - t0 )) -lt $(( DUR + 60 )) ]; do
-	curl -s -o /dev/null --max-time 10 "http://127.0.0.1:$port${paths[$((n % ${#paths[@]}))]}"
-	n=$((n + 1))
 	el=$(( $(date +%s) - t0 ))
 	[ $hup = 0 ] && [ $el -ge $(( DUR / 3 )) ] && { kill -HUP "$pid"; hup=1; }
 	[ $usr1 = 0 ] && [ $el -ge $(( DUR / 2 )) ] && { kill -USR1 "$pid"; usr1=1; }
@@ -41,7 +39,7 @@ done
 wait "$pid"; rc=$?
 took=$(( $(date +%s) - t0 ))
 rep=$R_TMP/vg.$pid.txt
-echo "valgrind run: exit $rc after $took s, $n HTTP requests"
+echo "valgrind run: exit $rc after $took s"
 sed -n '/HEAP SUMMARY/,$p' "$rep" | sed 's/^==[0-9]*== //'
 errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9,]*\) errors.*/\1/p' "$rep" | tr -d ,)
 definite=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$rep" | tr -d ,)
@@ -52,10 +50,10 @@ grep -q 'no leaks are possible' "$rep" && definite=${definite:-0}
 # The run did what a normal run does, so the check covered the real paths.
 read -r samples spawned probes <<<"$(q "SELECT (SELECT count(*) FROM samples), (SELECT coalesce(sum(spawned), 0) FROM v_churn),
 	(SELECT count(*) FROM v_probes WHERE kind = 'capacity')" | tr '|' ' ')"
-echo "covered: $samples samples, $spawned worker spawns, $probes capacity probe(s), $n HTTP requests, SIGHUP reload: $(grep -c 'configuration reloaded' "$R_TMP/d.log")"
-[ "$samples" -ge $(( DUR * 4 / 2 )) ] && [ "$spawned" -gt 4 ] && [ "$n" -gt 20 ] \
-	&& pass "the valgrind run sampled ($samples), churned ($spawned spawns) and served $n requests" \
-	|| fail "the valgrind run did too little to count: $samples samples, $spawned spawns, $n requests"
+echo "covered: $samples samples, $spawned worker spawns, $probes capacity probe(s), SIGHUP reload: $(grep -c 'configuration reloaded' "$R_TMP/d.log")"
+[ "${samples:-0}" -ge $(( DUR * 4 / 2 )) ] && [ "${spawned:-0}" -gt 4 ] \
+	&& pass "the valgrind run sampled ($samples) and churned ($spawned spawns)" \
+	|| fail "the valgrind run did too little to count: $samples samples, $spawned spawns"
 check "SIGHUP reload ran under valgrind" grep -q 'configuration reloaded' "$R_TMP/d.log"
 check "run ended 'stopped'" test "$(q "SELECT end_reason FROM runs WHERE run_id = 1")" = stopped
 echo "took $(r_elapsed) s"
