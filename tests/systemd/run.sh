@@ -532,7 +532,8 @@ check_cgroup_layout() {
 	core=$(prop MainPID)
 	web=$(ct 10 sh -c "for p in \$(cat $(unit_cg)/cgroup.procs $(unit_cg)/*/cgroup.procs 2>/dev/null); do
 		[ \"\$(cat /proc/\$p/comm 2>/dev/null)\" = fpusoakd-web ] && echo \$p; done" | head -1)
-	if [ -n "$web" ] && [ "$(ct 5 awk '{ sub(/.*\) /, \"\"); print \$2 }' /proc/$web/stat)" = "$core" ]; then
+	# Its parent: the 4th field of /proc/PID/stat (its comm, fpusoakd-web, has no space in it).
+	if [ -n "$web" ] && [ "$(ct 5 cut -d' ' -f4 /proc/$web/stat)" = "$core" ]; then
 		pass "the web process (pid $web, the core's child) runs in fpusoakd.service's cgroup"
 	else
 		fail "no fpusoakd-web child of the core (pid $core) in fpusoakd.service's cgroup: $(unit_pids | tr '\n' ' ')"
