@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -344,6 +345,9 @@ int serve_main(int argc, char **argv)
 		fprintf(stderr, "fpusoakd serve: %s\n", err);
 		return EX_FAIL;
 	}
+	/* Under the daemon: go when the core goes (a core killed outright left us holding its socket). */
+	if (a.live_fd >= 0 && prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		log_warn("serve: PR_SET_PDEATHSIG");
 	/* Every database readable before anything listens: one that is not is the answer, exit 1. */
 	if (query_set_open(&set, a.db, a.ndb, err, sizeof err) < 0) {
 		fprintf(stderr, "fpusoakd serve: %s\n", err);

@@ -120,6 +120,17 @@ check "fpusoakd serve without --db is a usage error (64, got $rc)" test "$rc" = 
 "$FPUSOAKD" report --db "$db" --run 1 --out "$tmp/r.html" >/dev/null 2>&1; rc=$?
 check "fpusoakd report still writes the HTML report (exit $rc)" test "$rc" = 0 -a -s "$tmp/r.html"
 
+# --- a core killed outright takes its web process with it (else it would keep the socket)
+port3=$(free_port)
+"$FPUSOAKD" --db "$tmp/k.db" --listen 127.0.0.1:$port3 --kmsg none --workers 0 --probe-interval 0 \
+	--switch-probe-interval 0 --duration 60s >"$tmp/k.log" 2>&1 &
+kpid=$!; pids+=($kpid)
+for i in $(seq 100); do curl -fs "http://127.0.0.1:$port3/healthz" >/dev/null && break; sleep 0.1; done
+kweb=$(web_of $kpid)
+kill -KILL $kpid; wait $kpid 2>/dev/null
+for i in $(seq 20); do [ -n "$kweb" ] && [ -d /proc/$kweb ] || break; sleep 0.1; done
+check "kill -9 of the core: its web process (${kweb:-none}) is gone within 2 s" test -n "$kweb" -a ! -d "/proc/${kweb:-0}"
+
 # --- without fpusoakd-web the daemon says so at start-up, before a DB or run row exists
 if [ -e /usr/local/libexec/fpusoakd/fpusoakd-web ]; then
 	skip "fpusoakd-web is installed in /usr/local/libexec/fpusoakd: the daemon would find it there"
