@@ -50,7 +50,7 @@ UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
 INTEG    = $(sort $(wildcard tests/integration/*.sh))
 SCHEMA   = $(sort $(wildcard schema/*.sql))
 
-.PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen test-xen-domu
+.PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen test-xen-domu kmod
 all: $(BUILD)/fpusoakd $(BUILD)/fpusoakd-web $(BUILD)/fpusoakd-spawner
 
 # deps: check pkg-config; install missing -dev packages with apt-get when root.
@@ -166,6 +166,18 @@ clean:
 	rm -rf build
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+
+# kmod: the fpusoak_gfp module (kmod/README), built out of tree against KDIR (default: the running
+# kernel's headers) in $(BUILD)/kmod/, so the source folder stays clean.  Never loaded by make.
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KMODSRC = kmod/fpusoak_gfp.c kmod/fpusoak_gfp.h kmod/Kbuild
+kmod: $(KMODSRC)
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "kmod: no kernel build tree at $(KDIR) (install linux-headers-$$(uname -r), or pass KDIR=)"; exit 1; fi
+	@mkdir -p $(BUILD)/kmod
+	cp $(KMODSRC) $(BUILD)/kmod/
+	$(MAKE) -C $(KDIR) M=$(abspath $(BUILD)/kmod) modules
+	@echo "kmod: $(BUILD)/kmod/fpusoak_gfp.ko"
 
 # The booted-systemd and Xen PV suites on their own (make test runs them too).
 test-systemd: deps all

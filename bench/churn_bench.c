@@ -324,7 +324,8 @@ int main(int argc, char **argv)
 	double secs = (clock_mono_ms() - t0) / 1000.0;
 	int crc = churn_close(ch, &fin);
 	const struct churn_counters *c = &fin.c;
-	uint64_t ended = c->exited + c->killed_sigkill + c->killed_sigsegv + c->killed_sigill + c->killed_other;
+	uint64_t ended = c->exited + c->killed_sigkill + c->killed_sigsegv + c->killed_sigill + c->killed_other +
+			 c->gfp_failed;
 	printf("final spawned=%llu exited=%llu retired=%llu exit_errors=%llu killed_sigkill=%llu killed_sigsegv=%llu "
 	       "killed_sigill=%llu killed_other=%llu oom_killed=%llu population=%llu eagain=%llu enomem=%llu "
 	       "other=%llu last_exit_error=%d\n",

@@ -472,6 +472,7 @@ const char *churn_status_line(const struct churn_status *st, const struct churn_
 	const struct churn_counters *c = &st->c;
 	uint64_t failed = c->spawn_failed_eagain + c->spawn_failed_enomem + c->spawn_failed_other;
 	uint64_t killed = c->killed_sigkill + c->killed_sigsegv + c->killed_sigill + c->killed_other;
+	char gfp[48] = "";
 
 	if (last && last->kind == CHURN_PROBE_CAPACITY)
 		snprintf(probe, sizeof probe, "; last probe capacity %lld (%s)", (long long)last->count,
@@ -483,11 +484,14 @@ const char *churn_status_line(const struct churn_status *st, const struct churn_
 	/* Probe workers' OOM kills are deaths too: a line that said "oom 0" after four of them misled. */
 	if (st->probe.oom_killed)
 		snprintf(poom, sizeof poom, ", probe workers oom-killed %llu", (unsigned long long)st->probe.oom_killed);
-	snprintf(buf, len, "churn%s %llu/%d workers, %s/s, spawned %llu, failed %llu, killed %llu (oom %llu)%s%s",
+	/* Refused HOLDs (--gfp-mode), churn and probe workers together: the 2014 test's deaths. */
+	if (c->gfp_failed + st->probe.gfp_failed)
+		snprintf(gfp, sizeof gfp, ", gfp_failed %llu", (unsigned long long)(c->gfp_failed + st->probe.gfp_failed));
+	snprintf(buf, len, "churn%s %llu/%d workers, %s/s, spawned %llu, failed %llu, killed %llu (oom %llu)%s%s%s",
 		 st->state == CHURN_PROBING ? " (probing)" : st->state == CHURN_STOPPING ? " (stopping)" : "",
 		 (unsigned long long)c->population, st->params.workers,
 		 churn_rate_format(st->params.rate_milli, rate, sizeof rate), (unsigned long long)c->spawned,
-		 (unsigned long long)failed, (unsigned long long)killed, (unsigned long long)c->oom_killed, poom, probe);
+		 (unsigned long long)failed, (unsigned long long)killed, (unsigned long long)c->oom_killed, poom, gfp, probe);
 	return buf;
 }
 

@@ -88,6 +88,8 @@ struct churn_cfg {
 	int death_records_max;        /* DEATH records per status period (64; the rest are only counted) */
 	const char *spawner_exe;      /* the static fpusoakd-spawner to exec into (churn_spawner_path);
 					 NULL or unusable: the forked copy of the caller runs the spawner */
+	int gfp_mode;                 /* --gfp-mode (enum gfp_mode, churn/gfpmod.h); GFP_MODE_OFF unless the
+					 caller found the module (gfp_detect) */
 };
 
 /* A spawner is up: what it resolved.  First record after churn_open(). */
@@ -100,6 +102,8 @@ struct churn_hello {
 	int32_t clone_into_cgroup;    /* 1: workers born in the group (clone3); 0: fork + self-move */
 	int32_t protected_;           /* 1: the spawner runs at oom_score_adj -1000 */
 	int32_t exec_ok;              /* 1: it runs as the exec'd static fpusoakd-spawner; 0: in the forked copy */
+	int32_t gfp_mode;             /* --gfp-mode in force (enum gfp_mode); off if the device would not open */
+	uint32_t gfp_size;            /* bytes each worker HOLDs (its FPU state size), 0 when off */
 	uint64_t seed;
 	char fpu_note[192];           /* e.g. "avx512 (auto); amx unavailable: cpu lacks amx-tile" */
 };
@@ -149,11 +153,14 @@ struct churn_probe_done {
 	int64_t duration_ms;          /* capacity: first spawn to stop; switch: both passes */
 	double result;                /* capacity: workers held; switch: system µs per yield (FPU pass) */
 	char stop_reason[48];         /* capacity: spawn_failed:EAGAIN | worker_died:SIGKILL | worker_exited:15 |
-					 oom_kill | limit | timeout | stopped; switch: done | failed:... */
+					 gfp_failed:atomic | oom_kill | limit | timeout | stopped;
+					 switch: done | failed:... */
 	char detail[400];             /* "key=value ..." (v_probes.detail) */
 	/* capacity */
 	int64_t count, oom_kills, retire_ms, release_ms;
 	uint64_t mem_peak;            /* memory cgroup peak during the probe (bytes), 0 if unknown */
+	int32_t gfp_mode;             /* enum gfp_mode its workers HOLDed in (GFP_MODE_OFF: none) */
+	int32_t gfp_failed;           /* probe workers that died of a refused HOLD (the first stops it) */
 	/* switch */
 	int32_t threads, fpu_kind;
 	uint64_t yields, base_yields;

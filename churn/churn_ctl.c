@@ -228,6 +228,14 @@ void churn_count_death(struct churn_counters *k, int code, int status)
 		k->killed_other++;
 }
 
+void churn_count_gfp_failed(struct churn_counters *k)
+{
+	if (k->population > 0)
+		k->population--;
+	k->gfp_failed++;
+	k->last_signal = SIGKILL;
+}
+
 void churn_count_death_cause(struct churn_counters *k, int code, int status, enum churn_kill_cause cause)
 {
 	churn_count_death(k, code, status);
@@ -249,7 +257,8 @@ int churn_oom_attribute(uint64_t memcg_total, uint64_t *attributed)
 
 int churn_counters_check(const struct churn_counters *k)
 {
-	uint64_t ended = k->exited + k->killed_sigkill + k->killed_sigsegv + k->killed_sigill + k->killed_other;
+	uint64_t ended = k->exited + k->killed_sigkill + k->killed_sigsegv + k->killed_sigill + k->killed_other +
+			 k->gfp_failed;
 
 	return k->spawned == ended + k->population && k->exited_retired + k->exited_error <= k->exited &&
 	       k->oom_killed + k->killed_ours <= k->killed_sigkill ? 0 : -1;

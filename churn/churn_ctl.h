@@ -42,12 +42,16 @@ struct churn_params {
 /*
  * Cumulative, since the spawner started; one set for churn workers and one
  * for capacity-probe workers.  Identity (churn_counters_check):
- * spawned = exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other + population.
+ * spawned = exited + killed_sigkill + killed_sigsegv + killed_sigill + killed_other + gfp_failed
+ *           + population.
  * exited_retired and exited_error are subsets of exited; oom_killed and
  * killed_ours are disjoint subsets of killed_sigkill: an OOM kill matched
  * to this death (churn_oom_attribute), and a SIGKILL the spawner itself sent
  * (a worker that ignored SIGTERM past the retire/release/stop timeout).  The
  * rest of killed_sigkill is someone else's kill.
+ * gfp_failed is a cause of its own: a worker whose HOLD of its FPU-state
+ * object was refused (--gfp-mode, churn/gfpmod.h) SIGKILLs itself, as the 2014
+ * kernel killed the task; those deaths are not in killed_sigkill.
  */
 struct churn_counters {
 	uint64_t spawned;
@@ -56,8 +60,9 @@ struct churn_counters {
 	uint64_t exited_retired;  /* ... ended early by our SIGTERM (probe, stop) */
 	uint64_t exited_error;    /* ... worker setup failed (cgroup move, FPU, memory) */
 	uint64_t killed_sigkill, killed_sigsegv, killed_sigill, killed_other;
-	uint64_t oom_killed;      /* ... of which OOM kills */
-	uint64_t killed_ours;     /* ... of which our own SIGKILL */
+	uint64_t gfp_failed;      /* died by its own SIGKILL after the allocator refused its HOLD */
+	uint64_t oom_killed;      /* ... of which OOM kills (of killed_sigkill) */
+	uint64_t killed_ours;     /* ... of which our own SIGKILL (of killed_sigkill) */
 	uint64_t population;      /* workers alive now */
 	int32_t last_spawn_errno; /* errno of the latest failed spawn, 0 if none */
 	int32_t last_exit_error;  /* latest non-zero, non-retired exit code, 0 if none */
@@ -105,6 +110,8 @@ void churn_count_spawned(struct churn_counters *k);
 void churn_count_spawn_failed(struct churn_counters *k, int err);
 /* Count a death from waitid: code CLD_EXITED/CLD_KILLED/CLD_DUMPED, status = exit code or signal. */
 void churn_count_death(struct churn_counters *k, int code, int status);
+/* Count a worker that killed itself because its HOLD was refused (gfp_failed, not killed_sigkill). */
+void churn_count_gfp_failed(struct churn_counters *k);
 
 /* What the spawner knows of a SIGKILL death: nothing, its own kill, or a matched OOM kill. */
 enum churn_kill_cause { CHURN_KILL_UNKNOWN = 0, CHURN_KILL_OURS, CHURN_KILL_OOM };

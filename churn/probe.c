@@ -142,6 +142,19 @@ enum probe_act probe_cap_death(struct probe_cap *p, int64_t now, int code, int s
 	return stop(p, p->phase == PROBE_SETTLING ? p->t_stop : now, reason);
 }
 
+enum probe_act probe_cap_gfp_failed(struct probe_cap *p, int64_t now, const char *mode)
+{
+	char reason[48];
+
+	if (p->phase != PROBE_FILLING && p->phase != PROBE_SETTLING)
+		return PROBE_ACT_NONE;
+	snprintf(reason, sizeof reason, "gfp_failed:%s", mode);
+	/* As for a death: it names what an OOM kill seen in the counter meanwhile was about. */
+	if (p->phase == PROBE_SETTLING)
+		p->stopped = 0;
+	return stop(p, p->phase == PROBE_SETTLING ? p->t_stop : now, reason);
+}
+
 enum probe_act probe_cap_tick(struct probe_cap *p, int64_t now)
 {
 	if (p->phase == PROBE_SETTLING && now >= p->deadline)

@@ -66,6 +66,9 @@ enum probe_act probe_cap_spawned(struct probe_cap *p, int64_t now, int err, int6
 enum probe_act probe_cap_ready(struct probe_cap *p, int64_t now, uint64_t oom_now);
 /* A probe worker died (waitid code/status): stop, naming the death. */
 enum probe_act probe_cap_death(struct probe_cap *p, int64_t now, int code, int status);
+/* A probe worker killed itself because its HOLD in mode (a name: "atomic") was refused: stop with
+ * "gfp_failed:<mode>", the 2014 test's end. */
+enum probe_act probe_cap_gfp_failed(struct probe_cap *p, int64_t now, const char *mode);
 /* Time passed: a step timeout or the end of settling; RELEASE or NONE. */
 enum probe_act probe_cap_tick(struct probe_cap *p, int64_t now);
 /* Stop from outside (daemon stopping): RELEASE. */

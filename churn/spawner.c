@@ -25,9 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "churn/gfpmod.h"
 #include "churn/maps.h"
 #include "churn/probe.h"
 #include "churn/worker.h"
+#include "collector/cpuinfo.h"
 #include "collector/procfile.h"
 #include "common/num.h"
 #include "common/log.h"
@@ -42,11 +44,13 @@
 #define MAPS_CAP (256 * 1024)       /* /proc/self/maps: ~100 bytes a line; the daemon's spawner has ~140 */
 
 enum role { ROLE_FREE = 0, ROLE_CHURN, ROLE_PROBE, ROLE_SWITCH };
+#define SLOT_GFP_FAILED 1           /* the worker wrote its PID to the gfp pipe: its SIGKILL was its own */
 
 struct slot {
 	pid_t pid;
 	int16_t role;
-	int16_t ours;                /* we sent it SIGKILL: its SIGKILL death is ours, not an OOM kill */
+	uint8_t ours;                /* we sent it SIGKILL: its SIGKILL death is ours, not an OOM kill */
+	uint8_t flags;               /* SLOT_GFP_FAILED */
 	int64_t born_ms;
 };
 
@@ -100,6 +104,14 @@ struct spawner {
 	int privs_dropped;           /* the spawner holds no capabilities: workers inherit that */
 	int raw_ok;                  /* clone3 works here (raw_fork_ok) */
 
+	/* --gfp-mode (gfp.h): workers HOLD; a refused one writes its PID to the pipe and SIGKILLs itself */
+	enum gfp_mode gfp_mode;      /* in force; GFP_MODE_OFF when the device would not open */
+	uint32_t gfp_size;
+	int gfp_rd, gfp_wr;
+	uint64_t cap_probes;         /* capacity probes started: alternate picks kernel/atomic by it */
+	enum gfp_mode cap_gfp;       /* mode of the capacity probe in progress */
+	int cap_gfp_failed;
+
 	struct {
 		struct churn_rec *rec[OUTBOX_MAX];
 		size_t len[OUTBOX_MAX];
@@ -151,7 +163,7 @@ static int tab_insert(struct table *t, pid_t pid, int role, int64_t born_ms)
 		return -1;
 	for (i = slot_of(t, pid); t->s[i].role != ROLE_FREE; i = (i + 1) & t->mask)
 		;
-	t->s[i] = (struct slot){ pid, (int16_t)role, 0, born_ms };
+	t->s[i] = (struct slot){ pid, (int16_t)role, 0, 0, born_ms };
 	t->n++;
 	return 0;
 }
@@ -172,7 +184,7 @@ static void tab_remove(struct table *t, struct slot *victim)
 			i = j;
 		}
 	}
-	t->s[i] = (struct slot){ 0, ROLE_FREE, 0, 0 };
+	t->s[i] = (struct slot){ 0, ROLE_FREE, 0, 0, 0 };
 	t->n--;
 }
 
@@ -547,6 +559,9 @@ static pid_t spawn(struct spawner *s, int role, int64_t lifetime_ms, int64_t now
 		.procs_fd = s->clone_fd >= 0 ? -1 : s->procs_fd,
 		.ready_fd = role == ROLE_PROBE ? s->ready_wr : -1,
 		.privs_dropped = s->privs_dropped,
+		.gfp_mode = role == ROLE_PROBE ? s->cap_gfp : gfpmod_churn_mode(s->gfp_mode),
+		.gfp_size = s->gfp_size,
+		.gfp_fd = s->gfp_wr,
 	};
 	pid_t pid;
 
@@ -625,6 +640,8 @@ static void cap_start(struct spawner *s, int64_t now)
 	s->cap_killed = 0;
 	s->cap_oom = 0;
 	s->lifted = 0;
+	s->cap_gfp = gfpmod_probe_mode(s->gfp_mode, s->cap_probes++);
+	s->cap_gfp_failed = 0;
 	s->state = CHURN_PROBING;
 	s->start_real_ms = real_ms();
 	probe_cap_begin(&s->cap, limit, now);
@@ -749,6 +766,8 @@ static void cap_finish(struct spawner *s, int64_t now)
 	d->retire_ms = (s->t_retire - s->cap.t_begin) / 1000000;
 	d->release_ms = (now - end) / 1000000;
 	d->mem_peak = peak;
+	d->gfp_mode = s->cap_gfp;
+	d->gfp_failed = s->cap_gfp_failed;
 	snprintf(d->stop_reason, sizeof d->stop_reason, "%s", s->cap.stop_reason);
 	/*
 	 * Where the probe ran, as it ran: the group's version and name (cgroup=none when unconfined: then
@@ -759,14 +778,15 @@ static void cap_finish(struct spawner *s, int64_t now)
 	snprintf(d->detail, sizeof d->detail,
 		 "scope=%s limit=%d spawned=%lld ready=%lld oom_kills=%llu worker_memory=%llu fpu=%s "
 		 "mem_limit=%llu mem_peak=%llu retire_ms=%lld release_ms=%lld fork_charge=%s cgroup=%s%s%s "
-		 "mem_limit_lifted=%d pids_limit=%llu",
+		 "mem_limit_lifted=%d pids_limit=%llu gfp_mode=%s gfp_failed=%d",
 		 d->scope == CHURN_SCOPE_GUEST ? "guest" : "cgroup", s->cap.limit, (long long)s->cap.spawned,
 		 (long long)s->cap.ready, (unsigned long long)s->cap_oom,
 		 (unsigned long long)s->cfg->cc.worker_memory, fpu_kind_name(s->kind),
 		 (unsigned long long)(s->lifted ? 0 : cgroup_memory_max(s->cg)), (unsigned long long)peak,
 		 (long long)d->retire_ms, (long long)d->release_ms, s->in_memcg ? "group" : s->cg ? "outside" : "none",
 		 !s->cg ? "none" : cgroup_version(s->cg) == CGROUP_V2 ? "v2" : "v1", gname ? ":" : "",
-		 gname ? gname + 1 : "", s->lifted, (unsigned long long)cgroup_pids_max(s->cg));
+		 gname ? gname + 1 : "", s->lifted, (unsigned long long)cgroup_pids_max(s->cg), gfpmod_mode_name(s->cap_gfp),
+		 s->cap_gfp_failed);
 	emit(s, &r, 1);
 	s->probes_done++;
 	if (s->stopping)
@@ -936,6 +956,32 @@ static void death_record(struct spawner *s, int64_t now, pid_t pid, int code, in
 	s->deaths_sent++;
 }
 
+/* PIDs of workers whose HOLD was refused: mark their slots (they are zombies until reaped, so present). */
+static void gfp_drain(struct spawner *s)
+{
+	pid_t pids[64];
+	ssize_t n;
+
+	if (s->gfp_rd < 0)
+		return;
+	while ((n = read(s->gfp_rd, pids, sizeof pids)) > 0)
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof pids[0]; i++) {
+			struct slot *sl = tab_find(&s->tab, pids[i]);
+			if (sl)
+				sl->flags |= SLOT_GFP_FAILED;
+		}
+}
+
+/* A SIGKILL death of a worker that reported a refused HOLD first (it wrote before it died). */
+static int gfp_death(struct spawner *s, struct slot *sl, const siginfo_t *si)
+{
+	if (s->gfp_rd < 0 || si->si_code != CLD_KILLED || si->si_status != SIGKILL)
+		return 0;
+	if (!(sl->flags & SLOT_GFP_FAILED))
+		gfp_drain(s);
+	return (sl->flags & SLOT_GFP_FAILED) != 0;
+}
+
 static void reap(struct spawner *s, int64_t now)
 {
 	siginfo_t si;
@@ -949,10 +995,16 @@ static void reap(struct spawner *s, int64_t now)
 			continue;
 		int role = sl->role, ours = sl->ours;
 		int64_t born = sl->born_ms;
+		/* A refused HOLD (--gfp-mode) is a cause of its own, never an OOM kill or ours. */
+		int gfp = role != ROLE_SWITCH && gfp_death(s, sl, &si);
 		enum churn_kill_cause cause;
 		tab_remove(&s->tab, sl);
 		switch (role) {
 		case ROLE_CHURN:
+			if (gfp) {
+				churn_count_gfp_failed(&s->c);
+				break;
+			}
 			churn_count_death_cause(&s->c, si.si_code, si.si_status,
 						kill_cause(s, ours, si.si_code, si.si_status));
 			if (si.si_code != CLD_EXITED)
@@ -960,6 +1012,12 @@ static void reap(struct spawner *s, int64_t now)
 			break;
 		case ROLE_PROBE:
 			s->probe_alive--;
+			if (gfp) {
+				churn_count_gfp_failed(&s->pc);
+				s->cap_gfp_failed++;
+				cap_act(s, now, probe_cap_gfp_failed(&s->cap, now, gfpmod_mode_name(s->cap_gfp)));
+				break;
+			}
 			cause = kill_cause(s, ours, si.si_code, si.si_status);
 			churn_count_death_cause(&s->pc, si.si_code, si.si_status, cause);
 			s->cap_oom += cause == CHURN_KILL_OOM;
@@ -1210,6 +1268,41 @@ static int protect_self(void)
 	return ok ? 0 : -1;
 }
 
+/*
+ * --gfp-mode: what each worker HOLDs is its FPU state size (CPUID 0xd.0 EBX, the kernel module's object
+ * size too), and the pipe through which a refused worker names itself before its SIGKILL.  The daemon
+ * found the module before it asked for a mode; if the device is gone now, the run goes on without.
+ */
+static void gfp_setup(struct spawner *s)
+{
+	static struct cpuinfo ci;
+	struct fpusoak_gfp_info info;
+	int fds[2], fd;
+
+	s->gfp_mode = (enum gfp_mode)s->cfg->cc.gfp_mode;
+	if (s->gfp_mode == GFP_MODE_OFF)
+		return;
+	fd = gfpmod_open();
+	if (fd < 0 || gfpmod_info(fd, &info) < 0 || pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
+		note(s, LOG_LVL_WARN, "gfp: %s: %s: workers do not HOLD (gfp_mode=off)", FPUSOAK_GFP_DEVICE,
+		     strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		s->gfp_mode = GFP_MODE_OFF;
+		return;
+	}
+	close(fd);
+	s->gfp_rd = fds[0];
+	s->gfp_wr = fds[1];
+	cpuinfo_detect(&ci);
+	s->gfp_size = ci.xstate_user_bytes > 0 ? (uint32_t)ci.xstate_user_bytes : 512;
+	if (s->gfp_size > info.object_size) {
+		note(s, LOG_LVL_WARN, "gfp: this process's FPU state is %u bytes, the module's objects %u: holding %u",
+		     s->gfp_size, info.object_size, info.object_size);
+		s->gfp_size = info.object_size;
+	}
+}
+
 static void hello(struct spawner *s, int protected_, int amx_ok, const char *amx_why)
 {
 	static struct churn_rec r;
@@ -1225,6 +1318,8 @@ static void hello(struct spawner *s, int protected_, int amx_ok, const char *amx
 	h->clone_into_cgroup = s->clone_fd >= 0;
 	h->protected_ = protected_;
 	h->exec_ok = s->cfg->exec_ok;
+	h->gfp_mode = s->gfp_mode;
+	h->gfp_size = s->gfp_mode ? s->gfp_size : 0;
 	h->seed = s->cfg->cc.seed;
 	snprintf(h->fpu_note, sizeof h->fpu_note, "%s%s%s%s", fpu_kind_name(s->kind),
 		 s->cfg->cc.fpu == FPU_AUTO ? " (auto)" : "", amx_ok ? "; amx usable" : "; amx unavailable: ",
@@ -1263,7 +1358,7 @@ void spawner_main(const struct spawner_cfg *cfg)
 	s->cg = cfg->cg;
 	s->sock = cfg->sock;
 	s->self = getpid();
-	s->ready_rd = s->ready_wr = s->sw_rd = -1;
+	s->ready_rd = s->ready_wr = s->sw_rd = s->gfp_rd = s->gfp_wr = -1;
 	s->clone_fd = cgroup_clone_fd(s->cg);
 	s->procs_fd = cgroup_child_fd(s->cg);
 	keep[nkeep++] = s->sock;
@@ -1288,6 +1383,7 @@ void spawner_main(const struct spawner_cfg *cfg)
 		_exit(1);
 	}
 	amx_ok = fpu_supported(FPU_AMX, why, sizeof why);
+	gfp_setup(s);
 
 	/* The static spawner maps nothing to shed; the daemon's forked copy maps ~20 libraries. */
 	if (cfg->exec_errno)

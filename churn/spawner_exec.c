@@ -18,7 +18,7 @@
  * daemon must be refused, not misread: the layout number changes with any of these structs.
  */
 #define BLOB_MAGIC "FPUSPAWN"
-#define BLOB_LAYOUT 1u
+#define BLOB_LAYOUT 2u
 
 struct blob_hdr {
 	char magic[8];

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "churn/gfpmod.h"
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -48,6 +50,10 @@ const char *worker_exit_name(int code)
 		return "memory";
 	case WORKER_EXIT_CAPS:
 		return "caps";
+	case WORKER_EXIT_GFP:
+		return "gfp";
+	case WORKER_EXIT_GFP_CAP:
+		return "gfp_cap";
 	default:
 		return "exit";
 	}
@@ -80,16 +86,51 @@ int worker_drop_privileges(void)
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -1 : 0;
 }
 
-/* Close every inherited fd but 0-2 and keep: the spawner's socket and signalfd are not ours. */
-static void close_inherited(int keep)
+/* Close every inherited fd but 0-2 and the two kept (-1: none): the spawner's socket and signalfd are not ours. */
+static void close_inherited(int keep_a, int keep_b)
 {
-	if (keep < 3) {
-		syscall(SYS_close_range, 3u, ~0u, 0u);
-		return;
+	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+	unsigned from = 3;
+
+	if (lo == hi)
+		lo = -1;
+	if (lo >= 3) {
+		if ((unsigned)lo > from)
+			syscall(SYS_close_range, from, (unsigned)lo - 1, 0u);
+		from = (unsigned)lo + 1;
 	}
-	if (keep > 3)
-		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
-	syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u);
+	if (hi >= 3) {
+		if ((unsigned)hi > from)
+			syscall(SYS_close_range, from, (unsigned)hi - 1, 0u);
+		from = (unsigned)hi + 1;
+	}
+	syscall(SYS_close_range, from, ~0u, 0u);
+}
+
+/*
+ * The 2014 allocation: one XSAVE-sized object, held through the open fd for the rest of this life.
+ * Refused (ENOMEM): tell the spawner, then die the way the 2014 kernel killed the task.
+ */
+static void gfp_hold_or_die(const struct worker_args *a)
+{
+	int fd = gfpmod_open();
+	pid_t me;
+	ssize_t sent;
+
+	if (fd < 0)
+		_exit(WORKER_EXIT_GFP);
+	if (gfpmod_hold(fd, a->gfp_size, (enum gfp_mode)a->gfp_mode) == 0)
+		return;
+	if (errno == EDQUOT)
+		_exit(WORKER_EXIT_GFP_CAP);
+	if (errno != ENOMEM)
+		_exit(WORKER_EXIT_GFP);
+	me = getpid();
+	/* Non-blocking and PIPE_BUF-atomic; were the pipe full, the death would count as killed_sigkill. */
+	sent = a->gfp_fd >= 0 ? write(a->gfp_fd, &me, sizeof me) : 0;
+	(void)sent;
+	kill(me, SIGKILL);
+	_exit(WORKER_EXIT_GFP);      /* not reached: SIGKILL cannot be blocked */
 }
 
 static int64_t mono_ns(void)
@@ -138,12 +179,14 @@ void worker_run(const struct worker_args *a)
 	if (!a->privs_dropped && worker_drop_privileges() < 0)
 		_exit(WORKER_EXIT_CAPS);
 	prctl(PR_SET_DUMPABLE, 0);
-	close_inherited(a->ready_fd);
+	close_inherited(a->ready_fd, a->gfp_fd);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	if (fpu_touch(a->kind) < 0)
 		_exit(WORKER_EXIT_FPU);
+	if (a->gfp_mode)
+		gfp_hold_or_die(a);
 	if (a->lifetime_ms == 0)
 		_exit(WORKER_EXIT_OK);
 	now = mono_ns();

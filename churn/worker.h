@@ -16,6 +16,15 @@
  * owner and raising oom_score_adj need none either; they come first anyway.)
  * Cost: one capset and two prctl, ~4 us (perf share of all CPU at 5,800/s).
  *
+ * With --gfp-mode (churn/gfpmod.h) a worker HOLDs one FPU-state-sized object
+ * through /dev/fpusoak_gfp right after the FPU touch, before its memory: the
+ * 2014 #NM handler allocated the XSAVE area at the first FPU instruction.
+ * The object is held through the open fd until the worker exits.  When the
+ * allocator refuses (ENOMEM) the worker writes its PID to the spawner's
+ * gfp pipe and SIGKILLs itself, as the 2014 kernel killed the task: the
+ * spawner counts that death as gfp_failed, not killed_sigkill.  The device
+ * is 0600 root: uid 0 opens it as the owner with no capability left.
+ *
  * Workers are not dumpable: a SIGSEGV from a failed AMX allocation must
  * not turn into a core dump per worker.  Nothing here allocates through
  * libc or logs; failures are exit codes the spawner counts.
@@ -38,6 +47,8 @@ enum worker_exit {
 	WORKER_EXIT_FPU = 14,      /* FPU kind refused (AMX permission) */
 	WORKER_EXIT_MEMORY = 15,   /* mmap of --worker-memory failed */
 	WORKER_EXIT_CAPS = 16,     /* could not drop capabilities or set no_new_privs */
+	WORKER_EXIT_GFP = 17,      /* /dev/fpusoak_gfp would not open, or refused the HOLD as invalid */
+	WORKER_EXIT_GFP_CAP = 18,  /* the module's cap on objects held (max_held) was reached */
 };
 
 struct worker_args {
@@ -50,6 +61,9 @@ struct worker_args {
 	int procs_fd;              /* cgroup.procs to write "0" into; -1 if born in the cgroup (clone3) */
 	int ready_fd;              /* gets one byte after the memory touch; -1 for none */
 	int privs_dropped;         /* 1: the spawner already dropped them (inherited); skip the capset */
+	int gfp_mode;              /* enum gfp_mode (kernel/atomic/nowait) to HOLD in; 0 = no HOLD */
+	uint32_t gfp_size;         /* bytes to HOLD: the process's FPU state size */
+	int gfp_fd;                /* write end of the gfp pipe (PID of a refused HOLD); -1 for none */
 };
 
 /* Install, in the spawner, what workers inherit: SIGTERM → _exit(WORKER_EXIT_RETIRED). 0 or -1. */

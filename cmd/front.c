@@ -350,6 +350,15 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 		memcpy(d->alloc_failures, s->alloc_failures, sizeof d->alloc_failures);
 	d->has_oom_kills = s->has_oom_kills;
 	d->oom_kills = s->oom_kills;
+	d->has_trace = s->trace_failures != NULL;
+	if (s->trace_failures)
+		memcpy(d->trace_failures, s->trace_failures, sizeof d->trace_failures);
+	d->trace_fallbacks = s->trace_fallbacks;
+	d->trace_fragmenting = s->trace_fragmenting;
+	d->gfp_holding = s->gfp_holding != 0;
+	d->model_checking = s->model_checking != 0;
+	d->model_checks = s->model_checks;
+	d->model_agreed = s->model_agreed;
 	live_commit(f->live);
 }
 

@@ -279,6 +279,13 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 		.alloc_failures = d->has_alloc_failures ? d->alloc_failures : NULL,
 		.has_oom_kills = d->has_oom_kills,
 		.oom_kills = d->oom_kills,
+		.trace_failures = d->has_trace ? (const uint64_t (*)[3])d->trace_failures : NULL,
+		.trace_fallbacks = d->trace_fallbacks,
+		.trace_fragmenting = d->trace_fragmenting,
+		.gfp_holding = d->gfp_holding,
+		.model_checking = d->model_checking,
+		.model_checks = d->model_checks,
+		.model_agreed = d->model_agreed,
 	};
 	struct strbuf sb;
 

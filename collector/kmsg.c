@@ -184,6 +184,8 @@ static int eat_gfp_flags(struct span *s, struct kmsg_event *ev)
 		return -1;
 	if (copy_text(ev->gfp_flags, KMSG_GFP_FLAGS_MAX, (struct span){ s->p + 1, (size_t)close - 1 }) < 0)
 		return -1;
+	/* Names this table does not spell are kept as printed; only the decoded meaning is then missing. */
+	ev->has_gfp_info = gfp_decode(ev->gfp_flags, (size_t)close - 1, &ev->gfp) == 0;
 	s->p += close + 1;
 	s->n -= (size_t)close + 1;
 	return 0;

@@ -43,6 +43,8 @@
  * A line that carries one of these markers but does not parse returns
  * KMSG_LINE_MALFORMED so the caller can count it; everything else is
  * KMSG_LINE_OTHER.  vmalloc failures ("vmalloc error: ...") are OTHER.
+ * The (FLAGS) names are decoded with the table the trace parser uses
+ * (collector/gfp.h), so a failure means the same whichever source saw it.
  */
 #ifndef FPUSOAK_KMSG_H
 #define FPUSOAK_KMSG_H
@@ -50,6 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "collector/gfp.h"
 
 #define KMSG_RECORD_MAX 16384      /* kernel formats at most CONSOLE_EXT_LOG_MAX (8192) */
 #define KMSG_COMM_MAX 64           /* raw bytes after \xNN decoding (TASK_COMM_LEN is 16) */
@@ -94,6 +98,8 @@ struct kmsg_event {
 	int has_gfp;
 	uint64_t gfp_mask;
 	char gfp_flags[KMSG_GFP_FLAGS_MAX + 1];     /* "GFP_ATOMIC|__GFP_NOWARN" as printed; "" if absent */
+	int has_gfp_info;               /* gfp_flags decoded with collector/gfp.h (3.x prints no names) */
+	struct gfp_info gfp;
 	char nodemask[KMSG_NODEMASK_MAX + 1];       /* "(null)", "0-1,3"; "" if absent */
 	char constraint[KMSG_CONSTRAINT_MAX + 1];   /* OOM_CONSTRAINT: "CONSTRAINT_MEMCG"; OOM_KILL: the "Out of memory" prefix */
 	uint64_t count;                 /* ALLOC_SUPPRESSED: callbacks suppressed */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "churn/churn.h"
+#include "churn/gfpmod.h"
 #include "churn/worker.h"
 #include "common/log.h"
 #include "store/store.h"
@@ -60,7 +61,8 @@ static void instance_key(const char *db, char *out, size_t len)
 		snprintf(out, len, "%s", db);
 }
 
-struct churnlink *churnlink_open(const struct config *cfg, enum churnlink_why *why, char *err, size_t errlen)
+struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum churnlink_why *why, char *err,
+				 size_t errlen)
 {
 	struct churn_cfg cc;
 	struct churnlink *cl;
@@ -96,6 +98,7 @@ struct churnlink *churnlink_open(const struct config *cfg, enum churnlink_why *w
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
 	cl->guest_scope = cc.probe_scope == CHURN_SCOPE_GUEST;
 	cc.switch_threads = (int)cfg->switch_threads;
+	cc.gfp_mode = gfp_mode;
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
 	cl->ch = churn_open(&cc, err, errlen);
 	if (!cl->ch) {
@@ -265,6 +268,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 			.stop_reason = pd->stop_reason,
 			.detail = pd->detail,
 			.duration_ms = pd->duration_ms,
+			.gfp_mode = pd->kind == CHURN_PROBE_CAPACITY && pd->gfp_mode ? gfpmod_mode_name(pd->gfp_mode) : NULL,
 		};
 		if (cap) {
 			memcpy(bi, cl->start.buddyinfo, cl->start.buddyinfo_len);
@@ -293,6 +297,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		.killed_other = c->killed_other - a->killed_other,
 		.oom_killed = c->oom_killed - a->oom_killed,
 		.exited_error = c->exited_error - a->exited_error,
+		.gfp_failed = c->gfp_failed - a->gfp_failed,
 		.killed_ours = c->killed_ours - a->killed_ours,
 		.probe_spawned = pc->spawned - b->spawned,
 		.probe_spawn_failed = (pc->spawn_failed_eagain + pc->spawn_failed_enomem + pc->spawn_failed_other) -
@@ -306,6 +311,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		/* A difference of levels: it falls when a counted kill is matched to a death later. */
 		.oom_unattributed = cl->last.oom_unattributed - cl->attached_unattributed,
 		.probe_population = pc->population,
+		.probe_gfp_failed = pc->gfp_failed - b->gfp_failed,
 	};
 	store_tick_churn(t, &row);
 	cl->attached = *c;

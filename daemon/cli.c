@@ -15,6 +15,7 @@
 #include "common/strbuf.h"
 #include "common/wrap.h"
 #include "report/compare.h"
+#include "report/gfp.h"
 #include "report/headroom.h"
 #include "report/run.h"
 #include "store/query.h"
@@ -217,6 +218,7 @@ struct env {
 	int64_t latest;           /* the newest run: only it can be "running" */
 	char label[128], kernel[160], hyp[96], cpu[160], fpu[160], fpu_kind[32], xdetail[256], eager[32], state[16];
 	char conf[REPORT_GATE_TEXT + 64], deaths[128];
+	char gfp[48];             /* --gfp-mode in force; "" before schema 9 */
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
 };
 
@@ -238,6 +240,7 @@ static int env_cb(void *arg, const struct query_run *r)
 	copy(e->cpu, sizeof e->cpu, r->cpu_model);
 	copy(e->fpu, sizeof e->fpu, r->fpu_features);
 	copy(e->xdetail, sizeof e->xdetail, r->xstate_detail);
+	copy(e->gfp, sizeof e->gfp, r->gfp_mode);
 	report_eagerfpu(r->cmdline, e->eager, sizeof e->eager);
 	copy(e->state, sizeof e->state, report_run_state(r, r->run_id == e->latest));
 	e->xstate = r->xstate_bytes;
@@ -291,6 +294,8 @@ static void env_one(const struct env *e)
 	if (e->xstate >= 0)
 		put("  xstate      %" PRId64 " bytes%s%s", e->xstate, e->xdetail[0] ? ": " : "", e->xdetail);
 	put("  eagerfpu=   %s", e->eager[0] ? e->eager : "(not on the kernel command line)");
+	if (e->gfp[0])
+		put("  gfp mode    %s", e->gfp);
 	if (e->memtotal >= 0)
 		put("  memory      %" PRId64 " MB total, %" PRId64 "-byte pages", e->memtotal / 1024, e->page_size);
 	if (e->first >= 0)
@@ -416,6 +421,49 @@ static int atomic_cb(void *arg, const struct report_atomic *a)
 	return 0;
 }
 
+/* The trace (schema 8): failed allocations by class and order, fallbacks, the fragmenting trend. */
+static void trace_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_trace t;
+	char r1[32], r2[32], r3[32], ord[128] = "";
+	size_t used = 0;
+
+	if (report_trace(q, id, &t) < 0) {
+		*err = 1;
+		return;
+	}
+	if (!t.note[0])
+		return;                 /* a run from before the trace: nothing to say */
+	if (!t.on) {
+		put("  trace: %s", t.note);
+		return;
+	}
+	put("  failed allocations (trace): %" PRId64 "%s%s%s", t.t.failures, isfinite(t.per_hour) ? ", " : "",
+	    isfinite(t.per_hour) ? fmt_sig(t.per_hour, r1, sizeof r1) : "", isfinite(t.per_hour) ? " per hour" : "");
+	for (int k = 0; k < QUERY_TRACE_ORDERS && used < sizeof ord; k++)
+		if (t.by_order[k]) {
+			int n = snprintf(ord + used, sizeof ord - used, "%s%s%d: %" PRId64, used ? ", " : "",
+					 k == QUERY_TRACE_ORDERS - 1 ? ">=" : "", k, t.by_order[k]);
+			if (n > 0)
+				used += (size_t)n;
+		}
+	put("    atomic %" PRId64 ", sleeping %" PRId64 ", opportunistic %" PRId64 "%s%s", t.by_class[REPORT_ATOMIC],
+	    t.by_class[REPORT_SLEEPING], t.by_class[REPORT_OPPORTUNISTIC], used ? "; by order " : "", ord);
+	if (t.t.kmsg_failures)
+		put("    of the kernel log's %" PRId64 " failures, %" PRId64 " seen in the trace", t.t.kmsg_failures,
+		    t.t.kmsg_in_trace);
+	put("  fallbacks: %" PRId64 ", fragmenting %" PRId64 "%s%s%s", t.t.extfrag, t.t.fragmenting,
+	    isfinite(t.fragmenting_per_hour) ? " (" : "",
+	    isfinite(t.fragmenting_per_hour) ? fmt_sig(t.fragmenting_per_hour, r1, sizeof r1) : "",
+	    isfinite(t.fragmenting_per_hour) ? " per hour)" : "");
+	if (t.trend_ok)
+		put("  fragmenting trend: %s/h per hour [%s, %s]%s", fmt_sig(t.slope_h, r1, sizeof r1),
+		    fmt_sig(t.lo_h, r2, sizeof r2), fmt_sig(t.hi_h, r3, sizeof r3), t.significant ? "" : ", not significant");
+	else
+		put("  fragmenting trend: after %d %s buckets", REPORT_TREND_POINTS,
+		    t.trend_tier == STORE_TIER_HOUR_MS ? "hour" : "minute");
+}
+
 static void kernel_lines(struct query *q, int64_t id, int *err)
 {
 	struct report_orders o;
@@ -475,6 +523,45 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		if (l.len)
 			put("    per zone's own check: %s", l.text);
 	}
+	trace_lines(q, id, err);
+}
+
+/* The 2014 test with the fpusoak_gfp module (report/gfp.h): only for runs that used it. */
+static void gfp_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_gfp g;
+	char a[32], b[32], c[32], d[32];
+
+	if (report_gfp(q, id, -1, -1, &g) < 0) {
+		*err = 1;
+		return;
+	}
+	if (g.probes_by_mode[REPORT_GFP_KERNEL] + g.probes_by_mode[REPORT_GFP_ATOMIC] +
+	    g.probes_by_mode[REPORT_GFP_NOWAIT] + (size_t)g.churn_gfp_failed + g.checks == 0) {
+		report_gfp_free(&g);
+		return;
+	}
+	put("  capacity probes by gfp mode: kernel %zu, atomic %zu, nowait %zu", g.probes_by_mode[REPORT_GFP_KERNEL],
+	    g.probes_by_mode[REPORT_GFP_ATOMIC], g.probes_by_mode[REPORT_GFP_NOWAIT]);
+	if (g.probes_by_mode[REPORT_GFP_KERNEL] || g.probes_by_mode[REPORT_GFP_ATOMIC])
+		put("%s", g.line.verdict);
+	if (g.censored_by_mode[REPORT_GFP_KERNEL] + g.censored_by_mode[REPORT_GFP_ATOMIC])
+		put("  left out (stopped by limit, timeout or stop): kernel %zu, atomic %zu",
+		    g.censored_by_mode[REPORT_GFP_KERNEL], g.censored_by_mode[REPORT_GFP_ATOMIC]);
+	if (g.ab.have_trend)
+		put("  gap atomic-kernel: mean %s, %s/h [%s, %s] over %zu turns", fmt_sig(g.ab.gap_mean, a, sizeof a),
+		    fmt_sig(g.gap_h, b, sizeof b), fmt_sig(g.gap_lo_h, c, sizeof c), fmt_sig(g.gap_hi_h, d, sizeof d),
+		    g.ab.npairs);
+	else if (g.ab.npairs)
+		put("  gap atomic-kernel: mean %s over %zu turns (a trend needs 3)", fmt_sig(g.ab.gap_mean, a, sizeof a),
+		    g.ab.npairs);
+	put("  refused HOLDs: %" PRId64 " churn deaths, %" PRId64 " probes ended", g.churn_gfp_failed,
+	    g.probes_gfp_failed);
+	if (g.checks)
+		put("  model checks: %" PRIu64 "/%" PRIu64 " agreed (%s%%); atomic %" PRIu64 "/%" PRIu64 ", nowait %" PRIu64
+		    "/%" PRIu64, g.agreed, g.checks, fmt_sig(100.0 * g.accuracy, a, sizeof a), g.mode_agreed[REPORT_GFP_ATOMIC],
+		    g.mode_checks[REPORT_GFP_ATOMIC], g.mode_agreed[REPORT_GFP_NOWAIT], g.mode_checks[REPORT_GFP_NOWAIT]);
+	report_gfp_free(&g);
 }
 
 static int headline(struct query *q, int64_t id)
@@ -496,6 +583,8 @@ static int headline(struct query *q, int64_t id)
 	}
 	if (!err)
 		kernel_lines(q, id, &err);
+	if (!err)
+		gfp_lines(q, id, &err);
 	return err ? -1 : 0;
 }
 

@@ -10,10 +10,11 @@
 #include <sys/stat.h>
 
 #include "churn/churn.h"
+#include "churn/gfpmod.h"
 #include "common/netaddr.h"
 #include "common/num.h"
 
-enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_BOOL };
+enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_TRACE, T_BOOL, T_GFP };
 
 struct opt {
 	const char *name;
@@ -52,9 +53,12 @@ static const struct opt OPTS[] = {
 	{ "probe-scope", T_SCOPE, O(probe_scope), "cgroup", "capacity probe inside the workers' limits (cgroup) or the whole guest (guest)", "cgroup|guest", 0 },
 	{ "switch-probe-interval", T_DUR, O(switch_probe_interval_ms), "1h", "FPU-cost (context switch) probe period (0 = off)", "a duration like 1h, or 0", 0 },
 	{ "switch-threads", T_INT, O(switch_threads), "64", "threads of the FPU-cost probe", "a whole number 1..4096", 4096 },
+	{ "gfp-mode", T_GFP, O(gfp_mode), "off", "workers HOLD their FPU state through the fpusoak_gfp module: off, kernel, atomic, nowait, or alternate (probes take turns kernel/atomic)", "off|kernel|atomic|nowait|alternate", 0 },
+	{ "model-check-interval", T_DUR, O(model_check_interval_ms), NULL, "TRY atomic and nowait allocations at the orders of interest against the model (default auto: 10s with the module, 0 = off)", "a duration like 10s, 1m, 0, or auto", 0 },
 	{ "proc-root", T_STR, O(proc_root), "/proc", "where to read proc files (tests feed fixture trees)", "a directory", 0 },
 	{ "sys-root", T_STR, O(sys_root), "/sys", "where to read sysfs files", "a directory", 0 },
 	{ "kmsg", T_STR, O(kmsg_path), "/dev/kmsg", "kernel log to watch for allocation failures and OOM kills, or 'none'", "a path or none", 0 },
+	{ "trace", T_TRACE, O(trace), "auto", "failed allocations and fallbacks from a tracefs instance of its own: auto (when tracefs is mounted and writable) or none", "auto|none", 0 },
 	{ "log-level", T_LEVEL, O(log_level), "info", "err, warn, notice, info or debug", "err|warn|notice|info|debug", 0 },
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -100,7 +104,11 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		return 0;
 	}
 	case T_DUR:
-		if (num_parse_duration_ms(val, &d) < 0) {
+		/* A duration whose default is computed at start (model-check-interval: 10s only with the module)
+		 * takes "auto", which is also how config_describe writes that default back. */
+		if (!o->def && strcmp(val, "auto") == 0)
+			d = -1;
+		else if (num_parse_duration_ms(val, &d) < 0) {
 			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
 			return -1;
 		}
@@ -148,6 +156,26 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		if (fpu_kind_parse(val, &k) < 0)
 			goto bad;
 		v = (int)k;
+		memcpy(p, &v, sizeof v);
+		return 0;
+	}
+	case T_TRACE: {
+		int v;
+		if (strcmp(val, "auto") == 0)
+			v = CONFIG_TRACE_AUTO;
+		else if (strcmp(val, "none") == 0)
+			v = CONFIG_TRACE_NONE;
+		else
+			goto bad;
+		memcpy(p, &v, sizeof v);
+		return 0;
+	}
+	case T_GFP: {
+		enum gfp_mode g;
+		int v;
+		if (gfpmod_mode_parse(val, &g) < 0)
+			goto bad;
+		v = (int)g;
 		memcpy(p, &v, sizeof v);
 		return 0;
 	}
@@ -202,6 +230,8 @@ static void set_defaults(struct config *cfg)
 	for (size_t i = 0; i < NOPTS; i++)
 		if (OPTS[i].def)
 			opt_set(cfg, &OPTS[i], OPTS[i].def, err, sizeof err);
+	/* Model checks need the module: whether it is loaded is known only at start (gfplink.h). */
+	cfg->model_check_interval_ms = -1;
 	/* systemd's StateDirectory= may list several paths separated by ':'; use the first. */
 	if (sd && *sd) {
 		size_t n = strcspn(sd, ":");
@@ -476,7 +506,10 @@ char *config_describe(const struct config *cfg, char *out, size_t outlen)
 			break;
 		case T_DUR:
 			memcpy(&d, p, sizeof d);
-			num_format_duration(d, val, sizeof val);
+			if (d < 0)
+				snprintf(val, sizeof val, "auto");
+			else
+				num_format_duration(d, val, sizeof val);
 			break;
 		case T_SIZE:
 			memcpy(&sz, p, sizeof sz);
@@ -510,9 +543,17 @@ char *config_describe(const struct config *cfg, char *out, size_t outlen)
 			memcpy(&lv, p, sizeof lv);
 			snprintf(val, sizeof val, "%s", lv == CHURN_SCOPE_GUEST ? "guest" : "cgroup");
 			break;
+		case T_TRACE:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", lv == CONFIG_TRACE_NONE ? "none" : "auto");
+			break;
 		case T_BOOL:
 			memcpy(&lv, p, sizeof lv);
 			snprintf(val, sizeof val, "%s", lv ? "yes" : "no");
+			break;
+		case T_GFP:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", gfpmod_mode_name(lv));
 			break;
 		}
 		used += (size_t)snprintf(out + used, outlen - used, "%s=%s\n", OPTS[i].name, val);

@@ -22,6 +22,9 @@ enum { CONFIG_FROM_FILE = 1, CONFIG_FROM_FLAG = 2 };
 #define EX_USAGE_ 64
 #define EX_CONFIG_ 78
 
+/* --trace: the tracefs source (daemon/tracewatch.h). */
+enum config_trace { CONFIG_TRACE_AUTO = 0, CONFIG_TRACE_NONE };
+
 struct config {
 	char config_file[CONFIG_PATH_MAX];
 	char db[CONFIG_PATH_MAX];
@@ -30,6 +33,7 @@ struct config {
 	char proc_root[CONFIG_PATH_MAX];
 	char sys_root[CONFIG_PATH_MAX];
 	char kmsg_path[CONFIG_PATH_MAX];  /* "none" disables kernel-log capture */
+	int trace;                   /* enum config_trace */
 	int64_t sample_interval_ms;
 	int64_t slow_interval_ms;
 	int64_t duration_ms;
@@ -50,6 +54,8 @@ struct config {
 	int probe_scope;             /* enum churn_probe_scope */
 	int64_t switch_probe_interval_ms;
 	int64_t switch_threads;
+	int gfp_mode;                /* enum gfp_mode (churn/gfpmod.h) as asked; the module may be missing */
+	int64_t model_check_interval_ms; /* -1: 10s when the module is loaded, else off; 0: off */
 	enum log_level log_level;
 	int allow_unconfined;        /* run even when a limit given explicitly cannot be applied */
 	unsigned char given[CONFIG_MAX_OPTS];   /* per option: CONFIG_FROM_* bits (defaults are neither) */

@@ -22,7 +22,9 @@
 #include "common/netaddr.h"
 #include "common/pathcheck.h"
 #include "daemon/churnlink.h"
+#include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
+#include "daemon/tracewatch.h"
 #include "daemon/notify.h"
 #include "daemon/pin.h"
 #include "daemon/sampler.h"
@@ -58,6 +60,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.fpu_features = env.fpu_features,
 		.xstate_detail = env.xstate_detail,
 		.config = cfgtext,
+		.gfp_mode = gfplink_describe(d->gfp),
 		.started_ms = clock_wall_ms(),
 		.xstate_bytes = env.xstate_bytes,
 		.mem_total_kb = env.mem_total_kb,
@@ -136,6 +139,24 @@ static void lock_memory(void)
 		log_debug("memory: %d file mappings handed back before locking", pr.mappings);
 }
 
+/* The tracefs source: on, or off with one line saying why; the run records which. */
+static void open_trace(struct daemon *d)
+{
+	struct tracewatch_opts o = { .sys_root = d->cfg.sys_root, .proc_root = d->cfg.proc_root };
+	char why[TRACEWATCH_DESC_MAX], note[TRACEWATCH_DESC_MAX + 32];
+
+	if (d->cfg.trace == CONFIG_TRACE_NONE)
+		snprintf(why, sizeof why, "--trace none");
+	else
+		d->trace = tracewatch_open(&o, why, sizeof why);
+	snprintf(note, sizeof note, "tracefs=%s (%s)", d->trace ? "on" : "off", why);
+	if (d->trace)
+		log_info("%s", note);
+	else
+		log_notice("%s", note);
+	store_run_note(d->store, d->run_id, clock_wall_ms(), "tracefs", note);
+}
+
 static void oom_hook(void *arg, int64_t pid)
 {
 	struct daemon *d = arg;
@@ -201,9 +222,15 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	 * The spawner forks now, while this process is single-threaded and small:
 	 * no SQLite, no HTTP threads yet.  Workers are forked from it, never from us.
 	 */
+	/* Before the spawner: it needs the --gfp-mode in force, i.e. whether the module is loaded. */
+	d->gfp = gfplink_open(&d->cfg);
+	if (!d->gfp) {
+		log_errx("out of memory");
+		goto out;
+	}
 	{
 		enum churnlink_why why;
-		d->churn = churnlink_open(&d->cfg, &why, err, sizeof err);
+		d->churn = churnlink_open(&d->cfg, gfplink_mode(d->gfp), &why, err, sizeof err);
 		if (!d->churn && why == CHURNLINK_REFUSED) {
 			log_errx("%s", err);
 			code = EX_CONFIG_;
@@ -234,6 +261,8 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	if (begin_run(d, &env) < 0)
 		goto out;
 	log_set_run_id(d->run_id);
+	/* After the start-up refusals (confinement, the DB: 41_confinement, 43_startup): each stays one line. */
+	gfplink_announce(d->gfp);
 	churnlink_run_started(d->churn, d->store, d->run_id);
 	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
 	if (!d->sampler) {
@@ -245,6 +274,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
+	open_trace(d);
 
 	/* READY=1 promises: DB open, first sample stored, the front end (HTTP) serving. */
 	loop_tick(d);
@@ -280,7 +310,9 @@ out:
 	if (d->hooks->close)
 		d->hooks->close(d->hooks->arg);
 	churnlink_close(d->churn);
+	gfplink_close(d->gfp);
 	kwatch_close(d->kwatch);
+	tracewatch_close(d->trace);
 	sampler_close(d->sampler);
 	query_close(d->reader);
 	store_close(d->store);

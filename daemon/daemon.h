@@ -32,7 +32,9 @@
 struct store;
 struct sampler;
 struct kwatch;
+struct tracewatch;
 struct churnlink;
+struct gfplink;
 struct query;
 
 /* The latest sample as the front end sees it (for /metrics); pointers are valid during the hook only. */
@@ -54,8 +56,13 @@ struct daemon_sample {
 	double last_capacity;            /* with churn: last capacity probe; NaN = none yet */
 	double last_switch_us;           /* with churn: last FPU-cost probe, system us per yield; NaN = none yet */
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER kernel-log counters by order, NULL without a kernel log */
+	const uint64_t (*trace_failures)[3];   /* 16 orders x (sleeping, atomic, opportunistic), NULL = tracefs off */
+	uint64_t trace_fallbacks, trace_fragmenting;   /* with trace_failures: extfrag events since start */
 	int has_oom_kills;               /* 1: oom_kills is a kernel-log count */
 	uint64_t oom_kills;
+	int gfp_holding;                 /* workers HOLD through the fpusoak_gfp module (--gfp-mode in force) */
+	int model_checking;              /* model checks run (the module is loaded and the interval is not 0) */
+	uint64_t model_checks, model_agreed;   /* since start */
 };
 
 /* The front end's side of the daemon; any hook may be NULL. */
@@ -91,7 +98,9 @@ struct daemon {
 	struct query *reader;        /* read-only handle for the status line's figures; NULL if it would not open */
 	struct sampler *sampler;
 	struct kwatch *kwatch;
+	struct tracewatch *trace;    /* NULL: tracefs=off (the run's note says why) */
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
+	struct gfplink *gfp;         /* the fpusoak_gfp module (mode in force, model checks) */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */
 	int64_t run_id;
 	int64_t run_started_ms;

@@ -30,9 +30,10 @@
 #include "collector/kv.h"
 
 #define LIVE_MAGIC 0x464c5631u        /* "FLV1" */
-#define LIVE_VERSION 2
+#define LIVE_VERSION 3             /* 3: the trace and fpusoak_gfp figures */
 #define LIVE_MAX_ORDERS 4
 #define LIVE_STATUS_MAX 1024
+#define LIVE_TRACE_ORDERS 16          /* struct daemon_sample's trace_failures[16][3] */
 
 /* One snapshot: the figures of struct daemon_sample by value, and the status period's line and health. */
 struct live_data {
@@ -48,6 +49,13 @@ struct live_data {
 	uint64_t alloc_failures[BUDDY_MAX_ORDER];
 	struct churn_counters churn;
 	struct churn_counters probe;                    /* the capacity-probe workers' own counters */
+	/* The trace (tracefs on): failed allocations by order and class (sleeping, atomic, opportunistic), extfrag. */
+	int32_t has_trace, pad1;
+	uint64_t trace_failures[LIVE_TRACE_ORDERS][3];
+	uint64_t trace_fallbacks, trace_fragmenting;
+	/* The fpusoak_gfp module: workers HOLD through it; model checks and their agreement since start. */
+	int32_t gfp_holding, model_checking;
+	uint64_t model_checks, model_agreed;
 	/* The status period: the one-line status, the loop's health, and when the core last said so. */
 	int32_t healthy, pad;
 	int64_t health_mono_ms;                         /* CLOCK_MONOTONIC ms of the core's last status, 0 = none */

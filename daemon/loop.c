@@ -14,7 +14,9 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
+#include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
+#include "daemon/tracewatch.h"
 #include "daemon/notify.h"
 #include "daemon/sampler.h"
 #include "report/headroom.h"
@@ -68,7 +70,13 @@ void loop_publish(struct daemon *d)
 		.alloc_failures = d->kwatch ? kwatch_failures_by_order(d->kwatch) : NULL,
 		.has_oom_kills = d->kwatch != NULL,
 		.oom_kills = d->kwatch ? kwatch_oom_kills(d->kwatch) : 0,
+		.trace_failures = d->trace ? (const uint64_t (*)[3])tracewatch_totals(d->trace)->by_oc : NULL,
+		.trace_fallbacks = tracewatch_totals(d->trace)->extfrag,
+		.trace_fragmenting = tracewatch_totals(d->trace)->fragmenting,
+		.gfp_holding = gfplink_mode(d->gfp) != 0,
+		.model_checking = gfplink_check_interval_ms(d->gfp) > 0,
 	};
+	gfplink_totals(d->gfp, &s.model_checks, &s.model_agreed);
 	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
 	d->hooks->sample(d->hooks->arg, &s);
 }
@@ -91,12 +99,19 @@ int loop_tick(struct daemon *d)
 		return -1;
 	}
 	sampler_fast(d->sampler, d->store, t);
+	/* Right after zoneinfo and buddyinfo: the allocator is asked about the state the model just saw. */
+	gfplink_tick(d->gfp, d->sampler, d->store, t, mono, now);
 	if (!d->last_slow_mono_ms || mono - d->last_slow_mono_ms >= d->cfg.slow_interval_ms) {
 		sampler_slow(d->sampler, d->store, t);
+		/* The kernel sorts and prints every histogram at each read: a slow source (see tracewatch.h). */
+		tracewatch_sample(d->trace);
 		d->last_slow_mono_ms = mono;
 	}
 	kwatch_drain(d->kwatch, now, mono * 1000);
 	kwatch_attach(d->kwatch, d->store, t);
+	/* The pipe is drained here too: poll wake-ups are an early bonus, the tick is the guarantee. */
+	tracewatch_drain(d->trace, now, mono * 1000);
+	tracewatch_attach(d->trace, d->store, t);
 	if (d->churn) {
 		churnlink_attach(d->churn, t);
 		store_tick_counter(d->store, t, "worker_oom_kills_kmsg", churnlink_worker_oom_kills(d->churn));
@@ -222,6 +237,7 @@ int loop_run(struct daemon *d)
 
 	if (add_fd(d->epfd, d->sigfd) < 0 || add_fd(d->epfd, d->tick_tfd) < 0 || add_fd(d->epfd, d->status_tfd) < 0 ||
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
+	    (tracewatch_fd(d->trace) >= 0 && add_fd(d->epfd, tracewatch_fd(d->trace)) < 0) ||
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
 	    (front_fd >= 0 && add_fd(d->epfd, front_fd) < 0) ||
 	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, DAEMON_STATUS_MS) < 0) {
@@ -261,6 +277,9 @@ int loop_run(struct daemon *d)
 				loop_tick(d);
 			} else if (d->kwatch && ev[i].data.fd == kwatch_fd(d->kwatch)) {
 				kwatch_drain(d->kwatch, clock_wall_ms(), clock_mono_us());
+			} else if (d->trace && ev[i].data.fd == tracewatch_fd(d->trace)) {
+				if (tracewatch_drain(d->trace, clock_wall_ms(), clock_mono_us()) < 0)
+					epoll_ctl(d->epfd, EPOLL_CTL_DEL, tracewatch_fd(d->trace), NULL);
 			} else if (d->churn && ev[i].data.fd == churnlink_fd(d->churn)) {
 				if (churnlink_drain(d->churn) < 0) {
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, churnlink_fd(d->churn), NULL);

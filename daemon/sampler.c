@@ -222,16 +222,16 @@ static int request_highest_idx(const struct zoneinfo *zi)
  * come from the lowest-numbered node (node distances are not read; on one node this is exact).
  * Reclaimable pages are the zone's file LRU, and its anon LRU while swap has room.
  */
-static void atomic_request(struct sampler *s, struct store *st, struct store_tick *t)
+/* The populated zones as a request's zonelist sees them, into zl (bz[j]: buddyinfo's zone of zl[j]); count, 0
+ * when the sources are not current.  *local: the node a request is taken to come from (the lowest). */
+static int request_zones(const struct sampler *s, struct atomic_zl_zone *zl, int *bz, int *local)
 {
-	static struct atomic_zl_zone zl[ATOMIC_MAX_ZONES];   /* ~26 KiB: static, off the loop's stack */
-	int bz[ATOMIC_MAX_ZONES];                             /* zl[j] is buddyinfo's zone bz[j] */
-	struct store_request rq;
 	uint64_t swap_free = 0;
-	int n = 0, local = -1, highest;
+	int n = 0;
 
+	*local = -1;
 	if (!s->have_kver || !s->src[SRC_ZONEINFO].have || !s->src[SRC_BUDDY].have)
-		return;
+		return 0;
 	if (s->src[SRC_MEMINFO].have)
 		kv_get(&s->mi, "SwapFree", &swap_free);
 	for (int i = 0; i < s->bi.nzones && n < ATOMIC_MAX_ZONES; i++) {
@@ -249,11 +249,21 @@ static void atomic_request(struct sampler *s, struct store *st, struct store_tic
 		e->reclaimable = z->nr_zone_inactive_file + z->nr_zone_active_file;
 		if (swap_free > 0)
 			e->reclaimable += z->nr_zone_inactive_anon + z->nr_zone_active_anon;
-		if (local < 0 || z->node < local)
-			local = z->node;
+		if (*local < 0 || z->node < *local)
+			*local = z->node;
 		bz[n++] = i;
 	}
-	if (n == 0)
+	return n;
+}
+
+static void atomic_request(struct sampler *s, struct store *st, struct store_tick *t)
+{
+	static struct atomic_zl_zone zl[ATOMIC_MAX_ZONES];   /* ~26 KiB: static, off the loop's stack */
+	int bz[ATOMIC_MAX_ZONES];                             /* zl[j] is buddyinfo's zone bz[j] */
+	struct store_request rq;
+	int n, local, highest;
+
+	if ((n = request_zones(s, zl, bz, &local)) == 0)
 		return;
 	highest = request_highest_idx(s->zi);
 	memset(&rq, 0, sizeof rq);
@@ -271,6 +281,44 @@ static void atomic_request(struct sampler *s, struct store *st, struct store_tic
 		}
 	}
 	store_tick_request(st, t, s->bi.norders < 16 ? s->bi.norders : 16, &rq);
+}
+
+int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin)
+{
+	static struct atomic_zl_zone zl[ATOMIC_MAX_ZONES];
+	int bz[ATOMIC_MAX_ZONES], n, local, highest, serving;
+	int64_t best = INT64_MIN;
+	struct atomic_request r;
+
+	*ok = 0;
+	*margin = INT64_MIN;
+	if ((req != ATOMIC_REQ_ATOMIC && req != ATOMIC_REQ_NOWAIT) || (n = request_zones(s, zl, bz, &local)) == 0)
+		return -1;
+	highest = request_highest_idx(s->zi);
+	/* The verdict is v_atomic_request's (the same walk of the same zones at the same tick). */
+	if (atomic_request_eval(zl, n, local, highest, order, s->kver, &r) < 0)
+		return -1;
+	*ok = req == ATOMIC_REQ_ATOMIC ? r.atomic_ok : r.nowait_ok;
+	serving = req == ATOMIC_REQ_ATOMIC ? r.atomic_zone : r.nowait_zone;
+	/* The margin: of the zone that would serve it, else the best of the zones it may use. */
+	for (int j = 0; j < n; j++) {
+		struct atomic_zone az = zl[j].z;
+		struct atomic_check c;
+
+		if (highest >= 0 && zl[j].idx > highest)
+			continue;
+		az.lowmem_reserve = highest >= 0 && highest < zl[j].nprot ? zl[j].protection[highest] : 0;
+		if (atomic_check_zone(&az, order, req, s->kver, &c) < 0)
+			continue;
+		if (j == serving) {
+			best = c.margin;
+			break;
+		}
+		if (serving < 0 && c.margin > best)
+			best = c.margin;
+	}
+	*margin = best;
+	return 0;
 }
 
 int sampler_fast(struct sampler *s, struct store *st, struct store_tick *t)

@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "analysis/atomic.h"
+
 #include "collector/buddyinfo.h"
 #include "collector/kv.h"
 #include "collector/pagetypeinfo.h"
@@ -52,5 +54,16 @@ uint32_t sampler_last_cost_us(const struct sampler *s);
 
 /* Order of the task_struct slab (from slabinfo), or -1 before it is known. */
 int sampler_task_order(const struct sampler *s);
+
+/*
+ * The model's verdict on one request right now, from the last fast tick: would the page allocator
+ * give a 2^order block to req (ATOMIC_REQ_ATOMIC or ATOMIC_REQ_NOWAIT, no zone modifier)?  The same
+ * zonelist walk as v_atomic_request (analysis/atomic.h atomic_request_eval).  *margin is how far the
+ * request is from the threshold (free pages after the deductions minus min' + lowmem_reserve): in the
+ * zone that would serve it, or when none would, the largest over the zones it may use (a zone may fail
+ * with a positive margin when it has no free block of the order).  0, or -1 when zoneinfo or
+ * buddyinfo is not current, the kernel release is not understood, or no zone has that order.
+ */
+int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin);
 
 #endif

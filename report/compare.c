@@ -165,6 +165,19 @@ static int cmp_samples(struct report_line *l, const struct vec *a, const struct 
 	return 0;
 }
 
+int report_line_samples(struct report_line *l, const char *label, const char *unit, const double *a, size_t na,
+			const double *b, size_t nb, const char *what, const char *n_unit)
+{
+	memset(l, 0, sizeof *l);
+	snprintf(l->label, sizeof l->label, "%s", label);
+	l->kind = REPORT_LINE_CAPACITY;
+	l->test = test_samples;
+	l->unit = unit;
+	l->comparable = l->gate.comparable = 1;
+	return cmp_samples(l, &(struct vec){ (double *)a, na, na, 0 }, &(struct vec){ (double *)b, nb, nb, 0 }, what,
+			   n_unit);
+}
+
 /* The probe results of both runs (report_probes), loaded once for the two probe lines. */
 struct probe_pair {
 	int loaded;
@@ -204,6 +217,76 @@ static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost,
 		return 0;
 	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what,
 			   "probes");
+}
+
+/* "kernel/atomic" (the modes of mask, enum report_gfp_mode bits) into out; returns out. */
+static const char *modes_text(unsigned mask, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int m = REPORT_GFP_NONE; m <= REPORT_GFP_NOWAIT; m++)
+		if (mask & 1u << m)
+			n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? "/" : "",
+					      m == REPORT_GFP_NONE ? "no HOLD" : report_gfp_mode_name(m));
+	return out;
+}
+
+/* One capacity line over the probes of one --gfp-mode in both runs (cmp_probes' rules, the mode's probes only). */
+static int cmp_capacity_mode(struct report_cmp *c, int mode, const char *label)
+{
+	struct probe_pair pp = { 0 };
+	int r;
+
+	if (report_probes_mode(c->qa, c->a, -1, -1, mode, &pp.a) < 0)
+		return -1;
+	if (report_probes_mode(c->qb, c->b, -1, -1, mode, &pp.b) < 0) {
+		report_probes_free(&pp.a);
+		return -1;
+	}
+	pp.loaded = 1;
+	r = cmp_probes(c, &pp, 0, label, "workers", "capacity probes");
+	report_probes_free(&pp.a);
+	report_probes_free(&pp.b);
+	return r;
+}
+
+/*
+ * Capacity by --gfp-mode: a probe whose workers held GFP_ATOMIC objects is not comparable with one whose
+ * workers held none.  Runs without the module (every probe holds nothing, as before schema 9) get the one
+ * "capacity" line; otherwise one line per mode both runs probed in ("capacity (atomic)", ...), and when
+ * they share none, a "capacity" line that says so.
+ */
+static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
+{
+	unsigned ma, mb, common;
+	char ta[48], tb[48], label[48];
+	struct report_line *l;
+
+	if (report_probe_modes(c->qa, c->a, &ma) < 0 || report_probe_modes(c->qb, c->b, &mb) < 0)
+		return -1;
+	common = ma & mb;
+	if ((ma | mb) == 1u << REPORT_GFP_NONE || !ma || !mb)
+		return cmp_probes(c, pp, 0, "capacity", "workers", "capacity probes");
+	if (!common) {
+		if (!(l = line_new(c, REPORT_LINE_CAPACITY, test_samples, "workers", "%s", "capacity")))
+			return 0;
+		if (l->comparable) {     /* else the gate has refused it already, for a reason of the pair */
+			report_gate_refuse(&l->gate, "A's capacity probes held %s, B's %s", modes_text(ma, ta, sizeof ta),
+					   modes_text(mb, tb, sizeof tb));
+			l->comparable = 0;
+			line_refuse(l);
+		}
+		return 0;
+	}
+	for (int m = REPORT_GFP_NONE; m <= REPORT_GFP_NOWAIT; m++) {
+		if (!(common & 1u << m))
+			continue;
+		snprintf(label, sizeof label, m == REPORT_GFP_NONE ? "capacity" : "capacity (%s)", report_gfp_mode_name(m));
+		if (cmp_capacity_mode(c, m, label) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
@@ -301,6 +384,39 @@ static int cmp_failures(struct report_cmp *c)
 		return -1;
 	cmp_rate(l, (uint64_t)fa.count, (double)fa.exposure_ms / HOUR_MS, (uint64_t)fb.count,
 		 (double)fb.exposure_ms / HOUR_MS, "allocation failures");
+	return 0;
+}
+
+/*
+ * The trace's two rates: failed allocations per hour (every one, the kernel
+ * log's among them) and fragmenting fallbacks per hour, each over the run's
+ * exposure, with the kernel-log failures' test.  Only when both runs traced:
+ * a run without the trace has no observation, not a zero.  When one run did,
+ * the pair says once why the two lines are missing (a caveat, so a run without
+ * tracefs changes nothing else in the comparison); when neither did, nothing.
+ */
+static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const struct report_trace *tb)
+{
+	struct report_line *f, *x;
+
+	if (!ta->on && !tb->on)
+		return 0;
+	if (!ta->on || !tb->on) {
+		const struct report_cond *off = ta->on ? &c->cb : &c->ca;
+		report_gate_caveat(&c->pair, "traced alloc failures/h, fragmenting fallbacks/h not compared: run %c had no"
+				   " trace (%s)", ta->on ? 'B' : 'A',
+				   !off->tracefs[0] ? "recorded before fpusoakd read tracefs"
+				   : off->trace_why[0] ? off->trace_why : "tracefs off");
+		return 0;
+	}
+	f = line_new(c, REPORT_LINE_TRACE_FAIL, test_rates, "per hour", "traced alloc failures/h");
+	if (f && f->comparable)
+		cmp_rate(f, (uint64_t)ta->t.failures, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.failures,
+			 (double)tb->exposure_ms / HOUR_MS, "traced allocation failures");
+	x = line_new(c, REPORT_LINE_EXTFRAG, test_rates, "per hour", "fragmenting fallbacks/h");
+	if (x && x->comparable)
+		cmp_rate(x, (uint64_t)ta->t.fragmenting, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.fragmenting,
+			 (double)tb->exposure_ms / HOUR_MS, "fragmenting fallbacks");
 	return 0;
 }
 
@@ -524,6 +640,26 @@ static int cond_cb(void *arg, const struct query_run *r)
 	return 0;
 }
 
+/* The trace's part of what a run ran under: on or off (with the reason), and the slab its instance took. */
+static void cond_trace(const struct report_trace *t, struct report_cond *c)
+{
+	const char *why = strchr(t->note, '(');
+	size_t n;
+
+	if (!t->note[0])
+		return;   /* before schema 8: not recorded */
+	snprintf(c->tracefs, sizeof c->tracefs, "%s", t->on ? "on" : "off");
+	c->trace_kb = t->on ? t->setup_slab_kb : -1;
+	if (!t->on && why) {
+		/* "tracefs=off (not mounted: ...)": the reason inside the parentheses. */
+		snprintf(c->trace_why, sizeof c->trace_why, "%s", why + 1);
+		n = strlen(c->trace_why);
+		if (n && c->trace_why[n - 1] == ')')
+			c->trace_why[n - 1] = 0;
+		/* Paths kept whole: "neither /sys/kernel/tracing nor /sys/kernel/debug/tracing" says which. */
+	}
+}
+
 /* The pair is comparable when every line is: each distinct reason a line was refused for is said once for the
  * pair, with the lines it refused ("capacity, spawns/s: run A ran unconfined (...)"). */
 static void pair_from_lines(struct report_cmp *c)
@@ -568,6 +704,7 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 {
 	struct report_orders oa, ob;
 	struct probe_pair pp = { 0 };
+	struct report_trace ta, tb;
 	int r;
 
 	memset(out, 0, sizeof *out);
@@ -585,10 +722,15 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	report_cond_init(&out->cb);
 	if (query_run(qa, a, cond_cb, &out->ca) < 0 || query_run(qb, b, cond_cb, &out->cb) < 0)
 		return -1;
+	if (report_trace(qa, a, &ta) < 0 || report_trace(qb, b, &tb) < 0)
+		return -1;
+	cond_trace(&ta, &out->ca);
+	cond_trace(&tb, &out->cb);
 	report_gate_pair(&out->ca, &out->cb, &out->pair);
-	r = cmp_probes(out, &pp, 0, "capacity", "workers", "capacity probes") < 0 ||
+	r = cmp_capacity(out, &pp) < 0 ||
 	    cmp_headroom(out) < 0 ||
 	    cmp_failures(out) < 0 ||
+	    cmp_trace(out, &ta, &tb) < 0 ||
 	    cmp_churn(out) < 0 ||
 	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
 	    cmp_atomic(out) < 0 ? -1 : 0;

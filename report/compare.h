@@ -7,6 +7,8 @@
  *   capacity, FPU cost        per-probe results: Hodges-Lehmann shift CI, Mann-Whitney p
  *   headroom slope (per order) Welch difference of the two OLS slopes, per hour
  *   allocation / spawn failures Poisson rate ratio per hour, exact conditional CI
+ *   traced failures, fragmenting fallbacks (when both runs had tracefs on): the same;
+ *                             one run without the trace: no lines, a caveat of the pair says why
  *   spawns/s, atomic risk %   one value per bucket of >= 1 minute: HL shift CI, Mann-Whitney p
  * Before a line is tested, the comparability gate (report/gate.h) compares
  * what each run actually ran under.  Every line then ends in exactly one of
@@ -77,6 +79,13 @@ struct report_cmp {
 
 /* What a stored run ran under, from its row (config text, churn_info, environment). Pure. */
 void report_cond_of_run(const struct query_run *r, struct report_cond *out);
+
+/*
+ * A line outside a comparison, with the same test and verdict words: B's sample b[0..nb) against A's
+ * a[0..na) (report/gfp.h: a run's atomic probes against its kernel probes).  0, or -1 out of memory.
+ */
+int report_line_samples(struct report_line *l, const char *label, const char *unit, const double *a, size_t na,
+			const double *b, size_t nb, const char *what, const char *n_unit);
 
 /* Compare run b of database qb against run a of qa; 0, or -1 on a store error.  Both runs must exist (the
  * caller checks).  Both databases are at schema 7 or later (query_open refuses older ones), so every table

@@ -12,21 +12,24 @@
 enum rule { NONE = '-', CAVEAT = 'c', HARD = 'H' };
 
 /* The table of gate.h, one string per condition, one char per line kind. */
-#define R_UNCONFINED_CG "H-HHHHH"
-#define R_UNCONFINED_GUEST "--HHHHH"
-#define R_CGROUP_VER "H-ccccc"
-#define R_MEMORY_MAX "H-ccccc"
-#define R_PIDS_MAX "H-ccHHc"
-#define R_WORKER_MEMORY "H-HHccH"
-#define R_WORKLOAD "ccHHHHH"
-#define R_PROBE_SCOPE "H-ccccc"
-#define R_PROBE_LIMIT "c------"
-#define R_FPU_KIND "HHccccc"
-#define R_SWITCH_THREADS "-H-----"
-#define R_SAMPLE_INTERVAL "--c---H"
-#define R_MACHINE "HHHHHHH"
-#define R_MEMTOTAL "HcHHHHH"
-#define R_XSTATE "HHccccc"
+#define R_UNCONFINED_CG "H-HHHHHHH"
+#define R_UNCONFINED_GUEST "--HHHHHHH"
+#define R_CGROUP_VER "H-ccccccc"
+#define R_MEMORY_MAX "H-ccccccc"
+#define R_PIDS_MAX "H-ccHHccc"
+#define R_WORKER_MEMORY "H-HHccHHH"
+#define R_WORKLOAD "ccHHHHHHH"
+#define R_PROBE_SCOPE "H-ccccccc"
+#define R_PROBE_LIMIT "c--------"
+#define R_FPU_KIND "HHccccccc"
+#define R_SWITCH_THREADS "-H-------"
+#define R_SAMPLE_INTERVAL "--c---H--"
+#define R_MACHINE "HHHHHHHHH"
+#define R_MEMTOTAL "HcHHHHHHH"
+#define R_XSTATE "HHccccccc"
+#define R_TRACE_BIG "HcHHHHH--"      /* tracefs on in one run, its instance over 1% of MemTotal */
+#define R_TRACE_SMALL "c-ccccc--"    /* ... within 1%, or its size unknown */
+#define R_TRACE_OFF "-------HH"      /* the trace lines, when a run had no trace */
 
 _Static_assert(sizeof R_MACHINE == REPORT_LINE_NKINDS + 1, "one rule per line kind");
 
@@ -35,7 +38,7 @@ void report_cond_init(struct report_cond *c)
 	memset(c, 0, sizeof *c);
 	c->memory_max = c->pids_max = c->pop_cap = -1;
 	c->workers = c->lifetime_ms = c->worker_memory = c->probe_limit = c->switch_threads = -1;
-	c->sample_interval_ms = c->mem_total_kb = c->xstate_bytes = -1;
+	c->sample_interval_ms = c->mem_total_kb = c->xstate_bytes = c->trace_kb = -1;
 }
 
 static void vadd(char *out, const char *fmt, va_list ap)
@@ -148,11 +151,11 @@ static void gate_confinement(enum report_line_kind k, const struct report_cond *
 	if (known_i(a->memory_max) && known_i(b->memory_max) && a->memory_max != b->memory_max) {
 		snprintf(t, sizeof t, "memory limit %s (A) vs %s (B)", bytes(a->memory_max, x, sizeof x),
 			 bytes(b->memory_max, y, sizeof y));
-		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_MEMORY_MAX : "-------", k, t);
+		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_MEMORY_MAX : "---------", k, t);
 	}
 	if (known_i(a->pids_max) && known_i(b->pids_max) && a->pids_max != b->pids_max) {
 		snprintf(t, sizeof t, "pids limit %" PRId64 " (A) vs %" PRId64 " (B)", a->pids_max, b->pids_max);
-		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_PIDS_MAX : "-------", k, t);
+		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_PIDS_MAX : "---------", k, t);
 	}
 }
 
@@ -247,6 +250,40 @@ static void gate_machine(enum report_line_kind k, const struct report_cond *a, c
 	}
 }
 
+/* The trace: a run without it has no trace lines to compare; an instance in one run only took kernel memory
+ * the other run had (so it weighs like MemTotal's 1% when it is over 1%). */
+static void gate_trace(enum report_line_kind k, const struct report_cond *a, const struct report_cond *b,
+		       struct report_gate *g)
+{
+	const struct report_cond *side[2] = { a, b }, *on;
+	char t[REPORT_GATE_TEXT];
+
+	for (int i = 0; i < 2; i++) {
+		const struct report_cond *c = side[i];
+		if (same_s(c->tracefs, "on"))
+			continue;
+		if (c->tracefs[0])
+			snprintf(t, sizeof t, "run %c had no trace (%s)", "AB"[i], c->trace_why[0] ? c->trace_why : "tracefs off");
+		else
+			snprintf(t, sizeof t, "run %c had no trace (recorded before fpusoakd read tracefs)", "AB"[i]);
+		apply(g, R_TRACE_OFF, k, t);
+	}
+	/* Not recorded is off here: an fpusoakd before schema 8 never made an instance. */
+	if (same_s(a->tracefs, "on") == same_s(b->tracefs, "on"))
+		return;
+	on = same_s(a->tracefs, "on") ? a : b;
+	if (known_i(on->trace_kb) && known_i(on->mem_total_kb) && on->mem_total_kb > 0) {
+		double pct = 100.0 * (double)on->trace_kb / (double)on->mem_total_kb;
+		snprintf(t, sizeof t, "tracefs on in %c only: its instance took %" PRId64 " kB of slab, %.1f%% of MemTotal",
+			 on == a ? 'A' : 'B', on->trace_kb, pct);
+		apply(g, pct > 100.0 * REPORT_MEMTOTAL_TOLERANCE ? R_TRACE_BIG : R_TRACE_SMALL, k, t);
+	} else {
+		snprintf(t, sizeof t, "tracefs on in %c only: its instance held kernel memory (how much was not recorded)",
+			 on == a ? 'A' : 'B');
+		apply(g, R_TRACE_SMALL, k, t);
+	}
+}
+
 void report_gate_line(enum report_line_kind kind, const struct report_cond *a, const struct report_cond *b,
 		      struct report_gate *out)
 {
@@ -260,6 +297,7 @@ void report_gate_line(enum report_line_kind kind, const struct report_cond *a, c
 	gate_confinement(kind, a, b, out);
 	gate_workload(kind, a, b, out);
 	gate_probes(kind, a, b, out);
+	gate_trace(kind, a, b, out);
 }
 
 void report_gate_pair(const struct report_cond *a, const struct report_cond *b, struct report_gate *out)

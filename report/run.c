@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "collector/gfp.h"
+#include "common/num.h"
 #include "report/gate.h"
 #include "report/headroom.h"
 
@@ -149,7 +151,9 @@ double report_per_s(double count, int64_t exposure_ms)
 
 int report_gfp_atomic(const char *flags)
 {
-	return flags && (strncmp(flags, "GFP_ATOMIC", 10) == 0 || strncmp(flags, "GFP_NOWAIT", 10) == 0);
+	struct gfp_info g;
+
+	return flags && gfp_decode(flags, strlen(flags), &g) == 0 && !g.unknown && gfp_is_atomic(&g);
 }
 
 static int exposure_cb(void *arg, const struct query_run *run)
@@ -166,6 +170,111 @@ int report_failures(struct query *q, int64_t run_id, struct report_failures *out
 		return -1;
 	out->per_hour = report_per_hour((double)out->count, out->exposure_ms);
 	return 0;
+}
+
+const char *report_trace_class_name(int cls)
+{
+	return cls == REPORT_OPPORTUNISTIC ? "opportunistic" : cls == REPORT_ATOMIC ? "atomic" : "sleeping";
+}
+
+struct trace_series {
+	double *x, *y;
+	size_t n, cap;
+	int64_t t0, tier;
+};
+
+static int trace_bucket(void *arg, const struct query_trace_bucket *b)
+{
+	struct trace_series *s = arg;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		double *x = realloc(s->x, cap * sizeof *x), *y = x ? realloc(s->y, cap * sizeof *y) : NULL;
+		if (x)
+			s->x = x;
+		if (!x || !y)
+			return -1;
+		s->y = y;
+		s->cap = cap;
+	}
+	if (s->n == 0)
+		s->t0 = b->ts_ms;
+	s->x[s->n] = (double)(b->ts_ms - s->t0);
+	/* fragmenting fallbacks per hour in this bucket */
+	s->y[s->n] = (double)b->fragmenting * STORE_TIER_HOUR_MS / (double)s->tier;
+	s->n++;
+	return 0;
+}
+
+/* The fragmenting rate's trend over the run's buckets (minutes, or hours past two days, as headroom trends). */
+static int trace_trend(struct query *q, int64_t run_id, struct report_trace *out)
+{
+	struct trace_series s = { NULL, NULL, 0, 0, 0, 0 };
+	int rc = 0;
+
+	s.tier = out->exposure_ms > 2 * 24 * (int64_t)STORE_TIER_HOUR_MS ? STORE_TIER_HOUR_MS : STORE_TIER_MINUTE_MS;
+	out->trend_tier = s.tier;
+	if (query_trace_buckets(q, run_id, s.tier, trace_bucket, &s) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (s.n >= REPORT_TREND_POINTS && trend_fit(s.x, s.y, s.n, &out->fit) == TREND_OK) {
+		out->trend_ok = 1;
+		out->slope_h = trend_per_hour(out->fit.slope);
+		out->lo_h = trend_per_hour(out->fit.ci_lo);
+		out->hi_h = trend_per_hour(out->fit.ci_hi);
+		out->significant = out->fit.ci_hi < 0 || out->fit.ci_lo > 0;
+	}
+out:
+	free(s.x);
+	free(s.y);
+	return rc;
+}
+
+/* The "Slab +N kB" daemon/traceinst.c puts in its note, or -1 (absent, or a negative delta: other slab freed). */
+static int64_t note_slab_kb(const char *note)
+{
+	const char *p = strstr(note, ", Slab +");
+	int64_t kb;
+	size_t n = 0;
+
+	if (!p)
+		return -1;
+	p += 8;
+	while (p[n] >= '0' && p[n] <= '9')
+		n++;
+	return n && strncmp(p + n, " kB", 3) == 0 && num_parse_i64(p, n, &kb) == 0 ? kb : -1;
+}
+
+int report_trace(struct query *q, int64_t run_id, struct report_trace *out)
+{
+	int has;
+
+	memset(out, 0, sizeof *out);
+	out->per_hour = out->extfrag_per_hour = out->fragmenting_per_hour = NAN;
+	out->setup_slab_kb = -1;
+	for (int c = 0; c < QUERY_TRACE_CLASSES; c++)
+		out->class_per_hour[c] = NAN;
+	if ((has = query_has_table(q, "trace_rollup")) <= 0)
+		return has;
+	out->tables = 1;
+	if (query_run(q, run_id, exposure_cb, &out->exposure_ms) < 0 || query_trace(q, run_id, &out->t) < 0)
+		return -1;
+	snprintf(out->note, sizeof out->note, "%s", out->t.note);
+	out->on = strncmp(out->note, "tracefs=on", 10) == 0;
+	if (out->on)
+		out->setup_slab_kb = note_slab_kb(out->note);
+	for (int k = 0; k < QUERY_TRACE_ORDERS; k++)
+		for (int c = 0; c < QUERY_TRACE_CLASSES; c++) {
+			out->by_class[c] += out->t.by_oc[k][c];
+			out->by_order[k] += out->t.by_oc[k][c];
+		}
+	out->per_hour = report_per_hour((double)out->t.failures, out->exposure_ms);
+	for (int c = 0; c < QUERY_TRACE_CLASSES; c++)
+		out->class_per_hour[c] = report_per_hour((double)out->by_class[c], out->exposure_ms);
+	out->extfrag_per_hour = report_per_hour((double)out->t.extfrag, out->exposure_ms);
+	out->fragmenting_per_hour = report_per_hour((double)out->t.fragmenting, out->exposure_ms);
+	return out->on ? trace_trend(q, run_id, out) : 0;
 }
 
 int report_churn(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_churn *out)
@@ -321,13 +430,21 @@ static int set_censor(struct report_probe_set *s, const char *reason, double v)
 	return 0;
 }
 
+struct probe_filter {
+	struct report_probes *p;
+	int mode;                 /* capacity probes of this enum report_gfp_mode only; -1: all */
+};
+
 static int probe_cb(void *arg, const struct query_probe *pr)
 {
-	struct report_probes *p = arg;
+	struct probe_filter *f = arg;
+	struct report_probes *p = f->p;
 
 	if (!pr->kind || !isfinite(pr->result))
 		return 0;
 	if (strcmp(pr->kind, "capacity") == 0) {
+		if (f->mode >= 0 && report_gfp_mode_of(pr->gfp_mode) != f->mode)
+			return 0;
 		/* A probe stopped by its limit, a timeout or the daemon's stop held at least that many: no capacity. */
 		if (report_probe_censored(pr->stop_reason))
 			return set_censor(&p->capacity, pr->stop_reason, pr->result);
@@ -375,8 +492,16 @@ static int set_finish(struct report_probe_set *s)
 
 int report_probes(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_probes *out)
 {
+	return report_probes_mode(q, run_id, from_ms, to_ms, -1, out);
+}
+
+int report_probes_mode(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int mode,
+		       struct report_probes *out)
+{
+	struct probe_filter f = { out, mode };
+
 	memset(out, 0, sizeof *out);
-	out->rows = query_probes(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, out);
+	out->rows = query_probes(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, &f);
 	if (out->rows < 0 || set_finish(&out->capacity) < 0 || set_finish(&out->fpu_cost) < 0) {
 		report_probes_free(out);
 		return -1;
@@ -462,4 +587,35 @@ int report_atomic_series(struct query *q, int64_t run_id, int order, struct quer
 	struct atomic_pct a = { fn, arg };
 
 	return query_atomic_series(q, run_id, order, rg, atomic_pct_cb, &a);
+}
+
+/* ---------------------------------------------------------------- --gfp-mode */
+
+static const char *const GFP_MODE_NAMES[4] = { "off", "kernel", "atomic", "nowait" };
+
+const char *report_gfp_mode_name(int mode)
+{
+	return mode >= 0 && mode < 4 ? GFP_MODE_NAMES[mode] : "?";
+}
+
+int report_gfp_mode_of(const char *name)
+{
+	for (int m = REPORT_GFP_KERNEL; m <= REPORT_GFP_NOWAIT; m++)
+		if (name && strcmp(name, GFP_MODE_NAMES[m]) == 0)
+			return m;
+	return REPORT_GFP_NONE;
+}
+
+static int modes_cb(void *arg, const struct query_probe *p)
+{
+	unsigned *mask = arg;
+
+	*mask |= 1u << report_gfp_mode_of(p->gfp_mode);
+	return 0;
+}
+
+int report_probe_modes(struct query *q, int64_t run_id, unsigned *mask)
+{
+	*mask = 0;
+	return query_probes(q, run_id, "capacity", -1, -1, QUERY_MAX_ROWS, modes_cb, mask) < 0 ? -1 : 0;
 }

@@ -74,7 +74,20 @@ double report_per_hour(double count, int64_t exposure_ms);
 /* count per second of exposure_ms; NaN when the exposure is not positive. */
 double report_per_s(double count, int64_t exposure_ms);
 
-/* Whether a failure's GFP flags make it an atomic request (GFP_ATOMIC, GFP_NOWAIT: may not sleep). */
+/* The mode a capacity probe's workers held their FPU state in (--gfp-mode; kmod/fpusoak_gfp.h numbers). */
+enum report_gfp_mode { REPORT_GFP_NONE = 0, REPORT_GFP_KERNEL = 1, REPORT_GFP_ATOMIC = 2, REPORT_GFP_NOWAIT = 3 };
+
+/* The mode's name ("kernel", "atomic", "nowait"; "off" for none; "?" out of range). */
+const char *report_gfp_mode_name(int mode);
+
+/* A probe's stored mode text (v_probes.gfp_mode) as enum report_gfp_mode (NULL, "" or unknown: none). */
+int report_gfp_mode_of(const char *name);
+
+/* Which modes a run's capacity probes held in: bit m of *mask for enum report_gfp_mode m; 0 or -1. */
+int report_probe_modes(struct query *q, int64_t run_id, unsigned *mask);
+
+/* Whether a failure's GFP flags make it an atomic request (no __GFP_DIRECT_RECLAIM: GFP_ATOMIC, GFP_NOWAIT),
+ * decoded with the table both the kernel-log and the trace parsers use (collector/gfp.h); 0 for NULL or unknown. */
 int report_gfp_atomic(const char *gfp_flags);
 
 /* Allocation failures of a whole run: the count and its rate over the run's exposure. */
@@ -86,6 +99,40 @@ struct report_failures {
 
 /* The allocation failures of run run_id (which must exist); 0 or -1. */
 int report_failures(struct query *q, int64_t run_id, struct report_failures *out);
+
+/*
+ * What the run's tracefs instance saw (schema 008): every failed page
+ * allocation, by order and class, and the fallbacks to another migrate type,
+ * the fragmenting ones with a trend.  Rates are over the run's exposure,
+ * like the kernel log's failures; the kernel log's failures the trace also
+ * saw are among its count, not added to it.
+ */
+enum report_trace_class { REPORT_SLEEPING = 0, REPORT_ATOMIC = 1, REPORT_OPPORTUNISTIC = 2 };
+
+struct report_trace {
+	int tables;               /* the database has the trace tables */
+	int on;                   /* the run's note says tracefs=on */
+	char note[512];           /* "tracefs=on (...)", "tracefs=off (reason)", or "" (before schema 8) */
+	int64_t setup_slab_kb;    /* on: Slab the instance took when it was made (the note's "Slab +N kB"); -1 unknown */
+	int64_t exposure_ms;      /* report_run_exposure_ms */
+	struct query_trace t;     /* the counts */
+	int64_t by_class[QUERY_TRACE_CLASSES], by_order[QUERY_TRACE_ORDERS];
+	double per_hour, class_per_hour[QUERY_TRACE_CLASSES];   /* NaN without exposure */
+	double extfrag_per_hour, fragmenting_per_hour;
+	int64_t trend_tier;       /* the buckets the trend is fitted on (STORE_TIER_*) */
+	int trend_ok;             /* >= REPORT_TREND_POINTS buckets and the fit succeeded */
+	struct trend_fit fit;     /* x = ms since the first bucket, y = fragmenting fallbacks per hour */
+	double slope_h, lo_h, hi_h;   /* change of that rate per hour, with its 95% CI */
+	int significant;          /* the CI excludes 0 */
+};
+
+#define REPORT_TREND_POINTS 3
+
+/* The trace of run run_id (which must exist); 0 or -1.  A DB before schema 8 gives tables = 0. */
+int report_trace(struct query *q, int64_t run_id, struct report_trace *out);
+
+/* Short name of a trace class ("sleeping", "atomic", "opportunistic"). */
+const char *report_trace_class_name(int cls);
 
 /* Churn over a window: the sums, and each count per hour of the time they cover. */
 struct report_churn {
@@ -161,6 +208,10 @@ struct report_probes {
 
 /* The probes of a run in [from, to] (-1 = open); 0 or -1 (then nothing to free). */
 int report_probes(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_probes *out);
+
+/* As report_probes, with only the capacity probes whose workers held in mode (enum report_gfp_mode; -1: all). */
+int report_probes_mode(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int mode,
+		       struct report_probes *out);
 
 /* Free what report_probes allocated; NULL-safe. */
 void report_probes_free(struct report_probes *p);

@@ -3,7 +3,8 @@
 -- control domain: /proc/xen/capabilities says control_d) or 'domU' (a
 -- guest), NULL when not under Xen or when it cannot be told; xen_domid is
 -- the domain's id (0 for dom0; a guest's from the Xen store), NULL when
--- unknown.  v_runs keeps every column it had and adds both.
+-- unknown.  v_runs keeps every column it had (009's gfp_mode included) and
+-- adds both.
 ALTER TABLE runs ADD COLUMN xen_domain TEXT;
 ALTER TABLE runs ADD COLUMN xen_domid INTEGER;
 
@@ -20,5 +21,6 @@ SELECT r.run_id, r.label,
        c.fpu_kind, c.amx_ok, c.cgroup, c.seed, c.note AS churn_note,
        c.cgroup_group, c.cgroup_pids_group, c.cgroup_memory_max, c.cgroup_pids_max, c.unconfined_reason,
        c.confinement_exact, c.pop_cap,
+       r.gfp_mode,
        r.xen_domain, r.xen_domid
   FROM runs r LEFT JOIN churn_info c USING (run_id);

@@ -44,7 +44,7 @@
 #define STORE_CHURN_FIELDS(X) \
 	X(0, population) \
 	STORE_CHURN_COUNTS(X) \
-	X(21, probe_population)
+	X(23, probe_population)
 
 #define STORE_CHURN_COUNTS(X) \
 	X(1, spawned) \
@@ -66,10 +66,13 @@
 	X(17, probe_killed_other) \
 	X(18, probe_oom_killed) \
 	X(19, probe_killed_ours) \
-	X(20, oom_unattributed)
+	X(20, oom_unattributed) \
+	X(21, gfp_failed) \
+	X(22, probe_gfp_failed)
 
-/* Columns 12.. came with schema 7 (every death counted once); older rows hold NULL there. */
-#define STORE_NCHURN 22
+/* Columns 12.. came with schema 7 (every death counted once), 21.. with schema 9 (--gfp-mode);
+ * older rows hold NULL there. */
+#define STORE_NCHURN 24
 
 /* The request verdicts of a tick (schema 7, v_atomic_request), after the hot vmstat columns. */
 #define STORE_REQUEST_COLS "req_norders, req_atomic_mask, req_nowait_mask, req_kernel_mask, req_zones_lo, req_zones_hi"

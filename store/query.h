@@ -47,6 +47,7 @@ struct query_run {
 	const char *label, *end_reason, *version, *boot_id, *hostname;
 	const char *kernel_release, *kernel_version, *cmdline, *hypervisor, *guest_type;
 	const char *cpu_model, *fpu_features, *xstate_detail, *config;
+	const char *gfp_mode;                             /* --gfp-mode in force; NULL before schema 9 */
 	const char *xen_domain;                           /* "dom0" | "domU" | NULL */
 	int64_t xen_domid;                                /* -1 when unknown */
 	int64_t started_ms, ended_ms, pid;                /* ended_ms -1 while running */
@@ -172,6 +173,54 @@ int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64
 /* Whether source ("vmstat" or "meminfo") has a field called name: 1, 0, or -1. */
 int query_has_name(struct query *q, const char *source, const char *name);
 
+/* ---- the trace (schema 008; query_has_table(q, "trace_rollup") first on old DBs) ---- */
+
+#define QUERY_TRACE_ORDERS 16      /* failures by order: 15 counts 15 and above */
+#define QUERY_TRACE_CLASSES 3      /* 0 sleeping, 1 atomic, 2 opportunistic (collector/gfp.h) */
+
+/* What a run's trace saw, over the whole run. */
+struct query_trace {
+	char note[512];                /* the run's "tracefs=on (...)" / "tracefs=off (...)" note; "" if none */
+	int64_t failures;
+	int64_t by_oc[QUERY_TRACE_ORDERS][QUERY_TRACE_CLASSES];
+	int64_t extfrag, fragmenting;
+	int64_t kmsg_failures;         /* failures the kernel log had */
+	int64_t kmsg_in_trace;         /* ... of which the trace saw the same failure (while its rows exist) */
+};
+
+/* The trace of run_id, whole run (minute rollups, then raw rows past them); 0 or -1. */
+int query_trace(struct query *q, int64_t run_id, struct query_trace *out);
+
+/* One rollup bucket of the trace. */
+struct query_trace_bucket {
+	int64_t ts_ms;
+	int64_t ticks;                 /* ticks that carried the trace */
+	int64_t failures, extfrag, fragmenting;
+};
+
+typedef int (*query_trace_bucket_fn)(void *arg, const struct query_trace_bucket *b);
+
+/* The trace's buckets of tier (STORE_TIER_*) of run_id, oldest first, quiet ones included; rows or -1. */
+int query_trace_buckets(struct query *q, int64_t run_id, int64_t tier, query_trace_bucket_fn fn, void *arg);
+
+/* One failed allocation the trace saw (v_page_alloc_failures). */
+struct query_trace_failure {
+	int64_t ts_ms;
+	const char *comm;              /* raw bytes as the kernel's saved comm printed them */
+	size_t comm_len;
+	int64_t pid, order, migratetype;   /* -1 when unknown */
+	const char *gfp_flags;         /* "GFP_NOWAIT|__GFP_NOWARN" */
+	const char *gfp_mask;          /* "0x2800", NULL when the kernel's table was not read */
+	const char *cls;               /* "sleeping", "atomic" or "opportunistic" */
+	int nowarn, in_kmsg;
+};
+
+typedef int (*query_trace_failure_fn)(void *arg, const struct query_trace_failure *f);
+
+/* Traced failures of a run in [from, to] (-1 = open), newest first, at most limit; *total gets the count; rows or -1. */
+int query_trace_failures(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
+			 int64_t *total, query_trace_failure_fn fn, void *arg);
+
 /* ---- the report's sections (schema 002-004 tables; check query_has_table first on old DBs) ---- */
 
 /* The latest task_struct slabinfo row of a run: 1 with *order (-1 if pagesperslab is odd) and *objsize, 0 if none, -1. */
@@ -219,7 +268,9 @@ enum query_churn_col {
 	QC_SIGOTHER, QC_OOM, QC_EXITED_ERROR,
 	/* schema 7: every death counted once (NULL, read as 0, in older rows) */
 	QC_KILLED_OURS, QC_PROBE_SPAWNED, QC_PROBE_FAILED, QC_PROBE_EXITED, QC_PROBE_SIGKILL, QC_PROBE_SIGOTHER,
-	QC_PROBE_OOM, QC_PROBE_KILLED_OURS, QC_OOM_UNATTRIBUTED, QC_N
+	QC_PROBE_OOM, QC_PROBE_KILLED_OURS, QC_OOM_UNATTRIBUTED,
+	/* schema 9: deaths of a refused HOLD (--gfp-mode), churn and probe workers */
+	QC_GFP_FAILED, QC_PROBE_GFP_FAILED, QC_N
 };
 
 /* v_churn's column name of c ("spawned", "spawn_failed_eagain", ...). */
@@ -251,6 +302,7 @@ struct query_probe {
 	double result;            /* capacity: workers held; switch: system us per yield; NaN when NULL */
 	const char *stop_reason, *detail;
 	int64_t duration_ms;      /* -1 when NULL */
+	const char *gfp_mode;     /* capacity: the mode its workers held in (--gfp-mode); NULL for none */
 };
 
 typedef int (*query_probe_fn)(void *arg, const struct query_probe *p);
@@ -258,6 +310,21 @@ typedef int (*query_probe_fn)(void *arg, const struct query_probe *p);
 /* Probes of a run in [from, to] (-1 = open), kind NULL = all, oldest first, at most limit; rows or -1. */
 int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from_ms, int64_t to_ms, int limit,
 		 query_probe_fn fn, void *arg);
+
+/* Model checks of one order and mode (v_model_check): the model's prediction against the allocator's answer. */
+struct query_model_checks {
+	int order;
+	int mode;                 /* 2 atomic, 3 nowait (kmod/fpusoak_gfp.h numbers) */
+	int64_t n[2][2];          /* checks by [predicted_ok][actual_ok] */
+	int64_t min_margin_wrong; /* smallest |margin_pages| among disagreements; -1 when none or unknown */
+	int64_t max_margin_wrong; /* largest |margin_pages| among disagreements; -1 when none or unknown */
+};
+
+typedef int (*query_model_check_fn)(void *arg, const struct query_model_checks *c);
+
+/* Model checks of a run in [from, to] (-1 = open), per order and mode in that order; rows or -1. */
+int query_model_checks(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, query_model_check_fn fn,
+		       void *arg);
 
 /* The atomic-allocation model's verdicts for one zone and order over a window (v_atomic_risk). */
 struct query_atomic {

@@ -25,7 +25,7 @@ static const char *const SQL[S_COUNT] = {
 	[S_CHURN_ROLLED] = "SELECT 0, MIN(bucket_ms), MAX(bucket_ms), SUM(churn_n), SUM(population_sum) * 1.0 / SUM(churn_n), "
 			   "MAX(population_max)" STORE_CHURN_COUNTS(X_CRSUM) " FROM tick_rollup WHERE run_id = ?1 AND tier = ?4 "
 			   "AND bucket_ms >= ?2 AND bucket_ms < ?3 AND churn_n > 0",
-	[S_PROBES] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, detail FROM probes "
+	[S_PROBES] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, detail, gfp_mode FROM probes "
 		     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY ts_ms LIMIT ?5",
 	[S_FPU_KIND] = "SELECT fpu_kind FROM churn_info WHERE run_id = ?1",
 };
@@ -178,7 +178,7 @@ int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from
 	sqlite3_bind_int64(st, 5, limit < 0 ? 0 : limit > QUERY_MAX_ROWS ? QUERY_MAX_ROWS : limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_probe p = { sqlite3_column_int64(st, 0), col_text(st, 1), col_real(st, 2), col_text(st, 3),
-					 col_text(st, 5), col_i64(st, 4) };
+					 col_text(st, 5), col_i64(st, 4), col_text(st, 6) };
 		n++;
 		if (fn(arg, &p) != 0)
 			return stopped(q, st);

@@ -29,7 +29,7 @@
 	" ELSE bucket_ms + " STORE_TIER_MINUTE_SQL " - 1 END)" RUN_MINUTE ")), " \
 	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET "), " \
 	"c.cgroup, c.cgroup_group, c.unconfined_reason, c.fpu_kind, c.cgroup_memory_max, c.cgroup_pids_max, " \
-	"c.pop_cap, c.confinement_exact "
+	"c.pop_cap, c.confinement_exact, r.gfp_mode "
 
 static const char *const SQL[S_COUNT] = {
 	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
@@ -92,6 +92,7 @@ static void run_from_row(sqlite3_stmt *st, struct query_run *r)
 	r->cgroup_pids_max = col_i64(st, 32);
 	r->pop_cap = col_i64(st, 33);
 	r->confinement_exact = sqlite3_column_int(st, 34);
+	r->gfp_mode = col_text(st, 35);
 }
 
 /* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */

@@ -10,6 +10,8 @@
  *   read_counters.c  meminfo fields and vmstat counter rates
  *   read_churn.c     churn series and totals, probes, the FPU kind of a run
  *   read_kernel.c    allocation failures, pagetypeinfo and slabinfo, atomic risk
+ *   read_trace.c     what the tracefs instance saw: failed allocations, fallbacks, their rollups
+ *   read_gfp.c       the fpusoak_gfp module's model checks
  *
  * Each file holds the SQL of its own statements in a file-local array SQL[],
  * indexed by enum stmt_id (the other files' ids left NULL); stmt(q, id)
@@ -42,6 +44,11 @@ enum stmt_id {
 	/* read_kernel.c */
 	S_FAILURES, S_FAILURES_COUNT, S_FAILURE_TIMES, S_TASK_SLAB, S_PAGEBLOCK, S_PAGETYPE_LATEST, S_SLAB_LATEST,
 	S_ATOMIC_SUMMARY, S_ATOMIC_SERIES, S_ATOMIC_ROLLED, S_ATOMIC_ROLLUP_SERIES, S_REQUEST_SUMMARY, S_REQUEST_SERIES, S_REQUEST_ROLLED, S_REQUEST_ROLLUP_SERIES,
+	/* read_trace.c */
+	S_TRACE_NOTE, S_TRACE_ROLLED, S_TRACE_TOT_ROLL, S_TRACE_TOT_RAW_F, S_TRACE_TOT_RAW_X, S_TRACE_OC_ROLL,
+	S_TRACE_OC_RAW, S_TRACE_KMSG, S_TRACE_BUCKETS, S_TRACE_FAILS, S_TRACE_FAILS_COUNT,
+	/* read_gfp.c */
+	S_MODEL_CHECKS,
 	S_COUNT
 };
 

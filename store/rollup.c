@@ -61,6 +61,23 @@ void rollup_add_tick(struct rollup_bucket *b, int64_t ts_ms, uint32_t sample_us,
 	}
 }
 
+void rollup_add_trace(struct rollup_bucket *b, int64_t fallbacks, int64_t fragmenting)
+{
+	b->active = 1;
+	b->t.trace_n++;
+	b->t.trace_xf += fallbacks;
+	b->t.trace_frag += fragmenting;
+}
+
+void rollup_add_trace_failure(struct rollup_bucket *b, int order, int cls)
+{
+	int k = order < 0 ? 0 : order >= ROLLUP_MAX_ORDER ? ROLLUP_MAX_ORDER - 1 : order;
+
+	b->active = 1;
+	b->t.trace_fail++;
+	b->t.trace_fail_oc[k][cls < 0 || cls >= ROLLUP_TRACE_CLASSES ? 0 : cls]++;
+}
+
 static struct rollup_zone *zone_slot(struct rollup_bucket *b, int zone_id)
 {
 	if (zone_id < 0 || zone_id >= ROLLUP_MAX_ZONES)
@@ -217,6 +234,13 @@ int rollup_merge(struct rollup_bucket *dst, const struct rollup_bucket *src)
 	d->churn_n += s->churn_n;
 	for (int k = 0; k < STORE_NCHURN; k++)
 		d->churn_sum[k] += s->churn_sum[k];
+	d->trace_n += s->trace_n;
+	d->trace_fail += s->trace_fail;
+	d->trace_xf += s->trace_xf;
+	d->trace_frag += s->trace_frag;
+	for (int k = 0; k < ROLLUP_MAX_ORDER; k++)
+		for (int c = 0; c < ROLLUP_TRACE_CLASSES; c++)
+			d->trace_fail_oc[k][c] += s->trace_fail_oc[k][c];
 	for (int k = 0; k < ROLLUP_MAX_ORDER; k++) {
 		d->req_n[k] += s->req_n[k];
 		d->req_afail[k] += s->req_afail[k];

@@ -10,7 +10,8 @@
  * worst unusable index (the kernel's integer), and the atomic-risk verdicts
  * (ticks, GFP_ATOMIC failures, failures GFP_KERNEL would pass, GFP_KERNEL
  * failures, smallest margins).  Per bucket: tick count, sample cost, the
- * meminfo fields and the churn counts (store/fields.h).
+ * meminfo fields, the churn counts (store/fields.h), and the trace's failed
+ * allocations (by order and class) and fallbacks over the ticks that carried it.
  */
 #ifndef FPUSOAK_ROLLUP_H
 #define FPUSOAK_ROLLUP_H
@@ -35,6 +36,9 @@ struct rollup_zone {
 	struct rollup_zo o[ROLLUP_MAX_ORDER];
 };
 
+/* Failure classes of the trace (store's trace_class: 0 sleeping, 1 atomic, 2 opportunistic). */
+#define ROLLUP_TRACE_CLASSES 3
+
 struct rollup_ticks {
 	int64_t n, us_sum;
 	int64_t first_ms, last_ms;                   /* the bucket's first and last tick (valid when n > 0) */
@@ -43,6 +47,9 @@ struct rollup_ticks {
 	/* The request per order (schema 7): ticks with a verdict, failures, failures where GFP_KERNEL passes. */
 	int64_t req_n[ROLLUP_MAX_ORDER], req_afail[ROLLUP_MAX_ORDER], req_nfail[ROLLUP_MAX_ORDER];
 	int64_t req_kfail[ROLLUP_MAX_ORDER], req_aonly[ROLLUP_MAX_ORDER], req_nonly[ROLLUP_MAX_ORDER];
+	/* ticks that carried the trace (tracefs on), their failed allocations and fallbacks */
+	int64_t trace_n, trace_fail, trace_xf, trace_frag;
+	int64_t trace_fail_oc[ROLLUP_MAX_ORDER][ROLLUP_TRACE_CLASSES];   /* by order (15: 15 and above) and class */
 };
 
 /* One bucket of one tier being filled. */
@@ -66,6 +73,12 @@ void rollup_add_tick(struct rollup_bucket *b, int64_t ts_ms, uint32_t sample_us,
 /* Account the tick's request verdicts (bit k of each mask: order k passes) for orders 0..norders-1. */
 void rollup_add_request(struct rollup_bucket *b, int norders, uint32_t atomic_mask, uint32_t nowait_mask,
 			uint32_t kernel_mask);
+
+/* Account one tick that carried the trace: its fallbacks and the fragmenting ones (failures: rollup_add_trace_failure). */
+void rollup_add_trace(struct rollup_bucket *b, int64_t fallbacks, int64_t fragmenting);
+
+/* Account one failed allocation the trace saw: its order (15 counts 15 and above) and class. */
+void rollup_add_trace_failure(struct rollup_bucket *b, int order, int cls);
 
 /* Account one zone's buddyinfo row of the tick; -1 (nothing counted) on a bad zone id or allocation failure. */
 int rollup_add_buddy(struct rollup_bucket *b, int zone_id, int norders, const uint64_t *free);

@@ -73,6 +73,22 @@ static int rollup_close(struct store *st, struct store_tick *t, int final)
 	return 0;
 }
 
+/* The trace a tick carried: its fallbacks, and each failure's order and class. */
+static void rollup_account_trace(struct rollup_bucket *m, const struct store_tick *t)
+{
+	int64_t xf = 0, frag = 0;
+
+	for (int i = 0; i < t->nxfrag; i++) {
+		int64_t e = t->xfrag[i].events > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t->xfrag[i].events;
+		xf += e;
+		if (t->xfrag[i].fragmenting > 0)
+			frag += e;
+	}
+	rollup_add_trace(m, xf, frag);
+	for (int i = 0; i < t->ntfail; i++)
+		rollup_add_trace_failure(m, t->tfail[i].order, trace_class(t->tfail[i].atomic, t->tfail[i].opportunistic));
+}
+
 int rollup_account_tick(struct store *st, struct store_tick *t)
 {
 	struct rollup_bucket *m = &st->acc[0];
@@ -91,6 +107,8 @@ int rollup_account_tick(struct store *st, struct store_tick *t)
 		const struct tick_atomic *a = &t->atomic[i];
 		rollup_add_atomic(m, a->zone_id, a->norders, a->amask, a->kmask, a->margin0, a->kmargin0, a->legacy);
 	}
+	if (t->trace_on)
+		rollup_account_trace(m, t);
 	return 0;
 }
 
@@ -118,6 +136,39 @@ static void bind_opt_i64(sqlite3_stmt *s, int i, int have, int64_t v)
 		sqlite3_bind_int64(s, i, v);
 	else
 		sqlite3_bind_null(s, i);
+}
+
+/* A bucket's trace rows: totals when any of its ticks carried the trace, failures per order and class. */
+static int rollup_write_trace(struct store *st, const struct tick_rolltick *r)
+{
+	const struct rollup_ticks *v = &r->v;
+	int rc;
+
+	if (v->trace_n == 0)
+		return SQLITE_OK;
+	{
+		sqlite3_stmt *s = st->stmt[S_ROLL_TRACE];
+		const int64_t a[] = { r->run_id, r->tier, r->bucket_ms, v->trace_n, v->trace_fail, v->trace_xf, v->trace_frag };
+		for (int k = 0; k < (int)(sizeof a / sizeof a[0]); k++)
+			sqlite3_bind_int64(s, k + 1, a[k]);
+		if ((rc = stmts_step(st, S_ROLL_TRACE)) != SQLITE_OK)
+			return rc;
+	}
+	for (int k = 0; k < ROLLUP_MAX_ORDER; k++)
+		for (int c = 0; c < ROLLUP_TRACE_CLASSES; c++) {
+			sqlite3_stmt *s = st->stmt[S_ROLL_TFAIL];
+			if (!v->trace_fail_oc[k][c])
+				continue;
+			sqlite3_bind_int64(s, 1, r->run_id);
+			sqlite3_bind_int64(s, 2, r->tier);
+			sqlite3_bind_int64(s, 3, r->bucket_ms);
+			sqlite3_bind_int(s, 4, k);
+			sqlite3_bind_int(s, 5, c);
+			sqlite3_bind_int64(s, 6, v->trace_fail_oc[k][c]);
+			if ((rc = stmts_step(st, S_ROLL_TFAIL)) != SQLITE_OK)
+				return rc;
+		}
+	return SQLITE_OK;
 }
 
 int rollup_write_rows(struct store *st, const struct store_tick *t)
@@ -203,6 +254,8 @@ int rollup_write_rows(struct store *st, const struct store_tick *t)
 			if ((rc = stmts_step(st, S_ROLL_REQUEST)) != SQLITE_OK)
 				return rc;
 		}
+		if ((rc = rollup_write_trace(st, r)) != SQLITE_OK)
+			return rc;
 		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 1, r->run_id);
 		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 2, r->tier);
 		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 3, r->bucket_ms + r->tier);

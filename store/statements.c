@@ -61,7 +61,9 @@ static const char *const STMT_SQL[S_COUNT] = {
 	[S_SLAB] = "INSERT OR REPLACE INTO slab(run_id, ts_ms, name_id, active_objs, num_objs, objsize, objperslab,"
 		   " pagesperslab) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_PROBE] = "INSERT OR REPLACE INTO probes(run_id, ts_ms, kind, result, stop_reason, duration_ms, detail,"
-		    " buddyinfo_before) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		    " buddyinfo_before, gfp_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[S_MODEL_CHECK] = "INSERT OR REPLACE INTO model_check(run_id, ts_ms, page_order, mode, predicted_ok, actual_ok,"
+			  " margin_pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[S_ATOMIC] = "INSERT OR REPLACE INTO atomic_risk(run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask,"
 		     " margin0, kernel_margin0, legacy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[S_HAS_SAMPLE] = "SELECT 1 FROM samples WHERE run_id = ?1 AND ts_ms = ?2",
@@ -111,6 +113,19 @@ static const char *const STMT_SQL[S_COUNT] = {
 			   " nowait_only = nowait_only + excluded.nowait_only",
 	[S_ROLL_STATE] = "INSERT INTO rollup_state(run_id, tier, next_ms) VALUES (?1, ?2, ?3)"
 			 " ON CONFLICT (run_id, tier) DO UPDATE SET next_ms = max(next_ms, excluded.next_ms)",
+	[S_TFAIL] = "INSERT INTO trace_failures(run_id, ts_ms, comm, pid, page_order, gfp_mask, gfp_flags, migratetype,"
+		    " nowarn, opportunistic, atomic, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	/* The same kind at the same tick twice (a read split over two drains) adds up. */
+	[S_XFRAG] = "INSERT INTO extfrag(run_id, ts_ms, alloc_order, fallback_order, alloc_migratetype,"
+		    " fallback_migratetype, events, fragmenting) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+		    " ON CONFLICT DO UPDATE SET events = events + excluded.events",
+	[S_ROLL_TRACE] = "INSERT INTO trace_rollup(run_id, tier, bucket_ms, n, failures, extfrag, fragmenting)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (run_id, tier, bucket_ms) DO UPDATE SET"
+			 " n = n + excluded.n, failures = failures + excluded.failures, extfrag = extfrag + excluded.extfrag,"
+			 " fragmenting = fragmenting + excluded.fragmenting",
+	[S_ROLL_TFAIL] = "INSERT INTO trace_fail_rollup(run_id, tier, bucket_ms, page_order, class, failures)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (run_id, tier, bucket_ms, page_order, class)"
+			 " DO UPDATE SET failures = failures + excluded.failures",
 };
 
 int stmts_prepare(struct store *st, char *err, size_t errlen)

@@ -36,6 +36,7 @@ struct store_run {
 	const char *label, *version, *boot_id, *hostname, *kernel_release, *kernel_version;
 	const char *cmdline, *hypervisor, *guest_type, *cpu_model, *fpu_features, *xstate_detail;
 	const char *config;
+	const char *gfp_mode;          /* --gfp-mode in force: "alternate", "off (module not loaded)", ... */
 	const char *xen_domain;           /* "dom0" | "domU" | NULL (not Xen, or unknown) */
 	int64_t started_ms, xstate_bytes, mem_total_kb, page_size, pid;
 	int64_t xen_domid;                /* with xen_domain only; -1: unknown */
@@ -105,6 +106,7 @@ struct store_churn {
 	uint64_t probe_oom_killed, probe_killed_ours;
 	uint64_t oom_unattributed;     /* a difference: may be "negative" (stored as int64) */
 	uint64_t probe_population;
+	uint64_t gfp_failed, probe_gfp_failed;   /* schema 9: died of a refused HOLD (churn/gfpmod.h) */
 };
 
 /* A finished probe (v_probes). */
@@ -113,7 +115,16 @@ struct store_probe {
 	const char *kind;              /* capacity|switch */
 	double result;
 	const char *stop_reason, *detail, *buddyinfo_before;
+	const char *gfp_mode;          /* capacity: the mode its workers held in; NULL for none */
 	int64_t duration_ms;
+};
+
+/* A model check (v_model_check): the model's verdict on a request and the allocator's answer. */
+struct store_model_check {
+	int page_order;
+	int mode;                      /* 2 atomic, 3 nowait (kmod/fpusoak_gfp.h numbers) */
+	int predicted_ok, actual_ok;
+	int64_t margin_pages;
 };
 
 /* What the requests of a tick get from their whole zonelist (analysis/atomic.h atomic_request_eval). */
@@ -132,10 +143,37 @@ int store_tick_churn(struct store_tick *t, const struct store_churn *c);
 /* Attach a finished probe (strings are copied); 0 or -1. */
 int store_tick_probe(struct store_tick *t, const struct store_probe *p);
 
+/* Attach a model check made at this tick; 0 or -1. */
+int store_tick_model_check(struct store_tick *t, const struct store_model_check *c);
+
 /* Record what the spawner resolved for run_id (written at once, not queued); 0 or -1. */
 int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
 		     int64_t pop_cap, uint64_t seed, const char *note);
 
+/* A failed page allocation the trace saw (v_page_alloc_failures); strings are copied (comm up to 64 bytes,
+ * gfp_flags up to 256: longer ones are cut). */
+struct store_trace_failure {
+	int64_t ts_ms, pid;
+	const char *comm;
+	size_t comm_len;
+	int order, migratetype;
+	const char *gfp_flags;
+	int has_mask;
+	uint64_t gfp_mask;
+	int nowarn, opportunistic, atomic;
+};
+
+/* Fallbacks of one kind counted at the tick (v_extfrag). */
+struct store_extfrag {
+	int alloc_order, fallback_order, alloc_migratetype, fallback_migratetype;
+	int fragmenting;               /* -1: the pageblock order was unknown */
+	uint64_t events;
+};
+
+/* Mark the tick as carrying the trace (tracefs on: its rollup buckets then count zeros too) and attach
+ * its failures and fallbacks, either list may be empty; 0 or -1 (nothing attached). */
+int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, int nf,
+		     const struct store_extfrag *x, int nx);
 /* The confinement in force, read back from the kernel (v_runs' cgroup_* columns). */
 struct store_confinement {
 	int confined;                   /* 0: unconfined, reason says why */

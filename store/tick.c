@@ -17,6 +17,7 @@ static const char *const MEMINFO_KEEP[STORE_NMEMINFO] = { STORE_MEMINFO_FIELDS(X
 static const char *const SLAB_KEEP[] = {
 	"task_struct", "mm_struct", "signal_cache", "sighand_cache", "vm_area_struct", "files_cache",
 	"fs_cache", "pid", "cred_jar", "anon_vma", "anon_vma_chain", "kmalloc-",
+	"fpusoak_xstate",        /* the fpusoak_gfp module's cache (kmod/): its slab order is an order of interest */
 };
 
 void tick_free(struct store_tick *t)
@@ -31,6 +32,7 @@ void tick_free(struct store_tick *t)
 		free(t->probes[i].buddy);
 	}
 	free(t->probes);
+	free(t->checks);
 	free(t->ptfree);
 	free(t->slab);
 	free(t->atomic);
@@ -38,6 +40,8 @@ void tick_free(struct store_tick *t)
 	free(t->rollb);
 	free(t->rollt);
 	free(t->kv);
+	free(t->tfail);
+	free(t->xfrag);
 	free(t);
 }
 
@@ -234,6 +238,39 @@ int store_tick_event(struct store_tick *t, int64_t ts_ms, const char *boot_id, u
 	return 0;
 }
 
+int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, int nf,
+		     const struct store_extfrag *x, int nx)
+{
+	int nf0 = t->ntfail, nx0 = t->nxfrag;
+
+	for (int i = 0; i < nf; i++) {
+		struct tick_tfail *r = tick_grow(t, (void **)&t->tfail, &t->ntfail, sizeof *r);
+		size_t cl = f[i].comm_len < sizeof r->comm ? f[i].comm_len : sizeof r->comm;
+
+		if (!r)
+			goto fail;
+		*r = (struct tick_tfail){ f[i].ts_ms, f[i].pid, f[i].gfp_mask, f[i].order, f[i].migratetype,
+					  f[i].has_mask, f[i].nowarn, f[i].opportunistic, f[i].atomic, (uint8_t)cl,
+					  { 0 }, { 0 } };
+		if (cl)
+			memcpy(r->comm, f[i].comm, cl);
+		snprintf(r->gfp_flags, sizeof r->gfp_flags, "%s", f[i].gfp_flags ? f[i].gfp_flags : "");
+	}
+	for (int i = 0; i < nx; i++) {
+		struct store_extfrag *r = tick_grow(t, (void **)&t->xfrag, &t->nxfrag, sizeof *r);
+
+		if (!r)
+			goto fail;
+		*r = x[i];
+	}
+	t->trace_on = 1;
+	return 0;
+fail:
+	t->ntfail = nf0;
+	t->nxfrag = nx0;
+	return -1;
+}
+
 int store_tick_churn(struct store_tick *t, const struct store_churn *c)
 {
 	t->churn = *c;
@@ -252,6 +289,7 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 	r->result = p->result;
 	snprintf(r->kind, sizeof r->kind, "%s", p->kind);
 	snprintf(r->stop_reason, sizeof r->stop_reason, "%s", p->stop_reason ? p->stop_reason : "");
+	snprintf(r->gfp_mode, sizeof r->gfp_mode, "%s", p->gfp_mode ? p->gfp_mode : "");
 	r->detail = strdup(p->detail ? p->detail : "");
 	r->buddy = p->buddyinfo_before ? strdup(p->buddyinfo_before) : NULL;
 	if (!r->detail || (p->buddyinfo_before && !r->buddy)) {
@@ -261,6 +299,16 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 		return -1;
 	}
 	t->bytes += strlen(r->detail) + (r->buddy ? strlen(r->buddy) : 0);
+	return 0;
+}
+
+int store_tick_model_check(struct store_tick *t, const struct store_model_check *c)
+{
+	struct store_model_check *r = tick_grow(t, (void **)&t->checks, &t->nchecks, sizeof *r);
+
+	if (!r)
+		return -1;
+	*r = *c;
 	return 0;
 }
 

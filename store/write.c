@@ -298,7 +298,22 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 		sqlite3_bind_text(s, 7, r->detail, -1, SQLITE_STATIC);
 		if (r->buddy)
 			sqlite3_bind_text(s, 8, r->buddy, -1, SQLITE_STATIC);
+		if (r->gfp_mode[0])
+			sqlite3_bind_text(s, 9, r->gfp_mode, -1, SQLITE_STATIC);
 		if ((rc = stmts_step(st, S_PROBE)) != SQLITE_OK)
+			return rc;
+	}
+	for (int i = 0; i < t->nchecks; i++) {
+		const struct store_model_check *c = &t->checks[i];
+		sqlite3_stmt *s = st->stmt[S_MODEL_CHECK];
+		sqlite3_bind_int64(s, 1, t->run_id);
+		sqlite3_bind_int64(s, 2, t->ts_ms);
+		sqlite3_bind_int(s, 3, c->page_order);
+		sqlite3_bind_int(s, 4, c->mode);
+		sqlite3_bind_int(s, 5, c->predicted_ok);
+		sqlite3_bind_int(s, 6, c->actual_ok);
+		sqlite3_bind_int64(s, 7, c->margin_pages);
+		if ((rc = stmts_step(st, S_MODEL_CHECK)) != SQLITE_OK)
 			return rc;
 	}
 	return SQLITE_OK;
@@ -327,5 +342,7 @@ int write_tick(struct store *st, const struct store_tick *t)
 		if ((rc = stmts_step(st, id)) != SQLITE_OK)
 			return rc;
 	}
+	if ((rc = write_trace(st, t)) != SQLITE_OK)
+		return rc;
 	return write_tick_slow(st, t);
 }

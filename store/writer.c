@@ -80,6 +80,60 @@ static int check_integrity(sqlite3 *db, char *err, size_t errlen)
 	return ok ? 0 : -1;
 }
 
+/* The table a migration names in its "-- applied-if-table: NAME" line, into out; 1, or 0 without one. */
+static int marker_table(const char *sql, char *out, size_t len)
+{
+	static const char key[] = "-- applied-if-table: ";
+	const char *p = strstr(sql, key);
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	p += sizeof key - 1;
+	while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9'))
+		n++;
+	if (!n || n >= len)
+		return 0;
+	memcpy(out, p, n);
+	out[n] = 0;
+	return 1;
+}
+
+/* 1 if db has a table called name, 0 if not, -1 on error. */
+static int has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * Should migration m run on a database at version have?  Every one above it;
+ * and one at or below it that says "-- applied-if-table: NAME" when NAME is
+ * missing: migration numbers are handed out per task and merged in any order,
+ * so a database made between two merges (at 12, say) never ran a lower number
+ * merged later (008).  Only a migration that says so is checked (a table some
+ * migration makes may be dropped by a later one).  1, 0, or -1 on error.
+ */
+static int needs(sqlite3 *db, const struct migration *m, int64_t have)
+{
+	char table[64];
+	int r;
+
+	if (m->version > have)
+		return 1;
+	if (!marker_table(m->sql, table, sizeof table))
+		return 0;
+	r = has_table(db, table);
+	return r < 0 ? -1 : !r;
+}
+
 static int migrate(sqlite3 *db, char *err, size_t errlen)
 {
 	int64_t have;
@@ -97,19 +151,27 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 	for (int i = 0; i < store_nmigrations; i++) {
 		const struct migration *m = &store_migrations[i];
 		char sql[64], e2[256];
+		int need = have > 0 ? needs(db, m, have) : 1;
 
-		if (m->version <= have)
+		if (need < 0) {
+			snprintf(err, errlen, "cannot read the schema: %s", sqlite3_errmsg(db));
+			return -1;
+		}
+		if (!need)
 			continue;
 		if (exec_sql(db, "BEGIN IMMEDIATE", err, errlen) < 0)
 			return -1;
-		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", m->version);
+		/* A late one (below the version) leaves the version as it is. */
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", (long long)(m->version > have ? m->version : have));
 		if (exec_sql(db, m->sql, e2, sizeof e2) < 0 || exec_sql(db, sql, e2, sizeof e2) < 0 ||
 		    exec_sql(db, "COMMIT", e2, sizeof e2) < 0) {
 			snprintf(err, errlen, "migration %s failed: %s", m->name, e2);
 			exec_sql(db, "ROLLBACK", e2, sizeof e2);
 			return -1;
 		}
-		log_info("database: applied migration %s", m->name);
+		log_info("database: applied migration %s%s", m->name, m->version > have ? "" : " (merged after a later one)");
+		if (m->version > have)
+			have = m->version;
 	}
 	return 0;
 }
@@ -299,8 +361,8 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 	const char *sql =
 		"INSERT INTO runs(label, started_ms, pid, version, boot_id, hostname, kernel_release,"
 		" kernel_version, cmdline, hypervisor, guest_type, cpu_model, fpu_features, xstate_bytes,"
-		" xstate_detail, mem_total_kb, page_size, config, xen_domain, xen_domid)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
+		" xstate_detail, mem_total_kb, page_size, config, xen_domain, xen_domid, gfp_mode)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
 	sqlite3_stmt *s;
 	int rc;
 
@@ -335,6 +397,7 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 		sqlite3_bind_int64(s, 20, r->xen_domid);
 	else
 		sqlite3_bind_null(s, 20);
+	bind_text_or_null(s, 21, r->gfp_mode);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {

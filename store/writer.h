@@ -7,6 +7,7 @@
  *   tick.c          assembling a tick in memory (store_tick_*), interning names and zones
  *   statements.c    the prepared statements: their SQL, prepare, step
  *   write.c         one tick's rows inside the flush transaction
+ *   write_trace.c   the tick's traced failures and fallbacks (store_tick_trace)
  *   rollup_write.c  closing minute/hour buckets as ticks arrive and writing them (rollup.c sums)
  *   retain.c        deleting old raw rows in bounded slices
  *
@@ -37,8 +38,9 @@
 /* The prepared statements (statements.c holds their SQL). */
 enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE,
+	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE, S_MODEL_CHECK,
 	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_REQUEST, S_ROLL_STATE,
+	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL,
 	S_COUNT
 };
 
@@ -105,8 +107,18 @@ struct tick_atomic {
 struct tick_probe {
 	int64_t ts_ms, duration_ms;
 	double result;
-	char kind[16], stop_reason[64];
+	char kind[16], stop_reason[64], gfp_mode[16];
 	char *detail, *buddy;
+};
+
+/* A failed allocation the trace saw (store_trace_failure, copied). */
+struct tick_tfail {
+	int64_t ts_ms, pid;
+	uint64_t gfp_mask;
+	int order, migratetype, has_mask, nowarn, opportunistic, atomic;
+	uint8_t comm_len;
+	char comm[64];
+	char gfp_flags[257];
 };
 
 /* A completed rollup bucket travelling with the tick that completed it. */
@@ -140,6 +152,8 @@ struct store_tick {
 	struct store_churn churn;
 	int nprobes;
 	struct tick_probe *probes;
+	int nchecks;
+	struct store_model_check *checks;
 	int64_t run_id, ts_ms;
 	uint32_t sample_us;
 	int nbuddy, nkv, nevents, nptfree, nslab, natomic;
@@ -149,6 +163,10 @@ struct store_tick {
 	struct tick_ptfree *ptfree;
 	struct tick_slab *slab;
 	struct tick_atomic *atomic;
+	int trace_on;        /* tracefs on: the tick carries the trace, even with nothing in it */
+	int ntfail, nxfrag;
+	struct tick_tfail *tfail;
+	struct store_extfrag *xfrag;
 	int have_slow, pageblock_order;
 	int64_t pagetype_us, slabinfo_us;    /* -1: not read this tick */
 	char cursor_boot[40];
@@ -224,6 +242,14 @@ int write_dimensions(struct store *st);
 
 /* Write one queued tick's rows (its rollup rows first); SQLITE_OK or the error code. */
 int write_tick(struct store *st, const struct store_tick *t);
+
+/* write_trace.c */
+
+/* Write the tick's traced failures and fallbacks; SQLITE_OK or the error code. */
+int write_trace(struct store *st, const struct store_tick *t);
+
+/* A traced failure's class: 0 sleeping, 1 atomic, 2 opportunistic (collector/gfp.h's classes). */
+int trace_class(int atomic, int opportunistic);
 
 /* rollup_write.c */
 

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/fmt.h"
+#include "report/gfp.h"
 #include "report/headroom.h"
 #include "report/run.h"
 #include "web/api.h"
@@ -59,6 +60,7 @@ static cJSON *run_json(const struct web_req *r, int db, const struct query_run *
 	api_json_str(o, "version", run->version, tmp);
 	api_json_i64(o, "pid", run->pid);
 	api_json_str(o, "config", run->config, tmp);
+	api_json_str(o, "gfp_mode", run->gfp_mode, tmp);
 	api_json_i64(o, "samples", run->nsamples);
 	api_json_i64(o, "first_sample_ms", run->first_sample_ms);
 	api_json_i64(o, "last_sample_ms", run->last_sample_ms);
@@ -254,6 +256,126 @@ out:
 	return ret;
 }
 
+/* "trace": what the run's tracefs instance saw (report_trace), or null for a run without a tracefs note. */
+static int trace_json(struct web_req *r, int64_t run_id, cJSON *obj, struct strbuf *tmp)
+{
+	static const char *const cls[QUERY_TRACE_CLASSES] = { "sleeping", "atomic", "opportunistic" };
+	struct report_trace t;
+	cJSON *o, *bc, *bo, *tr;
+
+	if (report_trace(r->q, run_id, &t) < 0)
+		return -1;
+	if (!t.note[0]) {
+		cJSON_AddNullToObject(obj, "trace");
+		return 0;
+	}
+	o = cJSON_AddObjectToObject(obj, "trace");
+	api_json_str(o, "note", t.note, tmp);
+	cJSON_AddBoolToObject(o, "on", t.on);
+	if (!t.on)
+		return 0;
+	api_json_i64(o, "failures", t.t.failures);
+	api_json_num(o, "failures_per_hour", t.per_hour);
+	bc = cJSON_AddObjectToObject(o, "failures_by_class");
+	for (int c = 0; c < QUERY_TRACE_CLASSES; c++)
+		api_json_i64(bc, cls[c], t.by_class[c]);
+	bo = cJSON_AddArrayToObject(o, "failures_by_order");
+	for (int k = 0; k < QUERY_TRACE_ORDERS; k++) {
+		cJSON *x;
+		if (!t.by_order[k])
+			continue;
+		x = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x, "order", k);
+		for (int c = 0; c < QUERY_TRACE_CLASSES; c++)
+			api_json_i64(x, cls[c], t.t.by_oc[k][c]);
+		cJSON_AddItemToArray(bo, x);
+	}
+	api_json_i64(o, "kmsg_failures", t.t.kmsg_failures);
+	api_json_i64(o, "kmsg_failures_in_trace", t.t.kmsg_in_trace);
+	api_json_i64(o, "fallbacks", t.t.extfrag);
+	api_json_i64(o, "fragmenting", t.t.fragmenting);
+	api_json_num(o, "fragmenting_per_hour", t.fragmenting_per_hour);
+	if (!t.trend_ok) {
+		cJSON_AddNullToObject(o, "fragmenting_trend");
+		return 0;
+	}
+	tr = cJSON_AddObjectToObject(o, "fragmenting_trend");
+	api_json_i64(tr, "bucket_ms", t.trend_tier);
+	api_json_i64(tr, "buckets", (int64_t)t.fit.n);
+	api_json_num(tr, "slope_per_hour", t.slope_h);
+	{
+		cJSON *ci = cJSON_AddArrayToObject(tr, "ci95_per_hour");
+		cJSON_AddItemToArray(ci, cJSON_CreateNumber(t.lo_h));
+		cJSON_AddItemToArray(ci, cJSON_CreateNumber(t.hi_h));
+	}
+	cJSON_AddBoolToObject(tr, "significant", t.significant);
+	return 0;
+}
+
+/* The 2014 test of the run (report/gfp.h) as the run's "gfp" object; 0 or -1. */
+static int gfp_json(struct web_req *r, int64_t run_id, cJSON *obj)
+{
+	struct report_gfp g;
+	cJSON *o, *x, *y;
+
+	if (report_gfp(r->q, run_id, -1, -1, &g) < 0)
+		return -1;
+	o = cJSON_AddObjectToObject(obj, "gfp");
+	if (g.mode[0])
+		cJSON_AddStringToObject(o, "mode", g.mode);
+	else
+		cJSON_AddNullToObject(o, "mode");
+	x = cJSON_AddObjectToObject(o, "capacity_probes");
+	for (int m = REPORT_GFP_NONE; m <= REPORT_GFP_NOWAIT; m++)
+		cJSON_AddNumberToObject(x, report_gfp_mode_name(m), (double)g.probes_by_mode[m]);
+	x = cJSON_AddObjectToObject(o, "kernel_vs_atomic");
+	cJSON_AddStringToObject(x, "verdict", g.line.verdict);
+	cJSON_AddStringToObject(x, "word", g.line.word);
+	cJSON_AddNumberToObject(x, "n_kernel", g.line.na);
+	cJSON_AddNumberToObject(x, "n_atomic", g.line.nb);
+	cJSON_AddNumberToObject(x, "censored_kernel", (double)g.censored_by_mode[REPORT_GFP_KERNEL]);
+	cJSON_AddNumberToObject(x, "censored_atomic", (double)g.censored_by_mode[REPORT_GFP_ATOMIC]);
+	if (g.line.ok) {
+		api_json_num(x, "median_kernel", g.line.c.a);
+		api_json_num(x, "median_atomic", g.line.c.b);
+		api_json_num(x, "hl_shift", g.line.c.est);
+		y = cJSON_AddArrayToObject(x, "ci95");
+		cJSON_AddItemToArray(y, isfinite(g.line.c.lo) ? cJSON_CreateNumber(g.line.c.lo) : cJSON_CreateNull());
+		cJSON_AddItemToArray(y, isfinite(g.line.c.hi) ? cJSON_CreateNumber(g.line.c.hi) : cJSON_CreateNull());
+		api_json_num(x, "p", g.line.c.p >= 0 ? g.line.c.p : NAN);
+	}
+	cJSON_AddNumberToObject(x, "pairs", (double)g.ab.npairs);
+	api_json_num(x, "gap_mean", g.ab.npairs ? g.ab.gap_mean : NAN);
+	api_json_num(x, "gap_trend_per_hour", g.ab.have_trend ? g.gap_h : NAN);
+	y = cJSON_AddArrayToObject(x, "gap_ci95_per_hour");
+	cJSON_AddItemToArray(y, g.ab.have_trend ? cJSON_CreateNumber(g.gap_lo_h) : cJSON_CreateNull());
+	cJSON_AddItemToArray(y, g.ab.have_trend ? cJSON_CreateNumber(g.gap_hi_h) : cJSON_CreateNull());
+	x = cJSON_AddObjectToObject(o, "gfp_failed");
+	cJSON_AddNumberToObject(x, "churn", (double)g.churn_gfp_failed);
+	cJSON_AddNumberToObject(x, "probes_ended", (double)g.probes_gfp_failed);
+	x = cJSON_AddObjectToObject(o, "model_checks");
+	cJSON_AddNumberToObject(x, "checks", (double)g.checks);
+	cJSON_AddNumberToObject(x, "agreed", (double)g.agreed);
+	api_json_num(x, "accuracy", g.checks ? g.accuracy : NAN);
+	y = cJSON_AddArrayToObject(x, "cells");
+	for (int i = 0; i < g.ncells; i++) {
+		const struct report_gfp_cell *c = &g.cell[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "order", c->order);
+		cJSON_AddStringToObject(e, "mode", report_gfp_mode_name(c->mode));
+		cJSON_AddNumberToObject(e, "predicted_ok_actual_ok", (double)c->c.n[1][1]);
+		cJSON_AddNumberToObject(e, "predicted_ok_actual_refused", (double)c->c.n[1][0]);
+		cJSON_AddNumberToObject(e, "predicted_refused_actual_ok", (double)c->c.n[0][1]);
+		cJSON_AddNumberToObject(e, "predicted_refused_actual_refused", (double)c->c.n[0][0]);
+		api_json_num(e, "accuracy", c->accuracy);
+		api_json_i64(e, "min_margin_wrong", c->min_margin_wrong);
+		api_json_i64(e, "max_margin_wrong", c->max_margin_wrong);
+		cJSON_AddItemToArray(y, e);
+	}
+	report_gfp_free(&g);
+	return 0;
+}
+
 int api_run(struct web_req *r)
 {
 	struct strbuf tmp;
@@ -291,7 +413,12 @@ int api_run(struct web_req *r)
 	}
 	free(b);
 	b = NULL;
-	if (headroom_json(r, r->id, o.obj) < 0)
+	if (headroom_json(r, r->id, o.obj) < 0 || gfp_json(r, r->id, o.obj) < 0)
+		goto fail_obj;
+	sb_init(&tmp, WEB_BODY_MAX);
+	got = trace_json(r, r->id, o.obj, &tmp);
+	sb_free(&tmp);
+	if (got < 0)
 		goto fail_obj;
 	return api_send_json(r, o.obj);
 fail_obj:

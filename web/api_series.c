@@ -473,6 +473,8 @@ static int probe_cb(void *arg, const struct query_probe *p)
 			sb_printf(o->b, "%" PRId64, p->duration_ms);
 		sb_puts(o->b, ",");
 		csv_str(o->b, p->detail);
+		sb_puts(o->b, ",");
+		csv_str(o->b, p->gfp_mode);
 		sb_puts(o->b, "\r\n");
 	} else {
 		sb_printf(o->b, "%s{\"ts_ms\":%" PRId64 ",\"ts\":\"%s\",\"kind\":", o->n ? "," : "", p->ts_ms, t);
@@ -485,6 +487,8 @@ static int probe_cb(void *arg, const struct query_probe *p)
 		p->duration_ms >= 0 ? sb_printf(o->b, "%" PRId64, p->duration_ms) : sb_puts(o->b, "null");
 		sb_puts(o->b, ",\"detail\":");
 		api_put_str(o->b, p->detail, p->detail ? strlen(p->detail) : 0);
+		sb_puts(o->b, ",\"gfp_mode\":");
+		api_put_str(o->b, p->gfp_mode, p->gfp_mode ? strlen(p->gfp_mode) : 0);
 		sb_puts(o->b, "}");
 	}
 	o->n++;
@@ -505,7 +509,7 @@ int api_probes(struct web_req *r)
 	if (kind && strcmp(kind, "capacity") != 0 && strcmp(kind, "switch") != 0)
 		return web_error(r, 400, "name must be capacity or switch (the probe kind)");
 	if (o.csv) {
-		api_csv_head(r, "probes", "ts_ms,ts,kind,result,stop_reason,duration_ms,detail\r\n");
+		api_csv_head(r, "probes", "ts_ms,ts,kind,result,stop_reason,duration_ms,detail,gfp_mode\r\n");
 		return query_probes(r->q, r->id, kind, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit,
 				    probe_cb, &o) < 0 ? -1 : 0;
 	}

@@ -233,6 +233,10 @@ static void churn_families(struct strbuf *sb, const struct metrics_input *in)
 		counter1(sb, "fpusoakd_probe_worker_oom_kills_total", "Capacity-probe workers killed by the OOM killer.",
 			 p->oom_killed);
 	}
+	if (in->gfp_holding)
+		counter1(sb, "fpusoakd_worker_gfp_failures_total",
+			 "Workers (churn and probe) that died because the allocator refused their FPU-state HOLD (--gfp-mode).",
+			 c->gfp_failed + (in->probe ? in->probe->gfp_failed : 0));
 	if (isfinite(in->last_capacity)) {
 		family(sb, "fpusoakd_capacity_probe_workers", "gauge",
 		       "Workers held by the last capacity probe before a spawn failed or one died.");
@@ -262,6 +266,30 @@ static void kmsg_families(struct strbuf *sb, const struct metrics_input *in)
 			 in->oom_kills);
 }
 
+static void trace_families(struct strbuf *sb, const struct metrics_input *in)
+{
+	static const char *const cls[3] = { "sleeping", "atomic", "opportunistic" };
+	int top = in->buddy && in->buddy->norders > 0 && in->buddy->norders <= 16 ? in->buddy->norders : 11;
+
+	for (int k = top; k < 16; k++)
+		if (in->trace_failures[k][0] || in->trace_failures[k][1] || in->trace_failures[k][2])
+			top = k + 1;
+	family(sb, "fpusoakd_trace_alloc_failures_total", "counter",
+	       "Failed page allocations the trace saw (kmem/mm_page_alloc, __GFP_NOWARN ones included) since fpusoakd "
+	       "started, by order and class (atomic: no direct reclaim; opportunistic: __GFP_NOWARN with __GFP_NORETRY "
+	       "or __GFP_NOMEMALLOC).");
+	for (int k = 0; k < top; k++)
+		for (int c = 0; c < 3; c++)
+			sb_printf(sb, "fpusoakd_trace_alloc_failures_total{order=\"%d\",class=\"%s\"} %" PRIu64 "\n", k, cls[c],
+				  in->trace_failures[k][c]);
+	family(sb, "fpusoakd_extfrag_fallbacks_total", "counter",
+	       "Allocations that took a free block of another migrate type (kmem/mm_page_alloc_extfrag) since fpusoakd "
+	       "started; fragmenting=\"1\": below pageblock order, a pageblock now mixes migrate types.");
+	sb_printf(sb, "fpusoakd_extfrag_fallbacks_total{fragmenting=\"1\"} %" PRIu64 "\n", in->trace_fragmenting);
+	sb_printf(sb, "fpusoakd_extfrag_fallbacks_total{fragmenting=\"0\"} %" PRIu64 "\n",
+		  in->trace_fallbacks - (in->trace_fragmenting < in->trace_fallbacks ? in->trace_fragmenting : in->trace_fallbacks));
+}
+
 int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 {
 	run_families(sb, in);
@@ -287,5 +315,14 @@ int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 		churn_families(sb, in);
 	if (in->alloc_failures || in->has_oom_kills)
 		kmsg_families(sb, in);
+	if (in->trace_failures)
+		trace_families(sb, in);
+	if (in->model_checking) {
+		family(sb, "fpusoakd_model_checks_total", "counter",
+		       "GFP_ATOMIC/GFP_NOWAIT allocations tried against the atomic model's prediction, by agreement.");
+		sb_printf(sb, "fpusoakd_model_checks_total{agreed=\"true\"} %" PRIu64 "\n", in->model_agreed);
+		sb_printf(sb, "fpusoakd_model_checks_total{agreed=\"false\"} %" PRIu64 "\n",
+			  in->model_checks - in->model_agreed);
+	}
 	return sb->err ? -1 : 0;
 }

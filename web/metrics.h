@@ -76,6 +76,13 @@ struct metrics_input {
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER counters by order, or NULL (no kernel log) */
 	int has_oom_kills;               /* 1: oom_kills below is a kernel-log count */
 	uint64_t oom_kills;
+	/* The trace (tracefs on): failed allocations by order (16) and class (sleeping, atomic, opportunistic),
+	 * fallbacks to another migrate type and the fragmenting ones; NULL = no trace families. */
+	const uint64_t (*trace_failures)[3];
+	uint64_t trace_fallbacks, trace_fragmenting;
+	int gfp_holding;                 /* with churn: workers HOLD through fpusoak_gfp: a gfp_failed family */
+	int model_checking;              /* model checks run: a model-check family */
+	uint64_t model_checks, model_agreed;
 };
 
 /* Append the exposition of in to sb (reset first by the caller); 0, or -1 when sb hit its cap. */

@@ -29,6 +29,8 @@ static const struct section {
 	{ "7. Compaction, reclaim and memory", NULL, sec_counters },
 	{ "8. pagetypeinfo and slabinfo", "slab", sec_slow },
 	{ "9. Atomic-allocation risk", "atomic_risk", sec_atomic },
+	{ "10. The kernel's trace: every failed allocation, every fallback", "trace_rollup", sec_trace },
+	{ "11. The 2014 test: GFP_KERNEL vs GFP_ATOMIC", "model_check", sec_gfp },
 };
 
 /* The section, or a note when this database predates its table. */

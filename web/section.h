@@ -30,5 +30,7 @@ int sec_failures(struct run_page *p);   /* 6: allocation failures, timeline and 
 int sec_counters(struct run_page *p);   /* 7: compaction, reclaim and memory counters (sec_memory.c) */
 int sec_slow(struct run_page *p);       /* 8: pagetypeinfo and slabinfo at the latest slow sample (sec_kernel.c) */
 int sec_atomic(struct run_page *p);     /* 9: atomic-allocation risk per zone and order of interest (sec_kernel.c) */
+int sec_trace(struct run_page *p);      /* 10: failed allocations and fallbacks from tracefs (sec_trace.c) */
+int sec_gfp(struct run_page *p);        /* 11: the 2014 test with the fpusoak_gfp module, model checks (sec_gfp.c) */
 
 #endif

@@ -176,6 +176,7 @@ static int fixed_metrics(struct strbuf *sb)
 	static struct kv_set vm, mi;
 	static char buf[1 << 16];
 	static const uint64_t fails[BUDDY_MAX_ORDER] = { 4, 0, 1, 7, 0, 0, 0, 0, 0, 2 };
+	static const uint64_t tfails[16][3] = { { 1, 365, 0 }, { 0, 0, 0 }, { 0, 2, 0 }, { 3, 0, 12 } };
 	struct churn_counters c = { .spawned = 123456, .spawn_failed_eagain = 12, .spawn_failed_enomem = 3,
 				    .spawn_failed_other = 1, .exited = 123000, .killed_sigkill = 400, .killed_sigsegv = 2,
 				    .killed_sigill = 1, .killed_other = 5, .oom_killed = 390, .population = 32 };
@@ -184,7 +185,7 @@ static int fixed_metrics(struct strbuf *sb)
 		.samples_queued = 2, .samples_dropped = 1, .sample_ts_ms = TDB_T1 + 3599000, .sample_us = 1234,
 		.buddy = &bi, .vmstat = &vm, .meminfo = &mi, .headroom_orders = { 3, 9 }, .nheadroom_orders = 2,
 		.indices = 1, .churn = &c, .last_capacity = 71, .last_switch_us = 2.5, .alloc_failures = fails,
-		.has_oom_kills = 1, .oom_kills = 6,
+		.has_oom_kills = 1, .oom_kills = 6, .trace_failures = tfails, .trace_fallbacks = 80, .trace_fragmenting = 76,
 	};
 	size_t len;
 

@@ -138,5 +138,23 @@ int main(void)
 	T_EQ_I(load((const char *[]){ "--sample-interval", "250ms", NULL }), 0, "describe setup");
 	config_describe(&cfg, out, sizeof out);
 	T_CHECK(strstr(out, "sample-interval=250ms\n") != NULL, "describe shows sample-interval=250ms");
+
+	/* The computed default of model-check-interval: described as "auto", and "auto" loads back to it
+	 * (fuzz_config's fixed point failed on an empty file before). */
+	T_EQ_I(load((const char *[]){ NULL }), 0, "defaults");
+	T_EQ_I(cfg.model_check_interval_ms, -1, "model-check-interval: computed at start (-1)");
+	config_describe(&cfg, out, sizeof out);
+	T_CHECK(strstr(out, "model-check-interval=auto\n") != NULL, "describe shows model-check-interval=auto");
+	{
+		char text[4200];
+		snprintf(text, sizeof text, "[fpusoakd]\n%s", out);
+		p = write_conf(text);
+		T_EQ_I(load((const char *[]){ "-c", p, NULL }), 0, "the described defaults load back");
+		T_EQ_I(cfg.model_check_interval_ms, -1, "... model-check-interval auto again");
+		unlink(p);
+	}
+	T_EQ_I(load((const char *[]){ "--model-check-interval", "5s", NULL }), 0, "--model-check-interval 5s");
+	T_EQ_I(cfg.model_check_interval_ms, 5000, "... 5000 ms");
+	T_EQ_I(load((const char *[]){ "--sample-interval", "auto", NULL }), 64, "auto is only for a computed default");
 	T_DONE();
 }

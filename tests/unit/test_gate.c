@@ -28,11 +28,14 @@ static struct report_cond base(void)
 	c.mem_total_kb = 79424;
 	c.xstate_bytes = 832;
 	snprintf(c.kernel_release, sizeof c.kernel_release, "6.1.0-57-amd64");
+	snprintf(c.tracefs, sizeof c.tracefs, "on");
+	c.trace_kb = 9440;
 	return c;
 }
 
 static const char *kind_name[REPORT_LINE_NKINDS] = { "capacity", "FPU cost", "headroom", "alloc failures",
-						     "spawn failures", "spawns/s", "atomic risk" };
+						     "spawn failures", "spawns/s", "atomic risk",
+						     "traced failures", "fragmenting fallbacks" };
 
 /* Check one condition against a row of the table: 'H' not comparable, 'c' comparable with a caveat, '-' neither. */
 static void row(const char *what, const struct report_cond *a, const struct report_cond *b, const char *want)
@@ -51,51 +54,83 @@ int main(void)
 	struct report_cond a = base(), b = base();
 	struct report_gate g;
 
-	row("equal settings", &a, &b, "-------");
+	row("equal settings", &a, &b, "---------");
 	b = base(); snprintf(b.cgroup, sizeof b.cgroup, "none"); snprintf(b.unconfined_why, sizeof b.unconfined_why, "x");
-	row("B unconfined, cgroup scope", &a, &b, "H-HHHHH");
+	row("B unconfined, cgroup scope", &a, &b, "H-HHHHHHH");
 	snprintf(a.probe_scope, sizeof a.probe_scope, "guest");
 	snprintf(b.probe_scope, sizeof b.probe_scope, "guest");
-	row("B unconfined, both guest scope", &a, &b, "--HHHHH");
+	row("B unconfined, both guest scope", &a, &b, "--HHHHHHH");
 	a = base(); b = base(); snprintf(b.cgroup, sizeof b.cgroup, "v2");
-	row("v1 vs v2", &a, &b, "H-ccccc");
+	row("v1 vs v2", &a, &b, "H-ccccccc");
 	b = base(); b.memory_max = 64 << 20;
-	row("memory limit", &a, &b, "H-ccccc");
+	row("memory limit", &a, &b, "H-ccccccc");
 	snprintf(a.probe_scope, sizeof a.probe_scope, "guest");
 	snprintf(b.probe_scope, sizeof b.probe_scope, "guest");
-	row("memory limit, both guest scope (lifted during the fill)", &a, &b, "--ccccc");
+	row("memory limit, both guest scope (lifted during the fill)", &a, &b, "--ccccccc");
 	a = base(); b = base(); b.pids_max = 201;
-	row("pids limit", &a, &b, "H-ccHHc");
+	row("pids limit", &a, &b, "H-ccHHccc");
 	b = base(); b.worker_memory = 1 << 20;
-	row("worker memory", &a, &b, "H-HHccH");
+	row("worker memory", &a, &b, "H-HHccHHH");
 	b = base(); b.workers = 64;
-	row("workers", &a, &b, "ccHHHHH");
+	row("workers", &a, &b, "ccHHHHHHH");
 	b = base(); snprintf(b.spawn_rate, sizeof b.spawn_rate, "max");
-	row("spawn rate", &a, &b, "ccHHHHH");
+	row("spawn rate", &a, &b, "ccHHHHHHH");
 	b = base(); b.has_churn = 0;
-	row("churn in A only", &a, &b, "ccHHHHH");
+	row("churn in A only", &a, &b, "ccHHHHHHH");
 	b = base(); snprintf(b.probe_scope, sizeof b.probe_scope, "guest");
-	row("probe scope", &a, &b, "H-ccccc");
+	row("probe scope", &a, &b, "H-ccccccc");
 	b = base(); b.probe_limit = 64;
-	row("probe limit", &a, &b, "c------");
+	row("probe limit", &a, &b, "c--------");
 	b = base(); snprintf(b.fpu_kind, sizeof b.fpu_kind, "avx512");
-	row("FPU kind", &a, &b, "HHccccc");
+	row("FPU kind", &a, &b, "HHccccccc");
 	b = base(); b.switch_threads = 16;
-	row("FPU-cost threads", &a, &b, "-H-----");
+	row("FPU-cost threads", &a, &b, "-H-------");
 	b = base(); b.sample_interval_ms = 250;
-	row("sample interval", &a, &b, "--c---H");
+	row("sample interval", &a, &b, "--c---H--");
 	b = base(); snprintf(b.guest_type, sizeof b.guest_type, "HVM");
-	row("guest type", &a, &b, "HHHHHHH");
+	row("guest type", &a, &b, "HHHHHHHHH");
 	b = base(); b.mem_total_kb = 79424 + 794;   /* 0.99%: within 1% */
-	row("MemTotal 0.99% apart", &a, &b, "-------");
+	row("MemTotal 0.99% apart", &a, &b, "---------");
 	b.mem_total_kb = 79424 + 810;               /* 1.01% of the larger */
-	row("MemTotal 1.01% apart", &a, &b, "HcHHHHH");
+	row("MemTotal 1.01% apart", &a, &b, "HcHHHHHHH");
 	b = base(); b.xstate_bytes = 2696;
-	row("XSAVE size", &a, &b, "HHccccc");
+	row("XSAVE size", &a, &b, "HHccccccc");
 	b = base(); snprintf(b.kernel_release, sizeof b.kernel_release, "6.1.0-58-amd64");
 	snprintf(b.label, sizeof b.label, "gfp-atomic");
 	snprintf(b.cmdline, sizeof b.cmdline, "eagerfpu=off");
-	row("kernel, label, cmdline (meant)", &a, &b, "-------");
+	row("kernel, label, cmdline (meant)", &a, &b, "---------");
+
+	/* The trace: an instance in one run only weighs like MemTotal (9440 kB of 79424: 11.9%); a run without
+	 * the trace refuses the trace's two lines; not recorded (before schema 8) is off. */
+	{
+		struct report_cond c = base(), d = base();
+		snprintf(d.tracefs, sizeof d.tracefs, "off");
+		snprintf(d.trace_why, sizeof d.trace_why, "not mounted: neither ...");
+		d.trace_kb = -1;
+		row("tracefs on in A only, its instance 11.9% of MemTotal", &c, &d, "HcHHHHHHH");
+		c.trace_kb = 700;
+		row("tracefs on in A only, its instance 0.9% of MemTotal", &c, &d, "c-cccccHH");
+		c.trace_kb = -1;
+		row("tracefs on in A only, its size unknown", &c, &d, "c-cccccHH");
+		d.tracefs[0] = 0;
+		row("tracefs on in A, B before schema 8", &c, &d, "c-cccccHH");
+		row("tracefs on in B, A before schema 8", &d, &c, "c-cccccHH");
+		snprintf(c.tracefs, sizeof c.tracefs, "off");
+		row("tracefs off in A, B before schema 8", &c, &d, "-------HH");
+		report_gate_line(REPORT_LINE_EXTFRAG, &d, &c, &g);
+		T_CHECK(!g.comparable && strstr(g.why, "run A had no trace (recorded before fpusoakd read tracefs)"), "%s", g.why);
+		c = base();
+		report_gate_line(REPORT_LINE_TRACE_FAIL, &c, &d, &g);
+		T_CHECK(!g.comparable && strstr(g.why, "run B had no trace (recorded before fpusoakd read tracefs)"), "%s", g.why);
+		d = base();
+		snprintf(d.tracefs, sizeof d.tracefs, "off");
+		snprintf(d.trace_why, sizeof d.trace_why, "--trace none");
+		report_gate_line(REPORT_LINE_HEADROOM, &d, &c, &g);
+		T_CHECK(!g.comparable && strstr(g.why, "tracefs on in B only: its instance took 9440 kB of slab, 11.9% of MemTotal"),
+			"%s", g.why);
+		report_gate_line(REPORT_LINE_TRACE_FAIL, &d, &c, &g);
+		T_CHECK(!g.comparable && strstr(g.why, "run A had no trace (--trace none)"), "%s", g.why);
+	}
 	report_gate_pair(&a, &b, &g);
 	T_CHECK(g.comparable && g.ncaveats == 3, "the pair shows the three meant differences and stays comparable (%d)",
 		g.ncaveats);

@@ -71,6 +71,14 @@ int main(void)
 	d->probe.spawned = 37;
 	d->probe.killed_sigkill = 2;
 	d->oom_unattributed = 5;
+	/* What main's /metrics added (issues 18, 19): the trace's failures and fallbacks, the module's checks. */
+	d->has_trace = 1;
+	d->trace_failures[15][2] = 9;
+	d->trace_fallbacks = 30;
+	d->trace_fragmenting = 11;
+	d->gfp_holding = d->model_checking = 1;
+	d->model_checks = 8;
+	d->model_agreed = 6;
 	live_commit(lv);
 	s1 = live_read(shm, &out);
 	T_CHECK(s1 > 0 && (s1 & 1) == 0, "a write gives an even seq > 0 (%llu)", (unsigned long long)s1);
@@ -87,6 +95,14 @@ int main(void)
 	T_EQ_I(out.probe.spawned, 37, "probe workers spawned read back");
 	T_EQ_I(out.probe.killed_sigkill, 2, "probe workers killed read back");
 	T_EQ_I(out.oom_unattributed, 5, "unattributed OOM kills read back");
+	T_EQ_I(out.has_trace, 1, "trace figures present");
+	T_EQ_I(out.trace_failures[15][2], 9, "trace failures at the last order and class read back");
+	T_EQ_I(out.trace_fallbacks, 30, "extfrag fallbacks read back");
+	T_EQ_I(out.trace_fragmenting, 11, "fragmenting fallbacks read back");
+	T_EQ_I(out.gfp_holding, 1, "gfp holding read back");
+	T_EQ_I(out.model_checking, 1, "model checking read back");
+	T_EQ_I(out.model_checks, 8, "model checks read back");
+	T_EQ_I(out.model_agreed, 6, "model checks agreed read back");
 
 	/* Counts out of range (a torn or foreign write) are clamped, never followed. */
 	d = live_begin(lv);

@@ -74,7 +74,7 @@ int main(void)
 	in.indices = 1;
 	{
 		static struct churn_counters cc;
-		static uint64_t fails[16];
+		static uint64_t fails[16], tfails[16][3];
 		cc.spawned = 1000;
 		cc.spawn_failed_eagain = 3;
 		cc.spawn_failed_enomem = 2;
@@ -94,6 +94,12 @@ int main(void)
 		in.alloc_failures = fails;
 		in.has_oom_kills = 1;
 		in.oom_kills = 4;
+		tfails[0][1] = 365;       /* the Xen guest's capture: order-0 GFP_NOWAIT|__GFP_NOWARN */
+		tfails[0][0] = 1;
+		tfails[13][2] = 2;        /* above the zones' orders: the list grows to it */
+		in.trace_failures = (const uint64_t (*)[3])tfails;
+		in.trace_fallbacks = 80;
+		in.trace_fragmenting = 76;
 	}
 
 	sb_init(&sb, METRICS_MAX_BYTES);
@@ -147,6 +153,26 @@ int main(void)
 		!strstr(sb.buf, "fpusoakd_alloc_failures_total{order=\"13\"}"),
 		"allocation failures by order, up to the highest seen");
 	T_CHECK(has_line(&sb, "fpusoakd_oom_kills_total 4"), "kernel-log OOM kills");
+	{
+		T_CHECK(has_line(&sb, "fpusoakd_trace_alloc_failures_total{order=\"0\",class=\"atomic\"} 365") &&
+			has_line(&sb, "fpusoakd_trace_alloc_failures_total{order=\"0\",class=\"sleeping\"} 1") &&
+			has_line(&sb, "fpusoakd_trace_alloc_failures_total{order=\"0\",class=\"opportunistic\"} 0") &&
+			has_line(&sb, "fpusoakd_trace_alloc_failures_total{order=\"13\",class=\"opportunistic\"} 2") &&
+			!strstr(sb.buf, "fpusoakd_trace_alloc_failures_total{order=\"14\""),
+			"traced failures by order and class, up to the highest seen");
+		T_CHECK(has_line(&sb, "fpusoakd_extfrag_fallbacks_total{fragmenting=\"1\"} 76") &&
+			has_line(&sb, "fpusoakd_extfrag_fallbacks_total{fragmenting=\"0\"} 4"), "fallbacks, fragmenting or not");
+	}
+	{
+		struct metrics_input off = in;
+		struct strbuf sb2;
+
+		off.trace_failures = NULL;
+		sb_init(&sb2, METRICS_MAX_BYTES);
+		T_CHECK(metrics_build(&sb2, &off) == 0 && sb2.buf && !strstr(sb2.buf, "fpusoakd_trace_") &&
+			!strstr(sb2.buf, "fpusoakd_extfrag_"), "no trace families without the trace (tracefs off)");
+		sb_free(&sb2);
+	}
 	T_CHECK(has_line(&sb, "# TYPE fpusoakd_samples_queued gauge") && has_line(&sb, "fpusoakd_samples_queued 12") &&
 		has_line(&sb, "# TYPE fpusoakd_samples_dropped_total counter") &&
 		has_line(&sb, "fpusoakd_samples_dropped_total 3"), "the DB queue: samples queued and dropped");
@@ -156,7 +182,7 @@ int main(void)
 			types++;
 		for (const char *p = sb.buf; (p = strstr(p, "# HELP ")); p++)
 			helps++;
-		T_CHECK(types == 27 && helps == 27, "27 families, each with HELP and TYPE (%d, %d)", types, helps);
+		T_CHECK(types == 29 && helps == 29, "29 families, each with HELP and TYPE (%d, %d)", types, helps);
 	}
 
 	if (!mkdtemp(dir)) {
@@ -192,10 +218,34 @@ int main(void)
 	in.churn = NULL;
 	in.alloc_failures = NULL;
 	in.has_oom_kills = 0;
+	in.trace_failures = NULL;
 	T_EQ_I(metrics_build(&sb, &in), 0, "build with only run facts");
 	T_CHECK(!strstr(sb.buf, "buddy") && !strstr(sb.buf, "vmstat") && !strstr(sb.buf, "sample_duration") &&
 		!strstr(sb.buf, "headroom") && !strstr(sb.buf, "worker") && !strstr(sb.buf, "probe") &&
 		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom"), "absent inputs give no family");
+	/* With the fpusoak_gfp module: refused HOLDs among churn workers, and the model checks. */
+	{
+		static struct churn_counters gc;
+		sb_reset(&sb);
+		gc.spawned = 10;
+		gc.gfp_failed = 3;
+		in.churn = &gc;
+		T_EQ_I(metrics_build(&sb, &in), 0, "build without the module");
+		T_CHECK(!strstr(sb.buf, "gfp") && !strstr(sb.buf, "model_checks"), "no gfp or model-check family without it");
+		sb_reset(&sb);
+		in.gfp_holding = 1;
+		in.model_checking = 1;
+		in.model_checks = 10;
+		in.model_agreed = 8;
+		T_EQ_I(metrics_build(&sb, &in), 0, "build with the module");
+		T_CHECK(has_line(&sb, "# TYPE fpusoakd_worker_gfp_failures_total counter") &&
+			has_line(&sb, "fpusoakd_worker_gfp_failures_total 3"), "refused HOLDs: a counter of its own");
+		T_CHECK(has_line(&sb, "# TYPE fpusoakd_model_checks_total counter") &&
+			has_line(&sb, "fpusoakd_model_checks_total{agreed=\"true\"} 8") &&
+			has_line(&sb, "fpusoakd_model_checks_total{agreed=\"false\"} 2"), "model checks by agreement");
+		in.churn = NULL;
+		in.gfp_holding = in.model_checking = 0;
+	}
 	/* a cap too small is an error, not a cut exposition */
 	{
 		struct strbuf small;

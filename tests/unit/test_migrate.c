@@ -70,6 +70,12 @@ int main(void)
 		" exited, killed_sigkill, killed_sigsegv, killed_sigill, killed_other, oom_killed, exited_error"
 		" FROM v_churn ORDER BY run_id, ts_ms",
 		"SELECT run_id, label, started_ms FROM v_runs ORDER BY run_id",
+		/* v_runs' columns up to schema 7 (012 adds xen_*); 008 redefines v_alloc_failures with in_trace */
+		"SELECT run_id, label, started_at, ended_at, end_reason, kernel_release, hypervisor, guest_type, cpu_model,"
+		" fpu_features, xstate_bytes, mem_total_kb, started_ms, ended_ms, kernel_version, cmdline, page_size, boot_id,"
+		" hostname, version, xstate_detail, config, fpu_kind, amx_ok, cgroup, seed, churn_note FROM v_runs ORDER BY run_id",
+		"SELECT run_id, ts_ms, ts, hex(comm), pid, page_order, gfp_mask, gfp_flags, nodemask, raw, seq, boot_id"
+		" FROM v_alloc_failures ORDER BY run_id, ts_ms",
 		"SELECT * FROM v_buddyinfo ORDER BY run_id, ts_ms, zone, page_order",
 		"SELECT * FROM v_frag ORDER BY run_id, ts_ms, zone, page_order",
 		"SELECT * FROM v_atomic_risk ORDER BY run_id, ts_ms, zone, page_order",
@@ -111,6 +117,11 @@ int main(void)
 			 " FROM samples WHERE ts_ms / 1000 % 7 <> 3;"
 			 "INSERT INTO atomic_risk SELECT run_id, ts_ms, zone_id, 11, 2047 - (o0 % 4), 2047, o0 * 10 - 4000,"
 			 " o0 * 10 - 5000, 0 FROM buddy;"
+			 "INSERT INTO churn_info (run_id, fpu_kind, amx_ok, cgroup, seed, note) VALUES (2, 'avx', 0, 'v1', 7, 'n');"
+			 "INSERT INTO kmsg_events (run_id, ts_ms, boot_id, seq, kind, comm, pid, page_order, gfp_mask, gfp_flags,"
+			 " nodemask, raw) VALUES (1, 5000, 'b', 1, 'alloc_fail', CAST('sh' AS BLOB), NULL, 3, 2592,"
+			 " 'GFP_ATOMIC|__GFP_NOWARN', '(null)', 'r1'), (2, 950000, 'b', 2, 'alloc_fail', X'ff3c', NULL, 0, 3264,"
+			 " 'GFP_KERNEL', NULL, 'r2');"
 			 "COMMIT;") == 0, "write 300 ticks the way schema 004 did");
 	sqlite3_close(db);
 	for (int v = 0; v < NV; v++)
@@ -127,10 +138,50 @@ int main(void)
 			views[v], before[v] ? strlen(before[v]) : 0);
 	}
 	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_meminfo"), 300 + 100 + 300, "every meminfo row kept (MemAvailable sparse)");
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_run_trace"), 0, "runs from before the trace: no tracefs note");
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM pragma_table_info('v_runs') WHERE name IN ('xen_domain', 'xen_domid',"
+			     " 'unconfined_reason', 'pop_cap')"), 4, "v_runs has 007's and 012's columns");
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_alloc_failures WHERE in_trace = 0"), 2, "their failures: not in a trace");
 	T_EQ_I(cli_int(path, "SELECT group_concat(ticks) FROM runs"), 150, "runs.ticks filled (run 1: 150)");
 	T_EQ_I(cli_int(path, "SELECT count(*) FROM sqlite_master WHERE name IN ('meminfo', 'churn')"), 0, "old tables gone");
 	T_CHECK(cli_int(path, "SELECT count(*) FROM v_buddyinfo WHERE zone = 'Normal'") == (300 - 43) * 11,
 		"Normal's missing ticks stay missing after the migration (gap rows)");
+
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM v_churn WHERE gfp_failed != 0 OR probe_gfp_failed != 0"), 0,
+	       "v_churn.gfp_failed and probe_gfp_failed (schema 009) read 0 for rows written before it");
+	/* 012 redefines v_runs after 009 did: the later definition must keep 009's column. */
+	T_EQ_I(cli_int(path, "SELECT count(*) FROM pragma_table_info('v_runs') WHERE name IN"
+			     " ('gfp_mode', 'xen_domain', 'xen_domid', 'pop_cap', 'confinement_exact')"), 5,
+	       "v_runs carries gfp_mode (009), xen_domain and xen_domid (012) and 007's columns");
+
+	/* A database main made at schema 12 never ran 008 (merged later): opening it applies 008 late and
+	 * leaves the version at 12; opening it again applies nothing. */
+	{
+		char late[300];
+		snprintf(late, sizeof late, "%s/late.db", dir);
+		T_CHECK(sqlite3_open(late, &db) == SQLITE_OK, "create a database at 12 without 008");
+		for (int i = 0; i < store_nmigrations; i++) {
+			if (store_migrations[i].version == 8)
+				continue;
+			snprintf(sql, sizeof sql, "PRAGMA user_version = %d", store_migrations[i].version);
+			if (exec(db, store_migrations[i].sql) < 0 || exec(db, sql) < 0)
+				T_CHECK(0, "apply %s", store_migrations[i].name);
+		}
+		sqlite3_close(db);
+		T_EQ_I(cli_int(late, "SELECT count(*) FROM sqlite_master WHERE name = 'trace_failures'"), 0, "no trace tables yet");
+		st = store_open(late, 1 << 20, err, sizeof err);
+		T_CHECK(st != NULL, "store_open applies 008 late (%s)", st ? "ok" : err);
+		store_close(st);
+		T_EQ_I(cli_int(late, "SELECT count(*) FROM sqlite_master WHERE name IN ('trace_failures', 'extfrag',"
+				     " 'trace_rollup', 'v_run_trace', 'v_page_alloc_failures', 'v_extfrag')"), 6, "008's tables and views");
+		T_EQ_I(cli_int(late, "PRAGMA user_version"), store_migrations[store_nmigrations - 1].version,
+		       "the version stays the newest");
+		T_EQ_I(cli_int(late, "SELECT count(*) FROM pragma_table_info('v_runs') WHERE name IN ('xen_domain', 'xen_domid')"),
+		       2, "012's v_runs kept");
+		st = store_open(late, 1 << 20, err, sizeof err);
+		T_CHECK(st != NULL, "a second open applies nothing and works (%s)", st ? "ok" : err);
+		store_close(st);
+	}
 
 	/* store/fields.h names every column of the samples table once (columns added by a later migration
 	 * sit at the end of the table, so the order is not the lists'). */

@@ -297,6 +297,29 @@ int main(void)
 		T_CHECK(!c->line[i].ok || strlen(c->line[i].verdict) <= STATS_VERDICT_COLS, "line '%s' fits 72 columns",
 			c->line[i].label);
 
+	/* The trace: run 3 had tracefs off, so its two lines are left out and the pair says why, once; its
+	 * instance in A only (size not in the note) is a caveat of every other line but the FPU cost. */
+	T_CHECK(!find(c, "traced alloc failures/h") && !find(c, "fragmenting fallbacks/h"), "1 vs 3: no trace lines");
+	{
+		int said = 0;
+		for (int i = 0; i < c->pair.ncaveats; i++)
+			said += strstr(c->pair.caveat[i], "traced alloc failures/h, fragmenting fallbacks/h not compared: run B had"
+					" no trace (not mounted: neither /sys/kernel/tracing nor") != NULL;
+		T_EQ_I(said, 1, "1 vs 3: the pair says once why the trace is not compared");
+		T_CHECK(c->pair.comparable, "1 vs 3: a run without the trace does not refuse the pair");
+		l = find(c, "capacity");
+		T_CHECK(l && l->comparable && l->gate.ncaveats >= 1 &&
+			strstr(l->gate.caveat[l->gate.ncaveats - 1], "tracefs on in A only: its instance held kernel memory"),
+			"1 vs 3: the instance in A only is a caveat of capacity");
+	}
+	T_EQ_I(report_compare(q, 1, q, 1, c), 0, "compare 1 with itself (both traced)");
+	l = find(c, "traced alloc failures/h");
+	T_CHECK(l && l->ok && l->comparable && l->na == 4 && l->nb == 4 && !l->significant && fabs(l->c.est - 1) < 1e-9,
+		"traced failures: 4 and 4 events, rate ratio 1, no significant difference (%s)", l ? l->full : "");
+	l = find(c, "fragmenting fallbacks/h");
+	T_CHECK(l && l->ok && l->comparable && l->na == 45 && l->nb == 45 && !l->significant,
+		"fragmenting fallbacks: 45 and 45 events (%s)", l ? l->full : "");
+
 	/* A run without anything to compare: every line says so in words, with the counts and the need. */
 	T_EQ_I(report_compare(q, 1, q, 2, c), 0, "compare 1 and 2 (no samples in 2)");
 	l = find(c, "capacity");
@@ -412,6 +435,28 @@ int main(void)
 				T_CHECK(bad == 0 && (ord != 3 || mp == 1 || np > 0), "rollups: atomic series order %d at %d point(s) = SQL "
 					"GROUP BY (%d points, %d differ)", ord, mp, np, bad);
 			}
+	}
+
+	/* The Slab the instance took, from the run's note (daemon/traceinst.c writes ", Slab +N kB"), weighs in the gate. */
+	{
+		sqlite3 *rw = NULL;
+		struct report_trace tr;
+		const struct report_gate *g;
+		int ok = sqlite3_open(db, &rw) == SQLITE_OK &&
+			 testdb_exec(rw, "INSERT INTO run_notes SELECT 1, ts_ms + 1, 'tracefs', replace(text, ' mono clock)',"
+				     " ' mono clock; made in 210 ms, Slab +9440 kB)') FROM run_notes WHERE run_id = 1 AND kind = 'tracefs'") == 0;
+		sqlite3_close(rw);
+		T_CHECK(ok, "run 1's note with the Slab its instance took");
+		query_close(q);
+		q = query_open(db, err, sizeof err);
+		T_CHECK(q && report_trace(q, 1, &tr) >= 0 && tr.on && tr.setup_slab_kb == 9440, "the note's Slab +9440 kB read back (%lld)",
+			q ? (long long)tr.setup_slab_kb : -2);
+		T_CHECK(q && report_compare(q, 1, q, 3, c) == 0, "compare 1 and 3 with the instance's size known");
+		l = find(c, "capacity");
+		g = l ? &l->gate : NULL;
+		T_CHECK(g && (strstr(g->why, "tracefs on in A only: its instance took 9440 kB of slab") ||
+			      (g->ncaveats && strstr(g->caveat[g->ncaveats - 1], "tracefs on in A only: its instance took 9440 kB of slab"))),
+			"capacity weighs the 9440 kB (%s)", g ? (g->comparable ? (g->ncaveats ? g->caveat[g->ncaveats - 1] : "") : g->why) : "");
 	}
 
 	query_close(q);

@@ -32,6 +32,7 @@
  *          (6592-byte objects, 8 pages per slab: order 3), mm_struct (order 2), "<img src=x>" (order 0);
  *          pagetypeinfo of zones 1..3 x Unmovable, Movable, Reclaimable, HighAtomic; Movable order 0
  *          printed as ">100000"; run 3 has none (order of interest 3 by default, no pageblock order)
+ *   the trace: testdb_trace() below (run 1 on, run 3 off, run 2 no note)
  */
 #ifndef FPUSOAK_TESTDB_H
 #define FPUSOAK_TESTDB_H
@@ -219,6 +220,51 @@ static inline int testdb_wide_rollup(sqlite3 *db)
 	return testdb_exec(db, sql);
 }
 
+/*
+ * The trace (schema 008): run 1 had tracefs on, run 3 off, run 2 has no note.
+ * Run 1's traced failures: tick 100 the kernel log's tdb_comm1 failure (order 3,
+ * GFP_KERNEL|__GFP_COMP: sleeping, linked), 150 "x<y>" order 0 GFP_NOWAIT|__GFP_NOWARN
+ * (atomic), 160 order 3 GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP
+ * (opportunistic), 500 "<...>" order 0 atomic; minute m of run 1 rolls up
+ * those failures and m fallbacks, all fragmenting (a rising trend: +60/h per
+ * minute); three raw extfrag rows at tick 540.
+ */
+static inline int testdb_trace(sqlite3 *db)
+{
+	char sql[2048];
+
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO run_notes VALUES (1, %lld, 'tracefs', 'tracefs=on (/sys/kernel/tracing/instances/fpusoakd-100-200;"
+		 " mm_page_alloc failures (in-kernel filter pfn == 0xffffffffffffffff); mm_page_alloc_extfrag in-kernel"
+		 " histograms (3 hist triggers: keys alloc_order,fallback_order,fallback_migratetype, one per"
+		 " alloc_migratetype); 64 KiB per CPU, mono clock)'), (3, %lld, 'tracefs', 'tracefs=off (not mounted:"
+		 " neither /sys/kernel/tracing nor /sys/kernel/debug/tracing is tracefs)');"
+		 "INSERT INTO trace_failures VALUES (1, %lld, CAST('%s' AS BLOB), 1234, 3, 1313984, 'GFP_KERNEL|__GFP_COMP', 0, 0, 0, 0, 0),"
+		 " (1, %lld, CAST('x<y>' AS BLOB), 55, 0, 10240, 'GFP_NOWAIT|__GFP_NOWARN', 0, 1, 0, 1, 1),"
+		 " (1, %lld, CAST('kworker/1:2' AS BLOB), 56, 3, 339136, 'GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP', 0, 1, 1, 0, 2),"
+		 " (1, %lld, CAST('<...>' AS BLOB), 57, 0, 10240, 'GFP_NOWAIT|__GFP_NOWARN', 1, 1, 0, 1, 1);"
+		 "INSERT INTO extfrag VALUES (1, %lld, 0, 7, 1, 0, 3, 1), (1, %lld, 0, 9, 0, 1, 1, 0), (1, %lld, 2, 8, 2, 0, 5, 1);",
+		 (long long)testdb_ts(1, 0), (long long)testdb_ts(3, 0), (long long)testdb_ts(1, 100), tdb_comm1,
+		 (long long)testdb_ts(1, 150), (long long)testdb_ts(1, 160), (long long)testdb_ts(1, 500),
+		 (long long)testdb_ts(1, 540), (long long)testdb_ts(1, 540), (long long)testdb_ts(1, 540));
+	if (testdb_exec(db, sql) < 0)
+		return -1;
+	for (int m = 0; m < 10; m++) {
+		int64_t b = TDB_T1 + m * 60000;
+		int f = (m == 1) + (m == 2) * 2 + (m == 8);    /* ticks 100; 150, 160; 500 */
+		snprintf(sql, sizeof sql, "INSERT INTO trace_rollup VALUES (1, 60000, %lld, 60, %d, %d, %d)",
+			 (long long)b, f, m, m);
+		if (testdb_exec(db, sql) < 0)
+			return -1;
+	}
+	return testdb_exec(db, "INSERT INTO trace_rollup VALUES (1, 3600000, " "1717243200000" ", 600, 4, 45, 45);"
+			   "INSERT INTO trace_fail_rollup VALUES (1, 60000, 1717243260000, 3, 0, 1), (1, 60000, 1717243320000, 0, 1, 1),"
+			   " (1, 60000, 1717243320000, 3, 2, 1), (1, 60000, 1717243680000, 0, 1, 1),"
+			   " (1, 3600000, 1717243200000, 0, 1, 2), (1, 3600000, 1717243200000, 3, 0, 1),"
+			   " (1, 3600000, 1717243200000, 3, 2, 1)");
+}
+
+
 /* The report's tables (schema 002-004); 0 or -1. */
 static inline int testdb_report(sqlite3 *db)
 {
@@ -252,7 +298,7 @@ static inline int testdb_report(sqlite3 *db)
 			sqlite3_reset(st);
 		}
 	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, "INSERT INTO probes VALUES (?1, ?2, ?3, ?4, ?5, 1500, ?6, NULL)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "INSERT INTO probes VALUES (?1, ?2, ?3, ?4, ?5, 1500, ?6, NULL, NULL)", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	for (size_t p = 0; p < sizeof tdb_probes / sizeof tdb_probes[0]; p++) {
 		sqlite3_bind_int64(st, 1, tdb_probes[p].run);
@@ -372,6 +418,8 @@ static inline int testdb_report(sqlite3 *db)
 	if (testdb_exec(db, "INSERT INTO kmsg_events (run_id, ts_ms, boot_id, seq, kind, comm, pid, page_order, gfp_mask, "
 			    "gfp_flags, raw) VALUES (3, " /* tick 50 of run 3 */ "1717246850000, 'boot', 10, 'alloc_fail', "
 			    "CAST('victim3' AS BLOB), 77, 3, 2592, 'GFP_ATOMIC|__GFP_NOWARN', 'raw')") < 0)
+		return -1;
+	if (testdb_trace(db) < 0)
 		return -1;
 	ok = 0;
 out:

@@ -121,6 +121,56 @@ else
 	fi
 fi
 
+# The tracefs source (issue 18): on in this guest, what it saw, and its instance gone after the run.
+if [ "$PAYLOAD" = daemon ] && [ -f "$db" ]; then
+	tnote=$(sq "SELECT text FROM run_notes WHERE run_id = $run AND kind = 'tracefs'")
+	case "$tnote" in
+	"tracefs=on ("*)
+		pass "tracing on in the guest: ${tnote:0:120}..."
+		inst=$(sed -n 's|.*/instances/\(fpusoakd-[0-9]*-[0-9]*\);.*|\1|p' <<<"$tnote")
+		check "its instance $inst existed during the soak" grep -q "^during .*\<$inst\>" "$SC_OUT/trace-instances.txt"
+		if grep -q "^after " "$SC_OUT/trace-instances.txt" && ! grep -q "^after .*\<$inst\>" "$SC_OUT/trace-instances.txt"; then
+			pass "its instance is gone after the daemon stopped ($(grep '^after ' "$SC_OUT/trace-instances.txt"))"
+		else
+			fail "instance $inst after the daemon stopped: $(grep '^after ' "$SC_OUT/trace-instances.txt" 2>/dev/null || echo 'no listing')"
+		fi
+		if has v_extfrag; then
+			nx=$(sq "SELECT count(*) || ' rows, ' || coalesce(sum(events), 0) || ' fallbacks, ' || coalesce(sum(events * (fragmenting = 1)), 0) || ' fragmenting' FROM v_extfrag WHERE run_id = $run")
+		else
+			nx="$(sq "SELECT coalesce(max(value), 0) FROM v_counters WHERE run_id = $run AND name = 'trace_extfrag'") fallbacks (counter; no v_extfrag yet)"
+		fi
+		case "$nx" in
+		0\ * | "0 rows"*) fail "no extfrag counts during the soak ($nx)" ;;
+		*) pass "extfrag counted during the soak: $nx" ;;
+		esac
+		if has v_page_alloc_failures; then
+			nf=$(sq "SELECT count(*) FROM v_page_alloc_failures WHERE run_id = $run")
+		else
+			nf=$(sq "SELECT coalesce(max(value), 0) FROM v_counters WHERE run_id = $run AND name = 'trace_alloc_failures'")
+		fi
+		nk=$(sq "SELECT count(*) FROM v_alloc_failures WHERE run_id = $run")
+		if [ "${nf:-0}" -gt 0 ] 2>/dev/null; then
+			pass "failed allocations seen by the trace: $nf (the kernel log: $nk)"
+			if has v_page_alloc_failures; then
+				cls=$(sq "SELECT group_concat(class || ' ' || n, ', ') FROM (SELECT class, count(*) AS n FROM v_page_alloc_failures WHERE run_id = $run GROUP BY class)")
+				check "every traced failure has a class, an order and GFP names ($cls)" test \
+					"$(sq "SELECT count(*) FROM v_page_alloc_failures WHERE run_id = $run AND class IN ('atomic', 'sleeping', 'opportunistic') AND page_order >= 0 AND gfp_flags <> ''")" = "$nf"
+				check "the hour rollups count them all" test "$(sq "SELECT coalesce(sum(failures), 0) FROM v_page_alloc_failures_1h WHERE run_id = $run")" = "$nf"
+			fi
+		else
+			# Say why not: what the fill did, and whether the trace lost anything.
+			lost=$(sq "SELECT coalesce(max(value), 0) FROM v_counters WHERE run_id = $run AND name = 'trace_lost'")
+			unp=$(sq "SELECT coalesce(max(value), 0) FROM v_counters WHERE run_id = $run AND name = 'trace_unparsed'")
+			skip "no failed allocation traced: ${cap:+the capacity fill held $cap workers and stopped by '$why', }${cap:-no capacity fill ran, }every allocation was satisfied (lost $lost, unparsed $unp lines; kernel log: $nk failures)"
+		fi
+		sc_time trace_failures "$nf"
+		sc_time trace_failures_kmsg "$nk"
+		;;
+	"tracefs=off ("*) skip "tracing off in this guest: $tnote" ;;
+	*) fail "the run records no tracefs=on|off note (got '$tnote')" ;;
+	esac
+fi
+
 # The report: fetched by the host over the forwarded port (dom0), else inside the guest.
 if [ -n "${REPORT_FILE:-}" ]; then
 	if grep -q 'xen-pv-testbed' "$REPORT_FILE" 2>/dev/null; then

@@ -8,6 +8,13 @@ rc=0
 case "$PAYLOAD" in
 daemon)
 	daemon_start "$db" --duration "${SOAK_SECONDS}s"
+	# fpusoakd's tracefs instance while it runs and after it stops (this
+	# guest's debugfs brings tracefs at /sys/kernel/debug/tracing); the
+	# daemon makes it after its first start-up steps, seconds in under TCG.
+	tdir=/sys/kernel/tracing/instances
+	[ -d "$tdir" ] || tdir=/sys/kernel/debug/tracing/instances
+	( i=0; while [ "$i" -lt 60 ] && ! ls "$tdir" 2>/dev/null | grep -q "^fpusoakd-$DAEMON_PID-"; do sleep 2; i=$((i + 1)); done
+	  echo "during $(ls "$tdir" 2>/dev/null | tr '\n' ' ')" >>/tmp/trace-instances ) &
 	if [ -n "$PROBE_AT" ]; then
 		# PROBE_AT counts from the run's start, not the launch: under TCG on a
 		# loaded host the daemon takes up to 40 s to map its libraries before
@@ -23,6 +30,8 @@ daemon)
 	fi
 	daemon_wait
 	rc=$?
+	echo "after $(ls "$tdir" 2>/dev/null | tr '\n' ' ')" >>/tmp/trace-instances
+	export_file trace-instances.txt /tmp/trace-instances
 	;;
 standin)
 	# Proves the pipeline (boot, payload, DB out over the console, host
