@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # fpusoakd — see README.md.  `make run` and `make test` are all a newcomer needs.
 
 PREFIX    ?= /usr/local
@@ -22,7 +23,7 @@ RUNTOOLS = sqlite3 curl
 BUILD   ?= build
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
 HARDEN   = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
-# Full RELRO; and every symbol bound at load, which churn/spawner.c needs before it stops
+# Full RELRO; and every symbol bound at load, which churn/spawner_fork.c needs before it stops
 # forking the daemon's libraries into each worker (a lazy binding there would need them).
 LDHARDEN = -Wl,-z,relro,-z,now
 OPT     ?= -O2 -g
@@ -50,12 +51,12 @@ UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
 INTEG    = $(sort $(wildcard tests/integration/*.sh))
 SCHEMA   = $(sort $(wildcard schema/*.sql))
 
-.PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen test-xen-domu kmod
+.PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen test-xen-domu deb deb-deps kmod
 all: $(BUILD)/fpusoakd $(BUILD)/fpusoakd-web $(BUILD)/fpusoakd-spawner
 
 # deps: check pkg-config; install missing -dev packages with apt-get when root.
 deps:
-	@missing=""; for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	for t in $(RUNTOOLS) pkg-config; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	echo "deps: missing:$$missing"; \
@@ -65,12 +66,19 @@ deps:
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
 	else echo "deps: as root, run: $$cmd"; exit 1; fi
 
-# test-deps: tools the test suite calls (command:package).  Suites that need heavier
-# machinery (qemu for Xen, debootstrap/nspawn for systemd, chromium) install it themselves
-# and skip visibly when they cannot.
-TESTTOOLS = promtool:prometheus clang:clang valgrind:valgrind python3:python3 curl:curl sqlite3:sqlite3
+# test-deps: tools the test suite calls (command:package), what clang needs to link libFuzzer
+# (libclang-rt-N-dev is only a Recommends of clang), and what `make deb` builds with (deb-deps).
+# Suites that need heavier machinery (qemu for Xen, debootstrap/nspawn for systemd, chromium)
+# install it themselves and skip visibly when they cannot.
+TESTTOOLS = promtool:prometheus prometheus:prometheus clang:clang valgrind:valgrind python3:python3 curl:curl \
+	sqlite3:sqlite3 pgrep:procps ss:iproute2 lintian:lintian busybox:busybox-static
 test-deps:
+	@$(MAKE) --no-print-directory deb-deps || echo "test-deps: without them tests/integration/75_deb.sh skips"
 	@missing=""; for tp in $(TESTTOOLS); do command -v $${tp%%:*} >/dev/null || missing="$$missing $${tp#*:}"; done; \
+	cv=$$(clang -dumpversion 2>/dev/null | cut -d. -f1); \
+	[ -n "$$cv" ] || cv=$$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$$/\1/p' | head -n 1); \
+	[ -n "$$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null | grep /)" ] || missing="$$missing libclang-rt-$${cv:-14}-dev"; \
+	missing=$$(echo $$missing | tr ' ' '\n' | grep . | sort -u | sed 's/^/ /' | tr -d '\n'); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	cmd="apt-get install -y --no-install-recommends$$missing"; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -156,6 +164,36 @@ install: all
 	[ ! -f fpusoakd.socket ] || install -D -m 0644 fpusoakd.socket $(DESTDIR)$(UNITDIR)/fpusoakd.socket
 	[ -e $(DESTDIR)$(SYSCONFDIR)/fpusoakd/fpusoakd.conf ] || \
 		install -D -m 0644 fpusoakd.conf $(DESTDIR)$(SYSCONFDIR)/fpusoakd/fpusoakd.conf
+
+# deb: the Debian packages (debian/), built by dpkg-buildpackage -us -uc -b from a copy of
+# this tree so that nothing is written beside the checkout; .deb, .changes and .buildinfo
+# land in $(BUILD)/deb/ (the build's log in $(BUILD)/deb/build.log).  fpusoakd-dkms is built
+# when kmod/ exists, else the build profile pkg.fpusoakd.nodkms leaves it out.
+# DEB_BUILD_OPTIONS=nocheck skips the unit tests the package build runs.
+DEBPROFILE = $(if $(wildcard kmod/.),,-Ppkg.fpusoakd.nodkms)
+deb: deb-deps
+	@rm -rf $(BUILD)/deb; mkdir -p $(BUILD)/deb/src/fpusoakd
+	@if git rev-parse --git-dir >/dev/null 2>&1; then git ls-files -co --exclude-standard; \
+	 else find . -path ./build -prune -o -type f -print; fi | \
+	 while read -r f; do [ -f "$$f" ] && printf '%s\n' "$$f"; done | tar -cf - -T - | tar -xf - -C $(BUILD)/deb/src/fpusoakd
+	@echo "dpkg-buildpackage -us -uc -b $(DEBPROFILE) (log: $(BUILD)/deb/build.log)"
+	@cd $(BUILD)/deb/src/fpusoakd && FPUSOAKD_GITREV=$(VERSION) dpkg-buildpackage -us -uc -b $(DEBPROFILE) \
+		>../../build.log 2>&1 || { tail -n 40 ../../build.log; exit 1; }
+	@mv $(BUILD)/deb/src/*.deb $(BUILD)/deb/src/*.changes $(BUILD)/deb/src/*.buildinfo $(BUILD)/deb/
+	@rm -rf $(BUILD)/deb/src
+	@ls -1 $(BUILD)/deb/*.deb
+
+# deb-deps: debian/control's Build-Depends (debhelper, dh-dkms, the -dev packages), installed
+# with apt-get build-dep when root, else the command is printed.
+deb-deps:
+	@command -v dpkg-checkbuilddeps >/dev/null || { echo "deb-deps: dpkg-dev is missing (apt-get install dpkg-dev)"; exit 1; }; \
+	dpkg-checkbuilddeps $(DEBPROFILE) 2>/dev/null && exit 0; \
+	cmd="apt-get build-dep -y --no-install-recommends $(DEBPROFILE) ./"; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "deb-deps: $$(dpkg-checkbuilddeps $(DEBPROFILE) 2>&1 | sed 's/^dpkg-checkbuilddeps: error: //')"; \
+		echo "deb-deps: running apt-get update && $$cmd"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
+	else echo "deb-deps: as root, run: $$cmd"; exit 1; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/fpusoakd $(DESTDIR)$(LIBEXECDIR)/fpusoakd-spawner $(DESTDIR)$(LIBEXECDIR)/fpusoakd-web \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* atomic: model of __zone_watermark_ok for GFP_ATOMIC vs GFP_KERNEL; see atomic.h. */
 #include "analysis/atomic.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * atomic: would a GFP_ATOMIC allocation of order k pass the page
  * allocator's watermark check in a zone right now, and would GFP_KERNEL?

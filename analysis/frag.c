@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* frag: mm/vmstat.c fragmentation indices, bit-for-bit; see frag.h. */
 #include "analysis/frag.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * frag: the kernel's external-fragmentation indices, computed exactly as
  * mm/vmstat.c computes them (CONFIG_COMPACTION; debugfs extfrag/), from one

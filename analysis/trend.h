@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * trend: ordinary least-squares line through (x, y) with a 95% confidence
  * interval for the slope, and where the line says y will reach zero.
@@ -31,6 +32,7 @@ enum trend_err {
 	TREND_ENONFINITE = -3,  /* an input was NaN or +-Inf */
 	TREND_EFLATX = -4,      /* all x equal: the slope is undefined */
 	TREND_ERANGE = -5,      /* overflow in the sums, or a series failed to converge */
+	TREND_EAUTOCORR = -6,   /* residuals so autocorrelated that under 4 independent points remain */
 };
 
 #define TREND_MAX_N ((size_t)1 << 28)  /* more points than this is a caller bug */
@@ -59,10 +61,29 @@ struct trend_fit {
 	 */
 	int zero_valid;
 	double zero_x, zero_x_early, zero_x_late;
+	/*
+	 * trend_fit_ar1 only (trend_fit: ar1 = 0, r1 = 0, n_eff = n): the residuals' lag-1
+	 * autocorrelation (bias-corrected, see below) and the effective number of independent points
+	 * the interval was computed from; df is then n_eff - 2.
+	 */
+	int ar1;
+	double r1, n_eff;
 };
 
 /* Fit y = a + b x over n points; TREND_OK or a negative enum trend_err (out then zeroed). */
 int trend_fit(const double *x, const double *y, size_t n, struct trend_fit *out);
+
+/*
+ * The same line with an interval for autocorrelated residuals (Santer et al. 2000, J. Geophys. Res.
+ * 105(D6):7337): r1 = the residuals' lag-1 autocorrelation, raised by (1 + 4 r1)/n for its
+ * small-sample bias; n_eff = n (1 - r1)/(1 + r1) when r1 > 0; the slope's standard error grows by
+ * sqrt((n - 2)/(n_eff - 2)) and t has n_eff - 2 degrees of freedom.  For a series sampled every
+ * tick (x evenly spaced), where the plain interval is far too narrow.  Measured on simulated AR(1)
+ * series with no trend (tests/unit/test_trend.c): the 95% interval holds the true slope 94-95% of
+ * the time for phi 0.5-0.9 (n 200), where the plain one does 33-73%.  TREND_EAUTOCORR when
+ * n_eff <= 4 (out zeroed), else as trend_fit.
+ */
+int trend_fit_ar1(const double *x, const double *y, size_t n, struct trend_fit *out);
 
 /* Convert a slope per millisecond of x into a slope per hour (multiply by 3.6e6). */
 double trend_per_hour(double slope_per_ms);

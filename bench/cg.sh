@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cg.sh: run a command inside its own memory+pids limited cgroup (sourced by bench/run.sh).
 #
 # SAFETY: everything the benchmarks fork or fill runs under a memory and a

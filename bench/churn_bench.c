@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * churn_bench: drive the churn engine outside the daemon, in a sandbox.
  *

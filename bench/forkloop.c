@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * forkloop: the baseline for churn's lifecycles/s.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * genhistory: write days of realistic 1-second history through the store
  * module, so the storage figure and the report/API latencies are measured on
@@ -18,7 +19,8 @@
  *               the store keeps the ones that change (and, since schema 6,
  *               pgalloc/pgfree/pgfault as columns of the tick's row);
  *   meminfo     every tick (the store keeps 18 fields), with jitter;
- *   atomic risk one row per populated zone, masks from the synthetic free lists;
+ *   atomic risk one row per populated zone, masks from the synthetic free lists,
+ *               and the request through the zonelist (v_atomic_request);
  *   churn       a row per tick, the default 32 workers / 30 s lifetime (~1 spawn/s);
  *   slow        pagetypeinfo + slabinfo every 60 s (the default --slow-interval);
  *   probes      a capacity probe every 10 minutes, its buddyinfo text attached;
@@ -27,7 +29,8 @@
  *               schema 5 the store rolls buckets up as ticks are submitted, and
  *               store_rollup only closes the run's last buckets).
  *
- *   genhistory --db PATH --days N [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]
+ *   genhistory --db PATH (--days N | --hours N) [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]
+ *   (--hours: a short run, e.g. the 1-hour page the browser test measures)
  *   (--limit-s stops early, after that much time, and reports what it wrote;
  *   --rollup-every N calls store_rollup every N ticks instead of once per tick: kept
  *   for the older store whose rollup call cost grew with the run)
@@ -195,6 +198,15 @@ static void step_meminfo(struct gen *g)
  */
 static void tick_atomic(struct gen *g, struct store *st, struct store_tick *t)
 {
+	/*
+	 * The request through its zonelist (v_atomic_request, the headline's first figure): buddyinfo
+	 * lists a node's zones low to high and the request tries the highest first, so the zone serving
+	 * order k is the last one listed that passes.  GFP_KERNEL may reclaim and compact: it passes
+	 * wherever GFP_ATOMIC does and, up to the costly order (3), whenever any zone has free pages.
+	 */
+	struct store_request req = { 0 };
+	int norders = g->cur.norders > 16 ? 16 : g->cur.norders;
+
 	for (int z = 0; z < g->cur.nzones; z++) {
 		const struct buddy_zone *b = &g->cur.z[z];
 		uint64_t pages = buddyinfo_free_pages(b, g->cur.norders), above = 0;
@@ -209,7 +221,18 @@ static void tick_atomic(struct gen *g, struct store *st, struct store_tick *t)
 		}
 		store_tick_atomic(st, t, b->node, b->zone, g->cur.norders, amask, kmask, (int64_t)pages - wmin,
 				  (int64_t)pages - 2 * wmin, 0);
+		for (int k = 0; k < norders; k++)
+			if (amask & (1u << k)) {
+				req.node[k] = b->node;
+				req.zone[k] = b->zone;
+			}
+		req.atomic_mask |= amask;
+		if (pages > 0)
+			req.kernel_mask |= 0xFu;
 	}
+	req.kernel_mask |= req.atomic_mask;
+	req.nowait_mask = req.atomic_mask;
+	store_tick_request(st, t, norders, &req);
 }
 
 static void tick_churn(struct gen *g, struct store_tick *t)
@@ -292,14 +315,14 @@ static long long db_bytes(const char *path)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: genhistory --db PATH --days N [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]\n");
+	fprintf(stderr, "usage: genhistory --db PATH (--days N | --hours N) [--seed S] [--limit-s SECONDS] [--rollup-every TICKS] [--progress]\n");
 	exit(64);
 }
 
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
-	uint64_t days = 0, seed = 1, lim = 0, rollup_every = 1;
+	uint64_t days = 0, hours = 0, seed = 1, lim = 0, rollup_every = 1;
 	int progress = 0;
 	static struct gen g;
 	char err[512], *buf;
@@ -318,6 +341,8 @@ int main(int argc, char **argv)
 			path = v, i++;
 		else if (!strcmp(argv[i], "--days") && num_parse_u64(v, strlen(v), &days) == 0 && days >= 1 && days <= 400)
 			i++;
+		else if (!strcmp(argv[i], "--hours") && num_parse_u64(v, strlen(v), &hours) == 0 && hours >= 1 && hours <= 9600)
+			i++;
 		else if (!strcmp(argv[i], "--limit-s") && num_parse_u64(v, strlen(v), &lim) == 0)
 			limit_s = (double)lim, i++;
 		else if (!strcmp(argv[i], "--rollup-every") && num_parse_u64(v, strlen(v), &rollup_every) == 0 &&
@@ -328,7 +353,7 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (!path || !days)
+	if (!path || !days == !hours)
 		usage();
 	log_init(LOG_LVL_WARN);
 	g.pt = calloc(1, sizeof *g.pt);
@@ -345,7 +370,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "genhistory: %s\n", err);
 		return 1;
 	}
-	nticks = (int64_t)days * 86400;
+	nticks = days ? (int64_t)days * 86400 : (int64_t)hours * 3600;
 	t0_ms = (wall_ms() / 1000 - nticks) * 1000;
 	struct store_run r = { .label = "synthetic history (bench/genhistory)", .version = "bench",
 			       .kernel_release = "6.1.0-synthetic", .hypervisor = "xen", .guest_type = "PV",

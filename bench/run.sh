@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/run.sh: fpusoakd against what a kernel developer would reach for instead (issue 8).
 #
 #   bench/run.sh                    everything, ~11 minutes: churn (3 interleaved rounds: the daemon, its
@@ -14,6 +15,8 @@
 #                                   at 100 ms sampling: see bench/RESULTS.md)
 #   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,footprint,storage,history,soak
 #   bench/run.sh --footprint-seconds N  how long the daemon runs at its defaults before its footprint table (120)
+#   bench/run.sh --peer-webserve P  also measure /runs/1 served by P, another build's bench/webserve
+#                                   (e.g. main's), interleaved with this build's, on the same history
 #
 # Every figure is printed next to its peer measured in the same run (this machine is shared and
 # noisy: only same-run ratios mean much), with the goal and whether it is met.  The whole output
@@ -26,7 +29,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= FOOT_S=120 ONLY=churn,sampler,daemon,footprint,storage,history,soak
+LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= FOOT_S=120 ONLY=churn,sampler,daemon,footprint,storage,history,soak PEER_WS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--long) LONG=1 ;;
@@ -35,7 +38,8 @@ while [ $# -gt 0 ]; do
 	--soak-seconds) SOAK_ARG=$2; shift ;;
 	--only) ONLY=$2; shift ;;
 	--footprint-seconds) FOOT_S=$2; shift ;;
-	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--footprint-seconds N] [--only churn,sampler,daemon,footprint,storage,history,soak]" >&2; exit 64 ;;
+	--peer-webserve) PEER_WS=$2; shift ;;
+	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--footprint-seconds N] [--only churn,sampler,daemon,footprint,storage,history,soak] [--peer-webserve PATH]" >&2; exit 64 ;;
 	esac
 	shift
 done
@@ -444,7 +448,10 @@ if want history; then
 			out=$(wrk -t2 -c2 -d10s --timeout 60s --latency "http://127.0.0.1:$wport$path" 2>&1)
 			say "$(grep -E 'Latency|50%|90%|99%|requests in|Requests/sec|Socket errors' <<<"$out")"
 			p99=$(wrk_p99 <<<"$out")
-			if [ "${p99:-0}" = 0.0 ]; then
+			if [ "$code" != 200 ]; then
+				# The latency of an error page is no figure of the page.
+				row "p99 $name, $HIST_DAYS-day history" "no valid figure (HTTP $code)" "-" "-" "≤ $goal ms" "MISSED"
+			elif [ "${p99:-0}" = 0.0 ]; then
 				# Slower than the whole wrk window: time 3 sequential requests instead.
 				mx=0
 				for i in 1 2 3; do
@@ -461,6 +468,61 @@ if want history; then
 	fi
 	stop_pid "$wpid"
 	say ""
+	if [ -n "$PEER_WS" ]; then
+		# The same page from another build, three rounds each, interleaved: on a loaded machine only
+		# the same-run ratio means much.
+		say "report /runs/1: this build against $PEER_WS, interleaved (wrk -t2 -c2 -d10s, 3 rounds each)"
+		"$B/webserve" --db "$HDB" > "$TMP/ws-self.out" 2>&1 &
+		spid=$!; PIDS+=("$spid")
+		"$PEER_WS" --db "$HDB" > "$TMP/ws-peer.out" 2>&1 &
+		ppid=$!; PIDS+=("$ppid")
+		for i in $(seq 50); do grep -q port= "$TMP/ws-self.out" && grep -q port= "$TMP/ws-peer.out" && break; sleep 0.1; done
+		peer_ok=1
+		for who in self peer; do
+			p=$(sed -n 's/port=//p' "$TMP/ws-$who.out")
+			c=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p/runs/1")
+			[ "$c" = 200 ] || { say "  $who answers /runs/1 with HTTP $c: no comparison"; peer_ok=0; }
+		done
+	fi
+	if [ -n "$PEER_WS" ] && [ $peer_ok = 1 ]; then
+		declare -A p99s=([self]= [peer]=)
+		for round in 1 2 3; do
+			for who in self peer; do
+				p=$(sed -n 's/port=//p' "$TMP/ws-$who.out")
+				out=$(wrk -t2 -c2 -d10s --timeout 60s --latency "http://127.0.0.1:$p/runs/1" 2>&1)
+				p99s[$who]="${p99s[$who]} $(wrk_p99 <<<"$out")"
+				say "  round $round $who: p50 $(awk '$1 == "50%" { print $2 }' <<<"$out"), p99 $(wrk_p99 <<<"$out") ms,"\
+				    "$(curl -s -o /dev/null -w '%{size_download}' "http://127.0.0.1:$p/runs/1") bytes"
+			done
+		done
+		med() { tr ' ' '\n' <<<"$1" | grep . | sort -g | sed -n 2p; }   # the middle of 3
+		ms=$(med "${p99s[self]}"); mp=$(med "${p99s[peer]}")
+		[ -n "$ms" ] && [ -n "$mp" ] &&
+			row "p99 report /runs/1, $HIST_DAYS-day history, interleaved (median of 3 rounds)" "$ms ms" \
+			    "$mp ms ($(basename "$PEER_WS"))" "$(calc "$ms / $mp" 2)" "≤ 150 ms" "$(met_le "$ms" 150)"
+		# CPU time (utime+stime of the server) per request is far less sensitive to other load than
+		# latency: 20 sequential requests each, alternating in blocks of 5.
+		tck=$(getconf CLK_TCK)
+		cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+		declare -A cput=([self]=0 [peer]=0) cpid=([self]=$spid [peer]=$ppid)
+		for blk in 1 2 3 4; do
+			for who in self peer; do
+				p=$(sed -n 's/port=//p' "$TMP/ws-$who.out")
+				c0=$(cpu_of "${cpid[$who]}")
+				for i in 1 2 3 4 5; do curl -s -o /dev/null "http://127.0.0.1:$p/runs/1"; done
+				c1=$(cpu_of "${cpid[$who]}")
+				cput[$who]=$((cput[$who] + c1 - c0))
+			done
+		done
+		cs=$(calc "${cput[self]} * 1000 / $tck / 20" 1); cp=$(calc "${cput[peer]} * 1000 / $tck / 20" 1)
+		say "  server CPU per /runs/1 (utime+stime, 20 sequential requests each): self $cs ms, peer $cp ms"
+		row "server CPU per /runs/1, $HIST_DAYS-day history" "$cs ms" "$cp ms ($(basename "$PEER_WS"))" \
+		    "$(calc "$cs / $cp" 2)" "≤ peer" "$(met_le "$cs" "$cp")"
+	fi
+	if [ -n "$PEER_WS" ]; then
+		stop_pid "$spid"
+		stop_pid "$ppid"
+	fi
 	say "profile: SQL statements by CPU over 3 requests of /runs/1 (build/bench/webserve-prof)"
 	"$B/webserve-prof" --db "$HDB" > "$TMP/webprof.out" 2> "$TMP/webprof.err" &
 	wpid=$!; PIDS+=("$wpid")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sampler_bench: what one sample costs through the real code path, next to
  * the floor the kernel sets (a bare read of the same files), in one run.

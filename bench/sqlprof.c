@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sqlprof: which SQL statements the time goes to, without touching the code
  * under test.  Linked into a bench binary with -Wl,--wrap=sqlite3_step, it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * webserve: fpusoakd's web server alone, on an existing database, for wrk.
  *

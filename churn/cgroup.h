@@ -1,5 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * cgroup: the workers' confinement, cgroup v2 or v1.
+ * cgroup: the workers' confinement, cgroup v2 or v1.  This header is the
+ * handle (open, close, where it is, moving into it, carrying it across an
+ * exec) and includes the rest of the cgroup_ modules' API: cgroup_parse.h
+ * (the kernel's files, parsed), cgroup_limit.h (limits and accounting),
+ * cgroup_kill.h (members and signalling them).
  *
  * v2 (systemd with Delegate=yes): our own cgroup may not hold processes
  * once controllers are enabled for its children ("no internal processes"),
@@ -32,11 +37,7 @@
  * outside) to the daemon's.  A cgroup-scope capacity probe therefore counts
  * them on v1 and not on v2; its detail says which (fork_charge=).
  *
- * Killing: only PIDs in our own group are signalled.  Each PID read from
- * cgroup.procs is pinned with pidfd_open() and then verified against
- * /proc/PID/cgroup before pidfd_send_signal(), so a recycled PID is never
- * hit.  (v2's cgroup.kill would be simpler but gives no list of whom it hit,
- * and close must reap exactly the PIDs it killed that are its children.)
+ * Killing only verified members of our own group: cgroup_kill.h.
  */
 #ifndef FPUSOAK_CGROUP_H
 #define FPUSOAK_CGROUP_H
@@ -45,44 +46,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define CGROUP_PATH_MAX 1024
-
-enum cgroup_ver { CGROUP_NONE = 0, CGROUP_V1 = 1, CGROUP_V2 = 2, CGROUP_AUTO = 3 };
-
-/* The caller's position in each hierarchy, from /proc/self/cgroup. */
-struct cgroup_self {
-	int has_v2, has_memory, has_pids;
-	char v2[CGROUP_PATH_MAX];       /* "0::<path>" */
-	char memory[CGROUP_PATH_MAX];   /* v1 line whose controller list has "memory" */
-	char pids[CGROUP_PATH_MAX];
-};
-
-/* One hierarchy's mount, from /proc/self/mountinfo. */
-struct cgroup_mnt {
-	int found;
-	char root[CGROUP_PATH_MAX];     /* the hierarchy path mounted there ("/" unless bind-mounted) */
-	char dir[CGROUP_PATH_MAX];      /* the mount point */
-};
-
-struct cgroup_mounts {
-	struct cgroup_mnt v2, memory, pids;
-};
-
-/* Parse /proc/self/cgroup; 0 or -1 on malformed or over-long lines. */
-int cgroup_parse_self(const char *buf, size_t len, struct cgroup_self *out);
-
-/* Parse /proc/self/mountinfo for cgroup2 and the v1 memory and pids hierarchies (first mount wins);
- * octal escapes (\040) decoded; 0 or -1 on malformed input. */
-int cgroup_parse_mountinfo(const char *buf, size_t len, struct cgroup_mounts *out);
-
-/* Parse cgroup.procs (one decimal PID per line) into pids[0..cap); sets *n; 0, or -1 on junk or > cap. */
-int cgroup_parse_pids(const char *buf, size_t len, pid_t *pids, size_t cap, size_t *n);
-
-/* Find "key value" in a flat-keyed file (memory.events, memory.oom_control); 0 and *out, -1 if absent/bad. */
-int cgroup_parse_key(const char *buf, size_t len, const char *key, uint64_t *out);
-
-/* 1 if word w is in the space-separated list buf[0..len) (cgroup.controllers), else 0. */
-int cgroup_has_word(const char *buf, size_t len, const char *w);
+#include "churn/cgroup_kill.h"
+#include "churn/cgroup_limit.h"
+#include "churn/cgroup_parse.h"
 
 struct cgroup_cfg {
 	enum cgroup_ver ver;     /* CGROUP_AUTO picks v2 if it has the memory controller, else v1 */
@@ -131,9 +97,6 @@ int cgroup_clone_fd(const struct cgroup *cg);
 /* The fds the handle holds (a forked spawner must keep them open); returns how many were stored. */
 int cgroup_fds(const struct cgroup *cg, int *out, int max);
 
-/* Reset the peak-usage counter where the kernel allows it (v1 max_usage_in_bytes); 0 or -1. */
-int cgroup_reset_peak(const struct cgroup *cg);
-
 /* v1: move the calling process into the pids group (so its forks obey pids.max); no-op in v2; 0 or -1. */
 int cgroup_enter_pids(const struct cgroup *cg);
 
@@ -143,42 +106,6 @@ int cgroup_enter_memory(const struct cgroup *cg);
 
 /* v1: move the calling process back to the parents of the pids and memory groups; no-op in v2; 0 or -1. */
 int cgroup_leave(const struct cgroup *cg);
-
-/* Set the memory limit (0 = none); v1 orders memsw/memory writes as the kernel requires; 0 or -1. */
-int cgroup_set_memory_max(struct cgroup *cg, uint64_t bytes);
-
-/* Set pids.max (0 = none); 0 or -1 (also when the hierarchy has no pids controller). */
-int cgroup_set_pids_max(struct cgroup *cg, uint64_t n);
-
-/* The current limits (0 = none). */
-uint64_t cgroup_memory_max(const struct cgroup *cg);
-uint64_t cgroup_pids_max(const struct cgroup *cg);
-
-/* What is in force, read back from the kernel's files (not what was asked). */
-struct cgroup_effective {
-	enum cgroup_ver ver;
-	char dir[CGROUP_PATH_MAX];       /* memory group (v2: the group) */
-	char pids_dir[CGROUP_PATH_MAX];  /* pids group ("" if none) */
-	uint64_t memory_max;             /* bytes; 0 = no limit (v2 "max", v1 the unlimited value) */
-	uint64_t pids_max;               /* 0 = no limit or no pids controller */
-	int memory_known, pids_known;    /* the file was read */
-};
-
-/* Fill out from the kernel's memory.max / memory.limit_in_bytes and pids.max; 0, or -1 without a group. */
-int cgroup_effective(const struct cgroup *cg, struct cgroup_effective *out);
-
-/* OOM kills of processes in the group since its creation (v2 memory.events, v1 memory.oom_control); 0 or -1. */
-int cgroup_oom_kills(const struct cgroup *cg, uint64_t *out);
-
-/* Memory charged to the group now and its peak (v2 memory.current/peak, v1 usage/max_usage); 0 or -1.
- * peak is 0 where the kernel has no such file. */
-int cgroup_memory_usage(const struct cgroup *cg, uint64_t *current, uint64_t *peak);
-
-/* PIDs in the group (v1: memory and pids groups merged), without the caller; 0 or -1 (EFBIG past cap). */
-int cgroup_procs(const struct cgroup *cg, pid_t *pids, size_t cap, size_t *n);
-
-/* Send sig to every verified PID in the group except the caller; returns how many were signalled, -1 on error. */
-int cgroup_kill(const struct cgroup *cg, int sig);
 
 /* The handle is a plain struct (paths, flags, fd numbers): these carry it across the spawner's exec.
  * Size of the bytes; copy them out; a heap copy from them (NULL on ENOMEM).  The fds must survive

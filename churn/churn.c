@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* churn: the daemon side of the churn engine; see churn.h. */
 #define _GNU_SOURCE
 #include "churn/churn.h"
@@ -10,18 +11,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "churn/spawner.h"
+#include "churn/worker.h"
 #include "common/log.h"
 #include "common/clock.h"
 #include "common/helper.h"
 
 #define HELLO_TIMEOUT_MS 5000
 #define STOP_TIMEOUT_MS 10000
+#define FRAG_STOP_TIMEOUT_MS 5000
+#define FRAG_STATUS_MS 500
 
 struct churn {
 	struct churn_cfg cfg;
@@ -33,28 +39,13 @@ struct churn {
 	int gone;
 	struct churn_hello hello;
 	struct churn_status last;
+	/* the fragmenting load (fragload.h) */
+	pid_t frag_pid;               /* 0: none, or reaped */
+	int frag_sock;
+	int frag_have_hello;
+	struct fragload_hello frag_hello;
 };
 
-void churn_cfg_defaults(struct churn_cfg *cfg)
-{
-	memset(cfg, 0, sizeof *cfg);
-	cfg->params = (struct churn_params){ .workers = 32, .dist = CHURN_DIST_EXP, .rate_milli = 50000,
-					     .lifetime_ms = 30000 };
-	cfg->seed = 1;
-	cfg->fpu = FPU_AUTO;
-	cfg->worker_memory = 256 * 1024;
-	cfg->worker_tick_ms = 10;
-	cfg->worker_work_iters = 1000;
-	cfg->cgroup = CGROUP_AUTO;
-	cfg->nocgroup_cap = 64;
-	cfg->probe_limit = 2048;
-	cfg->probe_scope = CHURN_SCOPE_CGROUP;
-	cfg->probe_step_timeout_ms = 10000;
-	cfg->switch_threads = 64;
-	cfg->switch_ms = 2000;
-	cfg->status_ms = 250;
-	cfg->death_records_max = 64;
-}
 
 const char *churn_spawner_path(char *buf, size_t len)
 {
@@ -89,6 +80,8 @@ static const char *check_cfg(const struct churn_cfg *c)
 		return "probe settings out of range";
 	if (c->status_ms < 10 || c->status_ms > 60000 || c->death_records_max < 0)
 		return "status settings out of range";
+	if (c->fragment < FRAGLOAD_OFF || c->fragment > FRAGLOAD_HEAVY)
+		return "bad fragment level";
 	return NULL;
 }
 
@@ -104,7 +97,7 @@ static int take(struct churn *ch, struct churn_rec *rec)
 		if (n < 0)
 			return 0;
 		/* Same binary on both ends; a size mismatch would be a bug: skip, never misread. */
-		if ((size_t)n < sizeof rec->type || (size_t)n != spawner_rec_size(rec->type))
+		if ((size_t)n < sizeof rec->type || (size_t)n != churn_rec_size(rec->type))
 			continue;
 		if (rec->type == CHURN_REC_STATUS)
 			ch->last = rec->u.status;
@@ -183,7 +176,8 @@ static int open_cgroup(struct churn *ch, const struct churn_cfg *cfg, char *err,
 		.key = cfg->cgroup_key,
 		.leaf_self = cfg->cgroup_leaf_self,
 		.memory_max = cfg->cgroup_memory_max,
-		.pids_max = cfg->cgroup_pids_max,
+		/* The fragmenting load lives in the group too: one PID more, so workers keep theirs. */
+		.pids_max = cfg->cgroup_pids_max ? cfg->cgroup_pids_max + (cfg->fragment != FRAGLOAD_OFF) : 0,
 	};
 
 	if (cfg->cgroup == CGROUP_NONE) {
@@ -208,7 +202,7 @@ static int open_cgroup(struct churn *ch, const struct churn_cfg *cfg, char *err,
 	}
 	/* v1: the spawner forks from inside the pids group, so it takes one of the PIDs. */
 	if (cgroup_version(ch->cg) == CGROUP_V1 && cfg->cgroup_pids_max &&
-	    cgroup_set_pids_max(ch->cg, cfg->cgroup_pids_max + 1) < 0)
+	    cgroup_set_pids_max(ch->cg, cc.pids_max + 1) < 0)
 		log_warn("churn: cannot adjust pids.max for the spawner");
 	return 0;
 }
@@ -255,6 +249,231 @@ static int start_spawner(struct churn *ch, struct spawner_cfg *scfg, int *heard,
 	return -1;
 }
 
+
+/* ---- the fragmenting load ----------------------------------------------------------------- */
+
+/*
+ * What the load's bound is a fraction of: the workers' memory limit, because the load lives in
+ * their group; MemTotal in guest scope, or when there is no limit (or one above MemTotal).
+ */
+static uint64_t frag_base(const struct churn *ch)
+{
+	struct sysinfo si;
+	uint64_t total = 0, lim = ch->cg ? cgroup_memory_max(ch->cg) : 0;
+
+	if (sysinfo(&si) == 0)
+		total = (uint64_t)si.totalram * si.mem_unit;
+	if (ch->cfg.probe_scope == CHURN_SCOPE_GUEST || !lim || (total && lim > total))
+		return total;
+	return lim;
+}
+
+/* Descriptors the load may open: its hard limit (it raises its soft one), some left over. */
+static uint64_t frag_fds(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max < 128)
+		return 64;
+	return rl.rlim_max > 65536 ? 65536 - 64 : rl.rlim_max - 64;
+}
+
+static int frag_take(struct churn *ch, struct fragload_rec *rec)
+{
+	for (;;) {
+		ssize_t n = recv(ch->frag_sock, rec, sizeof *rec, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return -1;
+		if (n < 0)
+			return 0;
+		if ((size_t)n >= sizeof rec->type && (size_t)n == fragload_rec_size(rec->type))
+			return 1;
+	}
+}
+
+/* Reap the load (it is gone or going): its wait status, or -1 after SIGKILL if it would not go. */
+static int frag_reap(struct churn *ch, int64_t wait_ms)
+{
+	int st = 0;
+	int64_t deadline = clock_mono_ms() + wait_ms;
+
+	if (ch->frag_pid <= 0)
+		return -1;
+	for (;;) {
+		pid_t r = waitpid(ch->frag_pid, &st, WNOHANG);
+		if (r == ch->frag_pid || r < 0)
+			break;
+		if (clock_mono_ms() >= deadline) {
+			kill(ch->frag_pid, SIGKILL);
+			waitpid(ch->frag_pid, &st, 0);
+			break;
+		}
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	ch->frag_pid = 0;
+	if (ch->frag_sock >= 0)
+		close(ch->frag_sock);
+	ch->frag_sock = -1;
+	return st;
+}
+
+static void frag_await_hello(struct churn *ch)
+{
+	static struct fragload_rec rec;
+	/* Twice the spawner's: it execs right after it, while the guest is busiest. */
+	int64_t deadline = clock_mono_ms() + 2 * HELLO_TIMEOUT_MS;
+
+	while (clock_mono_ms() < deadline && !ch->frag_have_hello) {
+		int r = frag_take(ch, &rec);
+		if (r < 0)
+			break;
+		if (r == 0) {
+			wait_readable(ch->frag_sock, deadline);
+			continue;
+		}
+		if (rec.type == FRAGLOAD_REC_NOTE)
+			log_warnx("fragment: %s", rec.u.note.text);
+		else if (rec.type == FRAGLOAD_REC_HELLO) {
+			ch->frag_hello = rec.u.hello;
+			ch->frag_have_hello = 1;
+		}
+	}
+}
+
+/*
+ * Fork the load beside the spawner.  The child joins the workers' groups before it execs (so
+ * everything it allocates is charged there, and the pids limit counts it), then runs the static
+ * helper, or the load itself in this forked copy when there is none.  Not fatal: churn goes on.
+ */
+static void start_frag(struct churn *ch, const struct churn_cfg *cfg, const char *exe)
+{
+	struct fragload_cfg fc;
+	uint64_t base = frag_base(ch);
+	int sv[2], dirfd = -1;
+
+	ch->frag_sock = -1;
+	if (cfg->fragment == FRAGLOAD_OFF)
+		return;
+	/* Unconfined, nothing but its recipe would bound it: it runs in the workers' group or not at all. */
+	if (!ch->cg) {
+		log_warnx("fragment: no cgroup to confine the load in (%s); none runs", ch->nocg);
+		return;
+	}
+	memset(&fc, 0, sizeof fc);
+	if (fragload_recipe((enum fragload_level)cfg->fragment, base, frag_fds(), &fc.r) < 0) {
+		log_warnx("fragment: a %s load needs more than %llu MiB to take a fraction of; none runs",
+			  fragload_level_name(cfg->fragment), (unsigned long long)(base >> 20));
+		return;
+	}
+	if (cfg->fragment_dir)
+		dirfd = open(cfg->fragment_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		log_warn("fragment: socketpair");
+		goto out;
+	}
+	fc.seed = cfg->seed;
+	fc.daemon = getpid();
+	fc.sock = sv[1];
+	fc.dirfd = dirfd;
+	fc.status_ms = FRAG_STATUS_MS;
+	fflush(NULL);
+	ch->frag_pid = fork();
+	if (ch->frag_pid == 0) {
+		close(sv[0]);
+		cgroup_enter_pids(ch->cg);
+		if (write(cgroup_child_fd(ch->cg), "0", 1) != 1)
+			_exit(WORKER_EXIT_CGROUP);
+		if (exe)
+			fragload_exec(&fc, exe);
+		fragload_main(&fc);
+	}
+	close(sv[1]);
+	if (ch->frag_pid < 0) {
+		log_warn("fragment: fork");
+		ch->frag_pid = 0;
+		close(sv[0]);
+		goto out;
+	}
+	ch->frag_sock = sv[0];
+	frag_await_hello(ch);
+	if (!ch->frag_have_hello) {
+		int st;
+		kill(ch->frag_pid, SIGKILL);
+		st = frag_reap(ch, 1000);
+		log_warnx("fragment: the load did not start (%s %d); none runs",
+			  WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	}
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+}
+
+/* Ask it to stop, let it free everything, reap it; SIGKILL if it takes too long. */
+static void stop_frag(struct churn *ch)
+{
+	static struct fragload_rec rec;
+	struct fragload_cmd cmd = { .type = FRAGLOAD_CMD_STOP };
+	int64_t deadline = clock_mono_ms() + FRAG_STOP_TIMEOUT_MS;
+
+	if (ch->frag_pid <= 0)
+		return;
+	send(ch->frag_sock, &cmd, sizeof cmd, MSG_DONTWAIT | MSG_NOSIGNAL);
+	shutdown(ch->frag_sock, SHUT_WR);
+	while (clock_mono_ms() < deadline) {
+		int r = frag_take(ch, &rec);
+		if (r < 0 || (r == 1 && rec.type == FRAGLOAD_REC_BYE))
+			break;
+		if (r == 0)
+			wait_readable(ch->frag_sock, deadline);
+	}
+	frag_reap(ch, 1000);
+}
+
+int churn_frag_fd(const struct churn *ch)
+{
+	return ch && ch->frag_pid > 0 ? ch->frag_sock : -1;
+}
+
+int churn_frag_read(struct churn *ch, struct fragload_rec *rec, int *status)
+{
+	int r;
+
+	if (!ch || ch->frag_pid <= 0)
+		return -1;
+	r = frag_take(ch, rec);
+	if (r >= 0)
+		return r;
+	*status = frag_reap(ch, 1000);
+	return -1;
+}
+
+static int frag_cmd(struct churn *ch, uint32_t type)
+{
+	struct fragload_cmd cmd = { .type = type };
+
+	if (!ch || ch->frag_pid <= 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return send(ch->frag_sock, &cmd, sizeof cmd, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof cmd ? 0 : -1;
+}
+
+int churn_frag_pause(struct churn *ch)
+{
+	return frag_cmd(ch, FRAGLOAD_CMD_PAUSE);
+}
+
+int churn_frag_resume(struct churn *ch)
+{
+	return frag_cmd(ch, FRAGLOAD_CMD_RESUME);
+}
+
+const struct fragload_hello *churn_frag_hello(const struct churn *ch)
+{
+	return ch && ch->frag_pid > 0 && ch->frag_have_hello ? &ch->frag_hello : NULL;
+}
+
 struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen)
 {
 	struct spawner_cfg scfg;
@@ -273,7 +492,8 @@ struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen)
 	}
 	ch->cfg = *cfg;
 	ch->cfg.cgroup_name = ch->cfg.cgroup_key = NULL;
-	ch->sock = -1;
+	ch->cfg.fragment_dir = NULL;
+	ch->sock = ch->frag_sock = -1;
 	if (open_cgroup(ch, cfg, err, errlen) < 0) {
 		free(ch);
 		return NULL;
@@ -285,8 +505,10 @@ struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen)
 	scfg.daemon = getpid();
 	scfg.pop_cap = ch->cg ? CHURN_MAX_WORKERS : cfg->nocgroup_cap;
 	scfg.probe_cap = ch->cg || cfg->probe_scope == CHURN_SCOPE_GUEST ? CHURN_MAX_PROBE : cfg->nocgroup_cap;
-	if (start_spawner(ch, &scfg, &heard, err, errlen) == 0)
+	if (start_spawner(ch, &scfg, &heard, err, errlen) == 0) {
+		start_frag(ch, cfg, scfg.cc.spawner_exe);
 		return ch;
+	}
 	/* A static spawner that died without a word (a helper from another build refuses the config,
 	 * see spawner_exec.c) must not cost the run its churn: the forked copy can do the job. */
 	if (!scfg.cc.spawner_exe || heard)
@@ -294,8 +516,10 @@ struct churn *churn_open(const struct churn_cfg *cfg, char *err, size_t errlen)
 	log_warnx("churn: %s did not start (%s); the daemon's forked copy runs the spawner instead",
 		  scfg.cc.spawner_exe, err);
 	scfg.cc.spawner_exe = NULL;
-	if (start_spawner(ch, &scfg, &heard, err, errlen) == 0)
+	if (start_spawner(ch, &scfg, &heard, err, errlen) == 0) {
+		start_frag(ch, cfg, NULL);
 		return ch;
+	}
 fail:
 	churn_close(ch, NULL);
 	return NULL;
@@ -387,6 +611,7 @@ int churn_close(struct churn *ch, struct churn_status *final)
 
 	if (!ch)
 		return 0;
+	stop_frag(ch);
 	if (ch->pid > 0) {
 		if (!ch->gone) {
 			send_cmd(ch, &cmd);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* churn_ctl: token bucket, lifetimes, accounting; see churn_ctl.h. */
 #include "churn/churn_ctl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * churn_ctl: the population controller and the accounting, as pure code.
  *

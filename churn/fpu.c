@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fpu: per-kind FPU touch and duty-cycle work; see fpu.h. */
 #include "churn/fpu.h"
 

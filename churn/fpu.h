@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fpu: make a process's FPU state real, of a chosen kind.
  *

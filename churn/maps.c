@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* maps: /proc/PID/maps lines; see maps.h. */
 #include "churn/maps.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * maps: one line of /proc/PID/maps, parsed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* probe: capacity-probe rules and the switch probe; see probe.h. */
 #define _GNU_SOURCE
 #include "churn/probe.h"

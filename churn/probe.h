@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * probe: the capacity probe's decisions and the FPU-cost (switch) probe.
  *
@@ -36,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "churn/churn.h"
+#include "churn/churn_proto.h"
 
 #define PROBE_SETTLE_NS 500000000LL
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * spawner: the single-threaded process that forks, reaps and counts workers.
  *
@@ -11,7 +12,8 @@
  * start (no allocation per spawn): the spawner is forked for every worker,
  * so its footprint is part of every fork's cost and stays small.
  *
- * Private to churn/: the daemon uses churn.h.
+ * Private to churn/: the daemon uses churn.h.  The types both sides share
+ * are in churn_proto.h; the spawner's own files are listed in spawner_priv.h.
  */
 #ifndef FPUSOAK_SPAWNER_H
 #define FPUSOAK_SPAWNER_H
@@ -19,32 +21,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "churn/churn.h"
-
-enum spawner_cmd_type { SPAWNER_CMD_SET = 1, SPAWNER_CMD_PROBE, SPAWNER_CMD_STATUS, SPAWNER_CMD_STOP };
-
-/* Daemon → spawner, one per SEQPACKET message. */
-struct spawner_cmd {
-	uint32_t type;              /* enum spawner_cmd_type */
-	int32_t probe_kind;         /* enum churn_probe_kind for SPAWNER_CMD_PROBE */
-	struct churn_params params; /* for SPAWNER_CMD_SET */
-};
-
-struct spawner_cfg {
-	struct churn_cfg cc;        /* as given to churn_open (strings not used) */
-	struct cgroup *cg;          /* the workers' group, NULL when unconfined (the spawner's copy) */
-	int sock;                   /* its end of the socketpair */
-	pid_t daemon;               /* for the PDEATHSIG race check */
-	int pop_cap, probe_cap;     /* caps in force */
-	int exec_errno;             /* spawner_exec() of cc.spawner_exe failed with this; 0 if not tried */
-	int exec_ok;                /* 1 in the exec'd static spawner (set by spawner_blob_unpack) */
-};
+#include "churn/churn_proto.h"
 
 /* Most bytes a packed spawner_cfg (with its cgroup handle) takes. */
 #define SPAWNER_BLOB_MAX 16384
-
-/* Bytes on the wire for a record of this type (header + its union member). */
-size_t spawner_rec_size(uint32_t type);
 
 /* Run the spawner in the freshly forked child: never returns (exit code 0 after a clean stop). */
 void spawner_main(const struct spawner_cfg *cfg) __attribute__((noreturn));

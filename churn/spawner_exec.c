@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* spawner_exec: the spawner as a small static binary, handed its config across exec; see spawner.h. */
 #define _GNU_SOURCE
 #include "churn/spawner.h"

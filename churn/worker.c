@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* worker: one FPU-using process's life; see worker.h. */
 #define _GNU_SOURCE
 #include "churn/worker.h"

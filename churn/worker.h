@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * worker: the life of one math-using process, from fork to _exit.
  *

@@ -308,6 +308,12 @@ static int front_open(void *arg, const struct config *cfg, char *err, size_t err
 	return 0;
 }
 
+/* s (NULL = "") into dst, cut to its size: the snapshot holds values, never pointers. */
+static void copy_str(char *dst, size_t len, const char *s)
+{
+	snprintf(dst, len, "%s", s ? s : "");
+}
+
 static void front_sample(void *arg, const struct daemon_sample *s)
 {
 	struct front *f = arg;
@@ -318,6 +324,14 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 	d = live_begin(f->live);
 	d->run_id = s->run_id;
 	d->run_started_ms = s->run_started_ms;
+	copy_str(d->label, sizeof d->label, s->label);
+	copy_str(d->kernel_release, sizeof d->kernel_release, s->kernel_release);
+	copy_str(d->hypervisor, sizeof d->hypervisor, s->hypervisor);
+	copy_str(d->guest_type, sizeof d->guest_type, s->guest_type);
+	d->request_orders = s->request_orders;
+	d->request_atomic = s->request_atomic;
+	d->request_nowait = s->request_nowait;
+	d->request_kernel = s->request_kernel;
 	d->samples_total = s->samples_total;
 	d->samples_queued = s->samples_queued;
 	d->samples_dropped = s->samples_dropped;

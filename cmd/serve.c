@@ -19,6 +19,7 @@
 #include "churn/worker.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/netaddr.h"
 #include "common/num.h"
 #include "common/runref.h"
 #include "common/sdlisten.h"
@@ -175,34 +176,6 @@ static int parse(int argc, char **argv, struct serve_args *a)
 	return 0;
 }
 
-/* Bind and listen on addr; the socket, or -1 with why in err. */
-static int bind_listen(const char *addr, char *err, size_t errlen)
-{
-	struct sockaddr_storage ss;
-	socklen_t sslen = 0;
-	int fd, one = 1, zero = 0;
-
-	if (web_listen_parse(addr, &ss, &sslen) != 0) {
-		snprintf(err, errlen, "bad address %s", addr);
-		return -1;
-	}
-	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -1;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	/* "[::]:PORT" serves IPv4 too, as the daemon's server does. */
-	if (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr))
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-	if (bind(fd, (struct sockaddr *)&ss, sslen) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
-		snprintf(err, errlen, "cannot listen on %s: %s%s", addr, strerror(errno),
-			 errno == EADDRINUSE ? " (another fpusoakd? choose another --listen, port 0 picks a free one)" : "");
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Whether systemd (or a supervisor doing the same) handed us a listening socket. */
 static int socket_handed_over(void)
 {
@@ -262,6 +235,10 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 		.version = FPUSOAK_VERSION,
 		.run_id = d->run_id,
 		.run_started_ms = d->run_started_ms,
+		.label = d->label,
+		.kernel_release = d->kernel_release,
+		.hypervisor = d->hypervisor,
+		.guest_type = d->guest_type,
 		.samples_total = d->samples_total,
 		.samples_queued = d->samples_queued,
 		.samples_dropped = d->samples_dropped,
@@ -271,6 +248,10 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 		.vmstat = d->has_vmstat ? &d->vmstat : NULL,
 		.meminfo = d->has_meminfo ? &d->meminfo : NULL,
 		.indices = 1,
+		.request_orders = d->request_orders,
+		.request_atomic = d->request_atomic,
+		.request_nowait = d->request_nowait,
+		.request_kernel = d->request_kernel,
 		.churn = d->has_churn ? &d->churn : NULL,
 		.probe = d->has_probe ? &d->probe : NULL,
 		.oom_unattributed = d->oom_unattributed,
@@ -363,8 +344,9 @@ int serve_main(int argc, char **argv)
 	query_set_close(&set);
 	if (a.listen_fd >= 0)
 		fd = a.listen_fd;
-	else if (!socket_handed_over() && (fd = bind_listen(a.listen, err, sizeof err)) < 0) {
-		fprintf(stderr, "fpusoakd serve: %s\n", err);
+	else if (!socket_handed_over() && (fd = netaddr_listen(a.listen, err, sizeof err)) < 0) {
+		fprintf(stderr, "fpusoakd serve: %s%s\n", err, errno == EADDRINUSE ?
+			" (another fpusoakd? choose another --listen; port 0 picks a free one)" : "");
 		return EX_UNAVAILABLE;
 	}
 	harden();

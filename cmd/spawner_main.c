@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fpusoakd-spawner: the churn spawner as a small static executable.
  *
@@ -5,10 +6,12 @@
  * memfd (churn/spawner_exec.c).  Static, so its address space is its own
  * code and data and nothing else: every worker is a fork of it, and fork
  * and exit cost grows with each mapping the forking process has.  The
- * switch probe execs /proc/self/exe, i.e. this file, hence the first call.
+ * switch probe execs /proc/self/exe, i.e. this file, hence the first call.  The fragmenting
+ * load (churn/fragload.h) runs as this file too, with --internal-fragment.
  */
 #include <stdio.h>
 
+#include "churn/fragload.h"
 #include "churn/probe.h"
 #include "churn/spawner.h"
 
@@ -16,6 +19,7 @@ int main(int argc, char **argv)
 {
 	probe_switch_exec_main(argc, argv);
 	spawner_exec_main(argc, argv);
+	fragload_exec_main(argc, argv);
 	fprintf(stderr, "fpusoakd-spawner: an internal helper of fpusoakd(8), started by the daemon; not run by hand\n");
 	return 64;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cpuinfo: CPUID, XCR0 and /sys/hypervisor; see cpuinfo.h. */
 #include "collector/cpuinfo.h"
 

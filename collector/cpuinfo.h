@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cpuinfo: what the CPU (CPUID) and the kernel (XCR0) say about FPU state.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* envinfo: the run's environment; see envinfo.h. */
 #include "collector/envinfo.h"
 

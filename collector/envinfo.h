@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * envinfo: what a run records about its machine, once, at its start.
  *

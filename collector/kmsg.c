@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kmsg: /dev/kmsg record and kernel-log line parsers; see kmsg.h for the formats. */
 #include "collector/kmsg.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmsg: pure parsers for /dev/kmsg records and for the kernel log lines
  * that answer "did an allocation fail, and did the OOM killer run?".

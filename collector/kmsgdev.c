@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kmsgdev: non-blocking, loss-accounting /dev/kmsg reader; see kmsgdev.h. */
 #include "collector/kmsgdev.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kmsgdev: read /dev/kmsg one record at a time, without blocking, and
  * account for records the kernel overwrote before we read them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kv: parse /proc/vmstat and /proc/meminfo; see kv.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kv: parse "name value" files: /proc/vmstat ("pgfault 123") and
  * /proc/meminfo ("MemFree:   123 kB").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * lex: a cursor over one line of /proc text, shared by the collector parsers.
  *

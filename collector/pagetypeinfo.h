@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pagetypeinfo: parse /proc/pagetypeinfo (free blocks per migratetype and
  * order, and pageblocks per migratetype).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* procfile: one bounded read of a /proc or /sys file; see procfile.h. */
 #include "collector/procfile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * slabinfo: parse /proc/slabinfo 2.1; see slabinfo.h.
  *

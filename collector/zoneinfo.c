@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * zoneinfo: parse /proc/zoneinfo; see zoneinfo.h for the layout.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * zoneinfo: parse /proc/zoneinfo: per node and zone, the free-page count,
  * the watermarks and the lowmem reserve ("protection") that the page

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * clock: the two clocks fpusoakd uses, in milliseconds.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fmt: formatting helpers; see fmt.h. */
 #include "common/fmt.h"
 
@@ -161,7 +162,7 @@ const char *fmt_num(double v, char *out, size_t outlen)
 	return out;
 }
 
-const char *fmt_si(double v, char *out, size_t outlen)
+const char *fmt_si_prec(double v, int prec, char *out, size_t outlen)
 {
 	static const struct { double f; const char *s; } u[] = {
 		{ 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" },
@@ -171,13 +172,20 @@ const char *fmt_si(double v, char *out, size_t outlen)
 		snprintf(out, outlen, "%s", "");
 		return out;
 	}
+	if (prec < 1 || prec > 17)
+		prec = 4;
 	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
 		if (fabs(v) >= u[i].f) {
-			snprintf(out, outlen, "%.4g%s", v / u[i].f, u[i].s);
+			snprintf(out, outlen, "%.*g%s", prec, v / u[i].f, u[i].s);
 			return out;
 		}
-	snprintf(out, outlen, "%.4g", fabs(v) < 1e-12 ? 0.0 : v);
+	snprintf(out, outlen, "%.*g", prec, fabs(v) < 1e-12 ? 0.0 : v);
 	return out;
+}
+
+const char *fmt_si(double v, char *out, size_t outlen)
+{
+	return fmt_si_prec(v, 4, out, outlen);
 }
 
 const char *fmt_sig(double v, char *out, size_t outlen)
@@ -188,5 +196,14 @@ const char *fmt_sig(double v, char *out, size_t outlen)
 		snprintf(out, outlen, "%.0f", v);                  /* 295200, not 2.952e+05 */
 	else
 		snprintf(out, outlen, "%.4g", v == 0 ? 0.0 : v);   /* no "-0" */
+	return out;
+}
+
+const char *fmt_mib(double bytes, char *out, size_t outlen)
+{
+	if (!isfinite(bytes))
+		snprintf(out, outlen, "%s", "");
+	else
+		snprintf(out, outlen, "%.1f MiB", bytes / 1048576.0);
 	return out;
 }

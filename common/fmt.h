@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fmt: small formatters shared by the pages, the API, the charts and the
  * command line — timestamps (always UTC), durations, and numbers for
@@ -32,5 +33,10 @@ const char *fmt_sig(double v, char *out, size_t outlen);
 
 /* A short axis label: 4 significant digits with k/M/G/T suffixes ("1.5k", "250", "0.25"). */
 const char *fmt_si(double v, char *out, size_t outlen);
+
+/* Bytes as MiB with one decimal ("19.4 MiB"); NaN/inf give "". */
+const char *fmt_mib(double bytes, char *out, size_t outlen);
+/* fmt_si with prec significant digits (1..17): what tells two close axis ticks apart ("1.0001M"). */
+const char *fmt_si_prec(double v, int prec, char *out, size_t outlen);
 
 #endif

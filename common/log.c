@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* log: stderr logging with journald priority prefixes; see log.h. */
 #include "common/log.h"
 #include "common/num.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* num: bounded number parsing; see num.h for the rules. */
 #include "common/num.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* strbuf: bounded growable byte buffer; see strbuf.h. */
 #include "common/strbuf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * strbuf: a bounded, growable byte buffer with printf-append.
  *

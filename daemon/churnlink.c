@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* churnlink: spawner records → store rows; see churnlink.h. */
 #include "daemon/churnlink.h"
 
@@ -6,12 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "churn/churn.h"
 #include "churn/gfpmod.h"
 #include "churn/worker.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "store/store.h"
 
@@ -40,6 +44,10 @@ struct churnlink {
 	char guest_fill;                            /* a guest-scope capacity probe is asked for or running */
 	char cap_held;                              /* ... and not yet sent to the spawner */
 	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
+	char frag_dir[4096];                        /* the DB's directory: the load's O_TMPFILE files */
+	struct fragload_status frag;                /* the load's latest STATUS */
+	int have_frag;
+	int64_t cap_wait_ms;                        /* a capacity probe waits for the load's pause since (0: none) */
 	char instance_key[4096];                    /* canonical DB path: names the workers' group */
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
 };
@@ -61,6 +69,18 @@ static void instance_key(const char *db, char *out, size_t len)
 		snprintf(out, len, "%s", db);
 }
 
+/* The directory the database lives in ("." for a bare name); NULL if it does not fit. */
+static const char *db_dir(const char *db, char *buf, size_t len)
+{
+	const char *slash = strrchr(db, '/');
+
+	if (!slash)
+		return snprintf(buf, len, ".") < (int)len ? buf : NULL;
+	if (slash == db)
+		return snprintf(buf, len, "/") < (int)len ? buf : NULL;
+	return snprintf(buf, len, "%.*s", (int)(slash - db), db) < (int)len ? buf : NULL;
+}
+
 struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum churnlink_why *why, char *err,
 				 size_t errlen)
 {
@@ -68,9 +88,10 @@ struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum ch
 	struct churnlink *cl;
 
 	*why = CHURNLINK_OK;
-	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0) {
+	if (cfg->workers == 0 && cfg->probe_interval_ms == 0 && cfg->switch_probe_interval_ms == 0 &&
+	    cfg->fragment == FRAGLOAD_OFF) {
 		*why = CHURNLINK_OFF;
-		snprintf(err, errlen, "churn off (--workers 0, no probes)");
+		snprintf(err, errlen, "churn off (--workers 0, no probes, no fragmenting load)");
 		return NULL;
 	}
 	cl = calloc(1, sizeof *cl);
@@ -100,6 +121,8 @@ struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum ch
 	cc.switch_threads = (int)cfg->switch_threads;
 	cc.gfp_mode = gfp_mode;
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
+	cc.fragment = cfg->fragment;
+	cc.fragment_dir = db_dir(cfg->db, cl->frag_dir, sizeof cl->frag_dir);
 	cl->ch = churn_open(&cc, err, errlen);
 	if (!cl->ch) {
 		*why = cc.cgroup_required && strncmp(err, CHURN_NOCONFINE, strlen(CHURN_NOCONFINE)) == 0 ?
@@ -132,17 +155,98 @@ int churnlink_fd(const struct churnlink *cl)
 	return cl ? churn_fd(cl->ch) : -1;
 }
 
+int churnlink_frag_fd(const struct churnlink *cl)
+{
+	return cl ? churn_frag_fd(cl->ch) : -1;
+}
+
+/*
+ * How long a capacity probe waits for the fragmenting load to say it paused.  The load reads
+ * commands between allocation steps, not inside a fill round, which took seconds in the Xen test
+ * guest: past this the probe starts anyway and says so (the fill then measures a moving load).
+ */
+#define FRAG_PAUSE_WAIT_MS 10000
+
+/*
+ * Ask for the capacity probe, the fragmenting load paused (or not running).  Guest scope: the request
+ * is held until the daemon has stepped aside (churnlink_probe_go, daemon/quiet.c), so the order is
+ * pause the load, step aside, fill, resume the load (on_probe_done).
+ */
+static void capacity_request(struct churnlink *cl)
+{
+	cl->cap_wait_ms = 0;
+	if (cl->guest_scope)
+		cl->guest_fill = cl->cap_held = 1;
+	else if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
+		log_warn("churn: capacity probe request");
+}
+
+static void frag_status(struct churnlink *cl, const struct fragload_status *st)
+{
+	uint64_t total = 0;
+
+	for (int k = 0; k < FK_NKINDS; k++)
+		total += st->held_bytes[k];
+	if (cl->have_frag && st->cycles != cl->frag.cycles)
+		log_info("fragment: cycle %llu done; holds %llu KiB (anon %llu, pipe %llu, pgtable %llu, socket %llu,"
+			 " file %llu KiB), %llu KiB long-lived, %llu allocations failed",
+			 (unsigned long long)st->cycles, (unsigned long long)(total >> 10),
+			 (unsigned long long)(st->held_bytes[FK_ANON] >> 10), (unsigned long long)(st->held_bytes[FK_PIPE] >> 10),
+			 (unsigned long long)(st->held_bytes[FK_PGTABLE] >> 10),
+			 (unsigned long long)(st->held_bytes[FK_SOCKET] >> 10), (unsigned long long)(st->held_bytes[FK_FILE] >> 10),
+			 (unsigned long long)(st->kept_bytes >> 10), (unsigned long long)st->alloc_failed);
+	if (!cl->have_frag || st->state != cl->frag.state)
+		log_debug("fragment: t=%lld state %d, cycle %llu, %llu KiB held, %llu failed", (long long)st->mono_ms, st->state,
+			  (unsigned long long)st->cycles, (unsigned long long)(total >> 10), (unsigned long long)st->alloc_failed);
+	cl->frag = *st;
+	cl->have_frag = 1;
+	/* The load holds still now: the probe asked for while it was busy may fill. */
+	if (cl->cap_wait_ms && st->state == FRAGLOAD_PAUSED) {
+		log_info("fragment: paused for the capacity probe (%lld ms after asking)",
+			 (long long)(clock_mono_ms() - cl->cap_wait_ms));
+		capacity_request(cl);
+	}
+}
+
+int churnlink_frag_drain(struct churnlink *cl)
+{
+	static struct fragload_rec rec;
+	int rc, status = 0;
+
+	if (!cl)
+		return 0;
+	while ((rc = churn_frag_read(cl->ch, &rec, &status)) == 1) {
+		if (rec.type == FRAGLOAD_REC_STATUS)
+			frag_status(cl, &rec.u.status);
+		else if (rec.type == FRAGLOAD_REC_NOTE && rec.u.note.level <= LOG_LVL_WARN)
+			log_warnx("fragment: %s", rec.u.note.text);
+		else if (rec.type == FRAGLOAD_REC_NOTE)
+			log_info("fragment: %s", rec.u.note.text);
+	}
+	if (rc < 0) {
+		if (WIFSIGNALED(status))
+			log_warnx("fragment: the load was killed by signal %d%s; the run goes on without it",
+				  WTERMSIG(status), WTERMSIG(status) == SIGKILL ? " (the OOM killer?)" : "");
+		else
+			log_warnx("fragment: the load exited (status %d); the run goes on without it", WEXITSTATUS(status));
+		return -1;
+	}
+	return 0;
+}
+
 static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *pd)
 {
 	char line[256];
 
 	cl->probe_running = 0;
+	if (pd->kind == CHURN_PROBE_CAPACITY && churn_frag_resume(cl->ch) < 0 && errno != ESRCH)
+		log_warn("fragment: resume after the probe");
 	if (pd->kind == CHURN_PROBE_CAPACITY) {
 		cl->last_capacity = pd->result;
 		cl->guest_fill = 0;
-	}
-	else
+	} else {
 		cl->last_switch = pd->result;
+	}
 	if (pd->kind == CHURN_PROBE_CAPACITY)
 		snprintf(line, sizeof line, "capacity probe: %lld workers, stopped by %s, %lld ms",
 			 (long long)pd->count, pd->stop_reason, (long long)pd->duration_ms);
@@ -215,6 +319,30 @@ int churnlink_drain(struct churnlink *cl)
 	return 0;
 }
 
+/* The recipe the load runs with: logged, and stored with the run (v_fragment_runs). */
+static void frag_record_recipe(const struct churnlink *cl, struct store *st, int64_t run_id)
+{
+	const struct fragload_hello *fh = churn_frag_hello(cl->ch);
+	const struct fragload_recipe *r;
+	char recipe[512];
+
+	if (!fh)
+		return;
+	r = &fh->r;
+	snprintf(recipe, sizeof recipe, "anon_pages=%u pipes=%u pipe_pages=%d pgtables=%u messages=%u message_bytes=%u"
+		 " files=%u keep_every=%d rounds=%d fill_ms=%lld hold_ms=%lld free_ms=%lld rest_ms=%lld%s%s",
+		 r->units[FK_ANON], r->units[FK_PIPE], FRAGLOAD_PIPE_PAGES, r->units[FK_PGTABLE], r->units[FK_SOCKET],
+		 r->unit_bytes[FK_SOCKET], r->units[FK_FILE], r->keep_every, r->rounds, (long long)r->fill_ms,
+		 (long long)r->hold_ms, (long long)r->free_ms, (long long)r->rest_ms, fh->note[0] ? " note=" : "", fh->note);
+	store_fragment_info(st, run_id, fragload_level_name(r->level), r->base, r->cap, r->keep_cap, recipe);
+	log_info("fragment: %s load, at most %llu KiB (of %llu KiB), a long-lived set of %llu KiB; per cycle %u anon"
+		 " pages, %u pipes of %d pages, %u page tables, %u socket messages (%u bytes each), %u files; one in %d"
+		 " survives%s%s", fragload_level_name(r->level), (unsigned long long)(fragload_recipe_peak(r) >> 10),
+		 (unsigned long long)(r->base >> 10), (unsigned long long)(r->keep_cap >> 10), r->units[FK_ANON],
+		 r->units[FK_PIPE], FRAGLOAD_PIPE_PAGES, r->units[FK_PGTABLE], r->units[FK_SOCKET],
+		 r->unit_bytes[FK_SOCKET], r->units[FK_FILE], r->keep_every, fh->note[0] ? "; " : "", fh->note);
+}
+
 void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_id)
 {
 	const struct churn_hello *h;
@@ -238,6 +366,7 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 			.confined = c.ver != CGROUP_NONE, .group = c.group, .pids_group = c.pids_group,
 			.memory_max = c.memory_max, .pids_max = c.pids_max, .reason = c.reason });
 	}
+	frag_record_recipe(cl, st, run_id);
 }
 
 void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out)
@@ -247,6 +376,28 @@ void churnlink_confinement(const struct churnlink *cl, struct churn_confinement 
 		return;
 	}
 	churn_confinement(cl->ch, out);
+}
+
+/* The load's latest holdings, while it runs (a load that is gone holds nothing and has no row). */
+static void frag_attach(const struct churnlink *cl, struct store_tick *t)
+{
+	const struct fragload_status *s = &cl->frag;
+	struct store_fragment f;
+
+	if (!cl->have_frag || churn_frag_fd(cl->ch) < 0)
+		return;
+	f = (struct store_fragment){
+		.state = s->state,
+		.cycles = s->cycles,
+		.anon_bytes = s->held_bytes[FK_ANON],
+		.pipe_bytes = s->held_bytes[FK_PIPE],
+		.pgtable_bytes = s->held_bytes[FK_PGTABLE],
+		.socket_bytes = s->held_bytes[FK_SOCKET],
+		.files = s->held_units[FK_FILE],
+		.kept_bytes = s->kept_bytes,
+		.alloc_failed = s->alloc_failed,
+	};
+	store_tick_fragment(t, &f);
 }
 
 void churnlink_attach(struct churnlink *cl, struct store_tick *t)
@@ -278,6 +429,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		store_tick_probe(t, &p);
 	}
 	cl->ndone = 0;
+	frag_attach(cl, t);
 	if (!cl->have_status)
 		return;
 	c = &cl->last.c;
@@ -328,12 +480,22 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 		cl->next_switch_ms = mono_ms;
 	if (!cl->next_capacity_ms && cl->probe_interval_ms)
 		cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
+	if (cl->cap_wait_ms && mono_ms - cl->cap_wait_ms >= FRAG_PAUSE_WAIT_MS) {
+		log_warnx("fragment: the load did not pause within %d s; the capacity probe starts anyway",
+			  FRAG_PAUSE_WAIT_MS / 1000);
+		capacity_request(cl);
+	}
 	if (force_capacity || (cl->next_capacity_ms && mono_ms >= cl->next_capacity_ms)) {
-		/* Guest scope: asked for once the daemon has stepped aside (churnlink_probe_go, daemon/quiet.c). */
-		if (cl->guest_scope)
-			cl->guest_fill = cl->cap_held = 1;
-		else if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
-			log_warn("churn: capacity probe request");
+		/* The fragmenting load holds still while a probe fills: the probe measures what it left.  The
+		 * probe is asked for when the load says it paused (frag_status); without a load, at once.
+		 * In guest scope the daemon then steps aside before the spawner is asked (capacity_request). */
+		if (!cl->cap_wait_ms && churn_frag_pause(cl->ch) == 0) {
+			cl->cap_wait_ms = mono_ms > 0 ? mono_ms : 1;
+		} else if (!cl->cap_wait_ms) {
+			if (errno != ESRCH)
+				log_warn("fragment: pause for the probe");
+			capacity_request(cl);
+		}
 		if (cl->probe_interval_ms)
 			cl->next_capacity_ms = mono_ms + cl->probe_interval_ms;
 	}

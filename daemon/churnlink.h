@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * churnlink: the daemon's side of the churn engine.
  *
@@ -22,17 +23,21 @@ struct store_tick;
 enum churnlink_why { CHURNLINK_OK = 0, CHURNLINK_OFF, CHURNLINK_FAILED, CHURNLINK_REFUSED };
 
 /*
- * Fork the spawner (call before any thread exists) with workers HOLDing in gfp_mode (enum gfp_mode
- * in force: gfplink_mode); NULL with err set and *why when churn is off (--workers 0 and no probes:
- * CHURNLINK_OFF), could not start (CHURNLINK_FAILED), or a cgroup limit the user gave explicitly
- * cannot be applied and --allow-unconfined was not given (CHURNLINK_REFUSED).
- * The workers' group is named after the canonical DB path (cgroup_instance_name).
+ * Fork the spawner and the fragmenting load (call before any thread exists) with workers HOLDing
+ * in gfp_mode (enum gfp_mode in force: gfplink_mode); NULL with err set and *why when churn is off
+ * (--workers 0, no probes, --fragment off: CHURNLINK_OFF), could not start (CHURNLINK_FAILED), or a
+ * cgroup limit the user gave explicitly cannot be applied and --allow-unconfined was not given
+ * (CHURNLINK_REFUSED).  The workers' group is named after the canonical DB path (cgroup_instance_name).
  */
 struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum churnlink_why *why, char *err,
 				 size_t errlen);
 
 /* The confinement in force (CGROUP_NONE with a reason when unconfined); zeroed for NULL. */
 void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out);
+
+/* The fragmenting load's fd to poll (-1: none); drain its records, -1 once it is gone and reaped. */
+int churnlink_frag_fd(const struct churnlink *cl);
+int churnlink_frag_drain(struct churnlink *cl);
 
 /* Stop every worker, reap the spawner, remove the cgroup; accepts NULL. */
 void churnlink_close(struct churnlink *cl);

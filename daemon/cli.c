@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cli: fpusoakd report and fpusoakd summary; see cli.h. */
 #include "daemon/cli.h"
 
@@ -220,6 +221,8 @@ struct env {
 	char conf[REPORT_GATE_TEXT + 64], deaths[128];
 	char gfp[48];             /* --gfp-mode in force; "" before schema 9 */
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
+	int imported;             /* 1: copied by fpusoakd import, imp says from where */
+	struct query_import imp;
 };
 
 static void copy(char *dst, size_t n, const char *s)
@@ -266,7 +269,7 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 		return -1;
 	if (query_writer_active(q) == 0)
 		e->latest = -1;   /* no daemon writes this DB: no run of it is "running" */
-	if (query_run(q, id, env_cb, e) < 0)
+	if (query_run(q, id, env_cb, e) < 0 || (e->found && (e->imported = query_run_import(q, id, &e->imp)) < 0))
 		return -1;
 	if (!e->found)
 		return 0;
@@ -304,6 +307,9 @@ static void env_one(const struct env *e)
 	put("  duration    %s, %s", e->duration >= 0 ? fmt_duration(e->duration, d, sizeof d) : "-", e->state);
 	put("  confinement %s", e->conf);
 	put("  deaths      %s", e->deaths);
+	if (e->imported)
+		put("  imported    from %s, run %" PRId64 " there (host %s)", e->imp.source_file, e->imp.source_run_id,
+		    or_dash(e->imp.source_host));
 }
 
 /* Environment side by side: key 12, A and B 29 columns each; a value wider than that is not cut but
@@ -369,6 +375,10 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 		if (n == 0)
 			put("    no minute rollups yet");
 		for (int j = 0; j < n; j++) {
+			if (!t[j].ok && t[j].err == TREND_EAUTOCORR) {
+				put("    %-8s %.0f, no trend (too autocorrelated)", t[j].zone, t[j].last);
+				continue;
+			}
 			if (!t[j].ok) {
 				put("    %-8s %.0f, no trend (%zu minutes)", t[j].zone, t[j].last, t[j].n);
 				continue;
@@ -378,8 +388,28 @@ static void headroom_lines(struct query *q, int64_t id, int *err)
 			    t[j].exhaustion ? ", zero at " : "",
 			    t[j].exhaustion ? fmt_time_human(t[j].zero_ms, z, sizeof z) : "");
 		}
+		if (n > 0 && t[0].per_tick)
+			put("    (under %d minutes: fitted per tick, AR(1)-corrected interval)", REPORT_TICK_TREND_MINUTES);
 	}
 	free(t);
+}
+
+/* The fragmenting background load, when the run had one. */
+static void fragment_line(struct query *q, int64_t id, int *err)
+{
+	struct report_fragment f;
+	char cap[32], base[32], peak[32];
+	int r = report_fragment(q, id, -1, -1, &f);
+
+	if (r < 0)
+		*err = 1;
+	if (r <= 0)
+		return;
+	put("  fragmenting load: %s, bound %s of %s", f.level, fmt_mib((double)f.cap_bytes, cap, sizeof cap),
+	    fmt_mib((double)f.base_bytes, base, sizeof base));
+	if (f.tot.rows > 0)
+		put("    %" PRId64 " cycles, peak %s held (%.0f%% of the bound)", f.tot.cycles,
+		    fmt_mib((double)f.tot.held_max, peak, sizeof peak), f.peak_pct_of_cap);
 }
 
 static void probe_line(const struct report_probe_set *s, const char *what, const char *unit)
@@ -570,6 +600,8 @@ static int headline(struct query *q, int64_t id)
 	int err = 0, has;
 
 	headroom_lines(q, id, &err);
+	if (!err)
+		fragment_line(q, id, &err);
 	if (!err && (has = query_has_table(q, "probes")) < 0)
 		err = 1;
 	if (!err && has) {
@@ -648,8 +680,9 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 	put("%s", "");
 	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann");
 	put("shift CI and Mann-Whitney p (one value per probe or minute);");
-	put("headroom: OLS slopes on minute rollups, Welch CI; failure rates:");
-	put("Poisson rate ratio, exact conditional CI.");
+	put("headroom: OLS slopes on minute rollups (under 10 minutes: per");
+	put("tick, AR(1)-corrected), Welch CI; failure rates: Poisson rate");
+	put("ratio, exact conditional CI.");
 	free(c);
 	return EX_OK;
 dberr:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* config: flags + INI file from one option table; see config.h. */
 #include "daemon/config.h"
 
@@ -14,7 +15,8 @@
 #include "common/netaddr.h"
 #include "common/num.h"
 
-enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_TRACE, T_BOOL, T_GFP };
+enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_TRACE, T_BOOL, T_GFP,
+		T_FRAG };
 
 struct opt {
 	const char *name;
@@ -53,6 +55,7 @@ static const struct opt OPTS[] = {
 	{ "probe-scope", T_SCOPE, O(probe_scope), "cgroup", "capacity probe inside the workers' limits (cgroup) or the whole guest (guest)", "cgroup|guest", 0 },
 	{ "switch-probe-interval", T_DUR, O(switch_probe_interval_ms), "1h", "FPU-cost (context switch) probe period (0 = off)", "a duration like 1h, or 0", 0 },
 	{ "switch-threads", T_INT, O(switch_threads), "64", "threads of the FPU-cost probe", "a whole number 1..4096", 4096 },
+	{ "fragment", T_FRAG, O(fragment), "off", "fragmenting background load beside the workers: off, light or heavy", "off|light|heavy", 0 },
 	{ "gfp-mode", T_GFP, O(gfp_mode), "off", "workers HOLD their FPU state through the fpusoak_gfp module: off, kernel, atomic, nowait, or alternate (probes take turns kernel/atomic)", "off|kernel|atomic|nowait|alternate", 0 },
 	{ "model-check-interval", T_DUR, O(model_check_interval_ms), NULL, "TRY atomic and nowait allocations at the orders of interest against the model (default auto: 10s with the module, 0 = off)", "a duration like 10s, 1m, 0, or auto", 0 },
 	{ "proc-root", T_STR, O(proc_root), "/proc", "where to read proc files (tests feed fixture trees)", "a directory", 0 },
@@ -185,6 +188,15 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		if (churn_scope_parse(val, &sc) < 0)
 			goto bad;
 		v = (int)sc;
+		memcpy(p, &v, sizeof v);
+		return 0;
+	}
+	case T_FRAG: {
+		enum fragload_level fl;
+		int v;
+		if (fragload_level_parse(val, &fl) < 0)
+			goto bad;
+		v = (int)fl;
 		memcpy(p, &v, sizeof v);
 		return 0;
 	}
@@ -542,6 +554,10 @@ char *config_describe(const struct config *cfg, char *out, size_t outlen)
 		case T_SCOPE:
 			memcpy(&lv, p, sizeof lv);
 			snprintf(val, sizeof val, "%s", lv == CHURN_SCOPE_GUEST ? "guest" : "cgroup");
+			break;
+		case T_FRAG:
+			memcpy(&lv, p, sizeof lv);
+			snprintf(val, sizeof val, "%s", fragload_level_name(lv));
 			break;
 		case T_TRACE:
 			memcpy(&lv, p, sizeof lv);

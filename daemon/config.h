@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * config: command-line flags and the INI config file, one table for both.
  *
@@ -54,6 +55,7 @@ struct config {
 	int probe_scope;             /* enum churn_probe_scope */
 	int64_t switch_probe_interval_ms;
 	int64_t switch_threads;
+	int fragment;                /* enum fragload_level: the fragmenting background load */
 	int gfp_mode;                /* enum gfp_mode (churn/gfpmod.h) as asked; the module may be missing */
 	int64_t model_check_interval_ms; /* -1: 10s when the module is loaded, else off; 0: off */
 	enum log_level log_level;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * daemon: the daemon's lifecycle (daemon.h): configuration, the spawner
  * fork, the store, the run record, the first sample, the front end, the
@@ -68,6 +69,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.pid = getpid(),
 	};
 	d->run_started_ms = r.started_ms;
+	snprintf(d->run_label, sizeof d->run_label, "%s", d->cfg.label);
 	if (store_run_begin(d->store, &r, &d->run_id) < 0)
 		return -1;
 	if (env.xen_domain[0] && env.xen_domid >= 0)
@@ -260,6 +262,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 		query_cache_kib(d->reader, DAEMON_READER_CACHE_KIB);
 	if (begin_run(d, &env) < 0)
 		goto out;
+	d->env = &env;
 	log_set_run_id(d->run_id);
 	/* After the start-up refusals (confinement, the DB: 41_confinement, 43_startup): each stays one line. */
 	gfplink_announce(d->gfp);

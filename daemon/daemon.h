@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * daemon: the one daemon context, its lifecycle and the event loop over it.
  *
@@ -35,12 +36,15 @@ struct kwatch;
 struct tracewatch;
 struct churnlink;
 struct gfplink;
+struct envinfo;
 struct query;
 
 /* The latest sample as the front end sees it (for /metrics); pointers are valid during the hook only. */
 struct daemon_sample {
 	int64_t run_id;                  /* current run, > 0 */
 	int64_t run_started_ms;          /* epoch ms */
+	/* The run as v_runs has it (label, kernel_release, hypervisor, guest_type); NULL = "". */
+	const char *label, *kernel_release, *hypervisor, *guest_type;
 	uint64_t samples_total;          /* ticks taken in this run */
 	uint64_t samples_queued;         /* ticks waiting for the DB to accept writes */
 	uint64_t samples_dropped;        /* ticks dropped since start because that queue was full */
@@ -50,6 +54,8 @@ struct daemon_sample {
 	const struct kv_set *vmstat;     /* NULL when the last read failed */
 	const struct kv_set *meminfo;    /* NULL when the last read failed */
 	struct report_orders orders;     /* the orders of interest of this sample (report_orders_live) */
+	int request_orders;              /* request verdicts of the tick for orders 0..request_orders-1; 0 = none */
+	uint32_t request_atomic, request_nowait, request_kernel;   /* bit k: order k passes (v_atomic_request) */
 	const struct churn_counters *churn;   /* NULL = churn off */
 	const struct churn_counters *probe;   /* with churn: the capacity-probe workers' own counters */
 	uint64_t oom_unattributed;       /* with churn: OOM kills in the workers' group matched to no worker */
@@ -101,6 +107,8 @@ struct daemon {
 	struct tracewatch *trace;    /* NULL: tracefs=off (the run's note says why) */
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
 	struct gfplink *gfp;         /* the fpusoak_gfp module (mode in force, model checks) */
+	const struct envinfo *env;   /* the run's environment, read once at start; NULL before */
+	char run_label[sizeof ((struct config *)0)->label];   /* as stored with the run: SIGHUP does not change it */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */
 	int64_t run_id;
 	int64_t run_started_ms;

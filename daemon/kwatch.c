@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kwatch: /dev/kmsg → store events; see kwatch.h. */
 #include "daemon/kwatch.h"
 

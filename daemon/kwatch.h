@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kwatch: the kernel log, watched from the event loop.
  *

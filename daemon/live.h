@@ -30,14 +30,21 @@
 #include "collector/kv.h"
 
 #define LIVE_MAGIC 0x464c5631u        /* "FLV1" */
-#define LIVE_VERSION 3             /* 3: the trace and fpusoak_gfp figures */
+#define LIVE_VERSION 4             /* 3: the trace and fpusoak_gfp figures; 4: the run's facts, request verdicts */
 #define LIVE_MAX_ORDERS 4
 #define LIVE_STATUS_MAX 1024
 #define LIVE_TRACE_ORDERS 16          /* struct daemon_sample's trace_failures[16][3] */
+#define LIVE_LABEL_MAX 128            /* struct config's label */
+#define LIVE_ENV_MAX 65               /* struct envinfo's kernel_release (hypervisor, guest_type: 32) */
 
 /* One snapshot: the figures of struct daemon_sample by value, and the status period's line and health. */
 struct live_data {
 	int64_t run_id, run_started_ms;
+	/* The run as v_runs has it (fpusoakd_run_info); "" = none. */
+	char label[LIVE_LABEL_MAX], kernel_release[LIVE_ENV_MAX], hypervisor[LIVE_ENV_MAX], guest_type[LIVE_ENV_MAX];
+	/* The tick's request verdicts (v_atomic_request) for orders 0..request_orders-1; bit k: order k passes. */
+	int32_t request_orders;
+	uint32_t request_atomic, request_nowait, request_kernel;
 	uint64_t samples_total, samples_queued, samples_dropped;
 	int64_t sample_ts_ms, sample_us;
 	int32_t has_buddy, has_vmstat, has_meminfo, has_churn, has_alloc_failures, has_oom_kills;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* loop: timers, signals, the tick and the status line; see daemon.h. */
 #include "daemon/daemon.h"
 
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/envinfo.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "daemon/churnlink.h"
@@ -54,6 +56,10 @@ void loop_publish(struct daemon *d)
 	s = (struct daemon_sample){
 		.run_id = d->run_id,
 		.run_started_ms = d->run_started_ms,
+		.label = d->run_label,
+		.kernel_release = d->env ? d->env->kernel_release : NULL,
+		.hypervisor = d->env ? d->env->hypervisor : NULL,
+		.guest_type = d->env ? d->env->guest_type : NULL,
 		.samples_total = (uint64_t)d->ticks,
 		.samples_queued = store_queued(d->store),
 		.samples_dropped = store_dropped(d->store),
@@ -78,6 +84,7 @@ void loop_publish(struct daemon *d)
 	};
 	gfplink_totals(d->gfp, &s.model_checks, &s.model_agreed);
 	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
+	s.request_orders = sampler_request(d->sampler, &s.request_atomic, &s.request_nowait, &s.request_kernel);
 	d->hooks->sample(d->hooks->arg, &s);
 }
 
@@ -239,6 +246,7 @@ int loop_run(struct daemon *d)
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
 	    (tracewatch_fd(d->trace) >= 0 && add_fd(d->epfd, tracewatch_fd(d->trace)) < 0) ||
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
+	    (churnlink_frag_fd(d->churn) >= 0 && add_fd(d->epfd, churnlink_frag_fd(d->churn)) < 0) ||
 	    (front_fd >= 0 && add_fd(d->epfd, front_fd) < 0) ||
 	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, DAEMON_STATUS_MS) < 0) {
 		log_warn("event loop setup");
@@ -277,6 +285,11 @@ int loop_run(struct daemon *d)
 				loop_tick(d);
 			} else if (d->kwatch && ev[i].data.fd == kwatch_fd(d->kwatch)) {
 				kwatch_drain(d->kwatch, clock_wall_ms(), clock_mono_us());
+			} else if (d->churn && ev[i].data.fd == churnlink_frag_fd(d->churn)) {
+				int fd = churnlink_frag_fd(d->churn);
+				if (churnlink_frag_drain(d->churn) < 0)
+					epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
+				quiet_update(d);   /* the load paused: a guest-scope probe steps aside now */
 			} else if (d->trace && ev[i].data.fd == tracewatch_fd(d->trace)) {
 				if (tracewatch_drain(d->trace, clock_wall_ms(), clock_mono_us()) < 0)
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, tracewatch_fd(d->trace), NULL);

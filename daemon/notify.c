@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* notify: the sd_notify(3) protocol, spoken directly; see notify.h. */
 #include "daemon/notify.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sampler: kernel sources → store tick; see sampler.h. */
 #include "daemon/sampler.h"
 
@@ -41,6 +42,8 @@ struct sampler {
 	struct slabinfo *sl;
 	uint32_t cost_us;
 	int task_order;
+	int rq_orders;               /* orders of the last tick's request verdicts; 0: none (rq unset) */
+	uint32_t rq_atomic, rq_nowait, rq_kernel;
 };
 
 struct sampler *sampler_open(const char *proc_root, const char *kernel_release)
@@ -263,6 +266,7 @@ static void atomic_request(struct sampler *s, struct store *st, struct store_tic
 	struct store_request rq;
 	int n, local, highest;
 
+	s->rq_orders = 0;   /* a tick without verdicts publishes none, not the last tick's */
 	if ((n = request_zones(s, zl, bz, &local)) == 0)
 		return;
 	highest = request_highest_idx(s->zi);
@@ -280,7 +284,11 @@ static void atomic_request(struct sampler *s, struct store *st, struct store_tic
 			rq.zone[k] = b->zone;
 		}
 	}
-	store_tick_request(st, t, s->bi.norders < 16 ? s->bi.norders : 16, &rq);
+	s->rq_orders = s->bi.norders < 16 ? s->bi.norders : 16;
+	s->rq_atomic = rq.atomic_mask;
+	s->rq_nowait = rq.nowait_mask;
+	s->rq_kernel = rq.kernel_mask;
+	store_tick_request(st, t, s->rq_orders, &rq);
 }
 
 int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin)
@@ -390,6 +398,14 @@ const struct slabinfo *sampler_slabinfo(const struct sampler *s)
 uint32_t sampler_last_cost_us(const struct sampler *s)
 {
 	return s->cost_us;
+}
+
+int sampler_request(const struct sampler *s, uint32_t *atomic, uint32_t *nowait, uint32_t *kernel)
+{
+	*atomic = s->rq_atomic;
+	*nowait = s->rq_nowait;
+	*kernel = s->rq_kernel;
+	return s->rq_orders;
 }
 
 int sampler_task_order(const struct sampler *s)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sampler: read the kernel's memory sources into a store tick.
  *
@@ -51,6 +52,10 @@ const struct slabinfo *sampler_slabinfo(const struct sampler *s);
 
 /* Microseconds the last fast tick spent reading and parsing. */
 uint32_t sampler_last_cost_us(const struct sampler *s);
+
+/* The last fast tick's request verdicts (v_atomic_request): bit k of each mask = order k passes
+ * (kernel: by reclaim if need be); returns the orders covered, 0 when that tick had none. */
+int sampler_request(const struct sampler *s, uint32_t *atomic, uint32_t *nowait, uint32_t *kernel);
 
 /* Order of the task_struct slab (from slabinfo), or -1 before it is known. */
 int sampler_task_order(const struct sampler *s);

@@ -15,6 +15,7 @@
 
 static const char test_samples[] = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U p";
 static const char test_slopes[] = "OLS slopes on minute rollups, Welch difference, 95% CI";
+static const char test_slopes_ticks[] = "OLS slopes per tick, AR(1)-corrected (Santer 2000), Welch difference, 95% CI";
 static const char test_rates[] = "Poisson rate ratio B/A, exact conditional 95% CI";
 
 /* Set the line's word and its two verdict lines (the 72-column one and the whole one). */
@@ -219,6 +220,21 @@ static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost,
 			   "probes");
 }
 
+/*
+ * Whether zone x of A is a better zone to compare than zone y: the larger (in pageblocks, A's
+ * pagetypeinfo), which is where allocations are served; where either size is unknown, the one with
+ * more headroom left in A.  (On a small x86 guest the 16 MiB DMA zone keeps the most headroom
+ * because allocations reach it only once DMA32 is at its watermark: not the zone to judge by.)
+ */
+static int better_zone(const struct report_zone_sizes *s, const struct report_trend *x, const struct report_trend *y)
+{
+	int64_t bx = report_zone_blocks(s, x->node, x->zone), by = report_zone_blocks(s, y->node, y->zone);
+
+	if (bx >= 0 && by >= 0 && bx != by)
+		return bx > by;
+	return x->last > y->last;
+}
+
 /* "kernel/atomic" (the modes of mask, enum report_gfp_mode bits) into out; returns out. */
 static const char *modes_text(unsigned mask, char *out, size_t len)
 {
@@ -289,18 +305,19 @@ static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
 	return 0;
 }
 
-/* Headroom slopes at each order of interest, in the largest zone fitted in both runs. */
+/* Headroom slopes at each order of interest, in the largest zone of both runs. */
 static int cmp_headroom(struct report_cmp *c)
 {
 	struct report_trend *ta = calloc(REPORT_MAX_ZONES, sizeof *ta), *tb = calloc(REPORT_MAX_ZONES, sizeof *tb);
+	struct report_zone_sizes *sz = calloc(1, sizeof *sz);
 	int ret = 0;
 
-	if (!ta || !tb) {
+	if (!ta || !tb || !sz || report_zone_sizes(c->qa, c->a, sz) < 0) {
 		ret = -1;
 		goto out;
 	}
 	for (int i = 0; i < c->orders.n; i++) {
-		int k = c->orders.order[i], na, nb, ia = -1, ib = -1, ca = -1, cb = -1;
+		int k = c->orders.order[i], na, nb, ia = -1, ib = -1;
 		struct report_line *l;
 		char counts[96];
 
@@ -309,20 +326,17 @@ static int cmp_headroom(struct report_cmp *c)
 			ret = -1;
 			goto out;
 		}
-		/* The zone compared: the largest fitted in both; else the common zone with the most minutes. */
+		/*
+		 * The zone compared: the largest of the zones of both runs (better_zone), whether or not its
+		 * trends could be fitted (the atomic-risk lines compare the same zone).
+		 */
 		for (int x = 0; x < na; x++)
-			for (int y = 0; y < nb; y++) {
-				if (ta[x].node != tb[y].node || strcmp(ta[x].zone, tb[y].zone) != 0)
-					continue;
-				if (ta[x].ok && tb[y].ok && (ia < 0 || ta[x].last > ta[ia].last)) {
+			for (int y = 0; y < nb; y++)
+				if (ta[x].node == tb[y].node && strcmp(ta[x].zone, tb[y].zone) == 0 &&
+				    (ia < 0 || better_zone(sz, &ta[x], &ta[ia]))) {
 					ia = x;
 					ib = y;
 				}
-				if (ca < 0 || ta[x].n + tb[y].n > ta[ca].n + tb[cb].n) {
-					ca = x;
-					cb = y;
-				}
-			}
 		if (ia >= 0) {
 			snprintf(c->zone[i], sizeof c->zone[i], "%s", ta[ia].zone);
 			c->node[i] = ta[ia].node;
@@ -330,28 +344,46 @@ static int cmp_headroom(struct report_cmp *c)
 		l = line_new(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
 		if (!l || !l->comparable)
 			continue;
-		if (ia < 0 && ca < 0 && na > 0 && nb > 0) {
+		if (ia < 0 && na > 0 && nb > 0) {
 			report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
 			l->comparable = 0;
 			line_refuse(l);
 			continue;
 		}
 		if (ia < 0) {
-			/* Too little of it, not a missing zone: the slopes need REPORT_TREND_MIN_POINTS minutes a side. */
-			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ca >= 0 ? ta[ca].n : 0,
-				 cb >= 0 ? tb[cb].n : 0, REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
-			l->na = ca >= 0 ? (double)ta[ca].n : 0;
-			l->nb = cb >= 0 ? (double)tb[cb].n : 0;
+			/* A run without a minute of headroom yet: too little of it, not a missing zone. */
+			size_t ma = 0, mb = 0;
+			for (int x = 0; x < na; x++)
+				ma = ta[x].n > ma ? ta[x].n : ma;
+			for (int y = 0; y < nb; y++)
+				mb = tb[y].n > mb ? tb[y].n : mb;
+			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ma, mb, REPORT_TREND_MIN_POINTS,
+				 REPORT_TREND_MIN_POINTS);
 			line_too_few(l, counts);
 			continue;
 		}
-		l->na = (double)ta[ia].n;
-		l->nb = (double)tb[ib].n;
+		/* A short run's trend is fitted per tick (report/headroom.h): its line says so. */
+		if (ta[ia].per_tick || tb[ib].per_tick)
+			l->test = test_slopes_ticks;
+		l->na = (double)(ta[ia].per_tick ? ta[ia].ticks : ta[ia].n);
+		l->nb = (double)(tb[ib].per_tick ? tb[ib].ticks : tb[ib].n);
+		if (!ta[ia].ok || !tb[ib].ok) {
+			const struct report_trend *bad = !ta[ia].ok ? &ta[ia] : &tb[ib];
+			if (bad->err == TREND_EAUTOCORR)
+				snprintf(counts, sizeof counts, "%s: %zu ticks, under 4 independent points", !ta[ia].ok ? "A" : "B",
+					 bad->ticks);
+			else
+				snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ta[ia].n, tb[ib].n,
+					 REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
+			line_too_few(l, counts);
+			continue;
+		}
 		line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
 	}
 out:
 	free(ta);
 	free(tb);
+	free(sz);
 	return ret;
 }
 

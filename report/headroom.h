@@ -7,9 +7,22 @@
  * A trend is an ordinary least-squares fit (analysis/trend.h) through the
  * rollups' headroom_mean (query_headroom_minutes: minute means, hour means
  * once the data spans more than two days): one point per minute, because
- * raw one-second samples are autocorrelated and would make the interval
- * far too narrow.  Fewer than three points give no trend.  A projected
- * exhaustion is stated only when the slope's 95% interval is below zero.
+ * raw one-second samples are autocorrelated and would make the plain
+ * interval far too narrow.  Fewer than three points give no trend.
+ *
+ * A short window (under REPORT_TICK_TREND_MINUTES minutes) has too few
+ * minutes for that: a 3-minute run gives 3 or 4 points and an interval as
+ * wide as the data (from 10 minutes on, minute means are taken as
+ * independent, as always).  There the line is fitted through every tick
+ * (query_headroom_ticks) with the interval corrected for the residuals'
+ * autocorrelation (trend_fit_ar1: lag-1 AR model, effective sample size),
+ * which holds its 95% coverage on such series where the plain one covers a
+ * third to three quarters (tests/unit/test_trend.c); per_tick says so.  A
+ * series too autocorrelated for 4 independent points gives no trend
+ * (err TREND_EAUTOCORR).  Without raw ticks (--retain-raw) the minute fit stays.
+ *
+ * A projected exhaustion is stated only when the slope's 95% interval is
+ * below zero.
  */
 #ifndef FPUSOAK_REPORT_HEADROOM_H
 #define FPUSOAK_REPORT_HEADROOM_H
@@ -23,6 +36,7 @@
 
 #define REPORT_MAX_ZONES 16          /* zones a trend list holds */
 #define REPORT_TREND_MIN_POINTS 3    /* a fit needs three points (analysis/trend.h: one residual degree of freedom) */
+#define REPORT_TICK_TREND_MINUTES 10 /* windows with fewer minute points are fitted per tick (trend_fit_ar1) */
 #define REPORT_STATUS_ZONE "Normal"  /* the status line's zone (node 0) */
 #define REPORT_STATUS_SPAN_MS 3600000   /* the status line's trend: the last hour */
 
@@ -32,16 +46,18 @@ struct report_trend {
 	char zone[ZONE_NAME_MAX];
 	int order;
 	size_t n;                 /* minute points */
-	int ok;                   /* the fit succeeded (>= 3 minutes, not all at one time) */
+	int per_tick;             /* the fit is through every tick, AR(1)-corrected (a short window) */
+	size_t ticks;             /* the ticks fitted when per_tick */
+	int ok;                   /* the fit succeeded (>= 3 minutes, not all at one time; per tick: n_eff > 4) */
 	int err;                  /* enum trend_err when !ok */
-	int64_t t0_ms;            /* first minute; the fit's x is ms since t0_ms */
+	int64_t t0_ms;            /* first minute (per tick: first tick); the fit's x is ms since t0_ms */
 	int64_t last_ms;          /* last minute */
 	struct trend_fit fit;
 	double last;              /* headroom_mean of the last minute */
 	double slope_h, lo_h, hi_h;   /* slope and its 95% CI, blocks per hour */
 	int exhaustion;           /* 1: falling significantly; the projection below is set */
 	int64_t zero_ms, zero_early_ms, zero_late_ms;   /* epoch ms where the line (steepest, shallowest CI slope) reaches 0 */
-	int64_t *t;               /* the points, when asked for (report_trends_free releases them) */
+	int64_t *t;               /* the points fitted, when asked for (report_trends_free releases them) */
 	double *v;
 };
 
@@ -79,5 +95,21 @@ struct report_status_headroom {
 /* Fill out for run_id at order k as of now_ms; 0, or -1 on a store error (out then says !ok). */
 int report_status_headroom(struct query *q, int64_t run_id, int order, int64_t now_ms,
 			   struct report_status_headroom *out);
+
+/* The size of each zone of a run in pageblocks, from its latest pagetypeinfo (all migratetypes). */
+struct report_zone_sizes {
+	int n;
+	struct {
+		int node;
+		char zone[ZONE_NAME_MAX];
+		int64_t blocks;
+	} z[REPORT_MAX_ZONES];
+};
+
+/* Fill out from run_id's latest pagetypeinfo (n = 0 when it has none); 0, or -1 on a store error. */
+int report_zone_sizes(struct query *q, int64_t run_id, struct report_zone_sizes *out);
+
+/* Pageblocks of (node, zone) in s, or -1 when unknown. */
+int64_t report_zone_blocks(const struct report_zone_sizes *s, int node, const char *zone);
 
 #endif

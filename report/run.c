@@ -589,6 +589,35 @@ int report_atomic_series(struct query *q, int64_t run_id, int order, struct quer
 	return query_atomic_series(q, run_id, order, rg, atomic_pct_cb, &a);
 }
 
+/* ---------------------------------------------------------------- the fragmenting load */
+
+static int fragment_info_cb(void *arg, const struct query_fragment_info *f)
+{
+	struct report_fragment *o = arg;
+
+	snprintf(o->level, sizeof o->level, "%s", f->level ? f->level : "?");
+	snprintf(o->recipe, sizeof o->recipe, "%s", f->recipe ? f->recipe : "");
+	o->base_bytes = f->base_bytes;
+	o->cap_bytes = f->cap_bytes;
+	o->keep_cap_bytes = f->keep_cap_bytes;
+	return 0;
+}
+
+int report_fragment(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_fragment *out)
+{
+	int r;
+
+	memset(out, 0, sizeof *out);
+	out->peak_pct_of_cap = NAN;
+	if ((r = query_fragment_info(q, run_id, fragment_info_cb, out)) <= 0)
+		return r;
+	if (query_fragment_totals(q, run_id, from_ms, to_ms, &out->tot) < 0)
+		return -1;
+	if (out->tot.rows > 0 && out->cap_bytes > 0)
+		out->peak_pct_of_cap = 100.0 * (double)out->tot.held_max / (double)out->cap_bytes;
+	return 1;
+}
+
 /* ---------------------------------------------------------------- --gfp-mode */
 
 static const char *const GFP_MODE_NAMES[4] = { "off", "kernel", "atomic", "nowait" };

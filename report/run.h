@@ -227,6 +227,17 @@ struct report_request {
 /* The request at order k of a run in [from, to] (-1 = open): 1, 0 without samples, -1. */
 int report_request(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 		   struct report_request *out);
+/* The fragmenting background load of a run (churn/fragload.h, v_fragment): its recipe and holdings. */
+struct report_fragment {
+	char level[8];            /* light|heavy */
+	int64_t base_bytes, cap_bytes, keep_cap_bytes;
+	char recipe[384];         /* "key=value ..." */
+	struct query_fragment tot;   /* its rows in the window (tot.rows 0: none there) */
+	double peak_pct_of_cap;   /* tot.held_max over cap_bytes, in %; NaN without rows */
+};
+
+/* The load of run_id with its rows in [from, to] (-1 = open): 1, 0 when the run had none, -1. */
+int report_fragment(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_fragment *out);
 
 /* One zone's atomic-allocation risk at one order over a window. */
 struct report_atomic {

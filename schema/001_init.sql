@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only
 -- 001_init: runs, the 1-second samples, and the public v_* views.
 --
 -- Tables are narrow and keyed by (run_id, ts_ms) so a tick is a handful of

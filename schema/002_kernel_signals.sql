@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only
 -- 002_kernel_signals: kernel-log events, fpusoakd's own counters, the kmsg
 -- cursor, and the kernel's fragmentation indices as views over buddy rows.
 

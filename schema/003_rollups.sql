@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only
 -- 003_rollups: per-minute and per-hour tiers of the buddyinfo-derived series,
 -- so a 30-day report reads ~43,000 minute rows per zone and order instead of
 -- 2.6 million raw ones.  Rollups are kept for the life of the DB; raw rows

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only
 -- 004_churn: the process side of the soak.  Per-tick churn accounting
 -- (counts during the interval ending at ts_ms, plus the population at
 -- ts_ms), probe results, and what the spawner resolved at the run's start.

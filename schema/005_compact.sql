@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only
 -- 005_compact: one wide row per tick, rollups computed by the writer.
 --
 -- Measured on schema 004 (bench/RESULTS.md): 876 bytes per 1-second tick,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only
 -- 006_change_only: a zone's buddyinfo and atomic-risk row is stored when it changes.
 --
 -- Measured on schema 5 (bench/RESULTS.md): buddy and atomic_risk were 259 of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fields: the per-tick scalar columns of the samples table, one list shared
  * by the writer (store/statements.c, tick.c, write.c), the reader (store/read_*.c)

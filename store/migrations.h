@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* migrations: the schema/NNN_name.sql files, embedded at build time by tools/embed.sh. */
 #ifndef FPUSOAK_MIGRATIONS_H
 #define FPUSOAK_MIGRATIONS_H

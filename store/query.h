@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * query: the read side of the store — what the web pages, the JSON/CSV API,
  * /metrics and the offline report ask of the database.
@@ -152,6 +153,18 @@ int query_runs(struct query *q, query_run_fn fn, void *arg);
 /* One run: 1 after calling fn, 0 if there is no such run, -1 on error. */
 int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg);
 
+/* The newest run with this label (NULL: without one) that started before started_ms: 1 with its id and start, 0 none, -1. */
+int query_run_before(struct query *q, const char *label, int64_t started_ms, int64_t *run_id, int64_t *run_started_ms);
+
+/* Where an imported run came from (v_imports); strings copied, "" when NULL. */
+struct query_import {
+	char source_file[256], source_path[1024], source_host[256], source_boot_id[64];
+	int64_t source_run_id, source_schema, imported_ms;
+};
+
+/* The provenance of run_id into *out: 1 when it was imported, 0 when it is this database's own, -1 on error. */
+int query_run_import(struct query *q, int64_t run_id, struct query_import *out);
+
 /* The latest buddyinfo snapshot of a run into *out (zones in node, kernel order): 1 with *ts_ms set, 0 if none, -1. */
 int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, int64_t *ts_ms);
 
@@ -169,6 +182,9 @@ int query_vmstat_rate(struct query *q, int64_t run_id, const char *name, struct 
 /* Allocation failures of a run in [from, to] (-1 = open), newest first, at most limit; *total gets the count in the window; rows or -1. */
 int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
 			 int64_t *total, query_alloc_failure_fn fn, void *arg);
+
+/* OOM kills the kernel logged during a run in [from, to] (-1 = open; v_oom_kills) into *n; 0 or -1. */
+int query_oom_kills(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int64_t *n);
 
 /* Whether source ("vmstat" or "meminfo") has a field called name: 1, 0, or -1. */
 int query_has_name(struct query *q, const char *source, const char *name);
@@ -261,6 +277,37 @@ typedef int (*query_zone_fn)(void *arg, const struct query_zone_point *p);
 /* Order-k headroom per rollup bucket (v mean, lo/hi min/max; hours past two days) in [from, to] (-1 = open), by zone, time; rows or -1. */
 int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 			   query_zone_fn fn, void *arg);
+
+/* Order-k headroom at every tick (v = lo = hi) in [from, to] (-1 = open), by zone, time; rows or -1.  For the
+ * short windows report/headroom.h fits per tick; only where raw ticks are kept (--retain-raw). */
+int query_headroom_ticks(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			 query_zone_fn fn, void *arg);
+
+/* The fragmenting load's recipe for a run (v_fragment_runs); strings borrowed for the callback. */
+struct query_fragment_info {
+	const char *level, *recipe;
+	int64_t base_bytes, cap_bytes, keep_cap_bytes;
+};
+
+typedef int (*query_fragment_info_fn)(void *arg, const struct query_fragment_info *f);
+
+/* 1 with fn called once, 0 when the run had no load (or the DB has no such table), -1 on error. */
+int query_fragment_info(struct query *q, int64_t run_id, query_fragment_info_fn fn, void *arg);
+
+/* What the load held over a bucket (v_fragment): means of each kind, the largest total. */
+struct query_fragment {
+	int64_t ts_ms, last_ms, rows;
+	double anon, pipe, pgtable, socket, files;   /* mean bytes (files: mean count) */
+	int64_t held_max, kept_max, cycles, alloc_failed;   /* held: anon + pipe + pgtable + socket bytes */
+};
+
+typedef int (*query_fragment_fn)(void *arg, const struct query_fragment *f);
+
+/* The load's rows of a run in rg (raw rows only, bucketed like the other series); rows or -1. */
+int query_fragment_series(struct query *q, int64_t run_id, struct query_range *rg, query_fragment_fn fn, void *arg);
+
+/* The load's rows of a run in [from, to] (-1 = open) as one bucket: 1, 0 when there are none, -1. */
+int query_fragment_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct query_fragment *out);
 
 /* Churn columns, in v_churn's order. */
 enum query_churn_col {

@@ -41,6 +41,8 @@ static const char *const SQL[S_COUNT] = {
 			   "FROM buddy_rollup r JOIN zones z ON z.zone_id = r.zone_id WHERE r.run_id = ?1 AND r.tier = ?5 "
 			   "AND r.zone_id IN (SELECT zone_id FROM zones) AND r.page_order = ?2 AND r.bucket_ms BETWEEN ?3 AND ?4 "
 			   "ORDER BY z.node, z.name, r.bucket_ms",
+	[S_HEAD_TICKS] = "SELECT ts_ms, node, zone, headroom_blocks FROM v_headroom WHERE run_id = ?1 AND page_order = ?2 "
+			 "AND ts_ms BETWEEN ?3 AND ?4 ORDER BY node, zone, ts_ms",
 };
 
 int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, int64_t *ts_ms)
@@ -498,6 +500,29 @@ int query_frag_series(struct query *q, int64_t run_id, struct query_range *rg, q
 		}
 	}
 	return n;
+}
+
+int query_headroom_ticks(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
+			 query_zone_fn fn, void *arg)
+{
+	sqlite3_stmt *st = stmt(q, S_HEAD_TICKS);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, order);
+	sqlite3_bind_int64(st, 3, lo_of(from_ms));
+	sqlite3_bind_int64(st, 4, hi_of(to_ms));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		double v = sqlite3_column_double(st, 3);
+		struct query_zone_point p = { sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), col_text(st, 2), v, v, v };
+		if (row_take(q, st, &n) < 0)
+			return -1;
+		if (fn(arg, &p) != 0)
+			return stopped(q, st);
+	}
+	return rows_done(q, st, rc, n);
 }
 
 int query_headroom_minutes(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,

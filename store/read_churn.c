@@ -170,9 +170,7 @@ int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	bind_window(st, run_id, from_ms, to_ms);
 	if (kind)
 		sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, limit < 0 ? 0 : limit > QUERY_MAX_ROWS ? QUERY_MAX_ROWS : limit);

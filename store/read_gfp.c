@@ -20,9 +20,7 @@ int query_model_checks(struct query *q, int64_t run_id, int64_t from_ms, int64_t
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	bind_window(st, run_id, from_ms, to_ms);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_model_checks c = {
 			.order = sqlite3_column_int(st, 0),

@@ -25,6 +25,7 @@ static const char *const SQL[S_COUNT] = {
 		       "ORDER BY ts_ms DESC LIMIT ?4",
 	[S_FAILURES_COUNT] = "SELECT COUNT(*) FROM kmsg_events WHERE run_id = ?1 AND kind = 'alloc_fail' "
 			     "AND ts_ms BETWEEN ?2 AND ?3",
+	[S_OOM_COUNT] = "SELECT COUNT(*) FROM kmsg_events WHERE run_id = ?1 AND kind = 'oom_kill' AND ts_ms BETWEEN ?2 AND ?3",
 	[S_FAILURE_TIMES] = "SELECT ts_ms, page_order, gfp_flags FROM kmsg_events "
 			    "WHERE run_id = ?1 AND kind = 'alloc_fail' AND ts_ms BETWEEN ?2 AND ?3 "
 			    "ORDER BY ts_ms DESC LIMIT ?4",
@@ -71,6 +72,17 @@ static const char *const SQL[S_COUNT] = {
 				   "AND tier = ?2 AND zone_id IN (SELECT zone_id FROM zones) AND page_order = ?3 "
 				   "AND bucket_ms BETWEEN ?4 AND ?5 AND atomic_n > 0",
 };
+
+int query_oom_kills(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int64_t *n)
+{
+	sqlite3_stmt *st = stmt(q, S_OOM_COUNT);
+
+	*n = 0;
+	if (!st)
+		return -1;
+	bind_window(st, run_id, from_ms, to_ms);
+	return one_i64(q, st, n) < 0 ? -1 : 0;
+}
 
 int query_alloc_failures(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
 			 int64_t *total, query_alloc_failure_fn fn, void *arg)
@@ -119,9 +131,7 @@ int query_failure_times(struct query *q, int64_t run_id, int64_t from_ms, int64_
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	bind_window(st, run_id, from_ms, to_ms);
 	sqlite3_bind_int64(st, 4, limit < 0 ? 0 : limit > QUERY_MAX_ROWS ? QUERY_MAX_ROWS : limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_alloc_failure f = { 0 };

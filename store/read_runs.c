@@ -9,50 +9,55 @@
  * span: the raw ticks while they exist, and the first/last tick each minute rollup keeps (schema 7) where
  * retention deleted them.  A bucket's start or end is never taken for a tick: a run started at 13:04:54
  * did not start at 13:04:00.  Buckets written before schema 7 have no tick span: there the bucket's
- * bounds stand in, and span_exact says so.
+ * bounds stand in, and span_exact says so.  Minute buckets are disjoint and each one's value lies
+ * inside it, so the extent's end is the first (last) bucket, in bucket order, that gives one: a walk
+ * of the primary key that stops there, not a scan of every bucket of a month-long run (12 of these
+ * per page).
  */
 #define RUN_MINUTE " FROM tick_rollup u WHERE u.run_id = r.run_id AND u.tier = " STORE_TIER_MINUTE_SQL
 /* The bucket's raw ticks still exist: they, not the bucket's bounds, give its part of the span. */
 #define RUN_RAW_IN_BUCKET "EXISTS (SELECT 1 FROM samples x WHERE x.run_id = u.run_id AND x.ts_ms >= u.bucket_ms" \
 	" AND x.ts_ms < u.bucket_ms + " STORE_TIER_MINUTE_SQL ")"
-#define RUN_COLS \
+/* XEN: the two schema-012 columns, GFP: 009's gfp_mode, or what a DB from before them stands for (none recorded). */
+#define RUN_COLS_X(XEN, GFP) \
 	"r.run_id, r.label, r.end_reason, r.version, r.boot_id, r.hostname, r.kernel_release, " \
 	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
-	"r.ticks, r.xen_domain, coalesce(r.xen_domid, -1), " \
+	"r.ticks, " XEN ", " \
 	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
-	" SELECT MIN(CASE WHEN first_ms IS NOT NULL THEN first_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
-	" ELSE bucket_ms END)" RUN_MINUTE ")), " \
+	" SELECT * FROM (SELECT CASE WHEN first_ms IS NOT NULL THEN first_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
+	" ELSE bucket_ms END AS b" RUN_MINUTE " AND b IS NOT NULL ORDER BY u.bucket_ms LIMIT 1))), " \
 	"(SELECT max(t) FROM (SELECT MAX(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
-	" SELECT MAX(CASE WHEN last_ms IS NOT NULL THEN last_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
-	" ELSE bucket_ms + " STORE_TIER_MINUTE_SQL " - 1 END)" RUN_MINUTE ")), " \
+	" SELECT * FROM (SELECT CASE WHEN last_ms IS NOT NULL THEN last_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
+	" ELSE bucket_ms + " STORE_TIER_MINUTE_SQL " - 1 END AS b" RUN_MINUTE " AND b IS NOT NULL" \
+	" ORDER BY u.bucket_ms DESC LIMIT 1))), " \
 	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET "), " \
 	"c.cgroup, c.cgroup_group, c.unconfined_reason, c.fpu_kind, c.cgroup_memory_max, c.cgroup_pids_max, " \
-	"c.pop_cap, c.confinement_exact, r.gfp_mode "
+	"c.pop_cap, c.confinement_exact, " GFP " "
+#define RUN_COLS RUN_COLS_X("r.xen_domain, coalesce(r.xen_domid, -1)", "r.gfp_mode")
+/* serve reads DBs it must not migrate: one from before 012 (at 7 to 11) has no Xen columns, and one
+ * from before 009 no gfp_mode; 009 and 012 are released together: a DB without 012 is read without both. */
+#define RUN_COLS_PRE12 RUN_COLS_X("NULL, -1", "NULL")
 
 static const char *const SQL[S_COUNT] = {
 	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
 	[S_RUNS] = "SELECT " RUN_COLS "FROM runs r LEFT JOIN churn_info c USING (run_id) ORDER BY r.run_id DESC LIMIT ?1",
 	[S_RUN] = "SELECT " RUN_COLS "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
+	[S_RUNS_PRE12] = "SELECT " RUN_COLS_PRE12 "FROM runs r LEFT JOIN churn_info c USING (run_id)"
+			 " ORDER BY r.run_id DESC LIMIT ?1",
+	[S_RUN_PRE12] = "SELECT " RUN_COLS_PRE12 "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
+	[S_RUN_BEFORE] = "SELECT run_id, started_ms FROM runs WHERE label IS ?1 AND started_ms < ?2"
+			 " ORDER BY started_ms DESC, run_id DESC LIMIT 1",
+	[S_RUN_IMPORT] = "SELECT source_file, source_path, source_host, source_boot_id, source_run_id, source_schema,"
+			 " imported_ms FROM run_import WHERE run_id = ?1",
 };
 
 int query_latest_run(struct query *q, int64_t *run_id)
 {
 	sqlite3_stmt *st = stmt(q, S_LATEST_RUN);
-	int rc, found = 0;
 
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*run_id = sqlite3_column_int64(st, 0);
-		found = 1;
-	}
-	done(st);
-	return found;
+	return st ? one_i64(q, st, run_id) : -1;
 }
 
 static void run_from_row(sqlite3_stmt *st, struct query_run *r)
@@ -120,7 +125,7 @@ static int emit_runs(struct query *q, sqlite3_stmt *st, int cap, query_run_fn fn
 
 int query_runs(struct query *q, query_run_fn fn, void *arg)
 {
-	sqlite3_stmt *st = stmt(q, S_RUNS);
+	sqlite3_stmt *st = stmt(q, q->has_xen ? S_RUNS : S_RUNS_PRE12);
 
 	if (!st)
 		return -1;
@@ -130,10 +135,60 @@ int query_runs(struct query *q, query_run_fn fn, void *arg)
 
 int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg)
 {
-	sqlite3_stmt *st = stmt(q, S_RUN);
+	sqlite3_stmt *st = stmt(q, q->has_xen ? S_RUN : S_RUN_PRE12);
 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	return emit_runs(q, st, 1, fn, arg);
+}
+
+int query_run_import(struct query *q, int64_t run_id, struct query_import *out)
+{
+	sqlite3_stmt *st;
+	int has = query_has_table(q, "run_import"), rc;
+
+	if (has <= 0)
+		return has;   /* a database from before imports: every run is its own */
+	if (!(st = stmt(q, S_RUN_IMPORT)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW) {
+		snprintf(out->source_file, sizeof out->source_file, "%s", col_text(st, 0) ? col_text(st, 0) : "");
+		snprintf(out->source_path, sizeof out->source_path, "%s", col_text(st, 1) ? col_text(st, 1) : "");
+		snprintf(out->source_host, sizeof out->source_host, "%s", col_text(st, 2) ? col_text(st, 2) : "");
+		snprintf(out->source_boot_id, sizeof out->source_boot_id, "%s", col_text(st, 3) ? col_text(st, 3) : "");
+		out->source_run_id = col_i64(st, 4);
+		out->source_schema = col_i64(st, 5);
+		out->imported_ms = col_i64(st, 6);
+	}
+	done(st);
+	return rc == SQLITE_ROW;
+}
+
+int query_run_before(struct query *q, const char *label, int64_t started_ms, int64_t *run_id, int64_t *run_started_ms)
+{
+	sqlite3_stmt *st = stmt(q, S_RUN_BEFORE);
+	int rc, found = 0;
+
+	if (!st)
+		return -1;
+	if (label)
+		sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 1);
+	sqlite3_bind_int64(st, 2, started_ms);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(st, 0);
+		*run_started_ms = sqlite3_column_int64(st, 1);
+		found = 1;
+	}
+	done(st);
+	return found;
 }

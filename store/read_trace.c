@@ -145,14 +145,10 @@ int query_trace_failures(struct query *q, int64_t run_id, int64_t from_ms, int64
 	*total = 0;
 	if (!(st = stmt(q, S_TRACE_FAILS_COUNT)))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	bind_window(st, run_id, from_ms, to_ms);
 	if (one_i64(q, st, total) < 0 || !(st = stmt(q, S_TRACE_FAILS)))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, lo_of(from_ms));
-	sqlite3_bind_int64(st, 3, hi_of(to_ms));
+	bind_window(st, run_id, from_ms, to_ms);
 	sqlite3_bind_int64(st, 4, limit < 0 ? 0 : limit > QUERY_MAX_ROWS ? QUERY_MAX_ROWS : limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct query_trace_failure f;

@@ -87,11 +87,11 @@ static int wal_mode(const char *path)
 	return ok;
 }
 
-/* "file:" + path percent-encoded + "?immutable=1" into out; 0, or -1 if it does not fit. */
-static int immutable_uri(const char *path, char *out, size_t outlen)
+/* "file:" + path percent-encoded + "?" + query into out; 0, or -1 if it does not fit. */
+static int uri_of(const char *path, const char *query, char *out, size_t outlen)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t n = 0;
+	size_t n = 0, ql = strlen(query);
 
 	for (const char *s = "file:"; *s; s++)
 		out[n++] = *s;
@@ -108,10 +108,17 @@ static int immutable_uri(const char *path, char *out, size_t outlen)
 			out[n++] = hex[*p & 15];
 		}
 	}
-	if (n + sizeof "?immutable=1" > outlen)
+	if (n + 1 + ql + 1 > outlen)
 		return -1;
-	memcpy(out + n, "?immutable=1", sizeof "?immutable=1");
+	out[n++] = '?';
+	memcpy(out + n, query, ql + 1);
 	return 0;
+}
+
+int reader_uri(const char *path, char *out, size_t outlen, int *immutable)
+{
+	*immutable = !has_wal(path) && wal_mode(path);
+	return uri_of(path, *immutable ? "immutable=1" : "mode=ro", out, outlen);
 }
 
 /*
@@ -140,7 +147,8 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 		snprintf(err, errlen, "open %s read-only: %s", db_path, strerror(errno));
 		goto fail;
 	}
-	q->immutable = !wal && wal_mode(db_path) && immutable_uri(db_path, uri, sizeof uri) == 0;
+	if (reader_uri(db_path, uri, sizeof uri, &q->immutable) < 0)
+		q->immutable = 0;   /* a path too long for a URI: the ordinary way */
 	if (!(q->path = strdup(db_path))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -168,6 +176,7 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", db_path, q->err);
 		goto fail;
 	}
+	q->has_xen = sqlite3_exec(q->db, "SELECT xen_domain FROM runs LIMIT 0", NULL, NULL, NULL) == SQLITE_OK;
 	/* Read-only handles cannot migrate: an older DB is upgraded by the daemon's writer (store_open). */
 	if ((r = query_schema_version(q)) < QUERY_MIN_SCHEMA) {
 		snprintf(err, errlen, "%s: schema version %d is older than this fpusoakd reads (%d); run"

@@ -33,9 +33,10 @@ enum stmt_id {
 	/* read_range.c */
 	S_FIRST_SAMPLE, S_LAST_SAMPLE, S_INTERVAL, S_ROLLUP_FIRST, S_ROLLUP_LAST, S_ROLLUP_MAXN, S_ROLLED_UPTO,
 	/* read_runs.c */
-	S_LATEST_RUN, S_RUNS, S_RUN,
+	S_LATEST_RUN, S_RUNS, S_RUN, S_RUNS_PRE12, S_RUN_PRE12, S_RUN_IMPORT, S_RUN_BEFORE,
 	/* read_buddy.c */
 	S_BUDDY_LATEST, S_TICK_TIMES, S_BUDDY_RAW, S_ROLLUP_GRID, S_ROLLUP_GRID_FREE, S_FRAG_RAW, S_HEAD_TREND,
+	S_HEAD_TICKS,
 	/* read_counters.c */
 	S_NAME_ID, S_MEMINFO_SERIES, S_MEMINFO_ROLLUP, S_PREV_SAMPLE, S_SAMPLE_BUCKETS, S_VMSTAT_BEFORE,
 	S_VMSTAT_FIRST, S_VMSTAT_BUCKETS, S_VMHOT_BEFORE, S_VMHOT_FIRST, S_VMHOT_BUCKETS,
@@ -43,7 +44,9 @@ enum stmt_id {
 	S_CHURN_SERIES, S_CHURN_ROLLUP, S_CHURN_TOTALS, S_CHURN_ROLLED, S_PROBES, S_FPU_KIND,
 	/* read_kernel.c */
 	S_FAILURES, S_FAILURES_COUNT, S_FAILURE_TIMES, S_TASK_SLAB, S_PAGEBLOCK, S_PAGETYPE_LATEST, S_SLAB_LATEST,
-	S_ATOMIC_SUMMARY, S_ATOMIC_SERIES, S_ATOMIC_ROLLED, S_ATOMIC_ROLLUP_SERIES, S_REQUEST_SUMMARY, S_REQUEST_SERIES, S_REQUEST_ROLLED, S_REQUEST_ROLLUP_SERIES,
+	S_ATOMIC_SUMMARY, S_ATOMIC_SERIES, S_ATOMIC_ROLLED, S_ATOMIC_ROLLUP_SERIES, S_REQUEST_SUMMARY, S_REQUEST_SERIES, S_REQUEST_ROLLED, S_REQUEST_ROLLUP_SERIES, S_OOM_COUNT,
+	/* read_fragment.c */
+	S_FRAGLOAD_INFO, S_FRAGLOAD_SERIES, S_FRAGLOAD_TOTALS,
 	/* read_trace.c */
 	S_TRACE_NOTE, S_TRACE_ROLLED, S_TRACE_TOT_ROLL, S_TRACE_TOT_RAW_F, S_TRACE_TOT_RAW_X, S_TRACE_OC_ROLL,
 	S_TRACE_OC_RAW, S_TRACE_KMSG, S_TRACE_BUCKETS, S_TRACE_FAILS, S_TRACE_FAILS_COUNT,
@@ -55,6 +58,7 @@ enum stmt_id {
 struct query {
 	sqlite3 *db;
 	int has_rollup;            /* schema 003: buddy_rollup exists */
+	int has_xen;               /* schema 012: runs.xen_domain exists (a DB from before it is read as "no domain") */
 	int immutable;             /* opened as an immutable file: no -wal existed (see query_open) */
 	char *path;
 	sqlite3_stmt *st[S_COUNT];
@@ -68,6 +72,10 @@ sqlite3_stmt *reader_stmt(struct query *q, enum stmt_id id, const char *sql);
 
 /* The cached statement id of the calling file (its SQL[id]); NULL with q->err set. */
 #define stmt(q, id) reader_stmt((q), (id), SQL[id])
+
+/* A read-only SQLite URI of path ("file:...?mode=ro", or "?immutable=1" with *immutable set while no writer
+ * left a -wal file: see query_open); 0, or -1 if it does not fit. */
+int reader_uri(const char *path, char *out, size_t outlen, int *immutable);
 
 #define RAW_MAX_ZONES 64
 
@@ -207,6 +215,14 @@ static inline int64_t lo_of(int64_t from_ms)
 static inline int64_t hi_of(int64_t to_ms)
 {
 	return to_ms < 0 ? INT64_MAX : to_ms;
+}
+
+/* Binds ?1 run_id, ?2 and ?3 the window [from_ms, to_ms] (-1: open ends), as every windowed read does. */
+static inline void bind_window(sqlite3_stmt *st, int64_t run_id, int64_t from_ms, int64_t to_ms)
+{
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, lo_of(from_ms));
+	sqlite3_bind_int64(st, 3, hi_of(to_ms));
 }
 
 #endif

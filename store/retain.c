@@ -46,6 +46,7 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 		"DELETE FROM slow_samples WHERE run_id = ?1 AND ts_ms < ?2"
 		" AND ts_ms < (SELECT max(ts_ms) FROM slow_samples WHERE run_id = ?1)",
 		"DELETE FROM samples WHERE run_id = ?1 AND ts_ms < ?2",
+		"DELETE FROM fragment WHERE run_id = ?1 AND ts_ms < ?2",
 		/* The trace's rows: their minute/hour rollups (trace_rollup, trace_fail_rollup) stay. */
 		"DELETE FROM trace_failures WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM extfrag WHERE run_id = ?1 AND ts_ms < ?2",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* rollup: in-memory minute/hour buckets; see rollup.h. */
 #include "store/rollup.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rollup: the minute and hour buckets of the per-tick series, accumulated
  * in memory as ticks are submitted.  Pure: no SQL, no I/O; rollup_write.c writes

@@ -113,6 +113,8 @@ static const char *const STMT_SQL[S_COUNT] = {
 			   " nowait_only = nowait_only + excluded.nowait_only",
 	[S_ROLL_STATE] = "INSERT INTO rollup_state(run_id, tier, next_ms) VALUES (?1, ?2, ?3)"
 			 " ON CONFLICT (run_id, tier) DO UPDATE SET next_ms = max(next_ms, excluded.next_ms)",
+	[S_FRAGMENT] = "INSERT OR REPLACE INTO fragment(run_id, ts_ms, state, cycles, anon_bytes, pipe_bytes, pgtable_bytes,"
+		       " socket_bytes, files, kept_bytes, alloc_failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[S_TFAIL] = "INSERT INTO trace_failures(run_id, ts_ms, comm, pid, page_order, gfp_mask, gfp_flags, migratetype,"
 		    " nowarn, opportunistic, atomic, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	/* The same kind at the same tick twice (a read split over two drains) adds up. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * store: the SQLite writer.  The only code that writes the sample tables
  * (store/writer.h lists its files, store/writer.c is its core; store/query.h is the reader).
@@ -48,7 +49,15 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 /* Write pending ticks (best effort) and close; accepts NULL. */
 void store_close(struct store *st);
 
-/* Mark every run without an end as ended by 'crash' at its last sample; returns how many, or -1. */
+/* Called by store_import for each run of the source: its id there, its id here, and whether it was here already. */
+typedef void (*store_import_fn)(void *arg, int64_t source_run, int64_t run, int already);
+
+/* Copy every run of the database at source into st's with its provenance (v_imports), skipping runs already
+ * here (same host, boot id, pid, start); the source is only read (store/import.c).  0, or -1 with err (the target
+ * unchanged: one transaction per source; a newer schema, a corrupt or foreign file, the target itself). */
+int store_import(struct store *st, const char *source, store_import_fn fn, void *arg, char *err, size_t errlen);
+
+/* Mark every run without an end (but imported ones: store_import) as ended by 'crash' at its last sample; how many, or -1. */
 int store_mark_crashed(struct store *st);
 
 /* Insert a run row; sets *run_id; 0 or -1 (message logged). */
@@ -136,6 +145,20 @@ struct store_request {
 
 /* Attach the tick's request verdicts for orders 0..norders-1 (v_atomic_request); 0 or -1. */
 int store_tick_request(struct store *st, struct store_tick *t, int norders, const struct store_request *r);
+/* What the fragmenting load (churn/fragload.h) held at the tick (v_fragment). */
+struct store_fragment {
+	int32_t state;                 /* enum fragload_state */
+	uint64_t cycles;
+	uint64_t anon_bytes, pipe_bytes, pgtable_bytes, socket_bytes, files, kept_bytes, alloc_failed;
+};
+
+/* Attach the load's row; 0 or -1. */
+int store_tick_fragment(struct store_tick *t, const struct store_fragment *f);
+
+/* Record the load's recipe for run_id (written at once, not queued): level, the base its bound is a
+ * fraction of, the bound, the long-lived set's bound, "key=value ..." details; 0 or -1. */
+int store_fragment_info(struct store *st, int64_t run_id, const char *level, uint64_t base_bytes, uint64_t cap_bytes,
+			uint64_t keep_cap_bytes, const char *recipe);
 
 /* Attach the interval's churn row; 0 or -1. */
 int store_tick_churn(struct store_tick *t, const struct store_churn *c);

@@ -278,6 +278,13 @@ int store_tick_churn(struct store_tick *t, const struct store_churn *c)
 	return 0;
 }
 
+int store_tick_fragment(struct store_tick *t, const struct store_fragment *f)
+{
+	t->frag = *f;
+	t->have_frag = 1;
+	return 0;
+}
+
 int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 {
 	struct tick_probe *r = tick_grow(t, (void **)&t->probes, &t->nprobes, sizeof *r);

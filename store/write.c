@@ -319,6 +319,22 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 	return SQLITE_OK;
 }
 
+/* The fragmenting load's row (values past INT64_MAX do not occur: they are bytes and counts). */
+static int write_fragment(struct store *st, const struct store_tick *t)
+{
+	sqlite3_stmt *s = st->stmt[S_FRAGMENT];
+	const struct store_fragment *f = &t->frag;
+	const uint64_t v[] = { f->cycles, f->anon_bytes, f->pipe_bytes, f->pgtable_bytes, f->socket_bytes, f->files,
+			       f->kept_bytes, f->alloc_failed };
+
+	sqlite3_bind_int64(s, 1, t->run_id);
+	sqlite3_bind_int64(s, 2, t->ts_ms);
+	sqlite3_bind_int(s, 3, f->state);
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		sqlite3_bind_int64(s, 4 + (int)i, (sqlite3_int64)v[i]);
+	return stmts_step(st, S_FRAGMENT);
+}
+
 int write_tick(struct store *st, const struct store_tick *t)
 {
 	int rc;
@@ -330,6 +346,8 @@ int write_tick(struct store *st, const struct store_tick *t)
 	if ((rc = write_sample(st, t)) != SQLITE_OK)
 		return rc;
 	if ((rc = write_zones(st, t)) != SQLITE_OK)
+		return rc;
+	if (t->have_frag && (rc = write_fragment(st, t)) != SQLITE_OK)
 		return rc;
 	for (int i = 0; i < t->nkv; i++) {
 		enum stmt_id id = t->kv[i].src == SRC_COUNTER ? S_COUNTER : S_VMSTAT;

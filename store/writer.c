@@ -337,7 +337,9 @@ int store_mark_crashed(struct store *st)
 	const char *sql =
 		"UPDATE runs SET end_reason = 'crash',"
 		" ended_ms = COALESCE((SELECT max(ts_ms) FROM samples s WHERE s.run_id = runs.run_id), started_ms)"
-		" WHERE ended_ms IS NULL";
+		" WHERE ended_ms IS NULL"
+		/* A run imported before it ended is not this daemon's: its writer may well still be running. */
+		" AND run_id NOT IN (SELECT run_id FROM run_import)";
 
 	if (exec_sql(st->db, sql, err, sizeof err) < 0) {
 		log_warnx("database: marking crashed runs: %s", err);
@@ -503,6 +505,28 @@ int store_confinement(struct store *st, int64_t run_id, const struct store_confi
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		log_warnx("database: recording the confinement: %s", sqlite3_errmsg(st->db));
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_fragment_info(struct store *st, int64_t run_id, const char *level, uint64_t base_bytes, uint64_t cap_bytes,
+			uint64_t keep_cap_bytes, const char *recipe)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO fragment_info(run_id, level, base_bytes, cap_bytes,"
+				       " keep_cap_bytes, recipe) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_text(s, 2, level, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)base_bytes);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)cap_bytes);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)keep_cap_bytes);
+	sqlite3_bind_text(s, 6, recipe, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		log_warnx("database: recording the fragmenting load's recipe: %s", sqlite3_errmsg(st->db));
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 

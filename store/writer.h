@@ -40,7 +40,7 @@ enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE, S_MODEL_CHECK,
 	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_REQUEST, S_ROLL_STATE,
-	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL,
+	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL, S_FRAGMENT,
 	S_COUNT
 };
 
@@ -150,6 +150,8 @@ struct store_tick {
 	struct tick_rolltick *rollt;
 	int have_churn;
 	struct store_churn churn;
+	int have_frag;
+	struct store_fragment frag;
 	int nprobes;
 	struct tick_probe *probes;
 	int nchecks;

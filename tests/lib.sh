@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shell side of the test convention: source this from integration scripts.
 # Each check prints PASS:/FAIL:/SKIP: lines that tests/run.sh counts.
 T_NAME=${T_NAME:-$(basename "$0")}
@@ -24,4 +25,29 @@ churn_bench_path() {
 			-o "$bench" || return 1
 	fi
 	echo "$bench"
+}
+
+# need CMD:PACKAGE...: skip the whole test, visibly, when a command it calls is not installed
+# (on Debian `make test-deps` installs each), instead of failing or finding "0 workers".
+need() {
+	local cp missing=""
+	for cp in "$@"; do command -v "${cp%%:*}" >/dev/null || missing="$missing ${cp%%:*} (Debian: ${cp#*:})"; done
+	[ -z "$missing" ] && return 0
+	skip "not installed:$missing; as root, make test-deps installs it"
+	t_done
+}
+
+# no_cgroup_reason: nothing when a memory cgroup can be made here (a writable v1 memory
+# hierarchy, or a writable cgroup2 mount offering the memory controller), else why not (a chroot
+# without /sys/fs/cgroup, a container without cgroup access).  Tests skip their cgroup checks,
+# visibly, on this reason and still run the daemon unconfined; where cgroups are there, a daemon
+# that fails to use them is a failure, not a skip.
+no_cgroup_reason() {
+	local v1 v2
+	# mountinfo: the fields after " - " are the fs type, the source, the super options.
+	v1=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") break } $(i + 1) == "cgroup" && $(i + 3) ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$v1" ] && [ -w "$v1" ] && return 0
+	v2=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") break } $(i + 1) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$v2" ] && [ -w "$v2" ] && grep -qw memory "$v2/cgroup.controllers" 2>/dev/null && return 0
+	echo "no writable cgroup memory controller here (v1 memory: ${v1:-not mounted}, cgroup2: ${v2:-not mounted}${v2:+ $(grep -qw memory "$v2/cgroup.controllers" 2>/dev/null || echo 'without memory')})"
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Run every unit test binary and integration script given on the command line,
 # keep each one's output in build/test-logs/, and print one closing line
 # "N passed, N failed, N skipped" counting every PASS:/FAIL:/SKIP: check.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Embed schema/NNN_*.sql into C as an ordered array, so the binary and its
 # schema never disagree.  The migration number is the file name's prefix.
 set -e

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * api_run: the run documents of /api/v1/ — status, the run list (JSON and
  * CSV) and one run with its orders of interest and headroom trends
@@ -22,6 +23,24 @@
 #include "web/escape.h"
 #include "web/page.h"
 #include "web/server.h"
+
+/* "imported": where a run copied by `fpusoakd import` came from (v_imports); absent for a run of this database. */
+static int import_json(const struct web_req *r, int db, int64_t run_id, cJSON *o, struct strbuf *tmp)
+{
+	struct query_import *im = calloc(1, sizeof *im);
+	cJSON *x;
+	int got = im ? query_run_import(r->dbs.q[db], run_id, im) : -1;
+
+	if (got == 1 && (x = cJSON_AddObjectToObject(o, "imported"))) {
+		api_json_str(x, "source_file", im->source_file, tmp);
+		api_json_i64(x, "source_run_id", im->source_run_id);
+		api_json_str(x, "source_host", im->source_host[0] ? im->source_host : NULL, tmp);
+		api_json_str(x, "source_boot_id", im->source_boot_id[0] ? im->source_boot_id : NULL, tmp);
+		api_json_time(x, "imported_at", im->imported_ms);
+	}
+	free(im);
+	return got < 0 ? -1 : 0;
+}
 
 static cJSON *run_json(const struct web_req *r, int db, const struct query_run *run, int newest, struct strbuf *tmp)
 {
@@ -61,6 +80,10 @@ static cJSON *run_json(const struct web_req *r, int db, const struct query_run *
 	api_json_i64(o, "pid", run->pid);
 	api_json_str(o, "config", run->config, tmp);
 	api_json_str(o, "gfp_mode", run->gfp_mode, tmp);
+	if (import_json(r, db, run->run_id, o, tmp) < 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
 	api_json_i64(o, "samples", run->nsamples);
 	api_json_i64(o, "first_sample_ms", run->first_sample_ms);
 	api_json_i64(o, "last_sample_ms", run->last_sample_ms);
@@ -201,6 +224,10 @@ static cJSON *trend_json(const struct report_trend *t, const char *why)
 	cJSON_AddStringToObject(o, "zone", tmp.buf ? tmp.buf : "");
 	sb_free(&tmp);
 	cJSON_AddNumberToObject(o, "minutes", (double)t->n);
+	/* A short window is fitted per tick with an AR(1)-corrected interval (report/headroom.h). */
+	cJSON_AddStringToObject(o, "fit", t->per_tick ? "ticks_ar1" : "minutes");
+	if (t->per_tick)
+		cJSON_AddNumberToObject(o, "ticks", (double)t->ticks);
 	api_json_num(o, "last_blocks", t->n ? t->last : NAN);
 	if (!t->ok) {
 		cJSON_AddNullToObject(o, "slope_per_hour");
@@ -214,6 +241,8 @@ static cJSON *trend_json(const struct report_trend *t, const char *why)
 	cJSON_AddItemToArray(ci, cJSON_CreateNumber(t->lo_h));
 	cJSON_AddItemToArray(ci, cJSON_CreateNumber(t->hi_h));
 	api_json_num(o, "r2", t->fit.r2);
+	if (t->per_tick)
+		api_json_num(o, "n_eff", t->fit.n_eff);
 	if (t->exhaustion) {
 		ex = cJSON_AddObjectToObject(o, "exhaustion");
 		cJSON_AddNumberToObject(ex, "ts_ms", (double)t->zero_ms);
@@ -254,6 +283,34 @@ static int headroom_json(struct web_req *r, int64_t run_id, cJSON *obj)
 out:
 	free(t);
 	return ret;
+}
+
+/* The fragmenting load of the run (null when it had none); 0 or -1. */
+static int fragment_json(struct web_req *r, int64_t run_id, cJSON *obj)
+{
+	struct report_fragment f;
+	cJSON *o;
+	int got = report_fragment(r->q, run_id, -1, -1, &f);
+
+	if (got < 0)
+		return -1;
+	if (!got) {
+		cJSON_AddNullToObject(obj, "fragment");
+		return 0;
+	}
+	o = cJSON_AddObjectToObject(obj, "fragment");
+	cJSON_AddStringToObject(o, "level", f.level);
+	api_json_i64(o, "base_bytes", f.base_bytes);
+	api_json_i64(o, "cap_bytes", f.cap_bytes);
+	api_json_i64(o, "keep_cap_bytes", f.keep_cap_bytes);
+	cJSON_AddStringToObject(o, "recipe", f.recipe);
+	api_json_i64(o, "rows", f.tot.rows);
+	api_json_i64(o, "cycles", f.tot.cycles);
+	api_json_i64(o, "held_max_bytes", f.tot.held_max);
+	api_json_i64(o, "kept_max_bytes", f.tot.kept_max);
+	api_json_i64(o, "alloc_failed", f.tot.alloc_failed);
+	api_json_num(o, "peak_pct_of_cap", f.peak_pct_of_cap);
+	return 0;
 }
 
 /* "trace": what the run's tracefs instance saw (report_trace), or null for a run without a tracefs note. */
@@ -413,7 +470,8 @@ int api_run(struct web_req *r)
 	}
 	free(b);
 	b = NULL;
-	if (headroom_json(r, r->id, o.obj) < 0 || gfp_json(r, r->id, o.obj) < 0)
+	if (headroom_json(r, r->id, o.obj) < 0 || fragment_json(r, r->id, o.obj) < 0 ||
+	    gfp_json(r, r->id, o.obj) < 0)
 		goto fail_obj;
 	sb_init(&tmp, WEB_BODY_MAX);
 	got = trace_json(r, r->id, o.obj, &tmp);

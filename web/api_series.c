@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * api_series: the series of a run under /api/v1/runs/{id}/ — buddyinfo,
  * meminfo, vmstat, failures, frag, churn and probes — as JSON or CSV.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* chart: store series as SVG charts for the pages; see chart.h. */
 #include "web/chart.h"
 
@@ -6,113 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "web/page.h"
 #include "web/svg.h"
 
 #define CHART_MAX_ZONES 16    /* zones charted per page; more are named in a note */
 #define CHART_MAX_LINES 8     /* series on one line chart */
 
-struct zone_acc {
-	int node;
-	char zone[ZONE_NAME_MAX];
-	int norders;
-	size_t n;
-	int64_t t[CHART_POINTS];
-	double f[BUDDY_MAX_ORDER][CHART_POINTS];
-};
-
-struct buddy_acc {
-	struct zone_acc *z[CHART_MAX_ZONES];
-	int nz;
-	int skipped;               /* rows of zones past CHART_MAX_ZONES */
-};
-
-static int buddy_cb(void *arg, const struct query_buddy_point *p)
+int chart_free(struct web_req *r, const struct report_free_zone *z, int64_t from, int64_t to)
 {
-	struct buddy_acc *a = arg;
-	struct zone_acc *z = NULL;
+	static const char *const what = "Free memory in this zone: all of it, and the part in free blocks of at least "
+					"each order of interest. The gap between the lines is memory that exists but "
+					"is too fragmented for those allocations.";
+	char title[96], names[REPORT_FREE_LINES][48];
+	struct svg_series s[REPORT_FREE_LINES];
+	struct svg_chart c = { .title = title, .y_label = "free memory, MiB", .y_from_zero = 1, .caption = what,
+			       .t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from) };
 
-	for (int i = 0; i < a->nz && !z; i++)
-		if (a->z[i]->node == p->node && strcmp(a->z[i]->zone, p->zone ? p->zone : "") == 0)
-			z = a->z[i];
-	if (!z) {
-		if (a->nz == CHART_MAX_ZONES || !p->zone || strlen(p->zone) >= ZONE_NAME_MAX) {
-			a->skipped++;
-			return 0;
-		}
-		if (!(z = calloc(1, sizeof *z)))
-			return -1;
-		a->z[a->nz++] = z;
-		z->node = p->node;
-		memcpy(z->zone, p->zone, strlen(p->zone) + 1);
+	snprintf(title, sizeof title, "Free memory, node %d zone %s", z->node, z->zone);
+	for (int l = 0; l < z->nlines; l++) {
+		if (z->order[l] == 0)
+			snprintf(names[l], sizeof names[l], "all free memory");
+		else
+			snprintf(names[l], sizeof names[l], "in blocks of order >= %d", z->order[l]);
+		s[l] = (struct svg_series){ names[l], z->t, z->mib[l], z->n, SVG_LINE, 0 };
 	}
-	if (z->n == CHART_POINTS)
-		return -1;   /* cannot happen with max_points = CHART_POINTS; refuse rather than cut */
-	if (p->norders > z->norders)
-		z->norders = p->norders;
-	z->t[z->n] = p->ts_ms;
-	for (int k = 0; k < BUDDY_MAX_ORDER; k++)
-		z->f[k][z->n] = p->free[k];
-	z->n++;
-	return 0;
-}
-
-static void stacked(struct web_req *r, const struct zone_acc *z, int64_t from, int64_t to, int64_t page_size)
-{
-	static const char *const names[BUDDY_MAX_ORDER] = {
-		"order 0", "order 1", "order 2", "order 3", "order 4", "order 5", "order 6", "order 7",
-		"order 8", "order 9", "order 10", "order 11", "order 12", "order 13", "order 14", "order 15",
-	};
-	double *mb = malloc(sizeof(double) * BUDDY_MAX_ORDER * CHART_POINTS);
-	const double *layers[BUDDY_MAX_ORDER];
-	char title[96];
-	struct svg_chart c = { .title = title, .y_label = "free memory, MB", .y_from_zero = 1,
-		.t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from),
-		.caption = "Free memory in this zone by the order of the free block it sits in, stacked (order 0 at "
-			   "the bottom). When the upper, high-order bands thin out while the total holds, the free "
-			   "memory is fragmenting: it is there, but not in blocks large enough for big allocations." };
-
-	if (!mb) {
-		r->body.err = 1;
-		return;
-	}
-	snprintf(title, sizeof title, "Free memory by order, node %d zone %s", z->node, z->zone);
-	for (int k = 0; k < z->norders; k++) {
-		for (size_t j = 0; j < z->n; j++)
-			mb[k * CHART_POINTS + j] = z->f[k][j] * (double)(UINT64_C(1) << k) * (double)page_size / 1048576.0;
-		layers[k] = mb + k * CHART_POINTS;
-	}
-	svg_stacked_area(&r->body, &c, z->t, z->n, layers, names, z->norders);
-	free(mb);
-}
-
-int chart_buddy(struct web_req *r, int64_t run_id, int64_t from, int64_t to, int64_t page_size, int which)
-{
-	struct buddy_acc a = { 0 };
-	struct query_range rg = { from, to, CHART_POINTS, 0, 0 };
-	int n, ret = 0;
-
-	n = query_buddy_series(r->q, run_id, &rg, buddy_cb, &a);
-	if (n < 0) {
-		ret = -1;
-		goto out;
-	}
-	if (a.nz == 0)
-		sb_puts(&r->body, "<p class=\"pending\">No buddyinfo samples in this window.</p>\n");
-	if (page_size <= 0) {
-		page_size = 4096;
-		sb_puts(&r->body, "<p class=\"pending\">Page size not recorded; MB assume 4096-byte pages.</p>\n");
-	}
-	for (int i = 0; i < a.nz; i++) {
-		if (which & CHART_STACKED)
-			stacked(r, a.z[i], from, to, page_size);
-	}
-	if (a.skipped)
-		sb_printf(&r->body, "<p class=\"pending\">More than %d zones: only the first %d are charted.</p>\n",
-			  CHART_MAX_ZONES, CHART_MAX_ZONES);
-out:
-	for (int i = 0; i < a.nz; i++)
-		free(a.z[i]);
-	return ret;
+	return svg_line_chart(&r->body, &c, s, z->nlines);
 }
 
 struct line_acc {
@@ -158,6 +77,13 @@ static int lines(struct web_req *r, series_fn fn, double scale, int64_t run_id, 
 			continue;
 		s[ns] = (struct svg_series){ names[i], acc[ns].t, acc[ns].v, acc[ns].n, SVG_LINE, 0 };
 		ns++;
+	}
+	if (ns == 0) {
+		/* One line instead of an empty frame: which chart, and why it is not drawn. */
+		sb_puts(&r->body, "<p class=\"pending\">");
+		page_text(r, c->title);
+		sb_puts(&r->body, ": no sample of these counters in this window.</p>\n");
+		goto out;
 	}
 	svg_line_chart(&r->body, c, s, ns);
 out:
@@ -246,10 +172,9 @@ static void heatmap(struct web_req *r, const struct frag_zone *z, int64_t from, 
 	char title[96];
 	struct svg_chart c = { .title = title, .y_label = "order",
 		.t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from),
-		.caption = "The kernel's unusable free space index per order, the worst value in each interval (0: all "
-			   "free memory is in blocks of at least this order; 1: none is). A dark band growing downwards "
-			   "means allocations of those orders increasingly depend on compaction, and will fail when it "
-			   "cannot keep up." };
+		.caption = "The kernel's unusable free space index per order, worst per interval (0: all free memory "
+			   "is in blocks of at least this order; 1: none is). A dark band growing downwards: those "
+			   "orders depend on compaction." };
 
 	if (!cells) {
 		r->body.err = 1;
@@ -263,7 +188,7 @@ static void heatmap(struct web_req *r, const struct frag_zone *z, int64_t from, 
 	free(cells);
 }
 
-int chart_unusable(struct web_req *r, int64_t run_id, int64_t from, int64_t to)
+int chart_unusable(struct web_req *r, int64_t run_id, int64_t from, int64_t to, chart_fold_fn fold, const void *arg)
 {
 	struct frag_acc a = { 0 };
 	struct query_range rg = { from, to, CHART_POINTS, 0, 0 };
@@ -276,7 +201,18 @@ int chart_unusable(struct web_req *r, int64_t run_id, int64_t from, int64_t to)
 	if (a.nz == 0)
 		sb_puts(&r->body, "<p class=\"pending\">No buddyinfo samples in this window.</p>\n");
 	for (int i = 0; i < a.nz; i++)
+		if (!fold || !fold(arg, a.z[i]->node, a.z[i]->zone))
+			heatmap(r, a.z[i], from, to);
+	for (int i = 0; fold && i < a.nz; i++) {
+		const char *why = fold(arg, a.z[i]->node, a.z[i]->zone);
+		if (!why)
+			continue;
+		sb_printf(&r->body, "<details><summary>node %d zone ", a.z[i]->node);
+		page_text(r, a.z[i]->zone);
+		sb_printf(&r->body, ": not shown, %s</summary>\n", why);
 		heatmap(r, a.z[i], from, to);
+		sb_puts(&r->body, "</details>\n");
+	}
 	if (a.skipped)
 		sb_printf(&r->body, "<p class=\"pending\">More than %d zones: only the first %d are charted.</p>\n",
 			  CHART_MAX_ZONES, CHART_MAX_ZONES);
@@ -309,15 +245,17 @@ int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, 
 		ret = -1;
 		goto out;
 	}
+	if (a.nz == 0)
+		goto out;   /* the section says in one line that there is nothing to draw */
 	if (!(v = malloc(sizeof(double) * CHART_POINTS * CHART_MAX_ZONES))) {
 		ret = -1;
 		goto out;
 	}
 	snprintf(title, sizeof title, "Headroom at order %d (%s)", order, why);
-	snprintf(cap, sizeof cap, "Free blocks able to satisfy an order-%d allocation (2^%d pages), per zone; dashed: the "
-		 "least-squares trend through the minute averages. A line falling towards zero means %s allocations "
-		 "will soon depend on compaction and fail where it cannot keep up.", order, order,
-		 kind == REPORT_ORDER_PAGEBLOCK ? "pageblock-sized (huge page, compaction target)" : "task_struct slab");
+	snprintf(cap, sizeof cap, "Free blocks able to satisfy an order-%d allocation (2^%d pages), per zone; dashed: "
+		 "the least-squares trend through the %s. Falling towards zero: %s allocations will depend on compaction.",
+		 order, order, ntr > 0 && tr[0].per_tick ? "ticks" : "minute averages",
+		 kind == REPORT_ORDER_PAGEBLOCK ? "pageblock-sized (huge page)" : "task_struct slab");
 	for (int i = 0; i < a.nz && ns < SVG_MAX_SERIES; i++) {
 		const struct frag_zone *z = a.z[i];
 		double *zv = v + (size_t)i * CHART_POINTS;

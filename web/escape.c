@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* escape: per-format escaping of untrusted strings; see escape.h. */
 #include "web/escape.h"
 

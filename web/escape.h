@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * escape: one escaping function per output format, applied at the output
  * boundary to every string that came from the kernel or the database.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics: Prometheus text exposition 0.0.4; see metrics.h. */
 #include "web/metrics.h"
 
@@ -52,6 +53,13 @@ static void run_families(struct strbuf *sb, const struct metrics_input *in)
 	sb_puts(sb, "} 1\n");
 	family(sb, "fpusoakd_run_id", "gauge", "Id of the current run in the database (runs.run_id).");
 	sb_printf(sb, "fpusoakd_run_id %" PRId64 "\n", in->run_id);
+	family(sb, "fpusoakd_run_info", "gauge", "The current run as v_runs records it; always 1.");
+	sb_printf(sb, "fpusoakd_run_info{run_id=\"%" PRId64 "\"", in->run_id);
+	label(sb, "label", in->label ? in->label : "", 0);
+	label(sb, "kernel", in->kernel_release ? in->kernel_release : "", 0);
+	label(sb, "hypervisor", in->hypervisor ? in->hypervisor : "", 0);
+	label(sb, "guest_type", in->guest_type ? in->guest_type : "", 0);
+	sb_puts(sb, "} 1\n");
 	family(sb, "fpusoakd_run_start_time_seconds", "gauge", "Start of the current run, Unix time.");
 	sb_printf(sb, "fpusoakd_run_start_time_seconds %" PRId64 ".%03d\n", in->run_started_ms / 1000,
 		  (int)(in->run_started_ms % 1000));
@@ -195,6 +203,22 @@ static void derived_families(struct strbuf *sb, const struct metrics_input *in)
 	}
 }
 
+/* The request-level verdict per order and GFP class (v_atomic_request's atomic_ok, nowait_ok, kernel_ok). */
+static void request_family(struct strbuf *sb, const struct metrics_input *in)
+{
+	static const char *const gfp[] = { "atomic", "nowait", "kernel" };
+	const uint32_t mask[] = { in->request_atomic, in->request_nowait, in->request_kernel };
+	int norders = in->request_orders > 16 ? 16 : in->request_orders;
+
+	family(sb, "fpusoakd_atomic_request_ok", "gauge",
+	       "1 while an order-k request of the GFP class would get its pages from some zone of its zonelist "
+	       "(atomic, nowait: above the watermark now; kernel: now or by reclaim and compaction), else 0.");
+	for (int k = 0; k < norders; k++)
+		for (int g = 0; g < 3; g++)
+			sb_printf(sb, "fpusoakd_atomic_request_ok{order=\"%d\",gfp=\"%s\"} %u\n", k, gfp[g],
+				  (unsigned)(mask[g] >> k & 1u));
+}
+
 static void counter1(struct strbuf *sb, const char *name, const char *help, uint64_t v)
 {
 	family(sb, name, "counter", help);
@@ -311,6 +335,8 @@ int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 	}
 	if (in->buddy)
 		derived_families(sb, in);
+	if (in->request_orders > 0)
+		request_family(sb, in);
 	if (in->churn)
 		churn_families(sb, in);
 	if (in->alloc_failures || in->has_oom_kills)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * metrics: the Prometheus text exposition (format 0.0.4) of the latest
  * sample, built from plain structs.
@@ -12,6 +13,7 @@
  * Families now:
  *   fpusoakd_build_info{version}                       gauge, 1
  *   fpusoakd_run_id, fpusoakd_run_start_time_seconds   gauges
+ *   fpusoakd_run_info{run_id,label,kernel,hypervisor,guest_type}  gauge, 1: joins a fleet's series to its runs
  *   fpusoakd_samples_total                             counter, ticks of this run
  *   fpusoakd_last_sample_timestamp_seconds             gauge
  *   fpusoakd_sample_duration_seconds                   gauge, read+parse time of the last tick
@@ -24,6 +26,9 @@
  *   fpusoakd_headroom_blocks{node,zone,order}          gauge, free blocks able to satisfy order k (orders of interest)
  *   fpusoakd_unusable_free_index{node,zone,order}      gauge, the kernel's unusable_free_index / 1000 (analysis/frag)
  *   fpusoakd_fragmentation_index{node,zone,order}      gauge, the kernel's __fragmentation_index / 1000
+ *   fpusoakd_atomic_request_ok{order,gfp}              gauge, 1/0: would an order-k request of that GFP class
+ *                                                      (atomic|nowait|kernel) get its pages from its zonelist
+ *                                                      (v_atomic_request; kernel: by reclaim if need be)
  *   fpusoakd_workers                                   gauge, churn workers alive
  *   fpusoakd_worker_spawns_total                       counter
  *   fpusoakd_worker_spawn_failures_total{errno}        counter, EAGAIN|ENOMEM|other
@@ -56,6 +61,8 @@ struct metrics_input {
 	const char *version;             /* build version (FPUSOAK_VERSION) */
 	int64_t run_id;                  /* current run, > 0 */
 	int64_t run_started_ms;          /* epoch ms */
+	/* The run as v_runs has it (label, kernel_release, hypervisor, guest_type); NULL = "". */
+	const char *label, *kernel_release, *hypervisor, *guest_type;
 	uint64_t samples_total;          /* ticks stored in this run */
 	uint64_t samples_queued;         /* ticks waiting for the DB to accept writes */
 	uint64_t samples_dropped;        /* ticks dropped since start because that queue was full */
@@ -68,6 +75,8 @@ struct metrics_input {
 	int headroom_orders[METRICS_MAX_ORDERS];
 	int nheadroom_orders;
 	int indices;                     /* with buddy: 1 = the kernel's indices per zone and order */
+	int request_orders;              /* request verdicts for orders 0..request_orders-1 (max 16); 0 = no family */
+	uint32_t request_atomic, request_nowait, request_kernel;   /* bit k: order k passes */
 	const struct churn_counters *churn;   /* NULL = churn off: no worker or probe families */
 	const struct churn_counters *probe;   /* with churn: the capacity-probe workers (NULL: none counted) */
 	uint64_t oom_unattributed;       /* with churn: OOM kills in the workers' group matched to no worker */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* offline: a report rendered by the page code into one HTML file; see offline.h. */
 #include "web/offline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * offline: the run and compare reports as one self-contained HTML file
  * (fpusoakd report).  The pages are rendered by the same code the server

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* page: shared HTML scaffolding for the report pages; see page.h. */
 #include "web/page.h"
 
@@ -9,6 +10,7 @@
 
 #include "common/fmt.h"
 #include "common/runref.h"
+#include "report/gate.h"
 #include "report/run.h"
 #include "web/escape.h"
 
@@ -18,16 +20,32 @@
  * (tests parse every page) so an escaping slip shows up as a parse error.
  */
 static const char css[] =
-	"body{font-family:sans-serif;margin:1em 2em;color:#222;max-width:1100px}"
+	"body{font-family:sans-serif;margin:1em 2em;color:#222;max-width:1180px}"
 	"nav a{margin-right:1em}"
+	"h1{margin:.3em 0 .2em}h2{margin:1.2em 0 .4em;font-size:130%}"
 	"table{border-collapse:collapse;margin:.5em 0}"
 	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
 	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"th{background:#f0f0f0}"
 	"code,pre{font-size:90%}pre{white-space:pre-wrap;word-break:break-all;margin:0}"
 	".status{background:#eef;padding:4px 8px;border-left:4px solid #88c}"
+	".state{background:#f4f4f8;padding:4px 8px;border-left:4px solid #88c;margin:.3em 0}"
+	".side .state{display:inline-block;margin-left:.5em}"
+	".st{text-transform:uppercase;letter-spacing:.03em}"
+	".st-running{color:#0a6e2a}.st-crash,.st-error{color:#b00}.st-unfinished{color:#a65f00}"
+	".caveat{background:#fff4e0;border-left:4px solid #d08a00;padding:4px 8px;margin:.3em 0}"
+	".cards{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:10px;margin:.6em 0}"
+	".card{border:1px solid #ccd;border-radius:4px;padding:6px 10px;background:#fbfbfe;overflow:hidden}"
+	".card h3{font-size:95%;margin:0 0 4px;color:#334}"
+	".card p{margin:2px 0;font-size:90%}.card .note{color:#555;font-size:80%}"
+	".big{font-size:170%;font-weight:bold}"
+	".card svg.spark{float:right;margin:0 0 2px 8px}"
+	".picker{margin:.5em 0}.picker form{display:inline}"
+	"nav.toc{margin:.6em 0;line-height:1.8}nav.toc a{margin-right:.9em;white-space:nowrap}"
+	"details{margin:.4em 0}summary{cursor:pointer;color:#335}"
 	".pending{color:#666;font-style:italic}"
-	"figure.chart{margin:1em 0}figcaption{max-width:760px;font-size:90%;color:#333}"
+	"figure.chart{display:inline-block;vertical-align:top;width:540px;margin:.4em 18px .6em 0}"
+	"figcaption{font-size:85%;color:#333}"
 	"form.win input{margin-right:.5em}";
 
 void page_text(struct web_req *r, const char *s)
@@ -87,6 +105,26 @@ static void row_time(struct web_req *r, const char *key, int64_t ms)
 	row_text(r, key, ms >= 0 ? fmt_time_human(ms, t, sizeof t) : NULL, 0);
 }
 
+/* "imported from": where a run copied by `fpusoakd import` came from (nothing for a run of this database). */
+static void page_import_row(struct web_req *r, int64_t run_id)
+{
+	struct query_import *im = calloc(1, sizeof *im);
+	char t[FMT_TIME_LEN];
+
+	if (!im || query_run_import(r->q, run_id, im) != 1) {
+		free(im);
+		return;
+	}
+	sb_printf(&r->body, "<tr><th>imported from</th><td>");
+	page_text(r, im->source_file);
+	sb_printf(&r->body, ", run %" PRId64 " there (host ", im->source_run_id);
+	page_text(r, im->source_host[0] ? im->source_host : NULL);
+	sb_puts(&r->body, ", boot ");
+	page_text(r, im->source_boot_id[0] ? im->source_boot_id : NULL);
+	sb_printf(&r->body, "), on %s</td></tr>\n", im->imported_ms >= 0 ? fmt_time_human(im->imported_ms, t, sizeof t) : "?");
+	free(im);
+}
+
 void page_env_table(struct web_req *r, const struct query_run *run, int full)
 {
 	char d[32];
@@ -96,6 +134,7 @@ void page_env_table(struct web_req *r, const struct query_run *run, int full)
 	sb_printf(&r->body, "<tr><th>run</th><td>%" PRId64 "</td></tr>\n", run->run_id);
 	row_text(r, "label", run->label, 0);
 	row_text(r, "host", run->hostname, 0);
+	page_import_row(r, run->run_id);
 	row_text(r, "kernel", run->kernel_release, 0);
 	row_text(r, "kernel version", run->kernel_version, 0);
 	row_text(r, "hypervisor", run->hypervisor, 0);
@@ -259,4 +298,56 @@ int page_newest(struct web_req *r, int db, int64_t id)
 	if ((got = query_latest_run(r->dbs.q[db], &latest)) < 0)
 		return -1;
 	return got && latest == id;
+}
+
+/* The CSS class of a run state: running, stopped, crash, error, unfinished (other end reasons as stopped). */
+static const char *state_class(const char *st)
+{
+	static const char *const known[] = { "running", "crash", "error", "unfinished" };
+
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(st, known[i]) == 0)
+			return known[i];
+	return "stopped";
+}
+
+void page_state_line(struct web_req *r, const struct query_run *run, int newest)
+{
+	const char *st = report_run_state(run, newest);
+	char d[32], a[FMT_TIME_LEN], b[FMT_TIME_LEN], conf[REPORT_GATE_TEXT + 64];
+	int64_t dur = report_run_duration(run);
+
+	sb_printf(&r->body, "<p class=\"state\" id=\"state\"><strong class=\"st st-%s\">", state_class(st));
+	page_text(r, st);
+	sb_puts(&r->body, "</strong> &#183; ");
+	page_text(r, run->label ? run->label : "(no label)");
+	sb_puts(&r->body, " &#183; kernel ");
+	page_text(r, run->kernel_release);
+	sb_puts(&r->body, " &#183; ");
+	page_text(r, run->hypervisor);
+	if (run->guest_type) {
+		sb_puts(&r->body, " ");
+		page_text(r, run->guest_type);
+	}
+	if (run->hostname) {
+		sb_puts(&r->body, " &#183; host ");
+		page_text(r, run->hostname);
+	}
+	sb_printf(&r->body, " &#183; %s, %" PRId64 " samples", dur >= 0 ? fmt_duration(dur, d, sizeof d) : "no duration",
+		  run->nsamples);
+	if (run->first_sample_ms >= 0)
+		sb_printf(&r->body, ", %s to %s UTC", fmt_time_human(run->first_sample_ms, a, sizeof a),
+			  fmt_time_human(run->last_sample_ms, b, sizeof b));
+	/* What the run ran under: an unconfined run's probes are capped, not capacities; said where it is seen. */
+	report_run_confinement(run, conf, sizeof conf);
+	if (run->cgroup && strcmp(run->cgroup, "none") == 0) {
+		sb_puts(&r->body, "</p>\n<p class=\"caveat\" id=\"confinement\"><strong>");
+		page_text(r, conf);
+		sb_puts(&r->body, "</strong>: the workers were not confined, so probes stopped by the cap measure the cap, "
+			"and the run compares with a confined one only where the gate says so.</p>\n");
+		return;
+	}
+	sb_puts(&r->body, " &#183; confinement ");
+	page_text(r, conf);
+	sb_puts(&r->body, "</p>\n");
 }

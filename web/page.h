@@ -46,6 +46,16 @@ int page_latest(struct web_req *r, int *db, int64_t *id);
 /* Whether run id may be shown "running": its database's newest run while a daemon writes that database; 1, 0 or -1. */
 int page_newest(struct web_req *r, int db, int64_t id);
 
+/* The run's state in one line: running/stopped/crash, label, kernel, hypervisor, host, duration and samples. */
+void page_state_line(struct web_req *r, const struct query_run *run, int newest);
+
+/* The headline cards of run_id (report/headline.h; web/headline.c) in r->q; 0 or -1. */
+int page_headline(struct web_req *r, int64_t run_id);
+
+/* The run picker of run id in database db: links to compare it with the previous run of the same label and a
+ * form to compare it with any other run (nothing offline); 0 or -1. */
+int page_compare_links(struct web_req *r, int db, int64_t id, const char *label, int64_t started_ms);
+
 /* A link to path (an href on a live server; plain text offline): "<a href=...>text</a>" or "text". */
 void page_link(struct web_req *r, const char *href, const char *text);
 

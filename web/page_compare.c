@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * page_compare: "/compare?a=ID&b=ID", two runs side by side (typically two
  * kernels): their environments, the table of differences with a 95% CI,
@@ -269,10 +270,15 @@ static int headroom_overlay(struct web_req *r, const struct report_cmp *c, const
 {
 	struct report_trend *t = calloc(REPORT_MAX_ZONES, sizeof *t);
 	char title[128], cap[384];
-	int ret = -1;
+	int ret = -1, drawn = 0;
 
 	if (!t)
 		return -1;
+	for (int i = 0; i < c->orders.n; i++)
+		drawn += c->zone[i][0] != 0;
+	if (!drawn)
+		sb_puts(&r->body, "<p class=\"pending\">Not drawn: no zone has minute rollups of headroom in both runs "
+			"(a trend needs 3 complete minutes of each).</p>\n");
 	for (int i = 0; i < c->orders.n; i++) {
 		const struct side *sd[2] = { sa, sb };
 		if (!c->zone[i][0])
@@ -333,7 +339,50 @@ static int probe_overlay(struct web_req *r, const struct side *sa, const struct 
 		if (query_probes(sd[w]->q, sd[w]->ri.run_id, kind, -1, -1, SVG_MAX_POINTS, probe_pt, &a) < 0)
 			return -1;
 	}
+	if (o[0].n + o[1].n == 0) {
+		sb_puts(&r->body, "<p class=\"pending\">");
+		page_text(r, title);
+		sb_puts(&r->body, ": none in either run.</p>\n");
+		return 0;
+	}
 	overlay_chart(r, o, 2, title, unit, caption, SVG_LINE_MARKERS);
+	return 0;
+}
+
+struct state_ctx {
+	struct web_req *r;
+	int newest;
+	const char *who;
+};
+
+static int state_cb(void *arg, const struct query_run *run)
+{
+	struct state_ctx *c = arg;
+
+	sb_printf(&c->r->body, "<div class=\"side\"><strong>%s</strong>", c->who);
+	page_state_line(c->r, run, c->newest);
+	sb_puts(&c->r->body, "</div>\n");
+	return 0;
+}
+
+/* One state line per run, A then B, each linked to its report. */
+static int state_lines(struct web_req *r, const struct side *sa, const struct side *sb)
+{
+	const struct side *sd[2] = { sa, sb };
+
+	for (int w = 0; w < 2; w++) {
+		char who[96], href[96];
+		struct state_ctx c = { r, 0, who };
+		if ((c.newest = page_newest(r, sd[w]->db, sd[w]->ri.run_id)) < 0)
+			return -1;
+		snprintf(href, sizeof href, "/runs/%s", sd[w]->ref);
+		if (r->offline)
+			snprintf(who, sizeof who, "%s: run %s", w ? "B" : "A", sd[w]->ref);
+		else
+			snprintf(who, sizeof who, "%s: <a href=\"%s\">run %s</a>", w ? "B" : "A", href, sd[w]->ref);
+		if (query_run(sd[w]->q, sd[w]->ri.run_id, state_cb, &c) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -355,17 +404,21 @@ int page_compare_runs(struct web_req *r, int da, int64_t a, int db, int64_t b)
 		goto out;
 	snprintf(title, sizeof title, "Run %s vs run %s", sa.ref, sb.ref);
 	page_begin(r, title);
-	sb_puts(&r->body, "<h2>Environments</h2>\n");
-	env_table(r, &sa, &sb);
-	pair_section(r, c);
-	sb_puts(&r->body, "<h2>Differences</h2>\n");
+	if (state_lines(r, &sa, &sb) < 0)
+		goto out;
+	sb_puts(&r->body, "<h2 id=\"verdicts\">Verdicts: B against A</h2>\n");
 	verdict_table(r, c);
-	sb_puts(&r->body, "<h2>Headroom, overlaid</h2>\n");
+	pair_section(r, c);
+	sb_puts(&r->body, "<details id=\"environment\"><summary>Environments side by side</summary>\n");
+	env_table(r, &sa, &sb);
+	sb_puts(&r->body, "</details>\n<h2 id=\"headroom\">Headroom, overlaid</h2>\n");
 	if (headroom_overlay(r, c, &sa, &sb, o) < 0)
 		goto out;
-	sb_puts(&r->body, "<h2>Probes, overlaid</h2>\n");
+	sb_puts(&r->body, "<h2 id=\"probes\">Probes, overlaid</h2>\n");
 	if ((has = query_has_table(sa.q, "probes")) < 0 || (has && (has = query_has_table(sb.q, "probes")) < 0))
 		goto out;
+	if (!has)
+		sb_puts(&r->body, "<p class=\"pending\">Not drawn: a database of these runs predates the probes.</p>\n");
 	if (has && (probe_overlay(r, &sa, &sb, o, "capacity", "Capacity probes", "workers",
 				  "Workers held by each capacity probe, against the time since the run started: the "
 				  "256-vs-228 test, repeated through the soak.") < 0 ||

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sec_churn: report sections 4 (churn: population, spawns, spawn failures
  * by errno, deaths by signal, OOM kills, from v_churn) and 5 (capacity and
@@ -65,6 +66,11 @@ static void churn_chart(struct web_req *r, const struct churn_series *s, const s
 	free(v);
 }
 
+static int64_t death_count(const struct query_churn *t)
+{
+	return t->c[QC_SIGKILL] + t->c[QC_SIGSEGV] + t->c[QC_SIGILL] + t->c[QC_SIGOTHER];
+}
+
 static void totals_table(struct web_req *r, const struct report_churn *ch)
 {
 	static const struct { int col; const char *what; } rows[] = {
@@ -93,6 +99,9 @@ static void totals_table(struct web_req *r, const struct report_churn *ch)
 	const struct query_churn *t = &ch->tot;
 	char a[32], b[32], d[32];
 
+	sb_printf(&r->body, "<details><summary>Totals over %s: %" PRId64 " spawned, %" PRId64 " spawn failures, %" PRId64
+		  " deaths by signal, %" PRId64 " OOM kills</summary>\n", fmt_duration(t->span_ms, d, sizeof d),
+		  t->c[QC_SPAWNED], ch->spawn_failures, death_count(t), t->c[QC_OOM]);
 	sb_printf(&r->body, "<table class=\"churn\">\n<tr><th>over %s</th><th class=\"n\">count</th>"
 		  "<th class=\"n\">per hour</th></tr>\n", fmt_duration(t->span_ms, d, sizeof d));
 	sb_printf(&r->body, "<tr><td>worker population, mean / max</td><td class=\"n\">%s / %" PRId64 "</td><td></td></tr>\n",
@@ -101,7 +110,7 @@ static void totals_table(struct web_req *r, const struct report_churn *ch)
 		sb_printf(&r->body, "<tr><td>%s</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%s</td></tr>\n",
 			  rows[i].what, t->c[rows[i].col],
 			  fmt_sig(ch->per_hour[rows[i].col], b, sizeof b));
-	sb_puts(&r->body, "</table>\n");
+	sb_puts(&r->body, "</table></details>\n");
 	/* Every death counted once: churn and probe workers each obey spawned = exited + killed + alive. */
 	report_deaths_of(t, &dd);
 	sb_puts(&r->body, "<p class=\"deaths\">Worker deaths, every one counted once: ");
@@ -128,7 +137,7 @@ int sec_churn(struct run_page *p)
 	if (!got) {
 		sb_puts(&r->body, "<p class=\"pending\">No churn in this window (the run had --workers 0, or the "
 			"window holds no sample).</p>\n");
-		return 0;
+		return sec_fragment(p);
 	}
 	totals_table(r, &tot);
 	if (!(s = calloc(1, sizeof *s)))
@@ -138,19 +147,25 @@ int sec_churn(struct run_page *p)
 		return -1;
 	}
 	churn_chart(r, s, p, pop, pop_n, 1, 1, "Worker population", "workers",
-		    "FPU-using worker processes alive, averaged per interval. It should hold at --workers; dips "
-		    "mean spawns failing or workers dying faster than they are replaced.");
+		    "FPU-using workers alive, mean per interval: it holds at --workers unless spawns fail or "
+		    "workers die faster than they are replaced.");
 	churn_chart(r, s, p, flow, flow_n, 2, 1, "Spawns and exits", "per second",
-		    "Workers spawned and exited per second. The two lines track each other in a steady soak; a gap "
-		    "that persists means the population is changing.");
-	churn_chart(r, s, p, fails, fails_n, 3, 60, "Spawn failures by errno", "per minute",
-		    "fork() failures per minute by errno. ENOMEM is the kernel failing to allocate a new task "
-		    "(task_struct with its FPU area, stack, page tables): the failure this soak looks for.");
-	churn_chart(r, s, p, deaths, deaths_n, 5, 60, "Worker deaths by signal, and OOM kills", "per minute",
-		    "Workers killed per minute by signal, and memory-cgroup OOM kills. SIGSEGV or SIGILL point at FPU "
-		    "state corruption; SIGKILL with OOM kills at memory pressure.");
+		    "Workers spawned and exited per second; in a steady soak the two lines track each other.");
+	if (tot.spawn_failures)
+		churn_chart(r, s, p, fails, fails_n, 3, 60, "Spawn failures by errno", "per minute",
+			    "fork() failures per minute by errno. ENOMEM is the kernel failing to allocate a new task "
+			    "(task_struct with its FPU area, stack, page tables): the failure this soak looks for.");
+	if (death_count(&tot.tot) || tot.tot.c[QC_OOM])
+		churn_chart(r, s, p, deaths, deaths_n, 5, 60, "Worker deaths by signal, and OOM kills", "per minute",
+			    "Workers killed per minute by signal, and memory-cgroup OOM kills. SIGSEGV or SIGILL point "
+			    "at FPU state corruption; SIGKILL with OOM kills at memory pressure.");
+	if (!tot.spawn_failures || !(death_count(&tot.tot) || tot.tot.c[QC_OOM]))
+		sb_printf(&r->body, "<p class=\"pending\">%s%s%s in this window.</p>\n",
+			  tot.spawn_failures ? "" : "No spawn failure",
+			  !tot.spawn_failures && !(death_count(&tot.tot) || tot.tot.c[QC_OOM]) ? "; " : "",
+			  death_count(&tot.tot) || tot.tot.c[QC_OOM] ? "" : "no worker killed by a signal or the OOM killer");
 	free(s);
-	return 0;
+	return sec_fragment(p);
 }
 
 /* ---------------------------------------------------------------- probes */
@@ -169,13 +184,20 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 	int64_t *t = malloc(sizeof(int64_t) * (l->n / k + 1)), tt[2];
 	double *v = malloc(sizeof(double) * (l->n / k + 1)), tv[2];
 	struct svg_series s[2];
-	struct svg_chart c = { .title = title, .y_label = unit, .caption = caption, .y_from_zero = 1,
+	char a[32], b[32], d[32], cap[640];
+	struct svg_chart c = { .title = title, .y_label = unit, .caption = cap, .y_from_zero = 1,
 			       .t0_ms = CHART_AXIS(p->from, p->to), .t1_ms = CHART_AXIS(p->to, p->from) };
-	char a[32], b[32], d[32];
 	int ns = 1;
 
 	if (!t || !v) {
 		r->body.err = 1;
+		goto out;
+	}
+	if (l->n == 0 && !l->censored) {
+		/* Nothing to draw: one line, not an empty frame. */
+		sb_puts(&r->body, "<p class=\"pending\">");
+		page_text(r, title);
+		sb_puts(&r->body, ": none in this window.</p>\n");
 		goto out;
 	}
 	for (size_t i = 0; i < l->n; i += k, m++) {
@@ -190,23 +212,25 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 		tv[1] = l->fit.intercept + l->fit.slope * (double)(l->t[l->n - 1] - l->t[0]);
 		s[ns++] = (struct svg_series){ "trend (least squares)", tt, tv, 2, SVG_DASHED, 2 };
 	}
-	svg_line_chart(&r->body, &c, s, ns);
+	/* The figures go into the caption: a paragraph here would break the row of charts. */
 	if (l->fit_ok)
-		sb_printf(&r->body, "<p>%zu probes; trend %s %s per hour, 95%% CI [%s, %s]%s.</p>\n", l->n,
-			  fmt_sig(l->slope_h, a, sizeof a), unit, fmt_sig(l->lo_h, b, sizeof b), fmt_sig(l->hi_h, d, sizeof d),
-			  l->significant ? ": a significant trend" : ": no significant trend");
+		snprintf(cap, sizeof cap, "%s %zu probes; trend %s %s per hour, 95%% CI [%s, %s]%s.", caption, l->n,
+			 fmt_sig(l->slope_h, a, sizeof a), unit, fmt_sig(l->lo_h, b, sizeof b), fmt_sig(l->hi_h, d, sizeof d),
+			 l->significant ? ": a significant trend" : ": no significant trend");
 	else
-		sb_printf(&r->body, "<p>%zu probe%s in this window; a trend needs %d.</p>\n", l->n, l->n == 1 ? "" : "s",
-			  REPORT_TREND_MIN_POINTS);
+		snprintf(cap, sizeof cap, "%s %zu probe%s in this window; a trend needs %d.", caption, l->n,
+			 l->n == 1 ? "" : "s", REPORT_TREND_MIN_POINTS);
 	if (l->censored) {
-		sb_printf(&r->body, "<p class=\"censored\">%zu more stopped by ", l->censored);
-		page_text(r, l->censored_reason);
+		size_t n = strlen(cap);
 		if (strcmp(unit, "workers") == 0)
-			sb_printf(&r->body, ", at least %s workers each: a lower bound, not a capacity (left out of the "
-				  "chart and the comparison).</p>\n", fmt_sig(l->censored_max, a, sizeof a));
+			snprintf(cap + n, sizeof cap - n, " %zu more stopped by %s, at least %s workers each: a lower bound, "
+				 "not a capacity (left out of the chart and the comparison).", l->censored,
+				 l->censored_reason, fmt_sig(l->censored_max, a, sizeof a));
 		else
-			sb_puts(&r->body, " before they finished (left out of the chart and the comparison).</p>\n");
+			snprintf(cap + n, sizeof cap - n, " %zu more stopped by %s before they finished (left out of the "
+				 "chart and the comparison).", l->censored, l->censored_reason);
 	}
+	svg_line_chart(&r->body, &c, s, ns);
 out:
 	free(t);
 	free(v);
@@ -236,12 +260,18 @@ int sec_probes(struct run_page *p)
 
 	if (report_probes(r->q, p->ri.run_id, p->from, p->to, &a) < 0)
 		return -1;
+	if (a.rows == 0) {
+		sb_puts(&r->body, "<p class=\"pending\">No probe in this window (--probe-interval and "
+			"--switch-probe-interval 0, or the window is shorter than the interval).</p>\n");
+		report_probes_free(&a);
+		return 0;
+	}
 	probe_chart(r, p, &a.capacity, "Capacity probes", "workers", "workers held",
-		    "How many FPU-using workers fit before a spawn failed or one died (the 2014 test: 256 with "
-		    "GFP_KERNEL, 228 with GFP_ATOMIC). A falling trend means fragmentation is eating capacity.");
+		    "FPU-using workers that fit before a spawn failed or one died (2014: 256 with GFP_KERNEL, 228 "
+		    "with GFP_ATOMIC); a falling trend is fragmentation eating capacity.");
 	probe_chart(r, p, &a.fpu_cost, "FPU-cost probes", "us per yield", "system us per yield",
-		    "System time per sched_yield() of threads that use the FPU: the cost of saving and restoring FPU "
-		    "state on a context switch. A step up after a kernel change is that change's price.");
+		    "System time per sched_yield() of FPU-using threads: what saving and restoring FPU state costs.");
+	sb_printf(&r->body, "<details><summary>The %d probe%s of this window</summary>\n", a.rows, a.rows == 1 ? "" : "s");
 	sb_printf(&r->body, "<table class=\"probes\">\n<tr><th>started</th><th>kind</th><th class=\"n\">result</th>"
 		  "<th>stop reason</th><th class=\"n\">duration</th><th>detail</th></tr>\n");
 	if (query_probes(r->q, p->ri.run_id, NULL, p->from, p->to, PROBES_LISTED, probe_row, r) < 0)
@@ -250,6 +280,7 @@ int sec_probes(struct run_page *p)
 	if (a.rows > PROBES_LISTED)
 		sb_printf(&r->body, "<p>%d probes in this window; the first %d are listed (all are in "
 			  "<code>v_probes</code> and the probes API).</p>\n", a.rows, PROBES_LISTED);
+	sb_puts(&r->body, "</details>\n");
 	ret = 0;
 out:
 	report_probes_free(&a);

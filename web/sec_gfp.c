@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sec_gfp: report section 11, the 2014 test with the fpusoak_gfp module
+ * sec_gfp: report section: the 2014 test with the fpusoak_gfp module
  * (--gfp-mode): capacity per mode over time, kernel against atomic with the
  * trend of the gap, deaths of a refused HOLD, and the atomic model checked
  * against the allocator (accuracy, then predicted x actual per order and
@@ -127,6 +127,16 @@ int sec_gfp(struct run_page *p)
 
 	if (report_gfp(r->q, p->ri.run_id, p->from, p->to, &g) < 0)
 		return -1;
+	/* Most runs never load the module: one line says why the section is empty (issue 17: pages answer first). */
+	if (!g.probes_by_mode[REPORT_GFP_KERNEL] && !g.probes_by_mode[REPORT_GFP_ATOMIC] &&
+	    !g.probes_by_mode[REPORT_GFP_NOWAIT] && !g.churn_gfp_failed && !g.probes_gfp_failed && !g.checks) {
+		sb_puts(&r->body, "<p class=\"pending\">Not in this window (<code>gfp_mode=");
+		page_text(r, g.mode[0] ? g.mode : "not recorded");
+		sb_puts(&r->body, "</code>): the 2014 test needs the optional <code>fpusoak_gfp</code> module "
+			"(README: the 2014 test, repeated).</p>\n");
+		report_gfp_free(&g);
+		return r->body.err ? -1 : 0;
+	}
 	sb_puts(&r->body, "<p>With the optional <code>fpusoak_gfp</code> module, workers hold their FPU state as the "
 		"2014 kernel allocated it, with GFP_KERNEL, GFP_ATOMIC or GFP_NOWAIT, and die when refused "
 		"(README: the 2014 test, repeated). This run: <code>gfp_mode=");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sec_headroom: report section 2, headroom at the orders of interest —
  * a chart per order (lines per zone, dashed trends), then per zone the
@@ -29,8 +30,8 @@ static void orders_note(struct web_req *r, const struct report_orders *o)
 			  "pages work in", o->pageblock_order);
 	else
 		sb_puts(&r->body, "; the pageblock order is unknown (no pagetypeinfo sample in this run)");
-	sb_puts(&r->body, ". Trends are least-squares fits through the minute averages (v_buddyinfo_1m), with a 95% "
-		"confidence interval for the slope.</p>\n");
+	sb_printf(&r->body, ". Trends: least-squares fits through the minute averages, 95%% CI of the slope; under %d "
+		  "minutes, through every tick, the CI corrected for their autocorrelation.</p>\n", REPORT_TICK_TREND_MINUTES);
 }
 
 /* "2024-06-01 13:05:00 (in 1h 05m; 95% CI 12:50 to 13:40)" or why there is none. */
@@ -40,8 +41,12 @@ static void exhaustion(struct web_req *r, const struct report_trend *t)
 
 	switch (report_trend_outlook(t)) {
 	case REPORT_NO_TREND:
-		sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (%d needed)", t->n, t->n == 1 ? "" : "s",
-			  REPORT_TREND_MIN_POINTS);
+		if (t->err == TREND_EAUTOCORR)
+			sb_printf(&r->body, "no trend: its %zu ticks are too autocorrelated (under 4 independent points)",
+				  t->ticks);
+		else
+			sb_printf(&r->body, "no trend yet: %zu minute%s of rollups (%d needed)", t->n, t->n == 1 ? "" : "s",
+				  REPORT_TREND_MIN_POINTS);
 		return;
 	case REPORT_RISING:
 		sb_puts(&r->body, "none: rising");
@@ -55,25 +60,18 @@ static void exhaustion(struct web_req *r, const struct report_trend *t)
 	case REPORT_PROJECTED:
 		break;
 	}
-	sb_printf(&r->body, "<strong>%s</strong> (%s after the last minute; 95%% CI %s to %s)",
-		  fmt_time_human(t->zero_ms, a, sizeof a), fmt_duration(t->zero_ms - t->last_ms, d, sizeof d),
-		  fmt_time_human(t->zero_early_ms, b, sizeof b), fmt_time_human(t->zero_late_ms, c, sizeof c));
+	sb_printf(&r->body, "<strong>%s</strong> (in %s; 95%% CI %s to %s)", fmt_time_human(t->zero_ms, a, sizeof a),
+		  fmt_duration(t->zero_ms - t->last_ms, d, sizeof d), fmt_time_human(t->zero_early_ms, b, sizeof b),
+		  fmt_time_human(t->zero_late_ms, c, sizeof c));
 }
 
-static void trend_table(struct web_req *r, const struct report_trend *t, int n, int order)
+/* One table of every zone's trend at every order of interest (rows of the charts above). */
+static void trend_rows(struct web_req *r, const struct report_trend *t, int n, int order)
 {
 	char x[32], y[32], z[32], w[32];
 
-	if (n == 0) {
-		sb_puts(&r->body, "<p class=\"pending\">No minute rollups in this window yet (the first appears once a "
-			"minute is complete): no trend.</p>\n");
-		return;
-	}
-	sb_printf(&r->body, "<table class=\"trend\">\n<tr><th>node</th><th>zone</th><th class=\"n\">minutes</th>"
-		  "<th class=\"n\">order-%d blocks, last minute</th><th class=\"n\">slope, blocks/h</th>"
-		  "<th class=\"n\">95%% CI</th><th>projected exhaustion</th></tr>\n", order);
 	for (int i = 0; i < n; i++) {
-		sb_printf(&r->body, "<tr><td>%d</td><td>", t[i].node);
+		sb_printf(&r->body, "<tr><td class=\"n\">%d</td><td>%d</td><td>", order, t[i].node);
 		page_text(r, t[i].zone);
 		sb_printf(&r->body, "</td><td class=\"n\">%zu</td><td class=\"n\">%s</td>", t[i].n,
 			  t[i].n ? fmt_sig(t[i].last, x, sizeof x) : "");
@@ -86,24 +84,37 @@ static void trend_table(struct web_req *r, const struct report_trend *t, int n, 
 		exhaustion(r, &t[i]);
 		sb_puts(&r->body, "</td></tr>\n");
 	}
-	sb_puts(&r->body, "</table>\n");
 }
 
 int sec_headroom(struct run_page *p)
 {
 	struct web_req *r = p->r;
 	struct report_orders o;
-	struct report_trend *t = calloc(REPORT_MAX_ZONES, sizeof *t);
-	int ret = -1;
+	struct report_trend *t = calloc((size_t)REPORT_MAX_ZONES * REPORT_MAX_ORDERS, sizeof *t);
+	int n[REPORT_MAX_ORDERS] = { 0 }, ret = -1, rows = 0;
 
 	if (!t || report_orders(r->q, p->ri.run_id, &o) < 0)
 		goto out;
 	orders_note(r, &o);
 	for (int i = 0; i < o.n; i++) {
-		int n = report_headroom_trends(r->q, p->ri.run_id, o.order[i], p->from, p->to, 0, t, REPORT_MAX_ZONES);
-		if (n < 0 || chart_headroom(r, p->ri.run_id, p->from, p->to, o.order[i], o.why[i], o.kind[i], t, n) < 0)
+		struct report_trend *ti = t + (size_t)i * REPORT_MAX_ZONES;
+		if ((n[i] = report_headroom_trends(r->q, p->ri.run_id, o.order[i], p->from, p->to, 0, ti,
+						   REPORT_MAX_ZONES)) < 0 ||
+		    chart_headroom(r, p->ri.run_id, p->from, p->to, o.order[i], o.why[i], o.kind[i], ti, n[i]) < 0)
 			goto out;
-		trend_table(r, t, n, o.order[i]);
+		rows += n[i];
+	}
+	if (rows == 0) {
+		sb_puts(&r->body, "<p class=\"pending\">No trend yet: no minute rollup in this window (the first appears "
+			"once a minute of samples is complete; without samples there is no chart either).</p>\n");
+	} else {
+		sb_puts(&r->body, "<table class=\"trend\">\n<tr><th class=\"n\">order</th><th>node</th><th>zone</th>"
+			"<th class=\"n\">minutes</th><th class=\"n\">blocks, last minute</th>"
+			"<th class=\"n\">slope, blocks/h</th><th class=\"n\">95% CI</th><th>projected exhaustion</th>"
+			"</tr>\n");
+		for (int i = 0; i < o.n; i++)
+			trend_rows(r, t + (size_t)i * REPORT_MAX_ZONES, n[i], o.order[i]);
+		sb_puts(&r->body, "</table>\n");
 	}
 	ret = 0;
 out:

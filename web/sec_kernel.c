@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sec_kernel: report sections from the kernel's own accounts — allocation
  * failures, timeline and table (6), pagetypeinfo and slabinfo at the latest
@@ -97,18 +98,26 @@ int sec_failures(struct run_page *p)
 	struct web_req *r = p->r;
 	int64_t total;
 
+	if (query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, 0, &total, NULL, NULL) < 0)
+		return -1;
+	if (total == 0) {
+		sb_puts(&r->body, "<p class=\"pending\">No page allocation failure in this window: the kernel logged none "
+			"(or its log was not read: --kmsg none, or no CAP_SYSLOG).</p>\n");
+		return 0;
+	}
 	if (failure_chart(p) < 0)
 		return -1;
-	sb_puts(&r->body, "<table class=\"failures\">\n<tr><th>time</th><th>comm</th><th>pid</th><th>order</th>"
-		"<th>GFP flags</th><th>GFP mask</th></tr>\n");
+	sb_printf(&r->body, "<details><summary>%" PRId64 " allocation failure%s in this window", total,
+		  total == 1 ? "" : "s");
+	if (total > FAILURES_SHOWN)
+		sb_printf(&r->body, " (the newest %d listed)", FAILURES_SHOWN);
+	sb_puts(&r->body, "</summary>\n<table class=\"failures\">\n<tr><th>time</th><th>comm</th><th>pid</th>"
+		"<th>order</th><th>GFP flags</th><th>GFP mask</th></tr>\n");
 	if (query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, FAILURES_SHOWN, &total, failure_row, r) < 0)
 		return -1;
-	sb_puts(&r->body, "</table>\n");
-	sb_printf(&r->body, "<p>%" PRId64 " allocation failure%s in this window", total, total == 1 ? "" : "s");
-	if (total > FAILURES_SHOWN)
-		sb_printf(&r->body, "; the newest %d are listed", FAILURES_SHOWN);
-	sb_puts(&r->body, ". Each is a <code>warn_alloc</code> line: an allocation of 2^order pages the kernel could not "
-		"satisfy; failures at low orders with plenty of free memory are the fragmentation signature.</p>\n");
+	sb_puts(&r->body, "</table>\n<p>Each is a <code>warn_alloc</code> line: an allocation of 2^order pages the "
+		"kernel could not satisfy; failures at low orders with plenty of free memory are the fragmentation "
+		"signature.</p></details>\n");
 	return 0;
 }
 
@@ -201,6 +210,8 @@ int sec_slow(struct run_page *p)
 	else
 		sb_puts(&r->body, "<p class=\"pending\">No task_struct row in slabinfo for this run (slabinfo needs "
 			"root).</p>\n");
+	sb_puts(&r->body, "<details><summary>pagetypeinfo: free blocks per migratetype at the latest slow sample"
+		"</summary>\n");
 	if (has && query_pagetype_latest(r->q, p->ri.run_id, pt_row, &pc) < 0)
 		return -1;
 	if (pc.n)
@@ -209,23 +220,31 @@ int sec_slow(struct run_page *p)
 			"task_struct slabs can use without stealing a pageblock.</p>\n");
 	else
 		sb_puts(&r->body, "<p class=\"pending\">No pagetypeinfo sample for this run (it needs root).</p>\n");
+	sb_puts(&r->body, "</details>\n<details><summary>slabinfo: the caches at the latest slow sample</summary>\n");
 	if (query_slab_latest(r->q, p->ri.run_id, slab_row, &sc) < 0)
 		return -1;
 	if (sc.n)
 		sb_puts(&r->body, "</table>\n");
 	else
 		sb_puts(&r->body, "<p class=\"pending\">No slabinfo sample for this run.</p>\n");
+	sb_puts(&r->body, "</details>\n");
 	return 0;
 }
 
 /* ---------------------------------------------------------------- 9: atomic risk */
 
+struct atomic_rows {
+	struct web_req *r;
+	int order;
+};
+
 static int atomic_row(void *arg, const struct report_atomic *a)
 {
-	struct web_req *r = arg;
+	struct atomic_rows *ar = arg;
+	struct web_req *r = ar->r;
 	char x[32], y[32], z[32];
 
-	sb_printf(&r->body, "<tr><td>%d</td><td>", a->node);
+	sb_printf(&r->body, "<tr><td class=\"n\">%d</td><td>%d</td><td>", ar->order, a->node);
 	page_text(r, a->zone);
 	sb_printf(&r->body, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\"><strong>%s%%</strong> (%" PRId64
 		  ")</td><td class=\"n\">%s%%</td><td class=\"n\">%s%%</td><td class=\"n\">", a->samples,
@@ -283,9 +302,8 @@ static int atomic_chart(struct run_page *p, int order)
 	char title[96];
 	struct svg_chart c = { .title = title, .y_label = "% of samples", .y_from_zero = 1,
 			       .t0_ms = CHART_AXIS(p->from, p->to), .t1_ms = CHART_AXIS(p->to, p->from),
-			       .caption = "Share of the samples in each interval at which this order's GFP_ATOMIC "
-					  "allocation would have failed the zone's watermark check while GFP_KERNEL would "
-					  "have passed: the window in which the 2014 change makes a difference." };
+			       .caption = "Share of the samples in each interval, per zone, at which GFP_ATOMIC would "
+					  "have failed the watermark check while GFP_KERNEL would have passed." };
 
 	if (!a)
 		return -1;
@@ -294,6 +312,20 @@ static int atomic_chart(struct run_page *p, int order)
 		return -1;
 	}
 	snprintf(title, sizeof title, "Atomic-only failures at order %d", order);
+	if (a->nz == 0) {
+		free(a);
+		return 0;   /* the table below says there were no samples */
+	}
+	int any = 0;
+	for (int i = 0; i < a->nz && !any; i++)
+		for (size_t j = 0; j < a->z[i].n && !any; j++)
+			any = a->z[i].v[j] != 0;
+	if (!any) {
+		/* A chart of flat zero lines is a screen of nothing: one line says it. */
+		sb_printf(&r->body, "<p>%s: no zone at risk in any interval of this window.</p>\n", title);
+		free(a);
+		return 0;
+	}
 	for (int i = 0; i < a->nz; i++)
 		s[i] = (struct svg_series){ a->z[i].zone, a->z[i].t, a->z[i].v, a->z[i].n, SVG_LINE, 0 };
 	svg_line_chart(&r->body, &c, s, a->nz);
@@ -305,17 +337,17 @@ int sec_atomic(struct run_page *p)
 {
 	struct web_req *r = p->r;
 	struct report_orders o;
+	int rows = 0;
 
 	if (report_orders(r->q, p->ri.run_id, &o) < 0)
 		return -1;
-	sb_puts(&r->body, "<p>Per tick, fpusoakd applies the page allocator's watermark check to a GFP_ATOMIC and a "
-		"GFP_KERNEL request of each order (README: the atomic-allocation model). <strong>At risk</strong> is "
-		"the share of samples at which the atomic request would have failed where the sleeping one would "
-		"not; the margin is how many pages the atomic request had to spare at worst.</p>\n");
+	sb_puts(&r->body, "<p>Per tick, the page allocator's watermark check applied to a GFP_ATOMIC and a GFP_KERNEL "
+		"request of each order (README: the atomic-allocation model). <strong>At risk</strong>: the atomic "
+		"request would have failed where the sleeping one would not.</p>\n");
 	for (int i = 0; i < o.n; i++) {
 		struct report_request rq;
 		char x[32], y[32], z[32];
-		int n, got;
+		int got;
 
 		/* The request through the whole zonelist first: a zone that "fails" is not a request that fails. */
 		if ((got = report_request(r->q, p->ri.run_id, o.order[i], p->from, p->to, &rq)) < 0)
@@ -323,20 +355,29 @@ int sec_atomic(struct run_page *p)
 		if (got)
 			sb_printf(&r->body, "<p class=\"request\">Order %d, the request through the zonelist: "
 				  "<strong>GFP_ATOMIC would have failed where GFP_KERNEL would pass at %s%% of %" PRId64
-				  " samples</strong> (GFP_NOWAIT %s%%; GFP_KERNEL fails even by reclaim at %s%%). Per zone, "
-				  "each zone's own check:</p>\n", o.order[i], fmt_sig(rq.atomic_only_pct, x, sizeof x),
-				  rq.samples, fmt_sig(rq.nowait_only_pct, y, sizeof y), fmt_sig(rq.kernel_fail_pct, z, sizeof z));
-		sb_printf(&r->body, "<table class=\"atomic\"><caption>order %d (%s)</caption>\n<tr><th>node</th>"
-			  "<th>zone</th><th class=\"n\">samples</th><th class=\"n\">at risk (count)</th>"
-			  "<th class=\"n\">atomic fails</th><th class=\"n\">kernel fails</th>"
-			  "<th class=\"n\">lowest atomic margin, pages</th></tr>\n", o.order[i], o.why[i]);
-		if ((n = report_atomic_summary(r->q, p->ri.run_id, o.order[i], p->from, p->to, atomic_row, r)) < 0)
-			return -1;
-		sb_puts(&r->body, "</table>\n");
-		if (n == 0)
-			sb_puts(&r->body, "<p class=\"pending\">No atomic-risk samples in this window.</p>\n");
-		else if (atomic_chart(p, o.order[i]) < 0)
-			return -1;
+				  " samples</strong> (GFP_NOWAIT %s%%; GFP_KERNEL fails even by reclaim at %s%%).</p>\n",
+				  o.order[i], fmt_sig(rq.atomic_only_pct, x, sizeof x), rq.samples,
+				  fmt_sig(rq.nowait_only_pct, y, sizeof y), fmt_sig(rq.kernel_fail_pct, z, sizeof z));
 	}
+	sb_puts(&r->body, "<p>Per zone, each zone's own check (a zone the request reaches last may \"fail\" for a "
+		"request the zones above it serve):</p>\n");
+	for (int i = 0; i < o.n; i++)
+		if (atomic_chart(p, o.order[i]) < 0)
+			return -1;
+	sb_puts(&r->body, "<details><summary>Per zone: samples, at risk, atomic and kernel failures, lowest margin"
+		"</summary>\n<table class=\"atomic\">\n<tr><th class=\"n\">order</th><th>node</th>"
+		"<th>zone</th><th class=\"n\">samples</th><th class=\"n\">at risk (count)</th>"
+		"<th class=\"n\">atomic fails</th><th class=\"n\">kernel fails</th>"
+		"<th class=\"n\">lowest atomic margin, pages</th></tr>\n");
+	for (int i = 0; i < o.n; i++) {
+		struct atomic_rows ar = { r, o.order[i] };
+		int n = report_atomic_summary(r->q, p->ri.run_id, o.order[i], p->from, p->to, atomic_row, &ar);
+		if (n < 0)
+			return -1;
+		rows += n;
+	}
+	sb_puts(&r->body, "</table></details>\n");
+	if (rows == 0)
+		sb_puts(&r->body, "<p class=\"pending\">No atomic-risk samples in this window.</p>\n");
 	return 0;
 }

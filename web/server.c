@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* server: libmicrohttpd setup, limits, routing and shared state; see server.h. */
 #include "web/server.h"
 

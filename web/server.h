@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * server: fpusoakd's HTTP side — libmicrohttpd setup, limits, routing, and
  * the little state the daemon (through its front end, cmd/front.c) shares

@@ -1,22 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* svg: inline SVG charts; see svg.h. */
 #include "web/svg.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "web/escape.h"
 #include "common/fmt.h"
 
-#define DEF_W 760
-#define DEF_H 280
-#define MARGIN_L 64
-#define MARGIN_R 16
+#define DEF_W 540             /* two charts side by side in a 1280-pixel window */
+#define DEF_H 230
+#define MARGIN_L 56
+#define MARGIN_R 12
 #define MARGIN_B 44
 #define LEGEND_ROW 16
-#define LEGEND_ENTRY_W 110
+#define LEGEND_SWATCH 14      /* the colour square and the gap after it */
+#define LEGEND_GAP 14         /* between two legend entries */
+/*
+ * Legends and tick labels are laid out here, without a browser to measure text: at 11 px, no
+ * character of DejaVu Sans or Liberation Sans (Debian's sans-serif) advances more than 7.2 px
+ * but "W" and "m" (8.5-9.8), and the layout allows CHAR_W per character, which a long run of
+ * capitals could still exceed: the browser test measures real bounding boxes.
+ */
+#define CHAR_W 7.0
 #define FONT "font-family=\"sans-serif\" font-size=\"11\""
+#define SPARK_W 150
+#define SPARK_H 34
 
 /* Distinct, colour-blind-friendlier palette (Okabe-Ito + Tableau extras), one per series. */
 static const char *const palette[SVG_MAX_SERIES] = {
@@ -67,7 +79,24 @@ static void nice_y(double *lo, double *hi, double *step)
 		*hi = *lo + *step;
 }
 
-static int64_t time_step(int64_t span)
+/* Characters of an x tick label at this step (see tick_label, elapsed_label), at most. */
+static size_t tick_chars(int elapsed, int64_t step, int64_t span)
+{
+	if (elapsed)
+		return step < 60000 ? 8 : 6;   /* "1h00m30s", "2d12h" */
+	if (step < 60000)
+		return 8;                      /* "12:00:30" */
+	if (step >= 86400000)
+		return 5;                      /* "06-01" */
+	return span >= 86400000 ? 11 : 5;  /* "06-01 12:00", "12:00" */
+}
+
+/*
+ * The x tick step: the smallest round step with at most 7 ticks whose labels, at CHAR_W per
+ * character and 10 px apart, fit the plot's width (a day's "06-01 12:00" labels need more room
+ * than an hour's "12:00").
+ */
+static int64_t x_step(int elapsed, int64_t span, double plot_w)
 {
 	static const int64_t steps[] = {
 		1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000,
@@ -76,27 +105,43 @@ static int64_t time_step(int64_t span)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof steps / sizeof steps[0] - 1; i++)
-		if (span / steps[i] <= 7)
+	for (i = 0; i < sizeof steps / sizeof steps[0] - 1; i++) {
+		int64_t n = span / steps[i];
+		double room = (double)tick_chars(elapsed, steps[i], span) * CHAR_W + 10;
+		if (n <= 7 && (double)n * room <= plot_w)
 			break;
+	}
 	return steps[i];
 }
 
-/* An elapsed-time tick: "0", "45s", "30m", "2h", "1h30m", "3d", "2d12h". */
+/*
+ * An elapsed-time tick, exact to the second so two ticks never read alike: "0", "45s", "1m30s",
+ * "30m", "2h", "1h30m", "1h00m30s", "3d", "2d12h", "1d00h30m".
+ */
 static void elapsed_label(int64_t t, char *out, size_t outlen)
 {
-	int64_t s = t / 1000, d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
+	int64_t s = t / 1000, d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60, sec = s % 60;
+	size_t n;
 
-	if (s == 0)
+	if (s == 0) {
 		snprintf(out, outlen, "0");
-	else if (s < 60)
-		snprintf(out, outlen, "%llds", (long long)s);
-	else if (s < 3600)
-		snprintf(out, outlen, "%lldm", (long long)(s / 60));
-	else if (d == 0)
-		snprintf(out, outlen, m ? "%lldh%02lldm" : "%lldh", (long long)(s / 3600), (long long)m);
+		return;
+	}
+	if (d)
+		n = (size_t)snprintf(out, outlen, "%lldd", (long long)d);
+	else if (s >= 3600)
+		n = (size_t)snprintf(out, outlen, "%lldh", (long long)(s / 3600));
+	else if (s >= 60)
+		n = (size_t)snprintf(out, outlen, "%lldm", (long long)(s / 60));
 	else
-		snprintf(out, outlen, h ? "%lldd%02lldh" : "%lldd", (long long)d, (long long)h);
+		n = (size_t)snprintf(out, outlen, "%llds", (long long)s);
+	/* The smaller units that are not zero, each after the ones above it. */
+	if (d && (h || m || sec) && n < outlen)
+		n += (size_t)snprintf(out + n, outlen - n, "%02lldh", (long long)h);
+	if (s >= 3600 && (m || sec) && n < outlen)
+		n += (size_t)snprintf(out + n, outlen - n, "%02lldm", (long long)m);
+	if (s >= 60 && sec && n < outlen)
+		snprintf(out + n, outlen - n, "%02llds", (long long)sec);
 }
 
 static void tick_label(int64_t t, int64_t step, int64_t span, char *out, size_t outlen)
@@ -118,28 +163,99 @@ static void tick_label(int64_t t, int64_t step, int64_t span, char *out, size_t 
 		strftime(out, outlen, "%H:%M", &tm);
 }
 
-/* How many legend rows n entries need in the plot width. */
-static int legend_rows(int n, double plot_w)
+/* Characters of UTF-8 text (what a browser advances by), not bytes. */
+static size_t chars(const char *s)
 {
-	int per = (int)(plot_w / LEGEND_ENTRY_W);
+	size_t n = 0;
 
-	if (per < 1)
-		per = 1;
-	return n ? (n + per - 1) / per : 0;
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
 }
 
-/* Opening <figure>, <svg>, the frame, axes, grid and tick labels. */
-static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, int nlegend, int empty, int yticks)
+/* A legend's entries placed left to right in rows that fit [x0, x1]; a name too long for a row is cut with "...". */
+struct legend_layout {
+	int n, rows;
+	double x[SVG_MAX_SERIES];
+	int row[SVG_MAX_SERIES];
+	char name[SVG_MAX_SERIES][128];
+};
+
+static void legend_place(struct legend_layout *l, const char *const *names, int n, double x0, double x1)
+{
+	size_t fit = (size_t)((x1 - x0 - LEGEND_SWATCH) / CHAR_W);
+	double x = x0;
+	int row = 0;
+
+	l->n = n;
+	for (int i = 0; i < n; i++) {
+		const char *nm = names[i] ? names[i] : "";
+		size_t len = chars(nm), keep = 0, b = 0;
+		double w;
+
+		if (len > fit && fit > 3) {
+			/* Cut on a character boundary, leaving room for the ellipsis. */
+			while (nm[b] && keep < fit - 3) {
+				b++;
+				while (((unsigned char)nm[b] & 0xc0) == 0x80)
+					b++;
+				keep++;
+			}
+			snprintf(l->name[i], sizeof l->name[i], "%.*s...", (int)b, nm);
+			len = keep + 3;
+		} else {
+			snprintf(l->name[i], sizeof l->name[i], "%s", nm);
+		}
+		w = LEGEND_SWATCH + (double)len * CHAR_W;
+		if (x > x0 && x + w > x1) {
+			row++;
+			x = x0;
+		}
+		l->x[i] = x;
+		l->row[i] = row;
+		x += w + LEGEND_GAP;
+	}
+	l->rows = n ? row + 1 : 0;
+}
+
+/*
+ * The y tick labels y0, y0 + step, ..., y1: fmt_si with the fewest significant digits (4 at least)
+ * that tell every tick apart, so "1M" never labels two lines; count.
+ */
+static int y_labels(double y0, double y1, double step, char lab[][32], int max)
+{
+	int n = 0;
+
+	for (int prec = 4; prec <= 12; prec++) {
+		int dup = 0;
+		n = 0;
+		for (double v = y0; v <= y1 + step / 2 && n < max; v += step, n++) {
+			fmt_si_prec(v, prec, lab[n], 32);
+			for (int k = 0; k < n && !dup; k++)
+				dup = strcmp(lab[k], lab[n]) == 0;
+		}
+		if (!dup)
+			break;
+	}
+	return n;
+}
+
+#define MAX_TICKS 24
+
+/* Opening <figure>, <svg>, the frame, axes, grid and tick labels; legend_rows rows above the plot. */
+static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, int legend_rows, int empty, int yticks)
 {
 	double ystep;
 	int64_t span, step;
-	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], lab[32];
+	char a[FMT_TIME_LEN], b[FMT_TIME_LEN], lab[32], ylab[MAX_TICKS][32];
+	double right = -1e9;      /* right edge of the last x label drawn */
+	int ny;
 
 	f->w = c->width > 0 ? c->width : DEF_W;
 	f->h = c->height > 0 ? c->height : DEF_H;
 	f->px0 = MARGIN_L;
 	f->px1 = f->w - MARGIN_R;
-	f->py0 = 10 + legend_rows(nlegend, f->px1 - f->px0) * LEGEND_ROW + 6;
+	f->py0 = 10 + legend_rows * LEGEND_ROW + 6;
 	f->py1 = f->h - MARGIN_B;
 	if (f->t0 < 0 || f->t0 > INT64_MAX / 2)
 		f->t0 = 0;
@@ -159,24 +275,42 @@ static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, 
 			  "no data in this window</text>\n", (f->px0 + f->px1) / 2, (f->py0 + f->py1) / 2);
 	} else {
 		/* y grid and labels */
-		for (double v = f->y0; yticks && v <= f->y1 + ystep / 2; v += ystep) {
-			double y = fy(f, v);
+		ny = yticks ? y_labels(f->y0, f->y1, ystep, ylab, MAX_TICKS) : 0;
+		for (int i = 0; i < ny; i++) {
+			double y = fy(f, f->y0 + i * ystep);
 			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
-				  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" " FONT ">%s</text>\n",
-				  f->px0, y, f->px1, y, f->px0 - 4, y + 4, fmt_si(v, lab, sizeof lab));
+				  "<text class=\"ytick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" " FONT ">%s</text>\n",
+				  f->px0, y, f->px1, y, f->px0 - 4, y + 4, ylab[i]);
 		}
-		/* x grid and labels on round UTC instants */
+		/* x grid and labels on round UTC instants (round elapsed times on an elapsed axis) */
 		span = f->t1 - f->t0;
-		step = time_step(span);
+		step = x_step(c->x_elapsed, span, f->px1 - f->px0);
 		for (int64_t t = (f->t0 + step - 1) / step * step; t <= f->t1; t += step) {
-			double x = fx(f, t);
+			double x = fx(f, t), half, left;
+			const char *anchor = "middle";
 			if (c->x_elapsed)
 				elapsed_label(t, lab, sizeof lab);
 			else
 				tick_label(t, step, span, lab, sizeof lab);
-			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
-				  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" " FONT ">%s</text>\n",
-				  x, f->py0, x, f->py1 + 4, x, f->py1 + 16, lab);
+			/* A label at the plot's left edge starts there, clear of the y axis's "0"; one at the
+			   right edge ends there, inside the chart. */
+			half = (double)chars(lab) * CHAR_W / 2;
+			left = x - half;
+			if (x - half < f->px0) {
+				anchor = "start";
+				left = x;
+			} else if (x + half > f->w - 2) {
+				anchor = "end";
+				left = x - 2 * half;
+			}
+			sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>", x, f->py0,
+				  x, f->py1 + 4);
+			/* A label that would touch the one before it (an edge label moved aside) keeps its grid line only. */
+			if (left < right + 6)
+				continue;
+			right = left + 2 * half;
+			sb_printf(sb, "<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " FONT ">%s</text>\n",
+				  x, f->py1 + 18, anchor, lab);
 		}
 	}
 	if (c->x_elapsed) {
@@ -194,21 +328,24 @@ static int begin(struct strbuf *sb, const struct svg_chart *c, struct frame *f, 
 	return sb_puts(sb, "</text>\n");
 }
 
-static int legend(struct strbuf *sb, const struct frame *f, const char *const *names, const int *colours, int n)
+static int legend(struct strbuf *sb, const struct legend_layout *l, const int *colours)
 {
-	int per = (int)((f->px1 - f->px0) / LEGEND_ENTRY_W);
-
-	if (per < 1)
-		per = 1;
-	for (int i = 0; i < n; i++) {
-		double x = f->px0 + (i % per) * LEGEND_ENTRY_W, y = 10 + (i / per) * LEGEND_ROW;
+	for (int i = 0; i < l->n; i++) {
+		double x = l->x[i], y = 10 + l->row[i] * LEGEND_ROW;
 		sb_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			  "<text x=\"%.1f\" y=\"%.1f\" " FONT ">", x, y, palette[(colours ? colours[i] : i) % SVG_MAX_SERIES],
-			  x + 14, y + 9);
-		text(sb, names[i]);
+			  "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\" " FONT ">", x, y,
+			  palette[(colours ? colours[i] : i) % SVG_MAX_SERIES], x + LEGEND_SWATCH, y + 9);
+		text(sb, l->name[i]);
 		sb_puts(sb, "</text>\n");
 	}
 	return sb->err ? -1 : 0;
+}
+
+/* The plot's horizontal extent for a chart of c's width (the legend spans it). */
+static void plot_x(const struct svg_chart *c, double *x0, double *x1)
+{
+	*x0 = MARGIN_L;
+	*x1 = (c->width > 0 ? c->width : DEF_W) - MARGIN_R;
 }
 
 static int end(struct strbuf *sb, const struct svg_chart *c)
@@ -235,17 +372,22 @@ static void time_extent(const struct svg_chart *c, struct frame *f, int64_t lo, 
 int svg_line_chart(struct strbuf *sb, const struct svg_chart *c, const struct svg_series *s, int ns)
 {
 	struct frame f = { 0 };
+	struct legend_layout *l = malloc(sizeof *l);
 	const char *names[SVG_MAX_SERIES];
 	int colours[SVG_MAX_SERIES];
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	double vlo = INFINITY, vhi = -INFINITY;
-	int any = 0;
+	double vlo = INFINITY, vhi = -INFINITY, x0, x1;
+	int any = 0, ret;
 
-	if (ns < 0 || ns > SVG_MAX_SERIES)
+	if (ns < 0 || ns > SVG_MAX_SERIES || !l) {
+		free(l);
 		return -1;
+	}
 	for (int i = 0; i < ns; i++) {
-		if (s[i].n > SVG_MAX_POINTS)
+		if (s[i].n > SVG_MAX_POINTS) {
+			free(l);
 			return -1;
+		}
 		names[i] = s[i].name;
 		colours[i] = s[i].colour > 0 ? s[i].colour - 1 : i;
 		for (size_t j = 0; j < s[i].n; j++) {
@@ -275,8 +417,12 @@ int svg_line_chart(struct strbuf *sb, const struct svg_chart *c, const struct sv
 		vhi = fmax(vhi, c->y_max);
 	f.y0 = vlo;
 	f.y1 = vhi;
-	if (begin(sb, c, &f, ns, !any, 1) < 0)
+	plot_x(c, &x0, &x1);
+	legend_place(l, names, ns, x0, x1);
+	if (begin(sb, c, &f, l->rows, !any, 1) < 0) {
+		free(l);
 		return -1;
+	}
 	for (int i = 0; i < ns && any; i++) {
 		const char *col = palette[colours[i] % SVG_MAX_SERIES];
 		int pen = 0;
@@ -307,20 +453,23 @@ int svg_line_chart(struct strbuf *sb, const struct svg_chart *c, const struct sv
 			sb_puts(sb, "</g>\n");
 		}
 	}
-	if (legend(sb, &f, names, colours, ns) < 0)
-		return -1;
-	return end(sb, c);
+	ret = legend(sb, l, colours);
+	free(l);
+	return ret < 0 ? -1 : end(sb, c);
 }
 
 int svg_stacked_area(struct strbuf *sb, const struct svg_chart *c, const int64_t *t_ms, size_t n,
 		     const double *const *layers, const char *const *names, int nlayers)
 {
 	struct frame f = { 0 };
-	double top = 0, lo[SVG_MAX_POINTS], hi[SVG_MAX_POINTS];
-	int any = n > 0 && nlayers > 0;
+	struct legend_layout *l = malloc(sizeof *l);
+	double top = 0, lo[SVG_MAX_POINTS], hi[SVG_MAX_POINTS], x0, x1;
+	int any = n > 0 && nlayers > 0, ret;
 
-	if (n > SVG_MAX_POINTS || nlayers < 0 || nlayers > SVG_MAX_SERIES)
+	if (n > SVG_MAX_POINTS || nlayers < 0 || nlayers > SVG_MAX_SERIES || !l) {
+		free(l);
 		return -1;
+	}
 	for (size_t j = 0; j < n; j++) {
 		double sum = 0;
 		for (int i = 0; i < nlayers; i++)
@@ -330,8 +479,12 @@ int svg_stacked_area(struct strbuf *sb, const struct svg_chart *c, const int64_t
 	time_extent(c, &f, n ? t_ms[0] : 0, n ? t_ms[n - 1] : 0);
 	f.y0 = 0;
 	f.y1 = top;
-	if (begin(sb, c, &f, nlayers, !any, 1) < 0)
+	plot_x(c, &x0, &x1);
+	legend_place(l, names, nlayers, x0, x1);
+	if (begin(sb, c, &f, l->rows, !any, 1) < 0) {
+		free(l);
 		return -1;
+	}
 	for (size_t j = 0; j < n; j++)
 		hi[j] = 0;
 	for (int i = 0; i < nlayers && any; i++) {
@@ -349,9 +502,9 @@ int svg_stacked_area(struct strbuf *sb, const struct svg_chart *c, const int64_t
 		text(sb, names[i]);
 		sb_puts(sb, "</title></path>\n");
 	}
-	if (legend(sb, &f, names, NULL, nlayers) < 0)
-		return -1;
-	return end(sb, c);
+	ret = legend(sb, l, NULL);
+	free(l);
+	return ret < 0 ? -1 : end(sb, c);
 }
 
 /* Colour of x in [0,1] on a light-yellow to dark-purple ramp (like magma reversed), in 32 steps. */
@@ -441,4 +594,62 @@ int svg_heatmap(struct strbuf *sb, const struct svg_chart *c, const int64_t *t_m
 			  fmt_si(vmax, lab, sizeof lab));
 	}
 	return end(sb, c);
+}
+
+int svg_sparkline(struct strbuf *sb, const int64_t *t_ms, const double *v, size_t n, int markers, const char *title)
+{
+	double lo = INFINITY, hi = -INFINITY, x0 = 2, x1 = SPARK_W - 5, y0 = 4, y1 = SPARK_H - 4;
+	int64_t t0 = 0, t1 = 0;
+	size_t last = n;
+	int pen = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i])) {
+			lo = fmin(lo, v[i]);
+			hi = fmax(hi, v[i]);
+			if (last == n)
+				t0 = t_ms[i];
+			t1 = t_ms[i];
+			last = i;
+		}
+	sb_printf(sb, "<svg class=\"spark\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		  "viewBox=\"0 0 %d %d\" role=\"img\"><title>", SPARK_W, SPARK_H, SPARK_W, SPARK_H);
+	text(sb, title);
+	sb_puts(sb, "</title>");
+	if (last == n) {
+		sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\" "
+			  "stroke-dasharray=\"2 3\"/>", x0, y1, x1, y1);
+		return sb_puts(sb, "</svg>");
+	}
+	if (!(hi > lo)) {   /* a flat series: a line through the middle */
+		lo -= 1;
+		hi += 1;
+	}
+	if (t1 <= t0)
+		t1 = t0 + 1;
+#define SX(t) (x0 + (double)((t) - t0) * (x1 - x0) / (double)(t1 - t0))
+#define SY(y) (y1 - ((y) - lo) * (y1 - y0) / (hi - lo))
+	if (!markers) {
+		sb_puts(sb, "<path fill=\"none\" stroke=\"#0072b2\" stroke-width=\"1.5\" d=\"");
+		for (size_t i = 0; i < n; i++) {
+			if (!isfinite(v[i])) {
+				pen = 0;
+				continue;
+			}
+			sb_printf(sb, "%c%.1f,%.1f", pen ? 'L' : 'M', SX(t_ms[i]), SY(v[i]));
+			pen = 1;
+		}
+		sb_puts(sb, "\"/>");
+	} else {
+		sb_puts(sb, "<g fill=\"#0072b2\">");
+		for (size_t i = 0; i < n; i++)
+			if (isfinite(v[i]))
+				sb_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", SX(t_ms[i]), SY(v[i]));
+		sb_puts(sb, "</g>");
+	}
+	/* The newest value, where the eye looks first. */
+	sb_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#d55e00\"/>", SX(t_ms[last]), SY(v[last]));
+#undef SX
+#undef SY
+	return sb_puts(sb, "</svg>");
 }

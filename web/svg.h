@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * svg: chart primitives that write a <figure> with inline SVG and a
  * caption into a strbuf: line chart, stacked area, heatmap.
@@ -29,7 +30,7 @@ struct svg_chart {
 	const char *y_label;      /* the y unit: "MB", "events/s", "index" */
 	const char *caption;      /* one sentence: what to look for */
 	int64_t t0_ms, t1_ms;     /* x range; both 0 = the data's extent */
-	int width, height;        /* pixels; 0 = 760 x 280 */
+	int width, height;        /* pixels; 0 = 540 x 230 (two charts side by side at 1280 pixels) */
 	int y_from_zero;          /* y axis includes 0 */
 	int x_elapsed;            /* times are ms since a start: ticks read "0h", "1h30m", the axis "time since start" */
 	double y_max;             /* > 0: the y axis ends here at least (e.g. 100 for percentages) */
@@ -61,5 +62,9 @@ int svg_stacked_area(struct strbuf *sb, const struct svg_chart *c, const int64_t
 /* Heatmap, time across, rows up (row 0 at the bottom): cells[j * nrows + r] for time j; colour from vmin to vmax; NaN = grey. */
 int svg_heatmap(struct strbuf *sb, const struct svg_chart *c, const int64_t *t_ms, size_t n,
 		const double *cells, const char *const *row_names, int nrows, double vmin, double vmax);
+
+/* A sparkline, 150 x 34 px, no axes: a line (or dots with markers) through the finite points, the newest one
+ * marked; title says what it shows (its tooltip and text alternative). */
+int svg_sparkline(struct strbuf *sb, const int64_t *t_ms, const double *v, size_t n, int markers, const char *title);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* url: request-target parsing; see url.h for the rules. */
 #include "web/url.h"
 
@@ -176,6 +177,19 @@ static int apply_param(struct url_params *p, const char *k, const char *v, size_
 		has = &p->has_b;
 	} else if (strcmp(k, "name") == 0) {
 		has = &p->has_name;
+	} else if (strcmp(k, "label") == 0 || strcmp(k, "kernel") == 0 || strcmp(k, "host") == 0) {
+		/* Filters of /runs: any text (a label may hold anything); the page escapes it. */
+		char *dst = k[0] == 'l' ? p->label : k[0] == 'k' ? p->kernel : p->host;
+		has = k[0] == 'l' ? &p->has_label : k[0] == 'k' ? &p->has_kernel : &p->has_host;
+		if (vlen == 0)
+			return 0;
+		if (*has) {
+			*why = "duplicate query parameter";
+			return URL_BAD;
+		}
+		*has = 1;
+		memcpy(dst, v, vlen + 1);
+		return 0;
 	} else if (strcmp(k, "format") == 0) {
 		if (p->format != URL_FMT_NONE) {
 			*why = "duplicate query parameter: format";

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * url: parse an HTTP request-target ("/runs/3?from=...&max_points=500")
  * into a decoded path and the query parameters this server knows.
@@ -43,11 +44,13 @@ enum url_format { URL_FMT_NONE = 0, URL_FMT_HTML, URL_FMT_JSON, URL_FMT_CSV };
 /* Known query parameters; has_* says whether each was given (non-empty). */
 struct url_params {
 	int has_from, has_to, has_max_points, has_a, has_b, has_name;
+	int has_label, has_kernel, has_host;   /* /runs filters */
 	int64_t from_ms, to_ms;      /* epoch ms, 0..URL_TIME_MAX */
 	int64_t max_points;          /* 1..URL_MAX_POINTS */
 	struct runref a, b;          /* runs for /compare: "ID" or "NAME:ID" (common/runref.h) */
 	enum url_format format;      /* format=html|json|csv */
 	char name[URL_NAME_MAX + 1]; /* [A-Za-z0-9_()]+ */
+	char label[URL_VALUE_MAX + 1], kernel[URL_VALUE_MAX + 1], host[URL_VALUE_MAX + 1];   /* /runs filters: any text */
 	int nparams;                 /* pairs seen, known or not */
 };
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * seed: write tests/unit/testdb.h's database of known content (runs 1-3
  * with every report table filled, hostile strings included) to DIR/test.db,

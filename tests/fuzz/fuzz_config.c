@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_config: libFuzzer harness for the INI config file loader
  * (daemon/config.c config_load, through inih), fed through a memfd so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_kmsg: libFuzzer harness for the /dev/kmsg record parser, \xNN
  * decoding and every kernel-log line parser (kmsg_parse_line dispatches to

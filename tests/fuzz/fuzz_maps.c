@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_maps: libFuzzer harness for maps_parse_line (churn/maps.h), fed one
  * line at a time as the spawner does with /proc/self/maps.

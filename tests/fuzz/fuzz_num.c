@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_num: libFuzzer harness for common/num.h, the one bounded number
  * parser every flag, config value, /proc field and query parameter goes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_pagetypeinfo: libFuzzer harness for pagetypeinfo_parse.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_pagetypeinfo.c \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_query_params: libFuzzer harness for the HTTP request-target parser
  * (web/url.c): path and query decoding, caps, parameter syntax, times.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_vmstat: libFuzzer harness for vmstat_parse and kv_get.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_vmstat.c \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_zoneinfo: libFuzzer harness for zoneinfo_parse; every accepted zone
  * is also pushed through the atomic watermark model (three kernel eras)

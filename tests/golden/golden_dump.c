@@ -184,7 +184,8 @@ static int fixed_metrics(struct strbuf *sb)
 		.version = "golden", .run_id = 7, .run_started_ms = TDB_T1, .samples_total = 3600,
 		.samples_queued = 2, .samples_dropped = 1, .sample_ts_ms = TDB_T1 + 3599000, .sample_us = 1234,
 		.buddy = &bi, .vmstat = &vm, .meminfo = &mi, .headroom_orders = { 3, 9 }, .nheadroom_orders = 2,
-		.indices = 1, .churn = &c, .last_capacity = 71, .last_switch_us = 2.5, .alloc_failures = fails,
+		.indices = 1, .request_orders = 11, .request_atomic = 0x7, .request_nowait = 0x3, .request_kernel = 0x7ff,
+		.churn = &c, .last_capacity = 71, .last_switch_us = 2.5, .alloc_failures = fails,
 		.has_oom_kills = 1, .oom_kills = 6, .trace_failures = tfails, .trace_fallbacks = 80, .trace_fragmenting = 76,
 	};
 	size_t len;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The real daemon on this machine's /proc: sample counts, plausible values,
 # clean stop, crash marking, the minimal web, and refusals of bad input.
 . "$(dirname "$0")/../lib.sh"
+need curl:curl python3:python3 sqlite3:sqlite3
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
 tmp=$(mktemp -d /tmp/fpusoak-it-XXXXXX)
 pids=()

@@ -79,8 +79,27 @@ for i in $(seq 300); do
 done
 kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
 if [ -n "$got" ]; then
+	# The request verdicts /metrics exports are the ones the store has for that tick (v_atomic_request;
+	# the fixture is the same at every tick, so the last tick stands for the scraped one).
+	want=$(python3 - "$tmp/daemon.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT page_order, atomic_ok, nowait_ok, kernel_ok FROM v_atomic_request"
+                  " WHERE ts_ms = (SELECT max(ts_ms) FROM v_atomic_request) ORDER BY page_order").fetchall()
+for k, a, n, kern in rows:
+    for g, v in (("atomic", a), ("nowait", n), ("kernel", kern)):
+        print('fpusoakd_atomic_request_ok{order="%d",gfp="%s"} %d' % (k, g, v))
+PY
+)
+	have=$(grep '^fpusoakd_atomic_request_ok{' "$tmp/m.txt")
+	if [ -n "$want" ] && [ "$want" = "$have" ]; then
+		pass "daemon /metrics: fpusoakd_atomic_request_ok equals v_atomic_request of the tick ($(echo "$have" | wc -l) series)"
+	else
+		fail "daemon /metrics: fpusoakd_atomic_request_ok differs from v_atomic_request: $(diff <(echo "$want") <(echo "$have") | head -5 | tr '\n' ' ')"
+	fi
 	sed -E -e 's/^(fpusoakd_(run_start_time_seconds|last_sample_timestamp_seconds|sample_duration_seconds|samples_total)) .*/\1 N/' \
-		-e 's/^fpusoakd_build_info\{version="[^"]*"\}/fpusoakd_build_info{version="VERSION"}/' "$tmp/m.txt" >"$out/daemon-metrics.txt"
+		-e 's/^fpusoakd_build_info\{version="[^"]*"\}/fpusoakd_build_info{version="VERSION"}/' \
+		-e 's/^(fpusoakd_run_info\{.*)hypervisor="[^"]*",guest_type="[^"]*"/\1hypervisor="HV",guest_type="GT"/' "$tmp/m.txt" >"$out/daemon-metrics.txt"
 else
 	fail "the daemon on the fixture tree never served /metrics: $(tail -3 "$tmp/daemon.log")"
 fi

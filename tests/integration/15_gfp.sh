@@ -20,7 +20,8 @@ build_kmod() {
 	local kdir=$1 label=$2 kver=$3 out=$tmp/$3 log=$tmp/$3.log ko
 	mkdir -p "$out"
 	# KCFLAGS=-Werror: a warning from the kernel's own flags is a failure here, as in the daemon's build.
-	if make -C "$repo" --no-print-directory kmod KDIR="$kdir" BUILD="$out" KCFLAGS=-Werror >"$log" 2>&1; then
+	# Its own make: a parent "make -j2 test" would hand down a jobserver this script cannot use (a warning).
+	if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$repo" --no-print-directory kmod KDIR="$kdir" BUILD="$out" KCFLAGS=-Werror >"$log" 2>&1; then
 		ko=$out/kmod/fpusoak_gfp.ko
 		if grep -qi 'warning' "$log"; then
 			fail "$label: make kmod warned: $(grep -i -m1 'warning' "$log")"

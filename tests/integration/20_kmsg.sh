@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Kernel log capture end to end: lines written into the real /dev/kmsg land in
 # v_alloc_failures / v_oom_kills intact, hostile COMM bytes included, and a
 # restart resumes where the last run stopped reading (same boot).
 . "$(dirname "$0")/../lib.sh"
+need sqlite3:sqlite3
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
 if [ "$(id -u)" != 0 ] || [ ! -w /dev/kmsg ]; then skip "needs root to write /dev/kmsg"; t_done; fi
 tmp=$(mktemp -d /tmp/fpusoak-kmsg-XXXXXX); pid=

@@ -14,7 +14,7 @@
 if [ "$(id -u)" != 0 ]; then skip "needs root for cgroups"; t_done; fi
 command -v sqlite3 >/dev/null || { skip "needs sqlite3"; t_done; }
 r_init conf
-r_cgroup 512M 2500 || { skip "cannot create a memory+pids cgroup for the test"; t_done; }
+r_cgroup 512M 2500 || { skip "confinement needs a memory+pids cgroup for the test: $(r_cgroup_why)"; t_done; }
 COMMON=(--listen none --kmsg none --sample-interval 200ms --probe-interval 0 --switch-probe-interval 0
 	--spawn-rate 50 --lifetime 2s --worker-memory 256K)
 confinement() { sed -n 's/.*churn: confinement //p' "$1" | head -1; }

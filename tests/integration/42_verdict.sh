@@ -22,7 +22,7 @@ command -v sqlite3 >/dev/null || { skip "needs sqlite3"; t_done; }
 command -v curl >/dev/null || { skip "needs curl"; t_done; }
 command -v python3 >/dev/null || { skip "needs python3"; t_done; }
 r_init verdict
-r_cgroup 768M 3000 || { skip "cannot create a memory+pids cgroup for the test"; t_done; }
+r_cgroup 768M 3000 || { skip "the scene compares confined runs, which need a memory+pids cgroup for the test: $(r_cgroup_why)"; t_done; }
 R_DB=$R_TMP/v.db
 DUR=${DUR:-14s}
 COMMON=(--db "$R_DB" --kmsg none --sample-interval 200ms --workers 4 --spawn-rate 20 --lifetime 1s

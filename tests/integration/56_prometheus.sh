@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A fleet in miniature: Debian's Prometheus server (loopback, temporary storage, its
 # own port, started and stopped by PID) scrapes two fpusoakd instances every second;
 # its HTTP API (PromQL) must show both targets up and values that match each DB:
 # the free-block count and the order-3 headroom of the scrape equal the rows the
 # daemon stored for the sample the scrape carried (fpusoakd_last_sample_timestamp_seconds).
-# Skips visibly without the prometheus package.
+# It loads contrib/prometheus/fpusoakd.rules.yml: every rule evaluates without error on the live
+# series, and the fleet view (headroom by label and kernel) has each instance's label and kernel
+# as v_runs records them.  Skips visibly without the prometheus package.
 . "$(dirname "$0")/../lib.sh"
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
 tmp=$(mktemp -d /tmp/fpusoak-prom-XXXXXX)
@@ -17,6 +20,7 @@ if ! command -v prometheus >/dev/null; then
 	skip "prometheus is not installed (Debian: apt-get install prometheus): no fleet test"
 	t_done
 fi
+need promtool:prometheus curl:curl python3:python3 sqlite3:sqlite3
 p1=$(free_port); p2=$(free_port); pp=$(free_port)
 for i in 1 2; do
 	port=$([ $i = 1 ] && echo $p1 || echo $p2)
@@ -28,6 +32,9 @@ cat >"$tmp/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
   scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $(cd "$(dirname "$0")/../.." && pwd)/contrib/prometheus/fpusoakd.rules.yml
 scrape_configs:
   - job_name: fpusoakd
     static_configs:
@@ -77,6 +84,55 @@ for i in 1 2; do
 		python3 -c 'import sys,json; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
 	want=$(( 2 * $(sqlite3 -batch -noheader "$db" "SELECT count(*) FROM v_frag WHERE ts_ms = ${ts:-0}") ))
 	check "instance $i: an unusable and a fragmentation index per zone and order ($n = 2 x v_frag rows)" test "$n" = "$want"
+	# fpusoakd_run_info carries the run as v_runs has it.
+	info=$(promql "fpusoakd_run_info{instance=\"$inst\"}" "$t" |
+		python3 -c 'import sys,json; m=json.load(sys.stdin)["data"]["result"][0]["metric"]; print("|".join(m.get(k, "") for k in ("run_id","label","kernel","hypervisor","guest_type")))')
+	dbinfo=$(sqlite3 -batch -noheader "$db" "SELECT run_id || '|' || coalesce(label, '') || '|' || kernel_release || '|' || hypervisor || '|' || coalesce(guest_type, '') FROM v_runs ORDER BY run_id DESC LIMIT 1")
+	check "instance $i: fpusoakd_run_info{run_id,label,kernel,hypervisor,guest_type} = v_runs ($info)" test -n "$info" -a "$info" = "$dbinfo"
+done
+
+# The rules file: loaded, and every rule evaluated without error on the live series.
+rules=$(curl -fs "$api/rules" | python3 -c '
+import sys, json
+g = json.load(sys.stdin)["data"]["groups"]
+r = [x for grp in g for x in grp["rules"]]
+bad = [x["name"] + ": " + x.get("lastError", "") for x in r if x.get("health") != "ok"]
+print(len(g), sum(x["type"] == "recording" for x in r), sum(x["type"] == "alerting" for x in r), "; ".join(bad) or "-")')
+check "Prometheus loaded contrib/prometheus/fpusoakd.rules.yml: groups, recording rules, alerts, unhealthy = '$rules'" \
+	test "${rules% *}" = "2 8 3" -a "${rules##* }" = "-"
+# The fleet view by label and kernel: one series per instance's label, the kernel from v_runs,
+# and (order 3 is always an order of interest until slabinfo says otherwise) the value equals the
+# instance's own sum of headroom over zones but DMA at the same evaluation.
+sleep 2
+t=$(python3 -c 'import time; print(f"{time.time() - 1:.3f}")')
+for i in 1 2; do
+	port=$([ $i = 1 ] && echo $p1 || echo $p2)
+	kern=$(sqlite3 -batch -noheader "$tmp/f$i.db" "SELECT kernel_release FROM v_runs ORDER BY run_id DESC LIMIT 1")
+	fleet=$(promql "label_kernel_order:fpusoakd_headroom_blocks:min{label=\"fleet-$i\"}" "$t" |
+		python3 -c 'import sys,json; r=json.load(sys.stdin)["data"]["result"]; print(len(r), *sorted(x["metric"]["kernel"] for x in r))')
+	check "fleet view: label fleet-$i has headroom series for kernel $kern ($fleet)" test "${fleet#* }" != "" -a "${fleet%% *}" -ge 1 -a "$(echo ${fleet#* } | tr ' ' '\n' | sort -u)" = "$kern"
+	# The rule's last samples, each compared with the same sum evaluated at its own timestamp
+	# (what the rule saw then): equal, unless a scrape landed between the two evaluations.
+	raw="sum without (node, zone) (fpusoakd_headroom_blocks{instance=\"127.0.0.1:$port\",order=\"3\",zone!=\"DMA\"})"
+	pts=$(promql "instance:fpusoakd_headroom_blocks:sum_zones{instance=\"127.0.0.1:$port\",order=\"3\"}[5s]" "$t" |
+		python3 -c 'import sys,json; r=json.load(sys.stdin)["data"]["result"]; print(" ".join("%s=%s" % (ts, v) for ts, v in (r[0]["values"] if r else [])))')
+	same=0 n=0
+	for p in $pts; do
+		n=$((n + 1))
+		v=$(promql "$raw" "${p%%=*}" | python3 -c 'import sys,json; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")')
+		[ "$v" = "${p#*=}" ] && same=$((same + 1))
+	done
+	check "recording rule instance:fpusoakd_headroom_blocks:sum_zones = the raw sum over zones but DMA at its own timestamps ($same of $n equal)" \
+		test "$n" -ge 3 -a "$same" -ge $(( (n + 1) / 2 ))
+	# The atomic-only rules on the exported request verdicts: one 0/1 series per order the store has.
+	nord=$(sqlite3 -batch -noheader "$tmp/f$i.db" "SELECT count(DISTINCT page_order) FROM v_atomic_request")
+	nat=$(promql "instance:fpusoakd_atomic_only:bool{instance=\"127.0.0.1:$port\"}" "$t" |
+		python3 -c 'import sys,json; r=json.load(sys.stdin)["data"]["result"]; print(len(r), all(x["value"][1] in ("0", "1") for x in r))')
+	check "recording rule instance:fpusoakd_atomic_only:bool: a 0/1 series per order of v_atomic_request ($nat; $nord orders)" \
+		test "$nord" -gt 0 -a "$nat" = "$nord True"
+	nat=$(promql "label_kernel_order:fpusoakd_atomic_only:ratio_1h_avg{label=\"fleet-$i\",kernel=\"$kern\"}" "$t" |
+		python3 -c 'import sys,json; print(len(json.load(sys.stdin)["data"]["result"]))')
+	check "fleet view: label fleet-$i has atomic-only ratios for kernel $kern ($nat orders)" test "$nat" = "$nord"
 done
 curl -fs "http://127.0.0.1:$p1/metrics" >"$tmp/m.txt"
 check "promtool check metrics: the live exposition is clean" sh -c "promtool check metrics <'$tmp/m.txt' 2>&1 | (! grep -q .)"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # fpusoakd report and fpusoakd summary on a DB a running daemon is writing (they
 # open it read-only; WAL lets them read beside the writer), on a finished DB in a
 # read-only directory, and for a comparison of two real runs.
 . "$(dirname "$0")/../lib.sh"
+need python3:python3 sqlite3:sqlite3
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
 tmp=$(mktemp -d /tmp/fpusoak-cli-XXXXXX)
 pid=

@@ -75,7 +75,9 @@ cmp -s "$tmp/side0" "$tmp/side1" && pass "serve created no -wal or -shm file bes
 # ---- a read-only directory as another user: still served (immutable open needs no side files)
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
 	mkdir "$tmp/ro" && cp "$tmp/b.db" "$tmp/ro/" && chmod 555 "$tmp/ro" && chmod 755 "$tmp" && chmod 444 "$tmp/ro/b.db"
-	runuser -u nobody -- "$FPUSOAKD" summary --db "$tmp/ro/b.db" --run 1 >"$tmp/ro.txt" 2>&1 &&
+	# A copy of the binary: the build may sit where nobody cannot reach it (a checkout under /root).
+	cp "$FPUSOAKD" "$tmp/fpusoakd-nobody" && chmod 755 "$tmp/fpusoakd-nobody"
+	runuser -u nobody -- "$tmp/fpusoakd-nobody" summary --db "$tmp/ro/b.db" --run 1 >"$tmp/ro.txt" 2>&1 &&
 		grep -q 'kernel B' "$tmp/ro.txt" && pass "a DB in a directory nobody may write, read by user nobody" ||
 		fail "read-only directory as nobody: $(head -2 "$tmp/ro.txt")"
 else
@@ -93,6 +95,19 @@ fi
 echo "not a database" >"$tmp/junk.db"
 "$FPUSOAKD" serve --db "$tmp/junk.db" >/dev/null 2>"$tmp/e2"; [ $? -eq 1 ] && pass "a file that is not SQLite: 1" || fail "junk DB: not 1: $(cat "$tmp/e2")"
 check "serve --help prints usage" sh -c "'$FPUSOAKD' serve --help | grep -q 'usage: fpusoakd serve'"
+
+# ---- a DB from before schema 012 (at 11: no runs.xen_domain/xen_domid), as a guest running an older
+# fpusoakd leaves it: serve cannot migrate it and must read it as it is, unchanged.
+cp "$tmp/b.db" "$tmp/old.db" && chmod u+w "$tmp/old.db" &&
+	sqlite3 "$tmp/old.db" "DROP VIEW v_runs; ALTER TABLE runs DROP COLUMN xen_domain; ALTER TABLE runs DROP COLUMN xen_domid;
+		PRAGMA user_version = 11" 2>"$tmp/old.err" || fail "make a schema-11 DB: $(cat "$tmp/old.err")"
+(cd "$tmp" && md5sum old.db >old.sum)
+serve_start old --db "$tmp/old.db"
+c1=$(code /runs/1) c2=$(code /api/v1/runs/1) c3=$(code /runs) c4=$(code /)
+[ "$c1$c2$c3$c4" = 200200200200 ] && pass "schema-11 DB: /runs/1, /api/v1/runs/1, /runs and / answer 200" ||
+	fail "schema-11 DB: /runs/1 $c1, /api/v1/runs/1 $c2, /runs $c3, / $c4"
+serve_stop old
+(cd "$tmp" && md5sum -c --quiet old.sum) && pass "schema-11 DB: unchanged after serve" || fail "schema-11 DB changed"
 
 # ---- a DB a live daemon writes
 "$FPUSOAKD" --db "$tmp/live.db" "${opts[@]}" --label live >"$tmp/dl.log" 2>&1 &

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Crash consistency: SIGKILL the daemon at random moments (seeded; the seed
 # is printed, SEED=N replays it) while it samples every 100 ms, churns 8
 # workers in a 64 MB / 300-pid cgroup, runs capacity probes (SIGUSR1) and
@@ -12,13 +13,18 @@
 #     not reap), and nothing is left in the workers' cgroup;
 #   - retention deleted whole slices of the aged run (no buddy row without
 #     its sample) and never touched rollups or the test's own runs.
-# N=10 kills (SOAK=1: 50).  Everything runs in a 512 MB / 1000-pid cgroup.
+# N=10 kills (SOAK=1: 50).  Everything runs in a 512 MB / 1000-pid cgroup; where none can be
+# made (a chroot, a container without cgroup access) the daemon runs unconfined (at most 64
+# workers and probe workers) and its workers are found as the spawner's children instead.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
 if [ "$(id -u)" != 0 ]; then skip "needs root for cgroups"; t_done; fi
-for t in sqlite3 python3; do command -v $t >/dev/null || { skip "needs $t"; t_done; }; done
+need sqlite3:sqlite3 python3:python3 pgrep:procps
 r_init crash
-r_cgroup 512M 1000 || { skip "cannot create a memory+pids cgroup for the test"; t_done; }
+r_confine 512M 1000
+# Where the daemon cannot make its workers' cgroup either, its explicit limits would stop it at
+# start: there it runs unconfined, allowed to.
+nocg=$(no_cgroup_reason)
 N=${N:-$([ "${SOAK:-0}" = 1 ] && echo 50 || echo 10)}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$SEED
@@ -27,12 +33,17 @@ R_DB=$R_TMP/crash.db
 here=$(dirname "$0")
 # Each option once (a flag given twice is refused): the churn settings are added per use.
 SMALL=(--db "$R_DB" --listen none --kmsg none --sample-interval 100ms --spawn-rate 100
-	--lifetime 1s --cgroup-memory-max 64M --cgroup-pids-max 300 --probe-interval 0 --probe-limit 400
+	--lifetime 1s --cgroup-memory-max 64M --cgroup-pids-max 300 ${nocg:+--allow-unconfined} --probe-interval 0 --probe-limit 400
 	--switch-threads 4 --retain-raw 1h --queue-max 1M)
 CHURN=(--workers 8 --switch-probe-interval 1h)
 # The daemon names its workers' group after its DB (churn/cgroup.h: fpusoakd-workers-<hash> on v1,
-# workers-<hash> on v2); it is the only group the daemon makes in the test cgroup.
-workers_dir() { ls -d "$R_CGROUP_MEM"/fpusoakd-workers-* "$R_CGROUP_MEM"/workers-* 2>/dev/null | head -1; }
+# workers-<hash> on v2); it is the only group the daemon makes in the test cgroup.  None without
+# a test cgroup.
+workers_dir() { [ -z "$R_CGROUP_MEM" ] || ls -d "$R_CGROUP_MEM"/fpusoakd-workers-* "$R_CGROUP_MEM"/workers-* 2>/dev/null | head -1; }
+# The workers of spawner $1: its cgroup's members, or its children where there is no cgroup.
+workers_of() { if [ -n "$R_CGROUP_MEM" ]; then cat "$(workers_dir)/cgroup.procs" 2>/dev/null; else [ -z "$1" ] || pgrep -P "$1"; fi; }
+# Something still in the workers' cgroup (never, without one).
+cg_busy() { [ -n "$R_CGROUP_MEM" ] && [ -n "$(grep -l . "$(workers_dir)/cgroup.procs" 2>/dev/null)" ]; }
 
 # An aged run for retention: 3 s at 20 ms, moved 2 days back and spread over
 # ~100 minutes (10 retention slices of 10 min).  --retain-raw 1h makes only
@@ -62,7 +73,7 @@ for i in $(seq "$N"); do
 	run=$(q "SELECT run_id FROM runs WHERE pid = $pid AND ended_ms IS NULL ORDER BY run_id DESC LIMIT 1")
 	before=$( [ -n "$run" ] && q "SELECT count(*) || ' ' || coalesce(max(ts_ms), 0) || ' ' || coalesce(sum(ts_ms), 0) FROM samples WHERE run_id = $run")
 	sp=$(r_spawner_of "$pid")
-	procs=$(cat "$(workers_dir)/cgroup.procs" 2>/dev/null | tr '\n' ' ')
+	procs=$(workers_of "$sp" | tr '\n' ' ')
 	probing=$(grep -c 'capacity probe requested' "$R_TMP/run$i.log"; grep -c 'capacity probe:' "$R_TMP/run$i.log")
 	kill -KILL "$pid"; wait "$pid" 2>/dev/null
 	kills=$((kills + 1))
@@ -73,10 +84,10 @@ for i in $(seq "$N"); do
 	left=""
 	for k in $(seq 30); do
 		left=""; for p in $sp $procs; do r_alive "$p" && left="$left $p"; done
-		[ -z "$left" ] && [ -z "$(grep -l . "$(workers_dir)/cgroup.procs" 2>/dev/null)" ] && break
+		[ -z "$left" ] && ! cg_busy && break
 		sleep 0.1
 	done
-	if [ -n "$left" ] || [ -n "$(grep -l . "$(workers_dir)/cgroup.procs" 2>/dev/null)" ]; then
+	if [ -n "$left" ] || cg_busy; then
 		bad_workers=$((bad_workers + 1))
 		echo "kill $i: survivors:$left; in the workers' cgroup: $(cat "$(workers_dir)/cgroup.procs" 2>/dev/null | tr '\n' ' ')"
 	fi

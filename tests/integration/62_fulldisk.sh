@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Full disk: the DB lives on a 1.25 MB tmpfs that the daemon fills by itself
 # (sampling every 50 ms).  While the disk is full:
 #   - the daemon keeps running, sampling and serving HTTP (/healthz, /, status);
@@ -16,9 +17,9 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
 if [ "$(id -u)" != 0 ]; then skip "needs root to mount a tmpfs"; t_done; fi
-command -v sqlite3 >/dev/null || { skip "needs sqlite3"; t_done; }
+need sqlite3:sqlite3 python3:python3 curl:curl
 r_init full
-r_cgroup 256M 64 || { skip "cannot create a cgroup for the daemon"; t_done; }
+r_confine 256M 64
 OUT=${OUT:-$([ "${SOAK:-0}" = 1 ] && echo 60 || echo 4)}   # seconds of outage
 port=$(r_port)
 metric() { curl -fs --max-time 2 "http://127.0.0.1:$port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }

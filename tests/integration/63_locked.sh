@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Locked DB: another process holds BEGIN EXCLUSIVE (the write lock) for 10 s
 # while the daemon samples every 50 ms and serves HTTP.  Then:
 #   - no sample is lost: every tick the sampler took (its own count, logged
@@ -14,9 +15,9 @@
 #   - integrity_check ok.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
-command -v python3 >/dev/null && command -v sqlite3 >/dev/null || { skip "needs python3 and sqlite3"; t_done; }
+need python3:python3 sqlite3:sqlite3 curl:curl
 r_init locked
-if [ "$(id -u)" = 0 ]; then r_cgroup 256M 64 || { skip "cannot create a cgroup for the daemon"; t_done; }; fi
+if [ "$(id -u)" = 0 ]; then r_confine 256M 64; fi
 R_DB=$R_TMP/locked.db
 HOLD=${HOLD:-$([ "${SOAK:-0}" = 1 ] && echo 60 || echo 10)}
 port=$(r_port)

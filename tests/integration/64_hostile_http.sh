@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Hostile HTTP on loopback: >= 1,000 malformed, oversized and malicious
 # requests and 500 idle connections (tests/reliability/hostile_http.py), while
 # a normal client fetches / every 0.2 s and must get it within 1 s.  Then:
@@ -6,12 +7,12 @@
 # not flood its log, and by default it listens on loopback only.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
-command -v python3 >/dev/null && command -v sqlite3 >/dev/null || { skip "needs python3 and sqlite3"; t_done; }
+need python3:python3 sqlite3:sqlite3 curl:curl
 r_init http
 # 500 held connections plus the monitor's: raise the soft fd limit (inherited by the daemon).
 ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 [ "$(ulimit -n)" -ge 1100 ] || { skip "cannot raise the fd limit to 1100 (hard limit $(ulimit -Hn))"; t_done; }
-if [ "$(id -u)" = 0 ]; then r_cgroup 256M 64 || { skip "cannot create a cgroup for the daemon"; t_done; }; fi
+if [ "$(id -u)" = 0 ]; then r_confine 256M 64; fi
 R_DB=$R_TMP/http.db
 port=$(r_port)
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
@@ -38,18 +39,18 @@ check "runs table untouched ($runs_before runs)" test "$(q "SELECT count(*) FROM
 new_lines=$(( $(wc -l <"$R_TMP/d.log") - lines_before ))
 [ "$new_lines" -le 5 ] && pass "the attack did not flood the log ($new_lines new lines)" || fail "the attack wrote $new_lines log lines: $(tail -3 "$R_TMP/d.log")"
 # The daemon only listens where it was told to.
-addrs=$(ss -Hltnp 2>/dev/null | grep "pid=$pid," | awk '{print $4}' | sort -u | tr '\n' ' ')
-[ "$addrs" = "127.0.0.1:$port " ] && pass "listening only on 127.0.0.1:$port" || fail "listening sockets: '$addrs'"
+addrs=$(r_listening "$pid")
+[ "$addrs" = "127.0.0.1:$port" ] && pass "listening only on 127.0.0.1:$port" || fail "listening sockets: '$addrs'"
 kill -TERM "$pid"; wait "$pid"; rc=$?
 [ $rc = 0 ] && pass "clean stop after the attack (exit 0)" || fail "exit $rc after the attack"
 # Default listen address: loopback (needs port 8089 free; another fpusoakd may hold it).
-if ss -Hltn 2>/dev/null | awk '{print $4}' | grep -q ':8089$'; then
+if r_listening | tr ' ' '\n' | grep -q ':8089$'; then
 	skip "port 8089 is in use: cannot check the default listen address"
 else
 	r_start "$R_TMP/def.log" --db "$R_TMP/def.db" --kmsg none --workers 0 --probe-interval 0 --switch-probe-interval 0 --duration 3s
 	dpid=$R_PID
-	for i in $(seq 30); do addrs=$(ss -Hltnp 2>/dev/null | grep "pid=$dpid," | awk '{print $4}' | sort -u | tr '\n' ' '); [ -n "$addrs" ] && break; sleep 0.1; done
-	[ "$addrs" = "127.0.0.1:8089 " ] && pass "default listen address is loopback only (127.0.0.1:8089)" || fail "default listen sockets: '$addrs'"
+	for i in $(seq 30); do addrs=$(r_listening "$dpid" 2>/dev/null); [ -n "$addrs" ] && break; sleep 0.1; done
+	[ "$addrs" = "127.0.0.1:8089" ] && pass "default listen address is loopback only (127.0.0.1:8089)" || fail "default listen sockets: '$addrs'"
 	wait "$dpid"
 fi
 echo "took $(r_elapsed) s"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Hostile and malformed config files (daemon/config.c through inih), the
 # cases fuzz_config pointed at.  README's contract: a bad value is one line
 # on stderr and exit 78 with file:line; nothing is clamped silently.  So
@@ -7,7 +8,7 @@
 # file did not say.  A good file with every key must load every key.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
-command -v sqlite3 >/dev/null || { skip "needs sqlite3"; t_done; }
+need sqlite3:sqlite3
 r_init cfg
 cd "$R_TMP" || exit 1
 FPUSOAKD=$(cd "$OLDPWD" && realpath "$FPUSOAKD")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fuzzing pass: every tests/fuzz/fuzz_*.c harness under libFuzzer + ASan +
 # UBSan for FUZZ_SECONDS each (default 10; SOAK=1: 60), one PASS line per
 # harness with its exec count, a FAIL with the crash summary and the saved
@@ -9,6 +10,11 @@
 # from tests/fixtures/ and tests/reliability/fuzz-seeds/<harness>/.
 . "$(dirname "$0")/../lib.sh"
 command -v clang >/dev/null || { skip "clang not installed: no fuzzing"; t_done; }
+# libFuzzer's runtime is a separate package (libclang-rt-N-dev, only a Recommends of clang).
+if [ -z "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a | grep /)" ]; then
+	skip "clang cannot link libFuzzer: libclang_rt.fuzzer-x86_64.a missing (Debian: libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev; make test-deps installs it)"
+	t_done
+fi
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here" || exit 1
 S=${FUZZ_SECONDS:-$([ "${SOAK:-0}" = 1 ] && echo 60 || echo 10)}

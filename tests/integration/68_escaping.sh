@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Escaping: hostile strings from every outside source reach every output
 # format inert (tests/reliability/check_escaping.py does the checking):
 #   - COMMs written to /dev/kmsg as page-allocation-failure lines: markup,
@@ -7,15 +8,17 @@
 #   - a fixture /proc tree (--proc-root) with hostile slab names, kernel
 #     release and command line (vmstat/meminfo names and zone names cannot be
 #     hostile: their parsers accept [A-Za-z0-9_()] only, so /metrics labels
-#     only ever hold such names; /metrics is checked for strict syntax);
+#     hold such names, and the run's label and kernel release in
+#     fpusoakd_run_info, which must round-trip; /metrics is checked for
+#     strict syntax);
 #   - a hostile run label (--label).
 # Outputs: HTML pages (and their inline SVG), JSON, CSV, /metrics.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../reliability/rlib.sh"
 if [ "$(id -u)" != 0 ] || [ ! -w /dev/kmsg ]; then skip "needs root to write /dev/kmsg"; t_done; fi
-command -v python3 >/dev/null && command -v sqlite3 >/dev/null || { skip "needs python3 and sqlite3"; t_done; }
+need python3:python3 sqlite3:sqlite3 curl:curl
 r_init esc
-r_cgroup 256M 64 || { skip "cannot create a cgroup for the daemon"; t_done; }
+r_confine 256M 64
 R_DB=$R_TMP/esc.db
 nonce=$$$RANDOM
 proc=$R_TMP/proc

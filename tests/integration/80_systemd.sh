@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # fpusoakd under a real systemd: unit checks on the host, then (as root) a
 # booted Debian 12 container.  See tests/systemd/run.sh; skips visibly when
 # not root or when systemd-nspawn cannot be installed.

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent reference values for analysis/trend.c and analysis/stats.c.
+# SPDX-License-Identifier: GPL-2.0-only
+"""Independent reference values for analysis/trend.c and analysis/stats*.c.
 
 Standard library only (no scipy).  Every method here differs on purpose
 from the C it checks, so one bug cannot hide in both:

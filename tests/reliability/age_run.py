@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """age_run.py DB RUN_ID DAYS STRETCH
 
 Make a finished run look old, so a retention pass has something to delete:

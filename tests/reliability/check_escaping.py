@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """check_escaping.py SPEC.json PORT NAME
 
 Fetch every output of a running fpusoakd whose kernel log and /proc tree
@@ -18,8 +19,9 @@ data, and shows them:
           (after the "'" guard, control bytes as U+FFFD)
   /metrics  promtool check metrics when available, and a strict parse of
           the text format (names, label syntax, escapes, values, one TYPE
-          per family); every label value is valid UTF-8 and none holds a
-          hostile string
+          per family); every label value is valid UTF-8; fpusoakd_run_info's
+          label and kernel round-trip exactly (the run's own text, escaped),
+          and no other label holds a hostile string
 
 Expected strings are computed here from the bytes written and the Unicode
 rules, not read back from the daemon.  Prints PASS:/FAIL: lines.
@@ -282,15 +284,24 @@ def main():
     try:
         body.decode("utf-8", errors="strict")
         samples = prom_parse(text)
+        # The run's label and kernel release are labels of fpusoakd_run_info by design.
+        expect = {("fpusoakd_run_info", "label"): utf8_per_byte(bytes.fromhex(spec["label"])),
+                  ("fpusoakd_run_info", "kernel"): utf8_per_byte(bytes.fromhex(spec["release"]))}
+        seen = set()
         for n, labels in samples:
             for k, v in labels.items():
-                if any(h and h in v for h in hostile):
+                if (n, k) in expect:
+                    seen.add((n, k))
+                    if v != expect[(n, k)]:
+                        bad.append("%s{%s=%r}: want %r" % (n, k, v, expect[(n, k)]))
+                elif any(h and h in v for h in hostile):
                     bad.append("%s{%s=%r}: a hostile string in a label" % (n, k, v))
+        bad += ["%s{%s}: missing" % nk for nk in sorted(set(expect) - seen)]
         if len(samples) < 10:
             bad.append("only %d samples" % len(samples))
     except (ValueError, UnicodeDecodeError) as e:
         bad.append("strict parse: %s" % e)
-    report(not bad, "/metrics: strict text-format parse (%d samples), valid UTF-8, no hostile string in any label" % len(samples), bad)
+    report(not bad, "/metrics: strict text-format parse (%d samples), valid UTF-8, run_info's hostile label and kernel round-trip, no hostile string in any other label" % len(samples), bad)
     if shutil.which("promtool"):
         r = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True)
         report(r.returncode == 0, "/metrics passes promtool check metrics",

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """hostile_http.py: a hostile HTTP client for fpusoakd's web server (loopback only).
 
     hostile_http.py --port P [--name NAME] [--seed S] [--requests N] [--idle 500] [--hold 3]

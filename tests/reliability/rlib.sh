@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shared helpers of the reliability scripts (tests/integration/6x_*.sh).
 # Source after tests/lib.sh.  Everything a script starts is registered here so
 # the EXIT trap kills exactly those PIDs, unmounts what it mounted, removes
@@ -6,11 +7,16 @@
 #   r_init NAME           temp dir $R_TMP, trap, start clock
 #   r_cgroup MEM PIDS     a memory+pids cgroup for everything the test starts
 #                         (v1 memory+pids or a delegated v2 group); 1 if impossible
+#   r_confine MEM PIDS    r_cgroup, or where none can be made, a SKIP line that says why
+#                         and the daemon runs unconfined (it caps its own workers and
+#                         probes at 64 there); for tests that are not about cgroups
 #   r_start LOG ARGS...   start $FPUSOAKD ARGS inside that cgroup (behind the command
 #                         in the array R_WRAP, e.g. valgrind, if set); sets $R_PID
 #   r_track PID           kill PID (and only it) at exit
 #   r_mount DIR OPTS      mount -t tmpfs -o OPTS on DIR, unmounted at exit
 #   r_port                a free loopback TCP port
+#   r_listening [PID]     TCP addresses in LISTEN (of PID's sockets only, if given), from /proc
+#                         (no ss: iproute2 is not in a minimal root)
 #   r_alive PID           running (a zombie counts as dead: PID 1 here does not reap)
 #   r_wait SQL WANT [N]   poll the DB ($R_DB) every 0.1 s, N times, for SQL = WANT
 #   r_elapsed             "took N s" for the closing line
@@ -64,6 +70,40 @@ r_elapsed() { echo "$(( $(date +%s) - R_T0 ))"; }
 
 r_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+r_listening() {
+	python3 - "${1:-}" <<'PY'
+import os, socket, sys
+pid = sys.argv[1]
+inodes = None
+if pid:
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+out = set()
+for name, fam in (("tcp", socket.AF_INET), ("tcp6", socket.AF_INET6)):
+    try:
+        lines = open(f"/proc/net/{name}").read().splitlines()[1:]
+    except OSError:
+        continue
+    for line in lines:
+        f = line.split()
+        if f[3] != "0A" or (inodes is not None and f[9] not in inodes):
+            continue
+        addr, port = f[1].split(":")
+        raw = bytes.fromhex(addr)
+        # /proc/net/tcp* print each 32-bit word of the address in host (little-endian) order.
+        raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+        host = socket.inet_ntop(fam, raw)
+        out.add((f"[{host}]" if fam == socket.AF_INET6 else host) + f":{int(port, 16)}")
+print(" ".join(sorted(out)))
+PY
 }
 
 r_alive() {
@@ -126,6 +166,21 @@ r_cgroup() {
 	echo "$pids" >"$base/$name/pids.max" || return 1
 	R_CGROUP_PROCS=("$base/$name/cgroup.procs")
 	R_CGROUP_MEM=$base/$name
+	return 0
+}
+
+# Why r_cgroup could not make the test's cgroup (for a skip line).
+r_cgroup_why() {
+	local why
+	why=$(no_cgroup_reason)
+	echo "${why:-the cgroup of this process cannot hold a memory+pids child (cgroup2 without memory and pids delegated here)}"
+}
+
+r_confine() {
+	R_CGROUP_MEM=
+	r_cgroup "$@" && return 0
+	R_CGROUP_PROCS=() R_CGROUP_MEM=
+	skip "the test's $1 / $2-pid cgroup: $(r_cgroup_why); the daemon runs unconfined"
 	return 0
 }
 

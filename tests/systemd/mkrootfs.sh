@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build (once) the Debian 12 rootfs the systemd end-to-end test boots, and
 # print its path on stdout.  The tree is cached in tests/systemd/cache/
 # (git-ignored); it is rebuilt only when the package list below changes or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * standin: a minimal Type=notify service for developing and self-testing the
  * systemd harness without fpusoakd (run.sh --standin installs it as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_atomic: the __zone_watermark_ok model on hand-worked zones.  Every
  * expected number is computed in the comment next to it from the kernel's

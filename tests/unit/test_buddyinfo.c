@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_buddyinfo: hand-made fixtures with hand-counted values, inline edge
  * cases, and the host fixture plus the live /proc/buddyinfo checked against

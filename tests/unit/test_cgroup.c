@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cgroup: parsers on host captures and hand-made edge cases, then the real
  * thing inside a 64 MB / 100-PID sandbox: create, limit, move, provoke

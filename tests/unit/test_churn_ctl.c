@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * churn_ctl and the capacity-probe rules, with a fake clock and a fake
  * spawner: rates, population, lifetimes, accounting, probe decisions.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * churn with real processes, inside a 64 MB / 1000-PID sandbox cgroup.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_config: flags, the INI file, precedence and every kind of bad value. */
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cpuinfo: what CPUID says must agree with what the kernel says about the
  * same CPU.  Independent sources: /proc/cpuinfo (vendor_id, model name,

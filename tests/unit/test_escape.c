@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_escape: every output format's escaping, table-driven, expected
  * strings written by hand; plus a random-bytes pass checked by python3's

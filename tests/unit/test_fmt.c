@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_fmt: fmt_num's printf-free paths print exactly what snprintf("%.0f")
  * and snprintf("%.10g") print, on values that stress them: means of small

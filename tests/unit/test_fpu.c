@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fpu: every kind the kernel advertises runs and leaves its state live;
  * every kind it does not is reported unsupported, and really is (SIGILL in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_frag: mm/vmstat.c fragmentation indices on hand-worked cases (the
  * arithmetic is written out next to each), the debugfs formatting, headroom,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_frag_oracle: the running kernel is the oracle.  Read /proc/buddyinfo,
  * /sys/kernel/debug/extfrag/unusable_index and extfrag_index, then buddyinfo

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_frag_view: the SQL view v_frag computes the kernel's integer indices
  * exactly as analysis/frag does (which test_frag_oracle checks against the

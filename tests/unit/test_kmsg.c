@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_kmsg: /dev/kmsg record parser, \xNN decoding and the warn_alloc/OOM
  * line parsers.  Expected values are written out by hand from the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_kmsgdev: the /dev/kmsg reader.
  *  1. Scripted: this file defines read(), so kmsgdev's calls on one chosen

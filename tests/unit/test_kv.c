@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_kv: vmstat/meminfo parsing.  Hand-made fixtures and inline cases for
  * the grammar; the host fixtures and the live files are checked entry by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * maps: /proc/PID/maps lines.  A hand-checked table (shapes the kernel prints:
  * anonymous, [heap], a path with spaces, "(deleted)", 5-digit device minors)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_metrics: the Prometheus exposition from hand-made inputs; expected
  * lines written by hand; the whole text checked by promtool (Debian's
@@ -60,6 +61,10 @@ int main(void)
 	in.version = "1.2-\"x\"";
 	in.run_id = 42;
 	in.run_started_ms = INT64_C(1717243200123);
+	in.label = "gfp-\"atomic\"\n";   /* free text from the user: escaped like any label value */
+	in.kernel_release = "6.1.0-57-amd64";
+	in.hypervisor = "xen";
+	in.guest_type = "PV";
 	in.samples_total = 3600;
 	in.samples_queued = 12;
 	in.samples_dropped = 3;
@@ -72,6 +77,11 @@ int main(void)
 	in.headroom_orders[1] = 9;
 	in.nheadroom_orders = 2;
 	in.indices = 1;
+	/* The request verdicts of 11 orders: GFP_ATOMIC passes up to order 2, GFP_NOWAIT up to 1, GFP_KERNEL at all. */
+	in.request_orders = 11;
+	in.request_atomic = 0x7;
+	in.request_nowait = 0x3;
+	in.request_kernel = 0x7ff;
 	{
 		static struct churn_counters cc;
 		static uint64_t fails[16], tfails[16][3];
@@ -106,7 +116,18 @@ int main(void)
 	T_EQ_I(metrics_build(&sb, &in), 0, "build");
 	T_CHECK(has_line(&sb, "fpusoakd_build_info{version=\"1.2-\\\"x\\\"\"} 1"), "build_info with escaped version");
 	T_CHECK(has_line(&sb, "fpusoakd_run_id 42"), "run id");
+	T_CHECK(has_line(&sb, "fpusoakd_run_info{run_id=\"42\",label=\"gfp-\\\"atomic\\\"\\n\",kernel=\"6.1.0-57-amd64\",hypervisor=\"xen\",guest_type=\"PV\"} 1") && has_line(&sb, "# TYPE fpusoakd_run_info gauge"),
+		"run_info: run id, escaped label, kernel, hypervisor, guest type");
 	T_CHECK(has_line(&sb, "fpusoakd_run_start_time_seconds 1717243200.123"), "run start in seconds");
+	T_CHECK(has_line(&sb, "# TYPE fpusoakd_atomic_request_ok gauge") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"2\",gfp=\"atomic\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"3\",gfp=\"atomic\"} 0") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"3\",gfp=\"kernel\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"1\",gfp=\"nowait\"} 1") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"2\",gfp=\"nowait\"} 0") &&
+		has_line(&sb, "fpusoakd_atomic_request_ok{order=\"10\",gfp=\"kernel\"} 1"),
+		"atomic_request_ok: bit k of each mask is order k's value for its GFP class");
+	T_CHECK(!strstr(sb.buf, "fpusoakd_atomic_request_ok{order=\"11\""), "atomic_request_ok: no order past request_orders");
 	T_CHECK(has_line(&sb, "# TYPE fpusoakd_samples_total counter") && has_line(&sb, "fpusoakd_samples_total 3600"),
 		"samples counter");
 	T_CHECK(has_line(&sb, "fpusoakd_last_sample_timestamp_seconds 1717246800.456"), "last sample time");
@@ -182,7 +203,7 @@ int main(void)
 			types++;
 		for (const char *p = sb.buf; (p = strstr(p, "# HELP ")); p++)
 			helps++;
-		T_CHECK(types == 29 && helps == 29, "29 families, each with HELP and TYPE (%d, %d)", types, helps);
+		T_CHECK(types == 31 && helps == 31, "31 families, each with HELP and TYPE (%d, %d)", types, helps);
 	}
 
 	if (!mkdtemp(dir)) {
@@ -219,10 +240,15 @@ int main(void)
 	in.alloc_failures = NULL;
 	in.has_oom_kills = 0;
 	in.trace_failures = NULL;
+	in.request_orders = 0;
+	in.label = in.kernel_release = in.hypervisor = in.guest_type = NULL;
 	T_EQ_I(metrics_build(&sb, &in), 0, "build with only run facts");
+	T_CHECK(has_line(&sb, "fpusoakd_run_info{run_id=\"42\",label=\"\",kernel=\"\",hypervisor=\"\",guest_type=\"\"} 1"),
+		"run_info without environment strings: empty labels, still one series");
 	T_CHECK(!strstr(sb.buf, "buddy") && !strstr(sb.buf, "vmstat") && !strstr(sb.buf, "sample_duration") &&
 		!strstr(sb.buf, "headroom") && !strstr(sb.buf, "worker") && !strstr(sb.buf, "probe") &&
-		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom"), "absent inputs give no family");
+		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom") && !strstr(sb.buf, "atomic_request"),
+		"absent inputs give no family");
 	/* With the fpusoak_gfp module: refused HOLDs among churn workers, and the model checks. */
 	{
 		static struct churn_counters gc;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_migrate: a database written by schema 004 (meminfo and churn as
  * separate tables) keeps every value through migration 005 (one wide

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_notify: the sd_notify wire protocol as systemd sees it.  The test owns
  * the "service manager" end: an AF_UNIX datagram socket whose path goes into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_num: the bounded number parsers, table-driven (after git's u-parse-int). */
 #include "common/num.h"
 #include "test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_pagetypeinfo: hand-made fixtures (2 nodes, capped cells, 14 orders,
  * the mixed-blocks table) with hand-counted values, inline grammar cases,

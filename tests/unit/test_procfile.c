@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_procfile: path joining, exact-fit and truncation (EFBIG) on files of
  * known content under a temporary root, the pread variant, real /proc files

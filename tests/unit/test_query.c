@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_query: the read side of the store against a DB of known content
  * (testdb.h).  Expected values come from the formulas that filled the DB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_rollup: minute and hour rollups equal aggregates computed straight
  * from the raw rows with independent SQL, and retention deletes raw rows
@@ -292,6 +293,24 @@ int main(void)
 			T_EQ_I(all.kernel_fail, kf, "after retention: GFP_KERNEL failures = the hand count");
 		} else
 			T_CHECK(0, "after retention: request summary");
+		if (q)
+			query_close(q);
+	}
+	{
+		/*
+		 * Minute buckets written before schema 7 keep no tick span: where their raw ticks are gone the
+		 * bucket's bounds stand in for the extent, and span_exact says it is not exact.
+		 */
+		char err2[256], c2[512];
+		struct span sp = { -1, -1, -1 };
+		int64_t b0 = q1("SELECT min(bucket_ms) FROM tick_rollup WHERE run_id = 1 AND tier = 60000");
+		snprintf(c2, sizeof c2, "sqlite3 %s 'UPDATE tick_rollup SET first_ms = NULL, last_ms = NULL'", path);
+		T_EQ_I(system(c2), 0, "clear the rollups' tick spans (as schema 6 wrote them)");
+		struct query *q = query_open(path, err2, sizeof err2);
+		T_CHECK(q && query_run(q, 1, span_cb, &sp) == 1, "query_run on pre-7 buckets");
+		T_EQ_I(sp.first, b0, "pre-7 buckets: the extent starts at the first bucket's start");
+		T_EQ_I(sp.last, last, "pre-7 buckets: the extent ends at the last raw tick");
+		T_EQ_I(sp.exact, 0, "pre-7 buckets: the span is not exact");
 		if (q)
 			query_close(q);
 	}

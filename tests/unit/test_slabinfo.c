@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_slabinfo: hand-made fixtures with hand-counted values, inline
  * grammar cases, the cache cap, and the host fixture plus the live file

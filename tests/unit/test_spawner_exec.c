@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The spawner's config across exec (churn/spawner_exec.c): what is packed comes back field for
  * field, pointers never cross, and every damaged blob (each truncation, wrong magic, another

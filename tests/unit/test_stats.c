@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_stats: quantiles, Mann-Whitney, Hodges-Lehmann, bootstrap, rate
  * ratios, slope differences, verdict lines, the RNG.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_store: the writer.  Migrations, runs, ticks through the views, the
  * queue under a locked DB, and refusal of newer, corrupt and foreign files.
@@ -170,6 +171,23 @@ int main(void)
 	store_run_begin(st, &r, &run2);
 	T_EQ_I(store_run_end(st, run2, 1700000100000, "stopped"), 0, "run ends");
 	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE end_reason='stopped'"), 1, "stopped run");
+	store_close(st);
+
+	/*
+	 * A DB made by a build that had 012 but not 011 (migration numbers land on main out of order):
+	 * user_version 12 without run_import.  Opening it applies 011 late and keeps user_version.
+	 */
+	int64_t ver = q1(path, "PRAGMA user_version");
+	snprintf(cmd, sizeof cmd, "sqlite3 %s 'DROP VIEW v_imports; DROP TABLE run_import'", path);
+	T_EQ_I(system(cmd), 0, "drop 011's objects with sqlite3");
+	T_EQ_I(q1(path, "SELECT count(*) FROM sqlite_master WHERE name IN ('run_import', 'v_imports')"), 0,
+	       "011's objects are gone");
+	st = store_open(path, 1 << 20, err, sizeof err);
+	T_CHECK(st != NULL, "a DB past 011 without its table opens (%s)", st ? "ok" : err);
+	T_EQ_I(q1(path, "SELECT count(*) FROM sqlite_master WHERE name IN ('run_import', 'v_imports')"), 2,
+	       "011 applied late: run_import and v_imports exist");
+	T_EQ_I(q1(path, "PRAGMA user_version"), ver, "user_version unchanged by the late migration");
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs"), 2, "the runs are still there");
 	store_close(st);
 
 	/* A DB from a newer fpusoakd is refused. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_strbuf: the bounded buffer — growth, the cap as an error, reset, detach. */
 #include "test.h"
 #include "common/strbuf.h"

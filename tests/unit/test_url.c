@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_url: request-target parsing, table-driven; expected values by hand. */
 #include "test.h"
 #include "web/url.h"

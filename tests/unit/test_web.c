@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_web: black-box HTTP tests of web/server.c on a DB of known content
  * (testdb.h).  A tiny socket client sends raw requests (so hostile ones are
@@ -213,22 +214,6 @@ static const char csv_label2[] =
 	"rows=list(csv.reader(open(sys.argv[1],newline=\"\",encoding=\"utf-8\")))\n"
 	"print(rows[2][1])";
 
-/* One line of sqlite3 CLI output (cells joined by sep) into out. */
-static void cli_line(const char *sql, char *out, size_t outlen)
-{
-	char cmd[1024];
-	FILE *p;
-
-	snprintf(cmd, sizeof cmd, "sqlite3 -batch -noheader -separator '</td><td class=\"n\">' '%s' \"%s\"", g_db, sql);
-	out[0] = '\0';
-	if ((p = popen(cmd, "r"))) {
-		if (fgets(out, (int)outlen, p))
-			out[strcspn(out, "\n")] = '\0';
-		while (fgetc(p) != EOF)
-			;
-		pclose(p);
-	}
-}
 
 static struct web_server *start(struct web_config *c, char *err, size_t errlen)
 {
@@ -239,6 +224,72 @@ static struct web_server *start(struct web_config *c, char *err, size_t errlen)
 }
 
 /* ---------------------------------------------------------------- pages */
+
+/*
+ * Samples without the request's columns (a DB written before schema 7): the headline's first card
+ * says so in one line and points at the per-zone section, instead of "no samples" as a figure.
+ * A copy of the test DB with run 1's request columns and rollups cleared, served by a second server.
+ */
+/* /runs filters by label, kernel and host (case-insensitive substrings), each run listed or not. */
+static void test_runs_filter(unsigned port)
+{
+	static const struct { const char *q; int r1, r2, r3; } f[] = {
+		{ "/runs?kernel=6.1", 1, 0, 0 },
+		{ "/runs?kernel=6.6.0-NEW", 0, 1, 1 },
+		{ "/runs?label=CURR", 0, 0, 1 },
+		{ "/runs?label=%3Cscript%3E", 1, 0, 0 },
+		{ "/runs?host=host%3C1&kernel=new", 0, 1, 1 },
+		{ "/runs?host=elsewhere", 0, 0, 0 },
+	};
+	struct resp r;
+
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		int ok = req(port, "GET", f[i].q, &r) == 0 && r.status == 200 &&
+			 body_has(&r, "<a href=\"/runs/1\">1</a>") == f[i].r1 &&
+			 body_has(&r, "<a href=\"/runs/2\">2</a>") == f[i].r2 &&
+			 body_has(&r, "<a href=\"/runs/3\">3</a>") == f[i].r3 &&
+			 body_has(&r, "No run matches.") == !(f[i].r1 || f[i].r2 || f[i].r3);
+		T_CHECK(ok, "%s lists runs%s%s%s%s", f[i].q, f[i].r1 ? " 1" : "", f[i].r2 ? " 2" : "", f[i].r3 ? " 3" : "",
+			f[i].r1 || f[i].r2 || f[i].r3 ? "" : " none (No run matches.)");
+		resp_free(&r);
+	}
+}
+
+static void test_no_request(void)
+{
+	struct web_config c = { .listen = "127.0.0.1:0", .version = "test", .no_socket_activation = 1 };
+	struct web_server *ws;
+	struct resp r;
+	char path[300], cmd[700], err[256];
+
+	snprintf(path, sizeof path, "%s/noreq.db", g_dir);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", g_db, path);
+	T_EQ_I(system(cmd), 0, "copy the test DB");
+	/* Run 3 relabelled as run 1: its page links to comparing it with run 1, the previous run so labelled. */
+	testdb_cli(path, "UPDATE runs SET label = (SELECT label FROM runs WHERE run_id = 1) WHERE run_id = 3");
+	testdb_cli(path, "UPDATE samples SET req_norders = NULL, req_atomic_mask = NULL, req_nowait_mask = NULL,"
+		   " req_kernel_mask = NULL, req_zones_lo = NULL, req_zones_hi = NULL WHERE run_id = 1;"
+		   " DELETE FROM request_rollup WHERE run_id = 1");
+	T_EQ_I(testdb_cli(path, "SELECT count(*) FROM v_atomic_request WHERE run_id = 1"), 0,
+	       "run 1 of the copy has no request-level sample");
+	c.db_path = path;
+	ws = web_open(&c, err, sizeof err);
+	T_CHECK(ws != NULL, "web_open on the copy (%s)", ws ? "" : err);
+	if (!ws)
+		return;
+	T_CHECK(req(web_port(ws), "GET", "/runs/1", &r) == 0 && r.status == 200 &&
+		body_has(&r, "No request-level sample in this run") && body_has(&r, "href=\"#atomic\"") &&
+		!body_has(&r, "no samples</span>"), "headline without request samples: one line saying why, no empty figure");
+	resp_free(&r);
+	T_CHECK(req(web_port(ws), "GET", "/runs/3", &r) == 0 && r.status == 200 &&
+		body_has(&r, "<a href=\"/compare?a=1&amp;b=3\">with run 1, the previous run labelled \"&lt;script&gt;"),
+		"run 3 links to comparing it with run 1, the previous run with its label");
+	resp_free(&r);
+	T_CHECK(req(web_port(ws), "GET", "/runs/1", &r) == 0 && body_has(&r, "no earlier run has this label"),
+		"run 1, the first with that label, says no earlier run has it");
+	resp_free(&r);
+	web_close(ws);
+}
 
 /* The environment table names the Xen domain only when the run recorded one (012_domu.sql).
  * Run 2 is marked a domU before the server opens the DB (it reads an idle DB as immutable). */
@@ -264,21 +315,22 @@ static void test_pages(unsigned port)
 	T_CHECK(header(&r, "Content-Type", v, sizeof v) && strcmp(v, "text/html; charset=utf-8") == 0, "/ is HTML (%s)", v);
 	T_CHECK(header(&r, "Content-Security-Policy", v, sizeof v) && strstr(v, "default-src 'none'"), "/ has a CSP");
 	T_EQ_S(py(&r, xml_check, out, sizeof out) == 0 ? out : out, "ok", "/ is valid UTF-8 and well-formed XML");
-	T_CHECK(body_has(&r, "<h2>Run 3: current \xe2\x80\x94 running</h2>"), "/ shows the newest run, running");
+	T_CHECK(body_has(&r, "<h1>Current run: 3</h1>") &&
+		body_has(&r, "<strong class=\"st st-running\">running</strong> &#183; current"),
+		"/ shows the newest run, running, in its state line");
 	T_CHECK(body_has(&r, "healthy: sampling &lt;1s&gt; &amp; well"), "/ shows the status line, escaped");
-	snprintf(exp, sizeof exp, "<tr><th>samples</th><td>%lld</td></tr>",
-		 testdb_cli(g_db, "SELECT COUNT(*) FROM samples WHERE run_id=3"));
+	snprintf(exp, sizeof exp, ", %lld samples, ", testdb_cli(g_db, "SELECT COUNT(*) FROM samples WHERE run_id=3"));
 	T_CHECK(body_has(&r, exp), "/ sample count = CLI count (%s)", exp);
-	for (int z = 1; z <= 3; z++) {
-		char sql[256], cells[512], name[16];
-		snprintf(sql, sizeof sql, "SELECT o0,o1,o2,o3,o4,o5,o6,o7,o8,o9,o10 FROM buddy_at WHERE run_id=3 AND "
-			 "zone_id=%d AND ts_ms=%lld", z, (long long)last);
-		cli_line(sql, cells, sizeof cells);
-		snprintf(name, sizeof name, "%s", z == 1 ? "DMA" : z == 2 ? "DMA32" : "Normal");
-		snprintf(exp, sizeof exp, "<tr><td>0</td><td>%s</td><td class=\"n\">%s</td>", name, cells);
-		T_CHECK(cells[0] && body_has(&r, exp), "/ latest buddyinfo row of %s = CLI", name);
-	}
-	T_CHECK(body_has(&r, "<svg") && body_has(&r, "Free memory by order, node 0 zone Normal"), "/ has charts");
+	T_CHECK(body_has(&r, "id=\"h-atomic\"") && body_has(&r, "id=\"h-headroom\"") && body_has(&r, "id=\"h-probes\"") &&
+		body_has(&r, "id=\"h-failures\"") && body_has(&r, "id=\"h-churn\""), "/ opens with the five headline figures");
+	snprintf(exp, sizeof exp, "<p><span class=\"big\">%lld</span> page allocation failure",
+		 testdb_cli(g_db, "SELECT COUNT(*) FROM v_alloc_failures WHERE run_id=3"));
+	T_CHECK(body_has(&r, exp), "headline: allocation failures of run 3 = CLI count (%s)", exp);
+	snprintf(exp, sizeof exp, "<p>%lld spawned</p>", testdb_cli(g_db, "SELECT sum(spawned) FROM v_churn WHERE run_id=3"));
+	T_CHECK(body_has(&r, exp), "headline: spawned workers of run 3 = CLI sum (%s)", exp);
+	T_CHECK(body_has(&r, "<svg class=\"spark\"") && body_has(&r, "Free memory, node 0 zone Normal"),
+		"/ has sparklines and charts");
+	(void)last;
 	/* HEAD: same headers and length, no body */
 	T_CHECK(req(port, "HEAD", "/", &h) == 0 && h.status == 200 && h.blen == 0, "HEAD / is 200 without a body");
 	T_CHECK(header(&h, "Content-Length", v, sizeof v) && (size_t)atol(v) == r.blen,
@@ -303,7 +355,7 @@ static void test_pages(unsigned port)
 	T_EQ_S(py(&r, xml_check, out, sizeof out) == 0 ? out : out, "ok", "/runs/1 is well-formed XML");
 	T_CHECK(body_has(&r, "root=/dev/xvda1 eagerfpu=on &quot;&gt;&lt;img src=x onerror=alert(1)&gt;") &&
 		!body_has(&r, "<img"), "hostile cmdline escaped");
-	T_CHECK(body_has(&r, "<title>Free memory by order, node 1 zone Mo&quot;v&lt;b&gt;</title>"),
+	T_CHECK(body_has(&r, "<title>Free memory, node 1 zone Mo&quot;v&lt;b&gt;</title>"),
 		"a chart per zone, hostile zone name escaped");
 	T_CHECK(body_has(&r, "Unusable free space index, node 0 zone DMA32"), "heatmap per zone");
 	T_CHECK(!body_has(&r, "Not in this database"), "every section has its table");
@@ -311,18 +363,24 @@ static void test_pages(unsigned port)
 	T_CHECK(body_has(&r, "<td>2024-06-01 12:01:40</td><td>&lt;script&gt;alert(1)&lt;/script&gt;\xef\xbf\xbd</td>"
 			 "<td class=\"n\">1234</td><td class=\"n\">3</td><td>GFP_KERNEL|__GFP_COMP</td><td><code>0x140cc0</code>"),
 		"allocation failure row: time, hostile COMM escaped (invalid byte as U+FFFD), pid, order, GFP");
-	T_CHECK(body_has(&r, "<p>3 allocation failures in this window."), "failure count = 3 alloc_fail rows");
+	T_CHECK(body_has(&r, "<summary>3 allocation failures in this window</summary>"), "failure count = 3 alloc_fail rows");
+	T_CHECK(body_has(&r, "<nav class=\"toc\">") && body_has(&r, "<section id=\"headroom\">") &&
+		body_has(&r, "<a href=\"#headroom\">"), "a table of contents with anchors");
+	T_CHECK(body_has(&r, "<details id=\"environment\"><summary>Environment and configuration"),
+		"the environment folded away");
+	T_CHECK(body_has(&r, "<a href=\"/compare?a=") || body_has(&r, "<select name=\"a\">"), "a run picker");
 	T_CHECK(body_has(&r, "action=\"/runs/1\"") && body_has(&r, "name=\"from\" step=\"1\" value=\"2024-06-01T12:00\""),
 		"window form prefilled with the run's extent");
 	resp_free(&r);
 
 	T_CHECK(req(port, "GET", "/runs/1?from=2024-06-01T12:05&to=1717243559000", &r) == 0 && r.status == 200,
 		"a window in ISO and epoch ms");
-	T_CHECK(body_has(&r, "Showing 2024-06-01 12:05:00 to 2024-06-01 12:05:59."), "window shown");
+	T_CHECK(body_has(&r, "show 2024-06-01 12:05:00 to 2024-06-01 12:05:59."), "window shown");
 	T_EQ_S(py(&r, xml_check, out, sizeof out) == 0 ? out : out, "ok", "windowed page is well-formed XML");
 	resp_free(&r);
-	T_CHECK(req(port, "GET", "/runs/2", &r) == 0 && r.status == 200 && body_has(&r, "no data in this window"),
-		"a run without samples renders with empty charts");
+	T_CHECK(req(port, "GET", "/runs/2", &r) == 0 && r.status == 200 &&
+		body_has(&r, "No buddyinfo sample in this window.") && body_has(&r, "No minute rollup yet"),
+		"a run without samples renders, each empty section saying why");
 	T_CHECK(body_has(&r, "=cmd|&#39; /C calc&#39;!A0"), "formula label escaped in HTML");
 	resp_free(&r);
 }
@@ -501,10 +559,10 @@ static void test_report_sections(unsigned port)
 	T_CHECK(body_has(&r, "stroke-dasharray"), "trend lines drawn dashed");
 	snprintf(exp, sizeof exp, "<td>Normal</td><td class=\"n\">10</td>");
 	T_CHECK(body_has(&r, exp), "trend table: Normal fitted on 10 minutes");
-	T_CHECK(body_has(&r, "<tr><td>1</td><td>Mo&quot;v&lt;b&gt;</td><td class=\"n\">10</td>"),
+	T_CHECK(body_has(&r, "<tr><td class=\"n\">3</td><td>1</td><td>Mo&quot;v&lt;b&gt;</td><td class=\"n\">10</td>"),
 		"trend table: hostile zone name escaped");
 	/* 3: the heatmap's values come from v_frag (no other formula in the page) */
-	T_CHECK(body_has(&r, "the worst value in each interval"), "unusable heatmap: worst value per interval");
+	T_CHECK(body_has(&r, "worst per interval"), "unusable heatmap: worst value per interval");
 	/* 4: churn totals = CLI sums */
 	snprintf(exp, sizeof exp, "<tr><td>workers spawned</td><td class=\"n\">%lld</td>",
 		 testdb_cli(g_db, "SELECT sum(spawned) FROM v_churn WHERE run_id=1"));
@@ -516,7 +574,7 @@ static void test_report_sections(unsigned port)
 		"churn charts");
 	/* 5: probes */
 	T_CHECK(body_has(&r, "<title>Capacity probes</title>") && body_has(&r, "<title>FPU-cost probes</title>"), "probe charts");
-	T_CHECK(body_has(&r, "<p>5 probes; trend "), "capacity trend over 5 probes");
+	T_CHECK(body_has(&r, " 5 probes; trend "), "capacity trend over 5 probes");
 	T_CHECK(body_has(&r, "<code>&lt;b&gt;held=256&lt;/b&gt; &amp; &quot;x&quot;</code>") && !body_has(&r, "<b>held"),
 		"probe detail escaped");
 	/* 6: failures timeline */
@@ -1156,6 +1214,7 @@ int main(void)
 
 	test_pages(port);
 	test_xen_domain(port);
+	test_runs_filter(port);
 	test_api(port);
 	test_report_sections(port);
 	test_errors(port);
@@ -1163,6 +1222,7 @@ int main(void)
 	test_concurrency(port);
 	test_limits();
 	test_open();
+	test_no_request();
 
 	web_close(ws);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);

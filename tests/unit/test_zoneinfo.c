@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_zoneinfo: the /proc/zoneinfo parser.
  *  - this VM's zoneinfo (fixture), expected values copied from the file;

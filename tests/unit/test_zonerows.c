@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_zonerows: a zone's buddyinfo and atomic-risk rows are stored when they
  * change (schema 006), and the views still give every tick its values.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * testdb.h: a database with known content for test_query and test_web.
  *

@@ -9,15 +9,22 @@
 # /etc/domu.env: DOMU_MEMORY (MB the domU runs with), DOMU_BOOT_MEMORY (MB
 # it is built with), DOMU_TIMEOUT (s, its hard cap), DOMU_CPUS (its CPU
 # affinity: 1, away from the dom0's pinned vCPU, see run.sh), DOM0_NOISE
-# (diagnostics), XEN_BIN.
+# and DOMU_CMDLINE_EXTRA (diagnostics), XEN_BIN.
 #
-# Why two sizes: Debian's 6.1 kernel image spans 0x1000000-0x4a00000 of the
-# guest's pseudo-physical space (text, data and a 17 MB bss, linked 16 MB
-# up), so Xen's PV domain builder refuses to build it in less than ~84 MB
-# ("segment kernel too large").  A smaller domU is built with
-# DOMU_BOOT_MEMORY and the toolstack sets its target to DOMU_MEMORY once it
-# runs (`xl mem-set`): its balloon driver hands the difference back to Xen,
-# and its /init waits for that before any scenario runs.
+# Why two sizes: Xen's PV domain builder lays the kernel image out at its
+# link address in the guest's pseudo-physical space, maps it plus the
+# start-info, xenstore and console pages, the page tables and the boot stack
+# with 512 KiB to spare rounded up to 4 MiB, and only then places the
+# initramfs and the p2m list (Linux asks for both unmapped).  Debian's cloud
+# image spans 0x1000000-0x3e00000 (46 MB from 16 MB up), so that mapping ends
+# at exactly 64 MB (pfn 0x4000) and the initramfs (0xe1 pages) no longer fits
+# in a 64 MB domain ("segment module0 too large (0xe1 > 0x4000 - 0x4000
+# pages)"); the generic image (to 0x4a00000) needs ~84 MB.  So the domU is
+# built with DOMU_BOOT_MEMORY (66 for the cloud image), and once it runs the
+# toolstack sets its target and its maximum to DOMU_MEMORY (`xl mem-set`,
+# `xl mem-max`): its balloon driver hands the difference back to Xen, and
+# its /init (told the size by fpusoak_domu_kb= on its command line) waits
+# for that before any scenario runs.
 # shellcheck disable=SC1091 # made by mkinitramfs.sh
 . /etc/domu.env
 PATH=$XEN_BIN:$PATH
@@ -58,8 +65,8 @@ if [ "$ts" = ok ]; then
 	name = "fpusoak-domu"
 	type = "pv"
 	kernel = "/payload/domu/vmlinuz"
-	ramdisk = "/payload/domu/initrd.gz"
-	cmdline = "console=hvc0 panic=1"
+	ramdisk = "/payload/domu/initrd.img"
+	cmdline = "console=hvc0 panic=1 fpusoak_domu_kb=$((DOMU_MEMORY * 1024))${DOMU_CMDLINE_EXTRA:+ $DOMU_CMDLINE_EXTRA}"
 	memory = $DOMU_BOOT_MEMORY
 	maxmem = $DOMU_BOOT_MEMORY
 	vcpus = 1
@@ -77,7 +84,7 @@ if [ "$ts" = ok ]; then
 	( while [ ! -f /tmp/xenconsole/guest-fpusoak-domu.log ]; do sleep 1; done
 	  tail -f /tmp/xenconsole/guest-fpusoak-domu.log |
 		awk '/^===FPUSOAK-/ && !/EXPORT/ { sub(/\r$/, ""); print "domU: " $0; fflush() }
-			/^===FPUSOAK-BALLOON / { system("xl list >/tmp/xl-list.log 2>&1") }' ) &
+			/^===FPUSOAK-BALLOON / { system("xl list >/tmp/xl-list.log 2>&1; xenstore-read /local/domain/$(xl domid fpusoak-domu)/memory/static-max >/tmp/xl-maxmem.log 2>&1") }' ) &
 	tailpid=$!
 	tc=$(_up_int)
 	# -F: xl stays in the foreground until the domain is gone.
@@ -96,7 +103,10 @@ if [ "$ts" = ok ]; then
 		# write its own target over it.
 		( i=0
 		  while [ ! -f /tmp/xenconsole/guest-fpusoak-domu.log ] && [ "$i" -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
-		  xl mem-set fpusoak-domu "${DOMU_MEMORY}m" >>/tmp/xl.log 2>&1 || echo "init: xl mem-set ${DOMU_MEMORY}m failed" ) &
+		  xl mem-set fpusoak-domu "${DOMU_MEMORY}m" >>/tmp/xl.log 2>&1 || echo "init: xl mem-set ${DOMU_MEMORY}m failed"
+		  # and its maximum: the domain can never grow back (Xen lets it
+		  # ratchet down to a maximum below what it holds).
+		  xl mem-max fpusoak-domu "${DOMU_MEMORY}m" >>/tmp/xl.log 2>&1 || echo "init: xl mem-max ${DOMU_MEMORY}m failed" ) &
 	fi
 	if [ -n "$domid" ]; then
 		mark "DOMU-CREATED domid=$domid boot_memory=${DOMU_BOOT_MEMORY}M memory=${DOMU_MEMORY}M vcpus=1 seconds=$(($(_up_int) - tc)) epoch=$(date +%s)"
@@ -126,7 +136,7 @@ if [ "$ts" = ok ]; then
 fi
 
 export_file console.log /tmp/xenconsole/guest-fpusoak-domu.log
-for f in xl xl-list xenstored xenconsoled xen-init-dom0; do
+for f in xl xl-list xl-maxmem xenstored xenconsoled xen-init-dom0; do
 	[ -f "/tmp/$f.log" ] && export_file "$f.log" "/tmp/$f.log"
 done
 export_proc meminfo

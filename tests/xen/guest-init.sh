@@ -69,11 +69,15 @@ echo "+memory +pids" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null ||
 
 if [ "$STAGE" = domu ]; then
 	# The toolstack built this domU larger than it runs (domu-host.sh): wait
-	# until the balloon driver has handed the rest back to Xen.
+	# until the balloon driver has handed the rest back to Xen.  The size it
+	# runs with comes on the kernel command line (fpusoak_domu_kb=), so a
+	# target the toolstack has not lowered yet is not taken for the end.
 	b=/sys/devices/system/xen_memory/xen_memory0
+	want=$(sed -n 's/.*fpusoak_domu_kb=\([0-9]*\).*/\1/p' /proc/cmdline)
 	read -r target <"$b/target_kb"
 	i=0
-	while read -r cur <"$b/info/current_kb" && [ "$cur" -gt "$target" ] && [ "$i" -lt 120 ]; do
+	while read -r cur <"$b/info/current_kb" &&
+		{ [ "$cur" -gt "$target" ] || [ "$target" -gt "${want:-$target}" ]; } && [ "$i" -lt 120 ]; do
 		sleep 0.5
 		i=$((i + 1))
 		read -r target <"$b/target_kb"
@@ -83,7 +87,7 @@ fi
 mark "ENV stage=$STAGE hypervisor=$(cat /sys/hypervisor/type 2>/dev/null) guest_type=$(cat /sys/hypervisor/guest_type 2>/dev/null) release=$(uname -r) nproc=$(nproc)"
 # The boot state, before anything ran: exported as boot/<file>.
 SC_NAME=boot
-export_proc meminfo buddyinfo cpuinfo xen/capabilities
+export_proc meminfo buddyinfo cpuinfo xen/capabilities slabinfo vmallocinfo
 send_exports boot
 SC_NAME=
 

@@ -2,8 +2,13 @@
 # Host side of the Xen test bed's scenarios (bash; sourced by run.sh).
 #
 #   scenario_names STAGE [LIST]     the scenarios a stage runs: LIST (names,
-#                                   or empty for all in tests/xen/scenarios/)
-#                                   filtered by each one's SC_STAGES
+#                                   or empty for the default set: all in
+#                                   tests/xen/scenarios/ but those whose conf
+#                                   says SC_DEFAULT=0) filtered by each one's
+#                                   SC_STAGES
+#   scenario_optin STAGE            the scenarios of the stage left out of
+#                                   the default set (SC_DEFAULT=0): they run
+#                                   only when named in the stage's list
 #   scenario_prepare NAME STAGE DIR stage NAME into DIR/NAME (guest.sh, env,
 #                                   files/ for the payload disk); 0 ready,
 #                                   77 skip (reason in DIR/NAME/skip), else
@@ -29,19 +34,35 @@ _scenario_conf() { # NAME: in a subshell only
 	SC_NEEDS=daemon
 	SC_FLAGS=
 	SC_SERVE=0
+	SC_DEFAULT=1
 	if [ -f "$XEN_SCENARIO_DIR/$1.conf.sh" ]; then
 		# shellcheck disable=SC1090
 		. "$XEN_SCENARIO_DIR/$1.conf.sh"
 	fi
 }
 
+_scenario_all() { (cd "$XEN_SCENARIO_DIR" && ls ./*.guest.sh 2>/dev/null | sed 's|^\./||; s|\.guest\.sh$||' | sort); }
+
+# A scenario named in LIST always runs (in its stages); the default set leaves out SC_DEFAULT=0.
 scenario_names() { # STAGE [LIST]
-	local stage=$1 list=${2:-} n
+	local stage=$1 list=${2:-} n dflt=0
 	if [ -z "$list" ]; then
-		list=$(cd "$XEN_SCENARIO_DIR" && ls ./*.guest.sh 2>/dev/null | sed 's|^\./||; s|\.guest\.sh$||' | sort)
+		list=$(_scenario_all)
+		dflt=1
 	fi
 	for n in $list; do
-		if (_scenario_conf "$n"; case " $SC_STAGES " in *" $stage "*) exit 0 ;; esac; exit 1); then
+		if (_scenario_conf "$n"; [ "$dflt" = 1 ] && [ "$SC_DEFAULT" = 0 ] && exit 1
+		    case " $SC_STAGES " in *" $stage "*) exit 0 ;; esac; exit 1); then
+			echo "$n"
+		fi
+	done
+}
+
+scenario_optin() { # STAGE
+	local n
+	for n in $(_scenario_all); do
+		if (_scenario_conf "$n"; [ "$SC_DEFAULT" = 0 ] || exit 1
+		    case " $SC_STAGES " in *" $1 "*) exit 0 ;; esac; exit 1); then
 			echo "$n"
 		fi
 	done

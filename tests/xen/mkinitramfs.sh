@@ -25,14 +25,22 @@
 # Usage: mkinitramfs.sh --out FILE --disk FILE [--stage dom0|domu|domu-host]
 #          [--payload daemon|standin] [--daemon PATH] [--port N|'']
 #          [--scenarios DIR --list "NAME..."]        (dom0, domu)
+#          [--moddir DIR] [--compress gzip|xz]
 #          [--tools DIR --domu-kernel F --domu-initrd F --domu-env F] (domu-host)
+# --moddir: the modules of another kernel than prepare.sh's (the domU's cloud
+# kernel, prepare-domu.sh); its release is the folder's name.
+# --compress xz: Xen's PV domain builder inflates a gzip'd ramdisk inside the
+# new domain before the kernel runs (libxenguest recognises gzip only): the
+# domain then holds the whole cpio (2.2 MB) until the kernel has unpacked and
+# freed it, and needs that much more to be built at all.  An xz'd one
+# (0.9 MB) stays packed until the kernel unpacks it.
 # Needs $XEN_CACHE/env (tests/xen/cache/env) from prepare.sh.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${XEN_CACHE:-$here/cache}
 out='' disk='' stage=dom0 payload=standin daemon='' port=8089 sdir='' list=''
-tools='' dkernel='' dinitrd='' denv=''
+tools='' dkernel='' dinitrd='' denv='' moddir='' compress=gzip
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
@@ -47,6 +55,8 @@ while [ $# -gt 0 ]; do
 	--domu-kernel) dkernel=$2; shift 2 ;;
 	--domu-initrd) dinitrd=$2; shift 2 ;;
 	--domu-env) denv=$2; shift 2 ;;
+	--moddir) moddir=$2; shift 2 ;;
+	--compress) compress=$2; shift 2 ;;
 	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -57,11 +67,18 @@ daemon) [ -x "$daemon" ] || die "--daemon PATH must be executable" ;;
 standin) ;;
 *) die "--payload daemon|standin" ;;
 esac
+case "$compress" in gzip | xz) ;; *) die "--compress gzip|xz" ;; esac
 # shellcheck disable=SC1091
 . "$cache/env"
+if [ -n "$moddir" ]; then
+	[ -f "$moddir/modules.dep" ] || die "--moddir $moddir has no modules.dep"
+	MODDIR=$moddir KVER=$(basename "$moddir")
+fi
 
 # Modules the guest loads, the rest of the Xen drivers it uses (hvc console,
-# /sys/hypervisor, xenbus, balloon) being built into Debian's kernel:
+# /sys/hypervisor, xenbus, balloon) being built into Debian's kernel; one
+# that the kernel builds in (modules.builtin: ext4 and crc32c in the cloud
+# flavour) is left out:
 #   xenfs  -> /proc/xen (needs xen-privcmd)
 #   ext4 (which mounts ext2) -> the payload disk; ext4 asks the crypto API
 #   for "crc32c" at mount, a soft dependency that modules.dep does not list,
@@ -132,7 +149,7 @@ if [ "$stage" = domu-host ]; then
 	copy_bin "$tools/usr/bin/xenstore" /usr/bin/xenstore "$tlib"
 	for t in read write ls list rm exists chmod; do ln -sfn xenstore "$root/usr/bin/xenstore-$t"; done
 	install -D -m 0644 "$dkernel" "$proot/domu/vmlinuz"
-	install -D -m 0644 "$dinitrd" "$proot/domu/initrd.gz"
+	install -D -m 0644 "$dinitrd" "$proot/domu/initrd.img"
 	install -m 0755 "$here/domu-host.sh" "$root/domu-host.sh"
 	install -m 0755 "$here/domu-block.sh" "$root/domu-block.sh"
 	mkdir -p "$root/etc/xen" "$root/var/lib/xen" "$root/var/log/xen" "$root/var/run/xen" "$root/var/lib/xenstored"
@@ -180,7 +197,9 @@ add_mod() {
 	for d in "${rev[@]:-}"; do [ -n "$d" ] && add_mod "$d"; done
 	order+=("$m")
 }
-for m in $want_mods; do add_mod "$m"; done
+for m in $want_mods; do
+	grep -qx "$m" "$MODDIR/modules.builtin" 2>/dev/null || add_mod "$m"
+done
 for m in "${order[@]}"; do install -D -m 0644 "$MODDIR/$m" "$root/lib/modules/$KVER/$m"; done
 
 install -m 0755 "$here/guest-init.sh" "$root/init"
@@ -205,6 +224,8 @@ kb=$(du -sk "$proot" | cut -f1)
 rm -f "$disk.tmp"
 mke2fs -q -F -t ext2 -L fpusoak -d "$proot" "$disk.tmp" "$((kb + kb / 4 + 1024))k" >/dev/null
 mv "$disk.tmp" "$disk"
-(cd "$root" && find . -print | sort | cpio -o -H newc --quiet -R 0:0) | gzip -6 >"$out.tmp"
+# xz: CRC32 and a 1 MiB dictionary, what the kernel's unpacker takes.
+pack() { if [ "$compress" = xz ]; then xz -9 --check=crc32 --lzma2=dict=1MiB; else gzip -6; fi; }
+(cd "$root" && find . -print | sort | cpio -o -H newc --quiet -R 0:0) | pack >"$out.tmp"
 mv "$out.tmp" "$out"
 echo "mkinitramfs: $stage: $out ($(du -k "$out" | cut -f1) KiB), $disk ($kb KiB used), payload $payload, scenarios: ${list:-none}, modules: ${order[*]}" >&2

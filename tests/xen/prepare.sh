@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Prepare the Xen PV test bed from Debian packages only:
 #  - qemu-system-x86, busybox-static, cpio, sqlite3 and e2fsprogs installed
 #    (apt-get, when root);

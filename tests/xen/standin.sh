@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Stand-in payload for the Xen test bed, used until (or instead of) the real
 # daemon: the sqlite3 CLI writes what fpusoakd would, under the same public
 # view names (v_runs, v_buddyinfo), from the same kernel files, so the host

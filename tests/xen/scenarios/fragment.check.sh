@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Scenario "fragment" (host side, after the boot): the positive control of issue 23.  Run 1 (A)
+# had no fragmenting load, run 2 (B) --fragment heavy; same length, flags and seed, both started
+# after drop_caches and compact_memory.  What is compared, exactly:
+#   Z  = the zone the report's comparison of A and B uses for order 3, the task_struct slab's order
+#        (the largest zone of both runs: DMA32 in the test guests);
+#   1. B's order-3 headroom trend in Z (the report's own: fitted per tick, AR(1)-corrected 95%
+#      interval, report/headroom.h) falls: its slope and the whole interval are below zero;
+#   2. A's does not fall as fast: A's slope is above B's, and the comparison's headroom line (slope
+#      difference B - A, Welch) is "significant" with the interval below zero;
+#   3. the unusable free space index at order 3 in Z (v_frag, the kernel's own arithmetic) rose:
+#      B's last-minute mean exceeds its first-minute mean by >= 0.05, and by >= 0.03 more than A's;
+#   4. fragmenting fallbacks (v_extfrag: mm_page_alloc_extfrag with fallback_order < pageblock_order):
+#      more in B than in A, where this daemon records them (a SKIP says so where it does not);
+#   5. the load's own rows (v_fragment): B only, never above its bound, >= 3 cycles.
+# The figures go to times.txt (sc_time) for the README's table.
+db=$SC_OUT/fpusoakd.db
+sq() { sqlite3 -batch -noheader "$db" "$@" 2>&1; }
+if [ ! -f "$db" ]; then
+	fail "no DB from the fragment scenario"
+	return 0 2>/dev/null || exit 0
+fi
+check "DB passes PRAGMA integrity_check" test "$(sq 'PRAGMA integrity_check')" = ok
+for r in 1 2; do
+	lab=$(sq "SELECT label FROM v_runs WHERE run_id = $r")
+	ns=$(sq "SELECT count(*) || ' ' || ((max(ts_ms) - min(ts_ms)) / 1000) FROM v_samples WHERE run_id = $r")
+	read -r n span <<<"$ns"
+	end=$(sq "SELECT end_reason FROM v_runs WHERE run_id = $r")
+	# Three minutes of samples for the trend; a loaded host may miss ticks (TCG), not minutes.
+	check "run $r ($lab): $n samples over ${span:-0}s (>= 180 s, >= 150 samples), ended '$end'" \
+		test "${span:-0}" -ge 180 -a "${n:-0}" -ge 150 -a "$end" = stopped
+done
+check "run 1 ran without the load, run 2 with --fragment heavy (config)" \
+	test "$(sq "SELECT group_concat(instr(config, 'fragment=off') > 0 AND run_id = 1 OR instr(config, 'fragment=heavy') > 0 AND run_id = 2) FROM v_runs ORDER BY run_id")" = "1,1"
+
+# 5. the load's accounting
+fr=$(sq "SELECT count(*) || ' ' || coalesce(max(cycles), 0) || ' ' || coalesce(max(held_bytes), 0) || ' ' ||
+	coalesce(max(cap_bytes), 0) || ' ' || (SELECT count(*) FROM v_fragment WHERE run_id = 1) FROM v_fragment WHERE run_id = 2")
+read -r frows fcyc fheld fcap fa <<<"$fr"
+check "v_fragment: $frows rows in B, none in A ($fa); $fcyc cycles; at most $((fheld / 1024)) KiB held of the $((fcap / 1024)) KiB bound" \
+	test "$frows" -ge 140 -a "$fa" = 0 -a "$fcyc" -ge 3 -a "$fheld" -le "$fcap"
+sc_time fragment_cycles "$fcyc"
+sc_time fragment_peak_kib $((fheld / 1024))
+sc_time fragment_bound_kib $((fcap / 1024))
+
+# The report's own figures, through its read-only server and JSON API.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$FPUSOAKD" serve --db "$db" --listen "127.0.0.1:$port" >"$SC_OUT/serve.log" 2>&1 &
+spid=$!
+for _ in $(seq 50); do curl -fsS -m 5 -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null && break; sleep 0.1; done
+ok=1
+for u in runs/1 runs/2 compare?a=1\&b=2; do
+	curl -fsS -m 60 -o "$SC_OUT/api-${u//[?&=\/]/_}.json" "http://127.0.0.1:$port/api/v1/$u" || ok=0
+done
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+"$FPUSOAKD" summary --db "$db" --compare 1 2 >"$SC_OUT/summary-compare.txt" 2>&1
+if [ "$ok" != 1 ]; then
+	fail "the report's API did not answer (see $SC_OUT/serve.log)"
+	return 0 2>/dev/null || exit 0
+fi
+figs=$(python3 - "$SC_OUT" <<'EOF'
+import json, sys
+d = sys.argv[1]
+a = json.load(open(d + "/api-runs_1.json")); b = json.load(open(d + "/api-runs_2.json"))
+c = json.load(open(d + "/api-compare_a_1_b_2.json"))
+zone = next((o["zone"] for o in c["orders_of_interest"] if o["order"] == 3), "")
+line = next((l for l in c["comparisons"] if l["label"] == "headroom o3/h"), {})
+def trend(run):
+    t = next((t for t in run["headroom_trends"] if t["order"] == 3 and t["zone"] == zone), None)
+    if not t or t.get("slope_per_hour") is None:
+        return "nan nan nan none"
+    return "%.6g %.6g %.6g %s" % (t["slope_per_hour"], t["ci95_per_hour"][0], t["ci95_per_hour"][1], t.get("fit", "?"))
+ci = line.get("ci95") or [float("nan"), float("nan")]
+print(zone or "-", trend(a), trend(b), "1" if line.get("significant") else "0", "%.6g %.6g %.6g" %
+      (line.get("estimate", float("nan")), ci[0] if ci[0] is not None else float("nan"),
+       ci[1] if ci[1] is not None else float("nan")), (line.get("verdict") or line.get("note") or "").replace(" ", "_"))
+EOF
+)
+read -r zone sa la ha fa sb lb hb fb sig est elo ehi verdict <<<"$figs"
+info "order 3, zone $zone: A slope $sa/h [$la, $ha] ($fa), B $sb/h [$lb, $hb] ($fb); compare: ${verdict//_/ }"
+lt() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if a < b else 1)" "$1" "$2" 2>/dev/null; }
+# 1.
+if lt "$sb" 0 && lt "$hb" 0; then
+	pass "1. with the load, order-3 headroom in $zone falls: $sb blocks/h, 95% CI [$lb, $hb] below zero ($fb)"
+else
+	fail "1. with the load, order-3 headroom in $zone: slope $sb blocks/h, 95% CI [$lb, $hb]: not below zero ($fb)"
+fi
+# 2.
+if lt "$sb" "$sa" && [ "$sig" = 1 ] && lt "$ehi" 0; then
+	pass "2. without it, it falls less ($sa vs $sb blocks/h); the compare says: ${verdict//_/ }"
+else
+	fail "2. the compare of A and B: ${verdict//_/ } (A $sa, B $sb blocks/h)"
+fi
+sc_time headroom_zone "$zone"
+sc_time headroom_o3_slope_off_per_h "$sa"
+sc_time headroom_o3_ci_off "[$la,$ha]"
+sc_time headroom_o3_slope_heavy_per_h "$sb"
+sc_time headroom_o3_ci_heavy "[$lb,$hb]"
+sc_time headroom_o3_diff_per_h "$est [$elo,$ehi]"
+
+# 3. the unusable free space index at order 3 in Z, first minute vs last minute of each run
+rise() {
+	sq "SELECT round(l.u - f.u, 4) || ' ' || round(f.u, 4) || ' ' || round(l.u, 4) FROM
+		(SELECT avg(unusable_index) AS u FROM v_frag WHERE run_id = $1 AND zone = '$zone' AND page_order = 3
+		  AND ts_ms < (SELECT min(ts_ms) FROM v_samples WHERE run_id = $1) + 60000) f,
+		(SELECT avg(unusable_index) AS u FROM v_frag WHERE run_id = $1 AND zone = '$zone' AND page_order = 3
+		  AND ts_ms > (SELECT max(ts_ms) FROM v_samples WHERE run_id = $1) - 60000) l"
+}
+read -r ra ua0 ua1 <<<"$(rise 1)"
+read -r rb ub0 ub1 <<<"$(rise 2)"
+if python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b >= 0.05 and b - a >= 0.03 else 1)" "$ra" "$rb" 2>/dev/null; then
+	pass "3. the unusable index at order 3 in $zone rose with the load: $ub0 -> $ub1 (+$rb), without: $ua0 -> $ua1 (+$ra)"
+else
+	fail "3. the unusable index at order 3 in $zone: with the load $ub0 -> $ub1 (+$rb), without $ua0 -> $ua1 (+$ra)"
+fi
+sc_time unusable_o3_off "$ua0->$ua1"
+sc_time unusable_o3_heavy "$ub0->$ub1"
+
+# 4. fragmenting fallbacks, where the daemon records them (the tracefs work adds them)
+if [ "$(sq "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'v_extfrag'")" != 1 ]; then
+	skip "4. fragmenting fallbacks: this daemon does not record mm_page_alloc_extfrag (no v_extfrag view)"
+elif [ "$(sq "SELECT count(*) FROM v_extfrag WHERE run_id IN (1, 2)")" = 0 ]; then
+	skip "4. fragmenting fallbacks: no mm_page_alloc_extfrag rows in either run (tracing off in this guest?)"
+else
+	fa=$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 1 AND fragmenting = 1")
+	fbk=$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 2 AND fragmenting = 1")
+	check "4. fragmenting fallbacks: $fbk with the load, $fa without" test "${fbk:-0}" -gt "${fa:-0}"
+	sc_time fallbacks_fragmenting "$fa->$fbk"
+fi
