@@ -119,6 +119,7 @@ struct daemon {
 	int quiet;                   /* 1: stepping aside for a guest-scope fill; 2: gave up on it (quiet.c) */
 	int quiet_pinned;            /* while quiet: the locked pages were taken again from scratch */
 	int64_t quiet_since_mono_ms;
+	int64_t trace_retry_mono_ms; /* the trace instance could not be made again after a fill: next try */
 	int epfd, sigfd, tick_tfd, status_tfd;   /* created by daemon_main before the spawner forks */
 	int stop;                    /* set by SIGTERM/SIGINT or --duration */
 };

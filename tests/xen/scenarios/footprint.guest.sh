@@ -58,7 +58,7 @@ grep_log() {
 meminfo() {
 	_m=
 	while read -r _k _v _u; do
-		case $_k in MemFree: | MemAvailable: | Cached: | Shmem: | Mlocked: | AnonPages: | PageTables: | SUnreclaim: | KernelStack:)
+		case $_k in MemFree: | MemAvailable: | Cached: | Shmem: | Mlocked: | AnonPages: | PageTables: | Slab: | SReclaimable: | SUnreclaim: | KernelStack:)
 			_m="$_m ${_k%:}=$_v" ;;
 		esac
 	done </proc/meminfo
@@ -99,6 +99,7 @@ while [ "$i" -le "$FOOTPRINT_ROUNDS" ]; do
 		meminfo "by=daemon round=$i phase=stepped-aside"
 		[ -n "$sp" ] && kill -CONT "$sp"
 	else
+		meminfo "by=daemon round=$i phase=before-request"
 		kill -USR1 "$DAEMON_PID"
 	fi
 	n=
