@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -83,6 +84,40 @@ static char **child_env(void)
 	return env;
 }
 
+/*
+ * Where pidfd_open is missing (Linux < 5.3; valgrind 3.19 does not know it), the web process, our
+ * child, is watched through SIGCHLD instead: blocked, read from a signalfd in the front's epoll, and
+ * every SIGCHLD (the spawner's and the fragmenting load's too) reaps the web process if it is the
+ * one that ended.  Set up before the first spawn, so no death goes unnoticed.  The spawner, the load
+ * and the web process set their own signal masks.  0, or -1 with errno.
+ */
+static int watch_by_sigchld(struct front *f)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t set;
+	int pfd;
+
+	if (f->chldfd >= 0)
+		return 0;
+	pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pfd >= 0) {
+		close(pfd);
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+	    (f->chldfd = move_high(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC))) < 0)
+		return -1;
+	ev.data.fd = f->chldfd;
+	if (epoll_ctl(f->epfd, EPOLL_CTL_ADD, f->chldfd, &ev) < 0)
+		return -1;
+	log_info("http: no pidfd_open here (ENOSYS): the web process is watched through SIGCHLD");
+	return 0;
+}
+
 /* Start the web process; ready_wr >= 0 is the pipe it writes a byte to once it serves.  0 or -1. */
 static int spawn_child(struct front *f, int ready_wr)
 {
@@ -97,6 +132,11 @@ static int spawn_child(struct front *f, int ready_wr)
 
 	if (!env)
 		return -1;
+	if (watch_by_sigchld(f) < 0) {
+		log_warn("http: watching the web process through SIGCHLD");
+		free(env);
+		return -1;
+	}
 	snprintf(lfd, sizeof lfd, "%d", CHILD_LISTEN_FD);
 	snprintf(vfd, sizeof vfd, "%d", CHILD_LIVE_FD);
 	snprintf(rfd, sizeof rfd, "%d", CHILD_READY_FD);
@@ -140,6 +180,9 @@ static int spawn_child(struct front *f, int ready_wr)
 		log_warnx("http: cannot start %s: %s", f->exe, strerror(e));
 		return -1;
 	}
+	f->started_mono_ms = clock_mono_ms();
+	if (f->chldfd >= 0)
+		return 0;                /* watched through SIGCHLD */
 	f->pidfd = (int)syscall(SYS_pidfd_open, f->child, 0);
 	if (f->pidfd < 0) {
 		log_warn("http: pidfd_open of the web process");
@@ -150,7 +193,6 @@ static int spawn_child(struct front *f, int ready_wr)
 	}
 	f->pidfd = move_high(f->pidfd);
 	fcntl(f->pidfd, F_SETFD, FD_CLOEXEC);
-	f->started_mono_ms = clock_mono_ms();
 	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = f->pidfd };
 	if (epoll_ctl(f->epfd, EPOLL_CTL_ADD, f->pidfd, &ev) < 0)
 		log_warn("http: watching the web process");
@@ -165,7 +207,8 @@ static int reap_child(struct front *f, int wait, int expected)
 	if (!f->child)
 		return 1;
 	memset(&si, 0, sizeof si);
-	if (waitid(P_PIDFD, (id_t)f->pidfd, &si, WEXITED | (wait ? 0 : WNOHANG)) < 0 || si.si_pid == 0)
+	if ((f->pidfd >= 0 ? waitid(P_PIDFD, (id_t)f->pidfd, &si, WEXITED | (wait ? 0 : WNOHANG)) :
+	     waitid(P_PID, (id_t)f->child, &si, WEXITED | (wait ? 0 : WNOHANG))) < 0 || si.si_pid == 0)
 		return 0;
 	if (expected)
 		log_debug("http: the web process (pid %d) ended", (int)f->child);
@@ -173,8 +216,10 @@ static int reap_child(struct front *f, int wait, int expected)
 		log_warnx("http: the web process (pid %d) exited with status %d", (int)f->child, si.si_status);
 	else
 		log_warnx("http: the web process (pid %d) was killed by signal %d", (int)f->child, si.si_status);
-	epoll_ctl(f->epfd, EPOLL_CTL_DEL, f->pidfd, NULL);
-	close(f->pidfd);
+	if (f->pidfd >= 0) {
+		epoll_ctl(f->epfd, EPOLL_CTL_DEL, f->pidfd, NULL);
+		close(f->pidfd);
+	}
 	f->pidfd = -1;
 	f->child = 0;
 	return 1;
@@ -414,6 +459,12 @@ static void front_event(void *arg)
 				restart(f);
 		} else if (f->child && ev[i].data.fd == f->pidfd && reap_child(f, 0, f->paused) && !f->paused) {
 			restart(f);
+		} else if (f->chldfd >= 0 && ev[i].data.fd == f->chldfd) {
+			struct signalfd_siginfo si;
+			while (read(f->chldfd, &si, sizeof si) == (ssize_t)sizeof si)
+				;
+			if (f->child && reap_child(f, 0, f->paused) && !f->paused)
+				restart(f);
 		}
 	}
 }
@@ -426,8 +477,16 @@ static void stop_child(struct front *f)
 	if (!f->child)
 		return;
 	kill(f->child, SIGTERM);
-	if (poll(&pf, 1, STOP_WAIT_MS) <= 0)
+	if (f->pidfd < 0) {
+		/* Watched through SIGCHLD: look every 20 ms (any child's SIGCHLD would wake a poll). */
+		for (int i = 0; i < STOP_WAIT_MS / 20 && f->child; i++)
+			if (!reap_child(f, 0, 1))
+				poll(NULL, 0, 20);
+		if (f->child)
+			kill(f->child, SIGKILL);
+	} else if (poll(&pf, 1, STOP_WAIT_MS) <= 0) {
 		kill(f->child, SIGKILL);
+	}
 	if (!reap_child(f, 1, 1))
 		log_warnx("http: the web process (pid %d) could not be reaped", (int)f->child);
 }
@@ -472,14 +531,16 @@ static void front_close(void *arg)
 		close(f->epfd);
 	if (f->timerfd >= 0)
 		close(f->timerfd);
+	if (f->chldfd >= 0)
+		close(f->chldfd);
 	live_close(f->live);
 	f->live = NULL;
-	f->listen_fd = f->epfd = f->timerfd = -1;
+	f->listen_fd = f->epfd = f->timerfd = f->chldfd = -1;
 }
 
 void front_hooks(struct front *f, struct daemon_hooks *h)
 {
-	f->listen_fd = f->pidfd = f->epfd = f->timerfd = -1;
+	f->listen_fd = f->pidfd = f->epfd = f->timerfd = f->chldfd = -1;
 	*h = (struct daemon_hooks){ .arg = f, .bind = front_bind, .open = front_open, .sample = front_sample, .status = front_status,
 				    .close = front_close, .fd = front_fd, .event = front_event, .quiet = front_quiet };
 }

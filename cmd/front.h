@@ -8,7 +8,8 @@
  * web process (fpusoakd-web serve, found beside the core or in LIBEXECDIR)
  * gets it at exec, with the live snapshot (daemon/live.h) the core writes
  * after every sample and status period.  A web process that dies (crash,
- * kill -9, OOM kill) is reaped through a pidfd the daemon's loop polls and
+ * kill -9, OOM kill) is reaped through a pidfd the daemon's loop polls (a
+ * SIGCHLD signalfd where pidfd_open is missing: Linux < 5.3, valgrind) and
  * started again at once, or after a growing pause when it keeps dying;
  * connections wait in the socket's backlog meanwhile.  The core never waits
  * for it except once at start (READY=1 promises that HTTP serves) and at
@@ -39,6 +40,7 @@ struct front {
 	int listen_fd;               /* the bound (or systemd-passed) socket, kept across restarts */
 	pid_t child;                 /* the web process, 0 when none runs */
 	int pidfd;                   /* its pidfd, -1 when none */
+	int chldfd;                  /* without pidfd_open (Linux < 5.3, valgrind): a SIGCHLD signalfd, else -1 */
 	int epfd, timerfd;           /* what the daemon's loop polls: the pidfd and the restart timer */
 	int64_t started_mono_ms;     /* when the running child was started */
 	int64_t backoff_ms;          /* pause before the next restart after a quick death */
