@@ -14,7 +14,10 @@
 # ~38 steps: 10-25 s a fill where 256 KiB takes 70 s and more.  It still
 # measures the effect: a worker costs ~1.1 MB, so a difference of one
 # worker is 2.6% and of two 5.3%; the check asks the daemon to cost the fill
-# at most ~1 MB, where it cost 5 workers before the web process moved out.
+# at most ~1 MB, where it cost 5 workers before the web process moved out
+# (and 10-11 more, the trace instance's 10.9 MB of slab, until stepping
+# aside removed that instance for the fill; the guest's meminfo before each
+# fill shows it: MemFree, Slab, SReclaimable).
 # Knobs: FOOTPRINT_ROUNDS (5), FOOTPRINT_WORKER_MEMORY (1M), FOOTPRINT_SETTLE (s at rest before the
 # table, 20), FOOTPRINT_ACTIVITY (s over which CPU, wakeups and writes of each process are taken
 # after the table, 30).  Costs ~280 s of guest time on a loaded host
