@@ -143,6 +143,9 @@ int loop_tick(struct daemon *d);
  */
 void quiet_update(struct daemon *d);
 
+/* After a tick is stored: the trace instance removed for a fill is made again (quiet.c). */
+void quiet_after_tick(struct daemon *d);
+
 /* Come back now if stepped aside (at exit). */
 void quiet_end(struct daemon *d);
 

@@ -132,6 +132,7 @@ int loop_tick(struct daemon *d)
 	d->last_tick_mono_ms = clock_mono_ms();
 	d->ticks++;
 	loop_publish(d);
+	quiet_after_tick(d);
 	return rc;
 }
 

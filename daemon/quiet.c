@@ -122,8 +122,6 @@ static void leave(struct daemon *d, int next, const char *why)
 		query_cache_kib(d->reader, DAEMON_READER_CACHE_KIB);
 	if (d->front_open && d->hooks->quiet)
 		d->hooks->quiet(d->hooks->arg, 0);
-	if (!d->stop)
-		trace_on(d);
 	log_info("%s: web process and database writes back (%zu tick(s) held, %zu KiB; %zu still queued)", why,
 		 held, kib, store_queued(d->store));
 }
@@ -147,11 +145,20 @@ void quiet_update(struct daemon *d)
 	} else {
 		churnlink_probe_go(d->churn);   /* gave up stepping aside: the probe runs anyway */
 	}
-	if (d->quiet != 1 && !d->stop)
-		trace_on(d);
 	/* A reopen that failed after a fill is tried again every status period; ticks stay queued meanwhile. */
 	if (d->quiet != 1 && store_suspended(d->store) && store_resume(d->store, NULL, 0) == 0)
 		log_notice("database: reopened; queued samples written");
+}
+
+/*
+ * The trace instance is made again after the tick that follows the fill has been stored: making it
+ * takes seconds on kernels before 6.6 under TCG (3.5 s measured), and the probe's result, which that
+ * tick carries, must not wait for it (a --duration ending meanwhile lost it in the gfp scenario).
+ */
+void quiet_after_tick(struct daemon *d)
+{
+	if (d->quiet != 1 && !d->stop)
+		trace_on(d);
 }
 
 void quiet_end(struct daemon *d)

@@ -20,12 +20,14 @@
 # fill shows it: MemFree, Slab, SReclaimable).
 # Knobs: FOOTPRINT_ROUNDS (5), FOOTPRINT_WORKER_MEMORY (1M), FOOTPRINT_SETTLE (s at rest before the
 # table, 20), FOOTPRINT_ACTIVITY (s over which CPU, wakeups and writes of each process are taken
-# after the table, 30).  Costs ~280 s of guest time on a loaded host
+# after the table, 30).  Costs ~280-370 s of guest time on a loaded host
 # (246 s before the activity window, load average ~19).
 SC_STAGES=dom0
 SC_NEEDS=daemon
 SC_SERVE=0
-SC_BUDGET=${FOOTPRINT_BUDGET:-330}
+# 450: in make test (all scenarios, host load ~7-10) a round took 60-75 s and the fifth did not
+# end within 330 s (2026-12-01 22:50 UTC).
+SC_BUDGET=${FOOTPRINT_BUDGET:-450}
 
 sc_prepare() {
 	local repo b
