@@ -268,6 +268,7 @@ int loop_run(struct daemon *d)
 		if (deadline) {
 			if (now >= deadline) {
 				log_notice("--duration reached; stopping");
+				d->stop = 1;        /* as a stop signal: nothing is started again on the way out (quiet.c) */
 				break;
 			}
 			if (timeout < 0 || deadline - now < timeout)

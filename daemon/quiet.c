@@ -120,7 +120,9 @@ static void leave(struct daemon *d, int next, const char *why)
 		log_warnx("status line: %s; it shows no headroom trend", err);
 	else
 		query_cache_kib(d->reader, DAEMON_READER_CACHE_KIB);
-	if (d->front_open && d->hooks->quiet)
+	/* Stopping: the web process is not started again only to be stopped (the soak scenario's domU fetch
+	 * reached one that way, as the daemon went). */
+	if (d->front_open && d->hooks->quiet && !d->stop)
 		d->hooks->quiet(d->hooks->arg, 0);
 	log_info("%s: web process and database writes back (%zu tick(s) held, %zu KiB; %zu still queued)", why,
 		 held, kib, store_queued(d->store));
