@@ -162,7 +162,9 @@ if [ "$PAYLOAD" = daemon ] && [ -f "$db" ]; then
 			lost=$(sq "SELECT coalesce(max(value), 0) FROM v_counters WHERE run_id = $run AND name = 'trace_lost'")
 			unp=$(sq "SELECT coalesce(max(value), 0) FROM v_counters WHERE run_id = $run AND name = 'trace_unparsed'")
 			# The instance is removed while a guest-scope fill runs (daemon/quiet.c): its failures are the probe's.
-			skip "no failed allocation traced outside the guest-scope fill (the trace is off during it): ${cap:+the capacity fill held $cap workers and stopped by '$why'; }${cap:-no capacity fill ran; }lost $lost, unparsed $unp lines; kernel log: $nk failures"
+			fill="no capacity fill ran"
+			[ -n "$cap" ] && fill="the capacity fill held $cap workers and stopped by '$why'"
+			skip "no failed allocation traced outside the guest-scope fill (the trace is off during it): $fill; lost $lost, unparsed $unp lines; kernel log: $nk failures"
 		fi
 		sc_time trace_failures "$nf"
 		sc_time trace_failures_kmsg "$nk"
