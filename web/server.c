@@ -605,7 +605,8 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
 	struct MHD_OptionItem addr[2];
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	/* MHD_USE_ITC: web_close quiesces first (see there), which these thread modes need it for. */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
 	const union MHD_DaemonInfo *info;
 	int r, fd = -1, bad;
 
@@ -688,8 +689,19 @@ void web_close(struct web_server *ws)
 {
 	if (!ws)
 		return;
-	if (ws->d)
+	if (ws->d) {
+		/*
+		 * Quiesced first: a stop with the listening socket still in use shuts it down (shutdown(2)
+		 * wakes the threads), and a socket is one object for every process holding it.  The
+		 * daemon's core keeps the socket across web processes: a web process stopped with SIGTERM
+		 * (a guest-scope fill, daemon/quiet.c) left it refusing connections for good.  Quiesced,
+		 * libmicrohttpd hands it back and we close only our descriptor.
+		 */
+		MHD_socket lfd = MHD_quiesce_daemon(ws->d);
 		MHD_stop_daemon(ws->d);   /* joins the threads; every response is destroyed */
+		if (lfd != MHD_INVALID_SOCKET)
+			close(lfd);
+	}
 	for (unsigned i = 0; i < WEB_MAX_THREADS; i++)
 		for (int d = 0; d < RUNREF_MAX_DBS; d++)
 			query_close(ws->pool[i][d]);

@@ -83,6 +83,12 @@ check "after kill -9 of the web process /healthz answers ok again within 2 s (${
 web2=$(web_of $pid)
 check "a new web process runs ($web -> ${web2:-none})" test -n "$web2" -a "$web2" != "$web"
 check "the daemon logged the death and the restart" grep -q "restarting the web process" "$tmp/a.log"
+# A graceful stop (SIGTERM, as a guest-scope fill stops it) must leave the core's socket listening:
+# libmicrohttpd's stop shut the shared socket down, and every later connection was refused.
+kill -TERM "$web2"
+back=
+for i in $(seq 50); do curl -fs -m 1 "http://127.0.0.1:$port/healthz" 2>/dev/null | grep -qx ok && { back=1; break; }; sleep 0.1; done
+check "after SIGTERM of the web process the socket still listens and /healthz answers again" test -n "$back"
 # Three quick deaths: restarts back off, and it still comes back.
 for k in 1 2 3; do w=$(web_of $pid); [ -n "$w" ] && kill -KILL "$w"; sleep 0.3; done
 back=
