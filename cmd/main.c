@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "churn/probe.h"
@@ -36,8 +37,14 @@ static void without_tcache(char **argv)
 	const char *t = getenv("GLIBC_TUNABLES");
 	char buf[1024];
 
-	if (t && strstr(t, CORE_TUNABLE))
+	if (t && strstr(t, CORE_TUNABLE)) {
+		/* Re-exec'd through /proc/self/exe, the kernel named us "exe" (ps, top, systemctl status): our name back. */
+		char comm[16] = "";
+		const char *base = strrchr(argv[0], '/');
+		if (prctl(PR_GET_NAME, comm) == 0 && strcmp(comm, "exe") == 0)
+			prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
 		return;
+	}
 	if ((size_t)snprintf(buf, sizeof buf, "%s%s%s", t ? t : "", t ? ":" : "", CORE_TUNABLE) >= sizeof buf ||
 	    setenv("GLIBC_TUNABLES", buf, 1) < 0)
 		return;
