@@ -10,9 +10,14 @@ SYSCONFDIR ?= /etc
 LIBEXECDIR ?= $(PREFIX)/libexec/fpusoakd
 
 CC      ?= cc
-PKGS     = libmicrohttpd sqlite3 libcjson libsystemd inih
+PKGS     = libmicrohttpd sqlite3 libcjson inih
 # Debian 12 package for each pkg-config name above, same order.
-DEBPKGS  = libmicrohttpd-dev libsqlite3-dev libcjson-dev libsystemd-dev libinih-dev
+DEBPKGS  = libmicrohttpd-dev libsqlite3-dev libcjson-dev libinih-dev
+# The daemon's core links only what it runs: every library mapped into a locked process is loaded,
+# relocated and has its constructors run, and those pages stay locked (issue 20).  The HTTP and JSON
+# libraries (and libgnutls, which Debian's libmicrohttpd pulls in) are the web process's alone.
+CORE_PKGS = sqlite3 inih
+WEB_PKGS  = libmicrohttpd sqlite3 libcjson
 RUNTOOLS = sqlite3 curl
 
 BUILD   ?= build
@@ -26,24 +31,28 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -I. -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm -lpthread
+CORE_LIBS = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null) -lm
+WEB_LIBS  = $(shell pkg-config --libs $(WEB_PKGS) 2>/dev/null) -lm -lpthread
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"' -DFPUSOAK_LIBEXECDIR='"$(LIBEXECDIR)"'
 
 # -Wno-format-truncation: snprintf into bounded buffers is how we truncate on purpose.
 # Every module folder feeds one static library; cmd/ holds the programs' entries: cmd/main.c (with
-# cmd/front.c, which wires the web server to the daemon) is fpusoakd, cmd/spawner_main.c the churn
-# spawner it execs (static: see churn/spawner.h).
+# cmd/front.c, which runs and supervises the web process) is fpusoakd, the daemon's core; cmd/web_main.c is fpusoakd-web, the web process (`fpusoakd serve` and
+# `fpusoakd report` exec it); cmd/spawner_main.c the churn spawner the core execs (static: see
+# churn/spawner.h).  Each links only its own libraries: a web symbol reaching the core fails its link.
 LIBDIRS  = common collector analysis churn store report web daemon
 LIBSRC   = $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBSRC)) $(BUILD)/obj/gen/schema.o
-CMDOBJ   = $(BUILD)/obj/cmd/main.o $(BUILD)/obj/cmd/front.o $(BUILD)/obj/cmd/serve.o
+CMDOBJ   = $(BUILD)/obj/cmd/main.o $(BUILD)/obj/cmd/front.o
+WEBOBJ   = $(BUILD)/obj/cmd/web_main.o $(BUILD)/obj/cmd/serve.o
 UNITSRC  = $(wildcard tests/unit/test_*.c)
 UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))
 INTEG    = $(sort $(wildcard tests/integration/*.sh))
 SCHEMA   = $(sort $(wildcard schema/*.sql))
 
 .PHONY: soak test-deps all deps run test check unit integration install uninstall clean bench fuzz test-systemd test-xen test-xen-domu deb deb-deps kmod
-all: $(BUILD)/fpusoakd $(BUILD)/fpusoakd-spawner
+all: $(BUILD)/fpusoakd $(BUILD)/fpusoakd-web $(BUILD)/fpusoakd-spawner
 
 # deps: check pkg-config; install missing -dev packages with apt-get when root.
 deps:
@@ -93,7 +102,10 @@ $(BUILD)/libfpusoak.a: $(LIBOBJ)
 	rm -f $@; ar rcs $@ $^
 
 $(BUILD)/fpusoakd: $(CMDOBJ) $(BUILD)/libfpusoak.a
-	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $^ $(CORE_LIBS)
+
+$(BUILD)/fpusoakd-web: $(WEBOBJ) $(BUILD)/libfpusoak.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $(LDHARDEN) -o $@ $^ $(WEB_LIBS)
 
 # -static-pie: glibc's libc.a and rcrt1.o come with libc6-dev (build-essential); the archive
 # brings in only what the spawner calls (no libsystemd, SQLite or HTTP).  A sanitizer build
@@ -101,6 +113,12 @@ $(BUILD)/fpusoakd: $(CMDOBJ) $(BUILD)/libfpusoak.a
 $(BUILD)/fpusoakd-spawner: $(BUILD)/obj/cmd/spawner_main.o $(BUILD)/libfpusoak.a
 	@case "$(LDFLAGS)" in *sanitize*) echo "fpusoakd-spawner: not built with sanitizers"; rm -f $@; exit 0;; esac; \
 	echo "$(CC) ... -static-pie -o $@"; \
+	$(CC) $(CFLAGS) $(LDHARDEN) -static-pie -o $@ $^ -lm
+
+# The reference prober of the observer-effect test (bench/miniprobe.c, tests/xen/scenarios/footprint):
+# static like the spawner, so its workers are forks of an address space of the same shape.
+$(BUILD)/bench/miniprobe: $(BUILD)/obj/bench/miniprobe.o $(BUILD)/libfpusoak.a
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDHARDEN) -static-pie -o $@ $^ -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfpusoak.a tests/unit/test.h
@@ -132,11 +150,12 @@ check: deps
 		LDFLAGS="-fsanitize=address,undefined" asan-units
 	TEST_LOGDIR=build/asan/test-logs tests/run.sh $(patsubst $(BUILD)/tests/%,build/asan/tests/%,$(UNITBIN))
 
-asan-units: $(UNITBIN) $(BUILD)/fpusoakd
+asan-units: $(UNITBIN) $(BUILD)/fpusoakd $(BUILD)/fpusoakd-web
 
 install: all
 	install -D -m 0755 $(BUILD)/fpusoakd $(DESTDIR)$(SBINDIR)/fpusoakd
 	install -D -m 0755 $(BUILD)/fpusoakd-spawner $(DESTDIR)$(LIBEXECDIR)/fpusoakd-spawner
+	install -D -m 0755 $(BUILD)/fpusoakd-web $(DESTDIR)$(LIBEXECDIR)/fpusoakd-web
 	install -D -m 0644 man/fpusoakd.8 $(DESTDIR)$(MANDIR)/man8/fpusoakd.8
 	@mkdir -p $(BUILD)
 	sed -e 's#/usr/local/sbin/fpusoakd#$(SBINDIR)/fpusoakd#' -e 's#/etc/fpusoakd/#$(SYSCONFDIR)/fpusoakd/#' \
@@ -177,7 +196,8 @@ deb-deps:
 	else echo "deb-deps: as root, run: $$cmd"; exit 1; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/fpusoakd $(DESTDIR)$(LIBEXECDIR)/fpusoakd-spawner $(DESTDIR)$(MANDIR)/man8/fpusoakd.8 \
+	rm -f $(DESTDIR)$(SBINDIR)/fpusoakd $(DESTDIR)$(LIBEXECDIR)/fpusoakd-spawner $(DESTDIR)$(LIBEXECDIR)/fpusoakd-web \
+	      $(DESTDIR)$(MANDIR)/man8/fpusoakd.8 \
 	      $(DESTDIR)$(UNITDIR)/fpusoakd.service $(DESTDIR)$(UNITDIR)/fpusoakd.socket
 
 clean:

@@ -8,7 +8,7 @@
  * probes back to back (--probes N) or an FPU-cost probe (--switch); prints
  * key=value lines and the final counters; closes everything.
  *
- *   cc -std=gnu11 -O2 -I. bench/churn_bench.c build/libfpusoak.a $(pkg-config --libs libsystemd) -lm -lpthread \
+ *   cc -std=gnu11 -O2 -I. bench/churn_bench.c build/libfpusoak.a $(pkg-config --libs sqlite3 inih) -lm -lpthread \
  *      -o build/bench/churn_bench
  *   build/bench/churn_bench --workers 4 --rate max --lifetime 0 --seconds 5      # max-rate lifecycles/s
  *   build/bench/churn_bench --workers 0 --probes 10 --cg-memory 64M              # capacity spread

@@ -14,9 +14,9 @@
  *   --mode spawn   posix_spawn of this binary with "--child KIND": the alternative issue 3
  *                  asks to compare; build it -static for the fair case (no dynamic loader)
  *
- *   cc -std=gnu11 -O2 -I. bench/forkloop.c build/libfpusoak.a $(pkg-config --libs libsystemd) -lm -lpthread \
+ *   cc -std=gnu11 -O2 -I. bench/forkloop.c build/libfpusoak.a $(pkg-config --libs sqlite3 inih) -lm -lpthread \
  *      -o build/bench/forkloop
- * (-static works too, for the fair posix_spawn case, if a static libsystemd is at hand.)
+ * (-static works too, for the fair posix_spawn case.)
  */
 #define _GNU_SOURCE
 #include <errno.h>

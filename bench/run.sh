@@ -13,7 +13,8 @@
 #                                   genhistory --days 30: 4.5 min here)
 #   bench/run.sh --soak-seconds N   a soak of N seconds (the RSS reaches its plateau after ~10 minutes
 #                                   at 100 ms sampling: see bench/RESULTS.md)
-#   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,storage,history,soak
+#   bench/run.sh --only LIST        comma list of sections: churn,sampler,daemon,footprint,storage,history,soak
+#   bench/run.sh --footprint-seconds N  how long the daemon runs at its defaults before its footprint table (120)
 #   bench/run.sh --peer-webserve P  also measure /runs/1 served by P, another build's bench/webserve
 #                                   (e.g. main's), interleaved with this build's, on the same history
 #
@@ -28,7 +29,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= ONLY=churn,sampler,daemon,storage,history,soak PEER_WS=
+LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= FOOT_S=120 ONLY=churn,sampler,daemon,footprint,storage,history,soak PEER_WS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--long) LONG=1 ;;
@@ -36,8 +37,9 @@ while [ $# -gt 0 ]; do
 	--history-db) HIST_DB=$2; shift ;;
 	--soak-seconds) SOAK_ARG=$2; shift ;;
 	--only) ONLY=$2; shift ;;
+	--footprint-seconds) FOOT_S=$2; shift ;;
 	--peer-webserve) PEER_WS=$2; shift ;;
-	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--only churn,sampler,daemon,storage,history,soak] [--peer-webserve PATH]" >&2; exit 64 ;;
+	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--footprint-seconds N] [--only churn,sampler,daemon,footprint,storage,history,soak] [--peer-webserve PATH]" >&2; exit 64 ;;
 	esac
 	shift
 done
@@ -116,10 +118,16 @@ stop_pid() {    # stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL; only whi
 	ours "$1" && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ] && kill -KILL "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
 }
-rss() { awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { printf "VmRSS=%.1fMB VmHWM=%.1fMB", r / 1024, h / 1024 }' "/proc/$1/status"; }
-rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime, all threads, in clock ticks
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
+# The daemon is two processes (issue 20): the core and its web process (fpusoakd-web, the core's child).
+# Figures of "the daemon" add both; workers and the spawner are not part of them.
+with_web() { local c; echo "$1"; for c in $(pgrep -P "$1"); do [ "$(cat /proc/$c/comm 2>/dev/null)" = fpusoakd-web ] && echo "$c"; done; }
+con_kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }   # con_kv KEY LINE: the value of KEY=... in LINE
+rss() { local f=(); for p in $(with_web "$1"); do f+=("/proc/$p/status"); done
+	awk '/^VmRSS/ { r += $2 } /^VmHWM/ { h += $2 } END { printf "VmRSS=%.1fMB VmHWM=%.1fMB", r / 1024, h / 1024 }' "${f[@]}"; }
+rss_mb() { local f=(); for p in $(with_web "$1"); do f+=("/proc/$p/status"); done
+	awk '/^VmRSS/ { r += $2 } END { printf "%.1f", r / 1024 }' "${f[@]}"; }
+cpu_ticks() { local p; for p in $(with_web "$1"); do cat "/proc/$p/stat"; done | awk '{ sub(/.*\) /, ""); s += $12 + $13 } END { print s }'; }   # utime + stime, all threads, in clock ticks
+cpu_ns() { local p; for p in $(with_web "$1"); do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{ s += $1 } END { printf "%.0f", s }'; }
 wrk_rps() { awk '/^Requests\/sec/ { print $2 }'; }
 wrk_p99() {     # p99 from wrk --latency, in ms
 	awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) }
@@ -155,7 +163,7 @@ if ! make -s all; then
 	say "WARNING: make all failed; measuring the previous build/fpusoakd and build/libfpusoak.a"
 fi
 CFLAGS_B="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation -I. -Wl,-z,relro,-z,now"
-LIBS_B="build/libfpusoak.a $(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih) -lm -lpthread"
+LIBS_B="build/libfpusoak.a $(pkg-config --libs libmicrohttpd sqlite3 libcjson inih) -lm -lpthread"
 for b in forkloop churn_bench sampler_bench genhistory webserve; do
 	cc $CFLAGS_B "bench/$b.c" $LIBS_B -o "$B/$b" || { say "bench: building $b failed"; exit 1; }
 done
@@ -272,14 +280,14 @@ if want daemon; then
 		pct=$(calc "($t1 - $t0) / $hz / $el * 100" 3); pct_ns=$(calc "($n1 - $n0) / 1e9 / $el * 100" 3)
 		say "elapsed=${el}s utime+stime=$((t1 - t0)) ticks (${hz}/s) -> ${pct}% of one core; schedstat (all threads) -> ${pct_ns}%"
 		say "daemon $(rss "$dpid")"
-		row "daemon CPU at defaults, no churn (60 s)" "${pct_ns}% (schedstat); ${pct}% (stat)" "-" "-" "≤ 0.1%" "$(met_le "$pct_ns" 0.1)"
+		row "daemon CPU at defaults, no churn (60 s; core + web process)" "${pct_ns}% (schedstat); ${pct}% (stat)" "-" "-" "≤ 0.1%" "$(met_le "$pct_ns" 0.1)"
 
 		hdr "3b. /metrics: wrk -t2 -c16 -d10s, fpusoakd vs prometheus-node-exporter (buddyinfo, vmstat, meminfo), same run"
 		say "fpusoakd /metrics body: $(curl -fs "http://127.0.0.1:$port/metrics" | wc -c) bytes"
 		say "\$ wrk -t2 -c16 -d10s http://127.0.0.1:$port/metrics"
 		out=$(wrk -t2 -c16 -d10s "http://127.0.0.1:$port/metrics" 2>&1); say "$out"
 		f_rps=$(wrk_rps <<<"$out"); f_rss=$(rss_mb "$dpid"); say "fpusoakd after wrk: $(rss "$dpid")"
-		f_hwm=$(awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$dpid/status")
+		f_hwm=$(for p in $(with_web "$dpid"); do cat "/proc/$p/status"; done | awk '/^VmHWM/ { h += $2 } END { printf "%.1f", h / 1024 }')
 	else
 		say "daemon did not answer on 127.0.0.1:$port"
 	fi
@@ -305,6 +313,41 @@ if want daemon; then
 		fi
 		stop_pid "$npid"
 	fi
+	cg_remove
+fi
+
+# ---------------------------------------------------------------- 3c. footprint of the daemon at defaults
+# What each process of the daemon holds (bench/footprint.sh: Rss, Pss, Locked from smaps_rollup), after
+# FOOT_S seconds at every default (churn included: 32 workers, 50 spawns/s) with the report idle.  On this
+# host libc and libsqlite3 are shared with other processes, so Locked (proportional) is far below LockedRss
+# (whole pages); the 64 MB-class guest, where nothing shares them, is tests/xen/scenarios/footprint.
+if want footprint; then
+	case $FOOT_S in ''|*[!0-9]*) FOOT_S=120 ;; esac
+	hdr "3c. footprint: the daemon at its defaults for ${FOOT_S} s, report idle"
+	port=$(free_port)
+	cg_make "fpusoak-bench-foot-$$" $((768 << 20)) 4500 || exit 1
+	say "\$ build/fpusoakd --db <tmp>/foot.db --listen 127.0.0.1:$port --log-level warn   (every other option at its default)"
+	cg_spawn "$FPUSOAKD" --db "$TMP/foot.db" --listen "127.0.0.1:$port" --log-level warn 2> "$TMP/foot.log"
+	fpid=$!; PIDS+=("$fpid")
+	if wait_http "http://127.0.0.1:$port/healthz"; then
+		sleep "$FOOT_S"
+		out=$(bench/footprint.sh --maps 8 "$fpid"); say "$out"
+		say "activity over the next 60 s (schedstat, voluntary context switches, /proc/PID/io of each process):"
+		act=$(bench/footprint.sh --kv --activity 60 "$fpid"); say "$(grep '^ACTIVITY' <<<"$act")"
+		kv=$(grep 'component=total' <<<"$act")
+		for c in core web spawner; do
+			a=$(grep "^ACTIVITY component=$c " <<<"$act") || continue
+			row "$c: CPU, wakeups/s, written kB/s (60 s after ${FOOT_S} s at defaults)" \
+				"$(con_kv cpu_pct "$a")%, $(con_kv wakeups_per_s "$a")/s, $(con_kv write_kb_per_s "$a") kB/s" "-" "-" "(context)" "—"
+		done
+		lk=$(sed -n 's/.* locked_core_kb=\([0-9]*\).*/\1/p' <<<"$kv"); lr=$(sed -n 's/.* locked_rss_core_kb=\([0-9]*\).*/\1/p' <<<"$kv")
+		ps=$(sed -n 's/.* pss_kb=\([0-9]*\).*/\1/p' <<<"$kv")
+		row "locked core after ${FOOT_S} s at defaults (Locked; LockedRss)" "${lk} kB; ${lr} kB" "-" "-" "≤ 3 MB (in the guest)" "$(met_le "${lk:-99999}" 3072)"
+		row "Pss of every daemon process, workers excluded, report idle" "${ps} kB" "-" "-" "≤ 6 MB" "$(met_le "${ps:-99999}" 6144)"
+	else
+		say "daemon did not answer on 127.0.0.1:$port: $(tail -3 "$TMP/foot.log")"
+	fi
+	stop_pid "$fpid"
 	cg_remove
 fi
 

@@ -317,6 +317,13 @@ int main(int argc, char **argv)
 			       sl.sample / s1.cpu, sl.cpu / s1.cpu);
 		}
 	}
+	{
+		struct store_memory m;
+		store_memory(st, &m);
+		printf("sqlite_memory cache_kb=%lld schema_kb=%lld statements_kb=%lld total_kb=%lld peak_kb=%lld\n",
+		       (long long)m.cache / 1024, (long long)m.schema / 1024, (long long)m.statements / 1024,
+		       (long long)m.sqlite_now / 1024, (long long)m.sqlite_peak / 1024);
+	}
 	sampler_close(s);
 	store_close(st);
 	free(buf);

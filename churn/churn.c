@@ -22,6 +22,7 @@
 #include "churn/worker.h"
 #include "common/log.h"
 #include "common/clock.h"
+#include "common/helper.h"
 
 #define HELLO_TIMEOUT_MS 5000
 #define STOP_TIMEOUT_MS 10000
@@ -45,27 +46,10 @@ struct churn {
 	struct fragload_hello frag_hello;
 };
 
-#ifndef FPUSOAK_LIBEXECDIR
-#define FPUSOAK_LIBEXECDIR "/usr/local/libexec/fpusoakd"
-#endif
 
 const char *churn_spawner_path(char *buf, size_t len)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	char *slash;
-
-	/* Next to the executable first: a build tree runs its own helper, never an installed one. */
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash && (size_t)snprintf(buf, len, "%.*s/fpusoakd-spawner", (int)(slash - exe), exe) < len &&
-		    access(buf, X_OK) == 0)
-			return buf;
-	}
-	if ((size_t)snprintf(buf, len, "%s/fpusoakd-spawner", FPUSOAK_LIBEXECDIR) < len && access(buf, X_OK) == 0)
-		return buf;
-	return NULL;
+	return helper_path("fpusoakd-spawner", buf, len);
 }
 
 /* Ranges a config/flag layer should already have enforced; checked again at the boundary. */

@@ -79,6 +79,11 @@ static void command(struct spawner *s, const struct spawner_cmd *cmd, int64_t no
 {
 	switch (cmd->type) {
 	case SPAWNER_CMD_SET:
+		if (spawner_tab_grow(s, cmd->params.workers) < 0) {
+			spawner_rec_note(s, LOG_LVL_WARN, "spawner: out of memory for %lld workers; keeping the population",
+					 (long long)cmd->params.workers);
+			break;
+		}
 		s->want = cmd->params;
 		spawner_fork_set_params(s, now);
 		break;
@@ -353,7 +358,7 @@ void spawner_main(const struct spawner_cfg *cfg)
 	struct spawner *s = &sp;
 	int keep[8], nkeep = 0, protected_, amx_ok;
 	char why[160] = "";
-	size_t slots = 64;
+	size_t slots;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cfg->daemon)
 		_exit(1);
@@ -396,8 +401,7 @@ void spawner_main(const struct spawner_cfg *cfg)
 	s->raw_ok = spawner_fork_raw_ok();
 	if (!cfg->exec_ok)
 		spawner_fork_shed(s);
-	while (slots < 2 * ((size_t)cfg->pop_cap + (size_t)cfg->probe_cap + 16))
-		slots *= 2;
+	slots = spawner_tab_slots(s, cfg->cc.params.workers);
 	s->tab.s = spawner_tab_alloc(slots);
 	s->tab.mask = slots - 1;
 	if (!s->tab.s) {

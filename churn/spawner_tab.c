@@ -82,6 +82,70 @@ struct slot *spawner_tab_alloc(size_t slots)
 	return t;
 }
 
+/*
+ * No capacity probe holds more workers than the memory it may fill over what each worker touches:
+ * the workers' limit in cgroup scope, MemTotal in guest scope.  SIZE_MAX when there is no bound.
+ */
+static size_t probe_bound(const struct spawner *s)
+{
+	uint64_t mem = 0, wm = s->cfg->cc.worker_memory;
+	char buf[4096];
+	const char *p;
+	size_t used;
+	ssize_t n;
+
+	if (s->cfg->cc.probe_scope == CHURN_SCOPE_CGROUP)
+		mem = s->cg ? cgroup_memory_max(s->cg) : 0;
+	else if ((n = procfile_read(NULL, "proc/meminfo", buf, sizeof buf)) > 0 && (p = strstr(buf, "MemTotal:"))) {
+		p += strlen("MemTotal:");
+		while (*p == ' ')
+			p++;
+		if (num_prefix_u64(p, (size_t)(buf + n - p), &mem, &used) < 0 || mem > UINT64_MAX / 1024)
+			mem = 0;
+		mem *= 1024;
+	}
+	return mem && wm >= 4096 ? (size_t)(mem / wm) + 1 : SIZE_MAX;
+}
+
+/*
+ * Sized by what is configured and what memory allows, not by the caps (CHURN_MAX_WORKERS +
+ * CHURN_MAX_PROBE made a 2 MiB table of shared memory, touched in full, in every guest: memory the
+ * capacity probe could not use; --probe-limit 4000 in the Xen soak made 128 KiB, 4 KiB now).
+ */
+size_t spawner_tab_slots(const struct spawner *s, int64_t workers)
+{
+	size_t pop = workers < 0 ? 0 : (size_t)workers, probe = (size_t)s->cfg->cc.probe_limit, slots = 64;
+	size_t bound = probe_bound(s);
+
+	if (pop > (size_t)s->cfg->pop_cap)
+		pop = (size_t)s->cfg->pop_cap;
+	if (probe > (size_t)s->cfg->probe_cap)
+		probe = (size_t)s->cfg->probe_cap;
+	if (probe > bound)
+		probe = bound;
+	/* + 16: the switch probe's child and workers of a retired population not yet reaped. */
+	while (slots < 2 * (pop + probe + 16))
+		slots *= 2;
+	return slots;
+}
+
+int spawner_tab_grow(struct spawner *s, int64_t workers)
+{
+	size_t slots = spawner_tab_slots(s, workers);
+	struct table t = { NULL, slots - 1, 0 };
+
+	if (slots <= s->tab.mask + 1)
+		return 0;
+	if (!(t.s = spawner_tab_alloc(slots)))
+		return -1;
+	for (size_t i = 0; i <= s->tab.mask; i++)
+		if (s->tab.s[i].role != ROLE_FREE)
+			spawner_tab_insert(&t, s->tab.s[i].pid, s->tab.s[i].role, s->tab.s[i].born_ms);
+	munmap(s->tab.s, (s->tab.mask + 1) * sizeof(struct slot));
+	s->tab = t;
+	return 0;
+}
+
 /* Signal every child of one role (our own children: PIDs cannot be recycled before we reap). */
 void spawner_tab_signal(struct spawner *s, int role, int sig)
 {

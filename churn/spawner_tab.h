@@ -32,6 +32,12 @@ void spawner_tab_remove(struct table *t, struct slot *victim);
 /* A zeroed table of slots (a power of two) in shared anonymous memory, touched in full; NULL on failure. */
 struct slot *spawner_tab_alloc(size_t slots);
 
+/* Slots (a power of two) for a population of `workers` and a full capacity probe bounded by the memory it may fill, at most half full. */
+size_t spawner_tab_slots(const struct spawner *s, int64_t workers);
+
+/* Move into a bigger table when `workers` needs one (SPAWNER_CMD_SET); 0, or -1 out of memory (table unchanged). */
+int spawner_tab_grow(struct spawner *s, int64_t workers);
+
 /* Send sig to every child of one role; a SIGKILL marks each death as ours first. */
 void spawner_tab_signal(struct spawner *s, int role, int sig);
 

@@ -17,6 +17,16 @@
  * served instead of binding --listen.  Ready is READY=1 on $NOTIFY_SOCKET
  * (when set) and one line "fpusoakd serve: http://ADDR:PORT/ ..." on stderr.
  * SIGTERM or SIGINT stop it (exit 0) once requests in progress are done.
+ *
+ * It is also the daemon's web process (cmd/front.h), run with the daemon's
+ * one --db and three flags no user needs: --listen-fd N (the socket the
+ * core bound and keeps), --live-fd N (the core's snapshot, daemon/live.h:
+ * /metrics, the status line and /healthz come from there, and /healthz
+ * ages with the core's health) and --ready-fd N (one byte once it serves).
+ * Either way it gives up, before its first thread, what the core keeps:
+ * capabilities, new privileges, most system calls (web/sandbox.h), and an
+ * oom_score_adj below 0; and it hands back the file pages it loaded but
+ * does not run (daemon/pin.h) once it serves.
  * Exit: 0; 1 a database cannot be read (or the server does not start); 64
  * bad arguments; 69 the address cannot be bound (in use, not on this host).
  */

@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <systemd/sd-journal.h>
+#include <unistd.h>
+
+#include "common/unixdg.h"
+
+/* journald's native protocol socket (systemd-journald.service(8)). */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 /*
  * Set once at startup (and on SIGHUP from the loop thread); HTTP threads
@@ -18,8 +23,9 @@
 static struct {
 	int threshold;
 	int journal;    /* stderr is the journal: send entries natively, "<N>" as the fallback */
+	int jfd;        /* the socket native entries leave from; -1 until the first one */
 	long long run_id;
-} logcfg = { LOG_LVL_INFO, 0, 0 };
+} logcfg = { LOG_LVL_INFO, 0, -1, 0 };
 
 /* systemd.exec(5): JOURNAL_STREAM is "dev:ino" of the stream; it counts only if it is still our stderr. */
 static int stderr_is_journal(void)
@@ -38,6 +44,9 @@ void log_init(enum log_level threshold)
 {
 	logcfg.threshold = threshold;
 	logcfg.journal = stderr_is_journal();
+	/* Made here, once: request threads log too, and must not race to create it. */
+	if (logcfg.journal && logcfg.jfd < 0)
+		logcfg.jfd = unixdg_socket();
 }
 
 void log_set_run_id(long long id)
@@ -74,6 +83,28 @@ int log_level_parse(const char *s, enum log_level *out)
 	return -1;
 }
 
+/*
+ * One native journal entry (sd_journal_send(3) without libsystemd): a
+ * datagram of "FIELD=value" lines.  Values never hold a newline here (vlog
+ * replaced control characters), so the plain form is always the right one.
+ */
+static int journal_send(int level, const char *msg, int errnum)
+{
+	struct unixdg_addr to;
+	char entry[1400];
+	int n;
+
+	if (logcfg.jfd < 0 || unixdg_addr_parse(JOURNAL_SOCKET, &to) < 0)
+		return -1;
+	n = snprintf(entry, sizeof entry, "MESSAGE=%s%s%s\nPRIORITY=%d\nSYSLOG_IDENTIFIER=fpusoakd\n", msg,
+		     errnum ? ": " : "", errnum ? strerror(errnum) : "", level);
+	if (n > 0 && (size_t)n < sizeof entry && logcfg.run_id)
+		n += snprintf(entry + n, sizeof entry - (size_t)n, "FPUSOAK_RUN_ID=%lld\n", logcfg.run_id);
+	if (n <= 0 || (size_t)n >= sizeof entry)
+		return -1;
+	return unixdg_send(logcfg.jfd, &to, entry, (size_t)n);
+}
+
 static void vlog(int level, int errnum, const char *fmt, va_list ap)
 {
 	static const char *const tag[8] = { "", "", "", "error: ", "warning: ", "", "", "debug: " };
@@ -89,15 +120,8 @@ static void vlog(int level, int errnum, const char *fmt, va_list ap)
 	for (char *p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	if (logcfg.journal) {
-		char run[32] = "";
-		if (logcfg.run_id)
-			snprintf(run, sizeof run, "FPUSOAK_RUN_ID=%lld", logcfg.run_id);
-		if (sd_journal_send("MESSAGE=%s%s%s", msg, errnum ? ": " : "", errnum ? strerror(errnum) : "",
-				    "PRIORITY=%d", level, "SYSLOG_IDENTIFIER=fpusoakd", run[0] ? run : "FPUSOAK_RUN_ID=",
-				    NULL) == 0)
-			return;
-	}
+	if (logcfg.journal && journal_send(level, msg, errnum) == 0)
+		return;
 	/* Under journald the priority travels in "<N>"; on a terminal it is a word. */
 	if (logcfg.journal)
 		fprintf(stderr, "<%d>%s%s%s\n", level, msg, errnum ? ": " : "", errnum ? strerror(errnum) : "");

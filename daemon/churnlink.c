@@ -40,6 +40,9 @@ struct churnlink {
 	int ndeaths;
 	uint64_t worker_oom_kills;
 	char probe_running;
+	char guest_scope;                           /* --probe-scope guest */
+	char guest_fill;                            /* a guest-scope capacity probe is asked for or running */
+	char cap_held;                              /* ... and not yet sent to the spawner */
 	char spawner_exe[4096];                     /* churn_spawner_path, "" if none */
 	char frag_dir[4096];                        /* the DB's directory: the load's O_TMPFILE files */
 	struct fragload_status frag;                /* the load's latest STATUS */
@@ -114,6 +117,7 @@ struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum ch
 	cc.cgroup_pids_max = (uint64_t)cfg->cgroup_pids_max;
 	cc.probe_limit = (int)cfg->probe_limit;
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
+	cl->guest_scope = cc.probe_scope == CHURN_SCOPE_GUEST;
 	cc.switch_threads = (int)cfg->switch_threads;
 	cc.gfp_mode = gfp_mode;
 	cc.spawner_exe = churn_spawner_path(cl->spawner_exe, sizeof cl->spawner_exe);
@@ -163,10 +167,17 @@ int churnlink_frag_fd(const struct churnlink *cl)
  */
 #define FRAG_PAUSE_WAIT_MS 10000
 
+/*
+ * Ask for the capacity probe, the fragmenting load paused (or not running).  Guest scope: the request
+ * is held until the daemon has stepped aside (churnlink_probe_go, daemon/quiet.c), so the order is
+ * pause the load, step aside, fill, resume the load (on_probe_done).
+ */
 static void capacity_request(struct churnlink *cl)
 {
 	cl->cap_wait_ms = 0;
-	if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
+	if (cl->guest_scope)
+		cl->guest_fill = cl->cap_held = 1;
+	else if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0)
 		log_warn("churn: capacity probe request");
 }
 
@@ -230,10 +241,12 @@ static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *p
 	cl->probe_running = 0;
 	if (pd->kind == CHURN_PROBE_CAPACITY && churn_frag_resume(cl->ch) < 0 && errno != ESRCH)
 		log_warn("fragment: resume after the probe");
-	if (pd->kind == CHURN_PROBE_CAPACITY)
+	if (pd->kind == CHURN_PROBE_CAPACITY) {
 		cl->last_capacity = pd->result;
-	else
+		cl->guest_fill = 0;
+	} else {
 		cl->last_switch = pd->result;
+	}
 	if (pd->kind == CHURN_PROBE_CAPACITY)
 		snprintf(line, sizeof line, "capacity probe: %lld workers, stopped by %s, %lld ms",
 			 (long long)pd->count, pd->stop_reason, (long long)pd->duration_ms);
@@ -474,7 +487,8 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 	}
 	if (force_capacity || (cl->next_capacity_ms && mono_ms >= cl->next_capacity_ms)) {
 		/* The fragmenting load holds still while a probe fills: the probe measures what it left.  The
-		 * probe is asked for when the load says it paused (frag_status); without a load, at once. */
+		 * probe is asked for when the load says it paused (frag_status); without a load, at once.
+		 * In guest scope the daemon then steps aside before the spawner is asked (capacity_request). */
 		if (!cl->cap_wait_ms && churn_frag_pause(cl->ch) == 0) {
 			cl->cap_wait_ms = mono_ms > 0 ? mono_ms : 1;
 		} else if (!cl->cap_wait_ms) {
@@ -489,6 +503,22 @@ void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacit
 		if (churn_probe_request(cl->ch, CHURN_PROBE_SWITCH) < 0)
 			log_warn("churn: FPU-cost probe request");
 		cl->next_switch_ms = mono_ms + cl->switch_interval_ms;
+	}
+}
+
+int churnlink_guest_fill(const struct churnlink *cl)
+{
+	return cl && cl->guest_fill;
+}
+
+void churnlink_probe_go(struct churnlink *cl)
+{
+	if (!cl || !cl->cap_held)
+		return;
+	cl->cap_held = 0;
+	if (churn_probe_request(cl->ch, CHURN_PROBE_CAPACITY) < 0) {
+		log_warn("churn: capacity probe request");
+		cl->guest_fill = 0;
 	}
 }
 

@@ -57,6 +57,13 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t);
 /* Start probes that are due (by the monotonic clock); SIGUSR1 asks for a capacity probe now. */
 void churnlink_schedule(struct churnlink *cl, int64_t mono_ms, int force_capacity);
 
+/* 1 from the request of a guest-scope capacity probe until its result arrives, else 0 (also for NULL). */
+int churnlink_guest_fill(const struct churnlink *cl);
+
+/* A guest-scope capacity probe waits for this before the spawner is asked for it: the daemon steps
+ * aside first (daemon/quiet.c), so the whole fill sees it small.  No-op when none is waiting. */
+void churnlink_probe_go(struct churnlink *cl);
+
 /* A kernel-log OOM kill of pid: counted as one of ours if a worker with that PID just died. */
 void churnlink_oom_pid(struct churnlink *cl, int64_t pid);
 

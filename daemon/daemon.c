@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -28,6 +27,7 @@
 #include "daemon/kwatch.h"
 #include "daemon/tracewatch.h"
 #include "daemon/notify.h"
+#include "daemon/pin.h"
 #include "daemon/sampler.h"
 #include "store/query.h"
 #include "store/store.h"
@@ -128,21 +128,17 @@ static void protect_from_oom(void)
 		log_info("cannot set oom_score_adj to -1000 (%s); the OOM killer may pick fpusoakd", strerror(errno));
 }
 
-/*
- * A guest-scope capacity probe fills the guest until allocation fails; with no
- * swap the kernel then evicts file-backed pages, our own code included, and
- * the sampler stalls for seconds re-reading them (measured in the Xen PV test
- * bed: a 21 s gap).  Lock what we touch (MCL_ONFAULT: only pages actually
- * used, so the HTTP threads' stacks stay small).  Called after the spawner
- * fork; memory locks are not inherited by children anyway.
- */
+/* Lock the pages the core uses (daemon/pin.h); memory locks are not inherited by children anyway. */
 static void lock_memory(void)
 {
-	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0)
-		return;
-	if (errno == EINVAL && mlockall(MCL_CURRENT | MCL_FUTURE) == 0)   /* kernels before 4.4 */
-		return;
-	log_info("cannot lock fpusoakd in memory (%s); under memory pressure sampling may stall", strerror(errno));
+	struct pin_report pr;
+
+	pin_self(&pr);
+	if (!pr.locked)
+		log_info("cannot lock fpusoakd in memory (%s); under memory pressure sampling may stall",
+			 strerror(pr.err));
+	else
+		log_debug("memory: %d file mappings handed back before locking", pr.mappings);
 }
 
 /* The tracefs source: on, or off with one line saying why; the run records which. */
@@ -262,6 +258,8 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	/* The status line's figures come from report/, which reads through a read-only handle (WAL: never blocks the writer). */
 	if (!(d->reader = query_open(d->cfg.db, err, sizeof err)))
 		log_warnx("status line: %s; it shows no headroom trend", err);
+	else
+		query_cache_kib(d->reader, DAEMON_READER_CACHE_KIB);
 	if (begin_run(d, &env) < 0)
 		goto out;
 	d->env = &env;
@@ -292,10 +290,19 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 		d->front_open = 1;
 		loop_publish(d);
 	}
+	/*
+	 * Start-up is done: the integrity check, migrations, config parsing and the first sample's
+	 * transients go back to the kernel, heap and code alike; what the loop runs is locked as it runs.
+	 */
+	{
+		struct pin_report pr;
+		pin_again(&pr);
+	}
 	notify_ready();
 
 	code = loop_run(d);
 	notify_stopping();
+	quiet_end(d);
 	/* Workers go first: their exits are accounted before the run is closed. */
 	churnlink_close(d->churn);
 	d->churn = NULL;

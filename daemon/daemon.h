@@ -7,12 +7,12 @@
  * a wall-clock jump never makes the sampler burst or stall); stored
  * timestamps are CLOCK_REALTIME milliseconds.
  *
- * The daemon knows nothing of HTTP: what serves its data (the web server,
- * wired in by cmd/front.c) is a front end reached through struct
+ * The daemon knows nothing of HTTP: what serves its data (the web process,
+ * run and supervised by cmd/front.c) is a front end reached through struct
  * daemon_hooks.  The daemon opens it once the first sample is stored, hands
- * it every sample and every status line, and closes it at exit; a front end
- * only reads what it is handed, and the DB through its own read-only
- * handles.
+ * it every sample and every status line, watches the one fd it names (its
+ * child, its restart timer), and closes it at exit; a front end only reads
+ * what it is handed, and the DB through its own read-only handles.
  */
 #ifndef FPUSOAK_DAEMON_H
 #define FPUSOAK_DAEMON_H
@@ -27,6 +27,8 @@
 #include "report/run.h"
 
 #define DAEMON_STATUS_MS 5000   /* the status line, health, queue flush and retention period */
+/* The status line's read-only handle reads an hour of minute rollups every period: a few pages; its cache is locked. */
+#define DAEMON_READER_CACHE_KIB 64
 
 struct store;
 struct sampler;
@@ -83,6 +85,13 @@ struct daemon_hooks {
 	void (*status)(void *arg, const char *line, int healthy);
 	/* At exit, after the last sample is stored; also when open was never called. */
 	void (*close)(void *arg);
+	/* After open: an fd the loop polls for input on the front end's behalf, or -1 (asked once). */
+	int (*fd)(void *arg);
+	/* That fd is readable: the front end's own work (a child to reap and restart); it must not block. */
+	void (*event)(void *arg);
+	/* on = 1: a guest-scope fill begins, let go of what can be let go of (the web process), without
+	 * blocking; asked again until it returns 1 = all of it is gone.  on = 0: it ended, take it back. */
+	int (*quiet)(void *arg, int on);
 };
 
 struct daemon {
@@ -107,6 +116,10 @@ struct daemon {
 	int64_t start_mono_ms;
 	int64_t last_tick_mono_ms;   /* health: when the sampler last completed */
 	int64_t ticks;
+	int quiet;                   /* 1: stepping aside for a guest-scope fill; 2: gave up on it (quiet.c) */
+	int quiet_pinned;            /* while quiet: the locked pages were taken again from scratch */
+	int64_t quiet_since_mono_ms;
+	int64_t trace_retry_mono_ms; /* the trace instance could not be made again after a fill: next try */
 	int epfd, sigfd, tick_tfd, status_tfd;   /* created by daemon_main before the spawner forks */
 	int stop;                    /* set by SIGTERM/SIGINT or --duration */
 };
@@ -122,5 +135,18 @@ void loop_publish(struct daemon *d);
 
 /* Take one sample (fast sources, slow ones when due, kernel-log events) and submit it; 0 if written, 1 if queued, -1. */
 int loop_tick(struct daemon *d);
+
+/*
+ * Step aside while a guest-scope capacity probe fills the guest, and come back when it is done
+ * (quiet.c): the fill counts what the guest holds, and the daemon is part of the guest.  Call after
+ * anything that may start or end a probe; cheap when nothing changed.
+ */
+void quiet_update(struct daemon *d);
+
+/* After a tick is stored: the trace instance removed for a fill is made again (quiet.c). */
+void quiet_after_tick(struct daemon *d);
+
+/* Come back now if stepped aside (at exit). */
+void quiet_end(struct daemon *d);
 
 #endif

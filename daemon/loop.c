@@ -124,6 +124,7 @@ int loop_tick(struct daemon *d)
 		store_tick_counter(d->store, t, "worker_oom_kills_kmsg", churnlink_worker_oom_kills(d->churn));
 		churnlink_schedule(d->churn, mono, 0);
 	}
+	quiet_update(d);
 	rc = store_submit(d->store, t);
 	if (rc == 0)
 		store_rollup(d->store, d->run_id, now);
@@ -131,6 +132,7 @@ int loop_tick(struct daemon *d)
 	d->last_tick_mono_ms = clock_mono_ms();
 	d->ticks++;
 	loop_publish(d);
+	quiet_after_tick(d);
 	return rc;
 }
 
@@ -162,12 +164,14 @@ static void status(struct daemon *d)
 
 	snprintf(line, sizeof line, "run %lld, up %lldh%02lldm%02llds, %lld samples%s%s; %s; %s",
 		 (long long)d->run_id, (long long)(up / 3600), (long long)(up / 60 % 60), (long long)(up % 60),
-		 (long long)d->ticks, store_queued(d->store) ? ", DB not writable: samples queued" : "",
+		 (long long)d->ticks, d->quiet == 1 ? ", stepping aside for a guest-scope fill" :
+		 store_queued(d->store) ? ", DB not writable: samples queued" : "",
 		 ok ? "" : ", sampler stalled", churnlink_status(d->churn, churn, sizeof churn),
 		 headroom_trend(d, trend, sizeof trend));
 	notify_status("%s", line);
 	if (d->front_open && d->hooks->status)
 		d->hooks->status(d->hooks->arg, line, ok);
+	quiet_update(d);
 	if (store_queued(d->store))
 		store_flush(d->store);
 	/* Retention in small slices from the status timer: a tick never waits on a large delete. */
@@ -207,9 +211,10 @@ static void on_signal(struct daemon *d)
 		}
 		case SIGUSR1:
 			log_notice("SIGUSR1: capacity probe requested");
-			if (d->churn)
+			if (d->churn) {
 				churnlink_schedule(d->churn, clock_mono_ms(), 1);
-			else
+				quiet_update(d);
+			} else
 				log_warnx("SIGUSR1: no churn engine running (--workers 0 and no probes?)");
 			break;
 		default:
@@ -236,12 +241,14 @@ int loop_run(struct daemon *d)
 {
 	int64_t wd_ms = (int64_t)notify_watchdog_interval_ms(), last_wd = 0;
 	int64_t deadline = d->cfg.duration_ms ? d->start_mono_ms + d->cfg.duration_ms : 0;
+	int front_fd = d->front_open && d->hooks->fd && d->hooks->event ? d->hooks->fd(d->hooks->arg) : -1;
 
 	if (add_fd(d->epfd, d->sigfd) < 0 || add_fd(d->epfd, d->tick_tfd) < 0 || add_fd(d->epfd, d->status_tfd) < 0 ||
 	    (d->kwatch && add_fd(d->epfd, kwatch_fd(d->kwatch)) < 0) ||
 	    (tracewatch_fd(d->trace) >= 0 && add_fd(d->epfd, tracewatch_fd(d->trace)) < 0) ||
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
 	    (churnlink_frag_fd(d->churn) >= 0 && add_fd(d->epfd, churnlink_frag_fd(d->churn)) < 0) ||
+	    (front_fd >= 0 && add_fd(d->epfd, front_fd) < 0) ||
 	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, DAEMON_STATUS_MS) < 0) {
 		log_warn("event loop setup");
 		return 1;
@@ -261,6 +268,7 @@ int loop_run(struct daemon *d)
 		if (deadline) {
 			if (now >= deadline) {
 				log_notice("--duration reached; stopping");
+				d->stop = 1;        /* as a stop signal: nothing is started again on the way out (quiet.c) */
 				break;
 			}
 			if (timeout < 0 || deadline - now < timeout)
@@ -283,6 +291,7 @@ int loop_run(struct daemon *d)
 				int fd = churnlink_frag_fd(d->churn);
 				if (churnlink_frag_drain(d->churn) < 0)
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
+				quiet_update(d);   /* the load paused: a guest-scope probe steps aside now */
 			} else if (d->trace && ev[i].data.fd == tracewatch_fd(d->trace)) {
 				if (tracewatch_drain(d->trace, clock_wall_ms(), clock_mono_us()) < 0)
 					epoll_ctl(d->epfd, EPOLL_CTL_DEL, tracewatch_fd(d->trace), NULL);
@@ -292,6 +301,9 @@ int loop_run(struct daemon *d)
 					churnlink_close(d->churn);
 					d->churn = NULL;
 				}
+				quiet_update(d);
+			} else if (front_fd >= 0 && ev[i].data.fd == front_fd) {
+				d->hooks->event(d->hooks->arg);
 			} else if (ev[i].data.fd == d->status_tfd) {
 				drain_timer(d->status_tfd);
 				status(d);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* notify: sd_notify(3) wrapper; see notify.h. */
+/* notify: the sd_notify(3) protocol, spoken directly; see notify.h. */
 #include "daemon/notify.h"
 
 #include <errno.h>
@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include "common/log.h"
+#include "common/num.h"
+#include "common/unixdg.h"
 
 /*
  * What notify_init() found in the environment.  Written once at startup and
@@ -18,38 +20,63 @@
  */
 static struct {
 	int enabled;             /* $NOTIFY_SOCKET is set */
+	int fd;                  /* the socket we send from; -1 until the first send */
+	struct unixdg_addr to;   /* $NOTIFY_SOCKET; len 0 when it does not parse */
 	uint64_t watchdog_usec;  /* 0: no watchdog for this process */
 	int warned;
-} ncfg;
+} ncfg = { .fd = -1 };
+
+/*
+ * sd_watchdog_enabled(3) without libsystemd: WATCHDOG_USEC is a positive
+ * number of microseconds, and WATCHDOG_PID, when set, must be our PID
+ * (variables inherited from a parent are not ours).  1 and *usec, 0 when
+ * there is no watchdog for us, -1 when either variable is malformed.
+ */
+static int watchdog_env(uint64_t *usec)
+{
+	const char *u = getenv("WATCHDOG_USEC"), *p = getenv("WATCHDOG_PID");
+	uint64_t pid;
+
+	if (!u)
+		return 0;
+	if (num_parse_u64(u, strlen(u), usec) < 0 || *usec == 0)
+		return -1;
+	if (!p)
+		return 1;
+	if (num_parse_u64(p, strlen(p), &pid) < 0 || pid == 0)
+		return -1;
+	return pid == (uint64_t)getpid();
+}
 
 int notify_init(void)
 {
+	const char *sock = getenv("NOTIFY_SOCKET");
 	uint64_t usec = 0;
-	int r;
+	int r, fd = ncfg.fd;
 
 	memset(&ncfg, 0, sizeof ncfg);
-	ncfg.enabled = getenv("NOTIFY_SOCKET") != NULL;
-	/* Checks WATCHDOG_PID too: variables inherited from a parent are not ours. */
-	r = sd_watchdog_enabled(0, &usec);
-	if (r < 0) {
-		errno = -r;
-		log_warn("ignoring malformed WATCHDOG_USEC/WATCHDOG_PID");
-	} else if (r > 0 && ncfg.enabled) {
+	ncfg.fd = fd;
+	ncfg.enabled = sock != NULL;
+	if (sock && unixdg_addr_parse(sock, &ncfg.to) < 0)
+		log_warnx("NOTIFY_SOCKET '%.*s' is not a socket path; systemd will not hear from us", 200, sock);
+	r = watchdog_env(&usec);
+	if (r < 0)
+		log_warnx("ignoring malformed WATCHDOG_USEC/WATCHDOG_PID");
+	else if (r > 0 && ncfg.enabled)
 		ncfg.watchdog_usec = usec;
-	}
 	return ncfg.enabled;
 }
 
 static int send_state(const char *state)
 {
-	int r;
-
 	if (!ncfg.enabled)
 		return 0;
-	r = sd_notify(0, state);
-	if (r >= 0)
+	if (ncfg.fd < 0)
+		ncfg.fd = unixdg_socket();
+	if (ncfg.to.len == 0)
+		errno = EINVAL;
+	else if (ncfg.fd >= 0 && unixdg_send(ncfg.fd, &ncfg.to, state, strlen(state)) == 0)
 		return 0;
-	errno = -r;
 	if (!ncfg.warned) {
 		ncfg.warned = 1;
 		log_warn("sd_notify %.*s", (int)strcspn(state, "="), state);

@@ -62,7 +62,17 @@ struct tracewatch *tracewatch_open(const struct tracewatch_opts *o, char *why, s
 /* Remove the instance (triggers, events, folder) and free; accepts NULL. */
 void tracewatch_close(struct tracewatch *tw);
 
-/* The trace_pipe fd to poll, -1 when nothing reaches the ring buffer (or tw is NULL). */
+/* Read what is left, then remove the instance (a guest-scope fill: see tracewatch.c); ticks then carry
+ * no trace until tracewatch_resume.  0; no-op when suspended already or NULL. */
+int tracewatch_suspend(struct tracewatch *tw, int64_t wall_ms, int64_t mono_us);
+
+/* Make the instance again after tracewatch_suspend (totals go on); 0, or -1 with why (still suspended). */
+int tracewatch_resume(struct tracewatch *tw, char *why, size_t whylen);
+
+/* 1 between tracewatch_suspend and a successful tracewatch_resume, else 0 (also for NULL). */
+int tracewatch_suspended(const struct tracewatch *tw);
+
+/* The trace_pipe fd to poll, -1 when nothing reaches the ring buffer, suspended, or tw is NULL. */
 int tracewatch_fd(const struct tracewatch *tw);
 
 /* Read what trace_pipe has now (bounded); wall_ms/mono_us map trace stamps to the wall clock; events kept, or -1. */

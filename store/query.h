@@ -106,6 +106,9 @@ typedef int (*query_point_fn)(void *arg, const struct query_point *p);
 /* Open db_path read-only, writing nothing, not even side files (see reader.c); NULL with a message in err on failure. */
 struct query *query_open(const char *db_path, char *err, size_t errlen);
 
+/* Cap this handle's page cache at kib KiB (SQLite's default is ~2 MiB per connection); 0 or -1. */
+int query_cache_kib(struct query *q, int kib);
+
 /*
  * Several databases read together (`summary`, `report` and `serve` with more
  * than one --db): a handle each, and the short names their runs are

@@ -190,6 +190,14 @@ fail:
 	return NULL;
 }
 
+int query_cache_kib(struct query *q, int kib)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", kib);
+	return sqlite3_exec(q->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
 #define LOCKS_MAX (1u << 20)   /* /proc/locks of a busy host: a few hundred lines; more is "cannot tell" */
 
 int query_writer_active(const struct query *q)

@@ -66,7 +66,7 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 	int64_t run, oldest, upto, rolled, deleted = 0;
 	int rc = SQLITE_OK;
 
-	if (st->qcount || st->failing)
+	if (!st->db || st->qcount || st->failing)   /* suspended, or writes pending */
 		return 0;
 	if (sqlite3_prepare_v2(st->db, "SELECT run_id, min(ts_ms) FROM samples WHERE ts_ms < ?1 GROUP BY run_id"
 				       " ORDER BY 2 LIMIT 1", -1, &s, NULL) != SQLITE_OK)

@@ -220,6 +220,9 @@ int store_flush(struct store *st);
 /* Ticks waiting in the queue. */
 size_t store_queued(const struct store *st);
 
+/* Bytes those ticks take (what --queue-max bounds). */
+size_t store_queued_bytes(const struct store *st);
+
 /* Ticks dropped since open because the queue was full. */
 uint64_t store_dropped(const struct store *st);
 
@@ -234,5 +237,32 @@ int64_t store_sample_count(struct store *st, int64_t run_id);
 
 /* The underlying path (for read-only connections). */
 const char *store_path(const struct store *st);
+
+/* What SQLite holds in memory, in bytes (footprint figures, bench/RESULTS.md). */
+struct store_memory {
+	int64_t cache;        /* the writer's page cache (SQLITE_DBSTATUS_CACHE_USED) */
+	int64_t schema;       /* the parsed schema, views included */
+	int64_t statements;   /* prepared statements */
+	int64_t sqlite_now;   /* everything SQLite has allocated in this process, now and at its peak */
+	int64_t sqlite_peak;
+};
+
+/* Fill *out from SQLite's counters for this writer (cache, schema and statements 0 while suspended). */
+void store_memory(struct store *st, struct store_memory *out);
+
+/*
+ * Let go of the DB for a while (a guest-scope capacity probe, issue 20): write what is queued,
+ * empty the WAL, close the connection (schema, statements and page cache freed) and keep the lock
+ * on the file.  Until store_resume, ticks are held in the queue, in memory (its bound applies),
+ * and every other call that needs the DB returns -1 (store_run_end resumes by itself).  1 if it
+ * suspended, 0 if it already was.
+ */
+int store_suspend(struct store *st);
+
+/* Reconnect, prepare, and write what was held; 0, or -1 with err (still suspended: ticks stay queued). */
+int store_resume(struct store *st, char *err, size_t errlen);
+
+/* 1 between store_suspend and store_resume. */
+int store_suspended(const struct store *st);
 
 #endif

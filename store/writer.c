@@ -24,6 +24,10 @@
 #define BUSY_TIMEOUT_MS 100
 /* While the DB refuses writes: retry this often, without waiting (a tick must never stall on it). */
 #define RETRY_MS 1000
+/* The writer's page cache, the WAL's checkpoint interval (pages) and the size it is cut back to. */
+#define STORE_CACHE_KIB 256
+#define STORE_WAL_PAGES 256
+#define STORE_WAL_LIMIT (1024 * 1024)
 
 /* ------------------------------------------------------------ open, migrate, lock */
 
@@ -211,6 +215,27 @@ static int load_dimensions(struct store *st)
 	return 0;
 }
 
+/*
+ * The writer's connection settings.  Sized for a 64 MB guest, where the writer's memory is locked and
+ * every megabyte of it is one the capacity probe cannot use (issue 20).  A tick appends to ~6 B-tree
+ * pages (one wide sample row, per-zone rows) and updates a few rollup pages, so the working set is a
+ * few dozen pages: STORE_CACHE_KIB of page cache cost nothing measurable against 2 MiB
+ * (bench/RESULTS.md).  The WAL is checkpointed every STORE_WAL_PAGES pages and cut back to
+ * STORE_WAL_LIMIT after: on a tmpfs (the Xen test guest) the WAL is memory too, and SQLite's default
+ * lets it reach 4 MiB.
+ */
+static int writer_settings(sqlite3 *db, char *err, size_t errlen)
+{
+	char sql[256];
+
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(db, 1);
+	snprintf(sql, sizeof sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;"
+		 " PRAGMA cache_size=-%d; PRAGMA wal_autocheckpoint=%d; PRAGMA journal_size_limit=%d;",
+		 STORE_CACHE_KIB, STORE_WAL_PAGES, STORE_WAL_LIMIT);
+	return exec_sql(db, sql, err, errlen);
+}
+
 struct store *store_open(const char *path, size_t queue_max_bytes, char *err, size_t errlen)
 {
 	struct store *st = calloc(1, sizeof *st);
@@ -246,14 +271,7 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
 		goto fail;
 	}
-	/*
-	 * 2 MiB of page cache: a tick appends to ~6 B-tree pages (one wide sample row, per-zone rows),
-	 * so the writer's working set is a few dozen pages; a bigger cache only lengthened the RSS
-	 * warm-up (bench/RESULTS.md, soak).
-	 */
-	if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-			     " PRAGMA foreign_keys=OFF; PRAGMA cache_size=-2048;"
-			     " PRAGMA journal_size_limit=16777216;", e2, sizeof e2) < 0) {
+	if (writer_settings(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: %s", path, e2);
 		goto fail;
 	}
@@ -313,6 +331,9 @@ const char *store_path(const struct store *st)
 int store_mark_crashed(struct store *st)
 {
 	char err[256];
+
+	if (!st->db)
+		return -1;
 	const char *sql =
 		"UPDATE runs SET end_reason = 'crash',"
 		" ended_ms = COALESCE((SELECT max(ts_ms) FROM samples s WHERE s.run_id = runs.run_id), started_ms)"
@@ -346,6 +367,9 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
 	sqlite3_stmt *s;
 	int rc;
+
+	if (!st->db)   /* suspended (store_suspend) */
+		return -1;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
 		log_warnx("database: %s", sqlite3_errmsg(st->db));
@@ -390,7 +414,13 @@ int store_run_end(struct store *st, int64_t run_id, int64_t ended_ms, const char
 {
 	sqlite3_stmt *s;
 	int rc;
+	char err[256];
 
+	/* The run's end is written at once: a suspended writer comes back for it. */
+	if (!st->db && store_resume(st, err, sizeof err) < 0) {
+		log_warnx("database: recording the end of run %lld: %s", (long long)run_id, err);
+		return -1;
+	}
 	flush_queue(st);
 	if (sqlite3_prepare_v2(st->db, "UPDATE runs SET ended_ms = ?1, end_reason = ?2 WHERE run_id = ?3",
 			       -1, &s, NULL) != SQLITE_OK)
@@ -412,6 +442,9 @@ int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *
 	sqlite3_stmt *s;
 	int rc;
 
+	if (!st->db)   /* suspended (store_suspend) */
+		return -1;
+
 	if (sqlite3_prepare_v2(st->db, "INSERT INTO run_notes(run_id, ts_ms, kind, text) VALUES (?1, ?2, ?3, ?4)",
 			       -1, &s, NULL) != SQLITE_OK)
 		return -1;
@@ -429,6 +462,9 @@ int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int
 {
 	sqlite3_stmt *s;
 	int rc;
+
+	if (!st->db)   /* suspended (store_suspend) */
+		return -1;
 
 	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO churn_info(run_id, fpu_kind, amx_ok, cgroup, pop_cap,"
 				       " seed, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &s, NULL) != SQLITE_OK)
@@ -499,6 +535,9 @@ int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq)
 	sqlite3_stmt *s;
 	int rc;
 
+	if (!st->db)   /* suspended (store_suspend) */
+		return -1;
+
 	if (sqlite3_prepare_v2(st->db, "SELECT last_seq FROM kmsg_cursor WHERE boot_id = ?1", -1, &s, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(s, 1, boot_id, -1, SQLITE_TRANSIENT);
@@ -515,6 +554,9 @@ int64_t store_sample_count(struct store *st, int64_t run_id)
 {
 	sqlite3_stmt *s;
 	int64_t n = -1;
+
+	if (!st->db)   /* suspended (store_suspend) */
+		return -1;
 
 	if (sqlite3_prepare_v2(st->db, "SELECT ticks FROM runs WHERE run_id = ?1", -1, &s, NULL) != SQLITE_OK)
 		return -1;
@@ -534,7 +576,7 @@ static int flush_queue(struct store *st)
 
 	if (!st->qhead)
 		return 0;
-	if (st->failing && clock_mono_ms() < st->retry_ms)
+	if (!st->db || (st->failing && clock_mono_ms() < st->retry_ms))
 		return 1;
 	memcpy(st->zsaved, st->zlast, (size_t)st->nzones * sizeof st->zlast[0]);
 	rc = stmts_step(st, S_BEGIN);
@@ -639,9 +681,88 @@ int store_flush(struct store *st)
 	return flush_queue(st);
 }
 
+static int64_t db_status(sqlite3 *db, int op)
+{
+	int cur = 0, hi = 0;
+
+	sqlite3_db_status(db, op, &cur, &hi, 0);
+	return cur;
+}
+
+void store_memory(struct store *st, struct store_memory *out)
+{
+	sqlite3_int64 cur = 0, hi = 0;
+
+	memset(out, 0, sizeof *out);
+	sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &cur, &hi, 0);
+	out->sqlite_now = cur;
+	out->sqlite_peak = hi;
+	if (!st->db)
+		return;
+	out->cache = db_status(st->db, SQLITE_DBSTATUS_CACHE_USED);
+	out->schema = db_status(st->db, SQLITE_DBSTATUS_SCHEMA_USED);
+	out->statements = db_status(st->db, SQLITE_DBSTATUS_STMT_USED);
+}
+
+/* ------------------------------------------------------------ letting go of the DB for a while */
+
+int store_suspend(struct store *st)
+{
+	if (!st->db)
+		return 0;
+	/* What is queued goes first; a DB that refuses it keeps it queued, in memory, as ever. */
+	flush_queue(st);
+	/* Empty the WAL: on a tmpfs its pages are memory the fill could use. */
+	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	stmts_finalize(st);
+	memset(st->stmt, 0, sizeof st->stmt);
+	sqlite3_close(st->db);
+	st->db = NULL;
+	/* Schema, statements and page cache are gone; hand the heap pages they held back to the kernel. */
+	sqlite3_release_memory(INT32_MAX);
+	return 1;
+}
+
+int store_resume(struct store *st, char *err, size_t errlen)
+{
+	char e2[256];
+
+	if (st->db)
+		return 0;
+	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", st->path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
+		goto fail;
+	}
+	if (writer_settings(st->db, e2, sizeof e2) < 0) {
+		snprintf(err, errlen, "%s: %s", st->path, e2);
+		goto fail;
+	}
+	if (stmts_prepare(st, err, errlen) < 0)
+		goto fail;
+	st->retry_ms = 0;
+	flush_queue(st);
+	return 0;
+fail:
+	stmts_finalize(st);
+	memset(st->stmt, 0, sizeof st->stmt);
+	sqlite3_close(st->db);
+	st->db = NULL;
+	return -1;
+}
+
+int store_suspended(const struct store *st)
+{
+	return st->db == NULL;
+}
+
 size_t store_queued(const struct store *st)
 {
 	return st->qcount;
+}
+
+size_t store_queued_bytes(const struct store *st)
+{
+	return st->qbytes;
 }
 
 uint64_t store_dropped(const struct store *st)

@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include <microhttpd.h>
-#include <systemd/sd-daemon.h>
 
 #include "common/log.h"
 #include "common/netaddr.h"
 #include "common/num.h"
+#include "common/sdlisten.h"
 #include "common/runref.h"
 #include "web/escape.h"
 #include "web/api.h"
@@ -545,19 +545,10 @@ static int is_any6(const struct sockaddr_storage *ss)
 /* The systemd-passed listening socket, or -1.  Consumes LISTEN_* so a child or a reopen cannot take it twice. */
 static int systemd_socket(char *err, size_t errlen, int *bad)
 {
-	int n = sd_listen_fds(1);
+	int fd = sdlisten_take(err, errlen);
 
-	*bad = 0;
-	if (n <= 0)
-		return -1;
-	if (n > 1)
-		log_warnx("http: systemd passed %d sockets; using the first", n);
-	if (sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0) {
-		snprintf(err, errlen, "fd %d from systemd is not a listening stream socket", SD_LISTEN_FDS_START);
-		*bad = 1;
-		return -1;
-	}
-	return SD_LISTEN_FDS_START;
+	*bad = fd == -2;
+	return fd < 0 ? -1 : fd;
 }
 
 /* The databases of cfg, named (common/runref.h), each opened once now: one we cannot read is a startup error, not a 503 later. */
@@ -614,7 +605,8 @@ struct web_server *web_open(const struct web_config *cfg, char *err, size_t errl
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
 	struct MHD_OptionItem addr[2];
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	/* MHD_USE_ITC: web_close quiesces first (see there), which these thread modes need it for. */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
 	const union MHD_DaemonInfo *info;
 	int r, fd = -1, bad;
 
@@ -697,8 +689,19 @@ void web_close(struct web_server *ws)
 {
 	if (!ws)
 		return;
-	if (ws->d)
+	if (ws->d) {
+		/*
+		 * Quiesced first: a stop with the listening socket still in use shuts it down (shutdown(2)
+		 * wakes the threads), and a socket is one object for every process holding it.  The
+		 * daemon's core keeps the socket across web processes: a web process stopped with SIGTERM
+		 * (a guest-scope fill, daemon/quiet.c) left it refusing connections for good.  Quiesced,
+		 * libmicrohttpd hands it back and we close only our descriptor.
+		 */
+		MHD_socket lfd = MHD_quiesce_daemon(ws->d);
 		MHD_stop_daemon(ws->d);   /* joins the threads; every response is destroyed */
+		if (lfd != MHD_INVALID_SOCKET)
+			close(lfd);
+	}
 	for (unsigned i = 0; i < WEB_MAX_THREADS; i++)
 		for (int d = 0; d < RUNREF_MAX_DBS; d++)
 			query_close(ws->pool[i][d]);

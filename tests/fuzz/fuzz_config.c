@@ -12,7 +12,7 @@
  *   - describe -> load -> describe is a fixed point: the effective
  *     configuration written back as a file loads to the same configuration.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_config.c build/fuzz/libfpusoak.a \
- *     $(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih) -lm -lpthread -o /tmp/fz_cfg
+ *     $(pkg-config --libs libmicrohttpd sqlite3 libcjson inih) -lm -lpthread -o /tmp/fz_cfg
  * (make fuzz builds it that way.)  config_load prints its complaint to stderr: run with
  * -close_fd_mask=2 to keep a long run quiet (libFuzzer still reports crashes).
  */

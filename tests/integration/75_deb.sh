@@ -104,13 +104,13 @@ fi
 # What the package holds.
 files=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's#^\./#/#')
 missing=""
-for f in /usr/sbin/fpusoakd /usr/libexec/fpusoakd/fpusoakd-spawner /lib/systemd/system/fpusoakd.service \
+for f in /usr/sbin/fpusoakd /usr/libexec/fpusoakd/fpusoakd-spawner /usr/libexec/fpusoakd/fpusoakd-web /lib/systemd/system/fpusoakd.service \
 	/lib/systemd/system/fpusoakd.socket /usr/share/man/man8/fpusoakd.8.gz /etc/fpusoakd/fpusoakd.conf \
 	/usr/share/doc/fpusoakd/README.Debian /usr/share/doc/fpusoakd/copyright \
 	/usr/share/doc/fpusoakd/examples/fpusoakd.rules.yml; do
 	grep -qx "$f" <<<"$files" || missing="$missing $f"
 done
-check "the package holds the daemon, the spawner, both units, the man page, the config, README.Debian and the rules${missing:+ (missing:$missing)}" test -z "$missing"
+check "the package holds the daemon, the spawner, the web process, both units, the man page, the config, README.Debian and the rules${missing:+ (missing:$missing)}" test -z "$missing"
 check "no file under /usr/local or /var/lib/fpusoakd (systemd creates the state directory)" \
 	bash -c "! grep -qE '^/usr/local|^/var/lib/fpusoakd' <<<\"\$1\"" _ "$files"
 check "conffiles: /etc/fpusoakd/fpusoakd.conf" test "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles)" = /etc/fpusoakd/fpusoakd.conf
@@ -119,7 +119,9 @@ dpkg-deb -x "$deb" "$x"
 dpkg-deb -e "$deb" "$x/DEBIAN"
 check "the unit runs /usr/sbin/fpusoakd -c /etc/fpusoakd/fpusoakd.conf" \
 	grep -qx 'ExecStart=/usr/sbin/fpusoakd -c /etc/fpusoakd/fpusoakd.conf' "$x/lib/systemd/system/fpusoakd.service"
-check "the daemon was built to exec /usr/libexec/fpusoakd/fpusoakd-spawner" grep -qa '/usr/libexec/fpusoakd' "$x/usr/sbin/fpusoakd"
+check "the daemon was built to exec /usr/libexec/fpusoakd/fpusoakd-spawner and fpusoakd-web" grep -qa '/usr/libexec/fpusoakd' "$x/usr/sbin/fpusoakd"
+check "the core links no HTTP library (libmicrohttpd is the web process's)" \
+	bash -c "! readelf -dW '$x/usr/sbin/fpusoakd' | grep -q libmicrohttpd && readelf -dW '$x/usr/libexec/fpusoakd/fpusoakd-web' | grep -q libmicrohttpd"
 check "the spawner is static (no interpreter, no DT_NEEDED)" \
 	bash -c "! readelf -lW '$x/usr/libexec/fpusoakd/fpusoakd-spawner' | grep -q INTERP && ! readelf -dW '$x/usr/libexec/fpusoakd/fpusoakd-spawner' | grep -q NEEDED"
 check "Built-Using names the glibc in the static spawner ($(dpkg-deb -f "$deb" Built-Using))" \

@@ -15,7 +15,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:-$here/cache}
 suite=bookworm
 # systemd to boot, tools the checks use, and the daemon's runtime libraries
-# (Makefile PKGS: libmicrohttpd sqlite3 libcjson libsystemd inih).
+# (Makefile PKGS: libmicrohttpd sqlite3 libcjson inih; libsystemd0, which fpusoakd no longer links,
+# stays listed so the cached rootfs keeps its stamp).
 pkgs=systemd,systemd-sysv,dbus,curl,sqlite3,procps,libmicrohttpd12,libsqlite3-0,libcjson1,libsystemd0,libinih1
 
 log() { echo "mkrootfs: $*" >&2; }

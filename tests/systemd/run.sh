@@ -264,9 +264,29 @@ install_standin() {
 	local log=$work/install.log
 	mkdir -p "$root/usr/local/sbin" "$root/lib/systemd/system" "$root/etc/fpusoakd"
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I"$repo" -o "$root/usr/local/sbin/fpusoakd" \
-		"$here/standin.c" "$repo/daemon/notify.c" "$repo/common/log.c" -lsystemd >"$log" 2>&1 &&
+		"$here/standin.c" "$repo/daemon/notify.c" "$repo/common/log.c" "$repo/common/unixdg.c" \
+		"$repo/common/num.c" >"$log" 2>&1 &&
 		install -m 0644 "$repo/fpusoakd.service" "$repo/fpusoakd.socket" "$root/lib/systemd/system/" &&
 		install -m 0644 "$repo/fpusoakd.conf" "$root/etc/fpusoakd/fpusoakd.conf" || { show "$log"; return 1; }
+}
+
+# Where `make install` (PREFIX=/usr/local) puts things for the unit to work, the web process
+# included: installed into a scratch DESTDIR on the host (the container gets the package).
+check_layout() {
+	local f missing="" dest=$work/make-install log=$work/make-install.log
+	if ! make -C "$repo" --no-print-directory install DESTDIR="$dest" BUILD="${BUILD:-$repo/build}" >"$log" 2>&1; then
+		fail "make install DESTDIR=$dest"
+		show "$log"
+		return 1
+	fi
+	for f in usr/local/sbin/fpusoakd lib/systemd/system/fpusoakd.service lib/systemd/system/fpusoakd.socket \
+		etc/fpusoakd/fpusoakd.conf usr/local/share/man/man8/fpusoakd.8 usr/local/libexec/fpusoakd/fpusoakd-spawner \
+		usr/local/libexec/fpusoakd/fpusoakd-web; do
+		[ -e "$dest/$f" ] || missing="$missing /$f"
+	done
+	[ -z "$missing" ] && pass "make install laid out binary, static spawner, web process, units, config and man page" ||
+		fail "make install did not install:$missing"
+	rm -rf "$dest"
 }
 
 # The package to install: $FPUSOAK_DEB, or $BUILD/deb/fpusoakd_*_amd64.deb, rebuilt
@@ -279,7 +299,7 @@ find_deb() {
 	fi
 	deb=$(ls "$b"/deb/fpusoakd_*_amd64.deb 2>/dev/null | head -n 1)
 	[ -n "$deb" ] || stale=1
-	for f in "$b/fpusoakd" "$b/fpusoakd-spawner" "$repo"/debian/* "$repo/fpusoakd.service" "$repo/fpusoakd.conf"; do
+	for f in "$b/fpusoakd" "$b/fpusoakd-spawner" "$b/fpusoakd-web" "$repo"/debian/* "$repo/fpusoakd.service" "$repo/fpusoakd.conf"; do
 		[ -n "$deb" ] && [ -e "$f" ] && [ "$f" -nt "$deb" ] && stale=1
 	done
 	if [ $stale = 1 ]; then
@@ -313,14 +333,14 @@ install_deb() {
 	[ "$st" = "inactive inactive " ] && [ -z "$(unit_pids)" ] &&
 		pass "after install nothing runs (is-active: $st, no process in the unit's cgroup)" ||
 		fail "after install is-active says '$st' (processes: $(unit_pids | tr '\n' ' ')): install must not start anything"
-	for f in /usr/sbin/fpusoakd /usr/libexec/fpusoakd/fpusoakd-spawner /lib/systemd/system/fpusoakd.service \
-		/lib/systemd/system/fpusoakd.socket /etc/fpusoakd/fpusoakd.conf /usr/share/man/man8/fpusoakd.8.gz; do
+	for f in /usr/sbin/fpusoakd /usr/libexec/fpusoakd/fpusoakd-spawner /usr/libexec/fpusoakd/fpusoakd-web \
+		/lib/systemd/system/fpusoakd.service /lib/systemd/system/fpusoakd.socket /etc/fpusoakd/fpusoakd.conf /usr/share/man/man8/fpusoakd.8.gz; do
 		pkg_files | grep -qx "$f" && ct 5 test -e "$f" || missing="$missing $f"
 	done
-	[ -z "$missing" ] && pass "the package installed binary, static spawner, units, config and man page" ||
+	[ -z "$missing" ] && pass "the package installed binary, static spawner, web process, units, config and man page" ||
 		fail "the package did not install:$missing"
-	missing=$(ct 10 ldd /usr/sbin/fpusoakd 2>&1 | grep 'not found')
-	[ -z "$missing" ] && pass "every library fpusoakd links is in the container" ||
+	missing=$(ct 10 ldd /usr/sbin/fpusoakd /usr/libexec/fpusoakd/fpusoakd-web 2>&1 | grep 'not found')
+	[ -z "$missing" ] && pass "every library fpusoakd and fpusoakd-web link is in the container" ||
 		fail "libraries missing in the container: $(echo $missing)"
 	[ "$(ct 10 dpkg-query -W -f '${Conffiles}' fpusoakd | awk '{ print $1 }')" = /etc/fpusoakd/fpusoakd.conf ] &&
 		pass "dpkg lists /etc/fpusoakd/fpusoakd.conf as a conffile" || fail "fpusoakd.conf is not a conffile"
@@ -585,6 +605,22 @@ check_cgroup_layout() {
 		pass "the daemon execs the installed static spawner"
 	else
 		fail "the daemon did not exec /usr/libexec/fpusoakd/fpusoakd-spawner: $(grep -m1 'churn:' <<<"$jl" | cut -c1-200)"
+	fi
+	# The web side is the core's child, in the unit's cgroup: `systemctl status` lists both.
+	local web core
+	core=$(prop MainPID)
+	web=$(ct 10 sh -c "for p in \$(cat $(unit_cg)/cgroup.procs $(unit_cg)/*/cgroup.procs 2>/dev/null); do
+		[ \"\$(cat /proc/\$p/comm 2>/dev/null)\" = fpusoakd-web ] && echo \$p; done" | head -1)
+	# Its parent: the 4th field of /proc/PID/stat (its comm, fpusoakd-web, has no space in it).
+	if [ -n "$web" ] && [ "$(ct 5 cut -d' ' -f4 /proc/$web/stat)" = "$core" ]; then
+		pass "the web process (pid $web, the core's child) runs in fpusoakd.service's cgroup"
+	else
+		fail "no fpusoakd-web child of the core (pid $core) in fpusoakd.service's cgroup: $(unit_pids | tr '\n' ' ')"
+	fi
+	if ct 10 systemctl status fpusoakd --no-pager -n 0 | grep -q 'fpusoakd-web serve'; then
+		pass "systemctl status fpusoakd lists the web process beside the core"
+	else
+		fail "systemctl status fpusoakd does not list fpusoakd-web"
 	fi
 	local st spawned failed
 	st=$(prop StatusText)
@@ -906,6 +942,7 @@ if [ $standin = 1 ]; then
 		t_done
 	fi
 else
+	check_layout
 	deb=$(find_deb) || { fail "no fpusoakd_*.deb: make deb failed"; t_done; }
 	note "package: $deb"
 fi

@@ -577,6 +577,53 @@ static void test_off(void)
 	}
 }
 
+/* A guest-scope fill: the instance goes (triggers first), the totals stay, it comes back set up the same. */
+static void test_suspend(void)
+{
+	struct fake fk = { 0 };
+	struct traceinst_fs fs = { fake_mkdir, fake_rmdir, &fk };
+	struct tracewatch_opts o = { .sys_root = tree, .proc_root = "/proc", .fs = &fs };
+	char why[TRACEWATCH_DESC_MAX], name[TRACE_INSTANCE_NAME_MAX], text[4096];
+	struct tracewatch *tw = tracewatch_open(&o, why, sizeof why);
+	int n;
+
+	T_CHECK(tw != NULL, "instance set up: %s", why);
+	if (!tw)
+		return;
+	snprintf(name, sizeof name, "%s", tracewatch_instance(tw));
+	T_CHECK(tracewatch_fd(tw) >= 0 && !tracewatch_suspended(tw), "a pipe to poll, not suspended");
+	T_EQ_I(tracewatch_suspend(tw, 1764590000000, 1000), 0, "suspend");
+	T_CHECK(tracewatch_suspended(tw), "suspended");
+	T_CHECK(!exists(name), "the instance folder is gone while suspended");
+	T_EQ_I(fk.rmdir_with_triggers, 0, "its triggers taken back before rmdir");
+	T_EQ_I(tracewatch_fd(tw), -1, "no pipe to poll while suspended");
+	T_EQ_I(tracewatch_sample(tw), 0, "a slow tick while suspended reads nothing and fails nothing");
+	T_EQ_I(tracewatch_suspend(tw, 1764590000000, 1000), 0, "a second suspend is a no-op");
+	T_EQ_I(fk.rmdirs, 1, "... one rmdir");
+	T_EQ_I(attach_tick(tw), 0, "a tick while suspended is written");
+	tracewatch_failures(tw, &n);
+	T_EQ_I(n, 0, "nothing pending");
+	T_EQ_I(tracewatch_resume(tw, why, sizeof why), 0, "resume: %s", why);
+	T_CHECK(!tracewatch_suspended(tw) && tracewatch_fd(tw) >= 0, "not suspended, a pipe to poll again");
+	T_CHECK(exists(name), "the instance is back under the same name");
+	T_EQ_I(fk.mkdirs, 2, "two mkdirs in all");
+	read_text("events/kmem/mm_page_alloc/filter", name, text, sizeof text);
+	T_EQ_S(text, "pfn == 0xffffffffffffffff\n", "the failures-only filter written again");
+	T_EQ_I(tracewatch_resume(tw, why, sizeof why), 0, "a second resume is a no-op");
+	T_EQ_I(fk.mkdirs, 2, "... no third mkdir");
+	tracewatch_close(tw);
+	T_CHECK(!exists(name), "instance removed at close");
+	/* Suspended at close: nothing left to remove, nothing fails. */
+	fk = (struct fake){ 0 };
+	tw = tracewatch_open(&o, why, sizeof why);
+	T_CHECK(tw != NULL, "set up again: %s", why);
+	if (!tw)
+		return;
+	tracewatch_suspend(tw, 1764590000000, 1000);
+	tracewatch_close(tw);
+	T_EQ_I(fk.rmdirs, 1, "closed while suspended: the one rmdir of the suspend");
+}
+
 int main(void)
 {
 	char err[256];
@@ -594,6 +641,7 @@ int main(void)
 	test_stale();
 	test_fallbacks();
 	test_off();
+	test_suspend();
 	store_close(tdb);
 	rm_rf(tree);
 	T_DONE();

@@ -161,9 +161,12 @@ else
 	copy_bin "$(command -v sqlite3)" /usr/bin/sqlite3
 	if [ "$payload" = daemon ]; then
 		copy_bin "$daemon" /usr/sbin/fpusoakd
-		# The static churn spawner the daemon execs from beside itself (churn/spawner.h), if built.
-		sp="$(dirname "$(readlink -f "$daemon")")/fpusoakd-spawner"
-		if [ -x "$sp" ]; then copy_bin "$sp" /usr/sbin/fpusoakd-spawner; fi
+		# The programs the daemon execs from beside itself, if built: the static churn spawner
+		# (churn/spawner.h) and the web process with its libraries (cmd/front.h).
+		for h in fpusoakd-spawner fpusoakd-web; do
+			sp="$(dirname "$(readlink -f "$daemon")")/$h"
+			if [ -x "$sp" ]; then copy_bin "$sp" "/usr/sbin/$h"; fi
+		done
 	fi
 	# The scenarios: their scripts in the initramfs, their files on the disk.
 	for n in $list; do

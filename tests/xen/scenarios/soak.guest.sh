@@ -5,6 +5,23 @@
 # the report and the /proc files after the soak.
 db=/tmp/fpusoakd.db
 rc=0
+
+# web_up SECONDS: wait until the daemon's web process runs.  It is stopped while a guest-scope
+# capacity probe fills the guest (daemon/quiet.c: requests wait in the socket's backlog until it is
+# back), and in the one-vCPU domU such a fill can outlast a fetch's timeout.  Read, no fork.
+web_up() {
+	_w=0
+	while [ "$_w" -lt "$1" ]; do
+		for _p in /proc/[0-9]*; do
+			read -r _c 2>/dev/null <"$_p/comm" || continue
+			[ "$_c" = fpusoakd-web ] && { [ "$_w" -gt 0 ] && say "web process back after ${_w}s (a fill was running)"; return 0; }
+		done
+		sleep 1
+		_w=$((_w + 1))
+	done
+	say "no web process after ${1}s"
+	return 1
+}
 case "$PAYLOAD" in
 daemon)
 	daemon_start "$db" --duration "${SOAK_SECONDS}s"
@@ -25,7 +42,7 @@ daemon)
 	if [ "$REPORT_VIA" = guest ]; then
 		# Late in the soak (after the fill), while the daemon still serves.
 		( i=0; while [ ! -f "$db" ] && [ "$i" -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
-		  sleep $((SOAK_SECONDS * 4 / 5)); fetch_report /tmp/report.html || { sleep 5; fetch_report /tmp/report.html; }
+		  sleep $((SOAK_SECONDS * 4 / 5)); web_up 60; fetch_report /tmp/report.html || { sleep 5; web_up 30; fetch_report /tmp/report.html; }
 		  mark "REPORT-FETCHED scenario=$SC_NAME ok=$([ -f /tmp/report.html ] && echo 1 || echo 0) uptime=$(uptime_s)" ) &
 	fi
 	daemon_wait
