@@ -39,6 +39,7 @@ struct churn {
 	int gone;
 	struct churn_hello hello;
 	struct churn_status last;
+	int stop_state;               /* churn_stop: 0 not yet, 1 the spawner said BYE, -1 it did not */
 	/* the fragmenting load (fragload.h) */
 	pid_t frag_pid;               /* 0: none, or reaped */
 	int frag_sock;
@@ -567,8 +568,8 @@ int churn_status_request(struct churn *ch)
 	return send_cmd(ch, &cmd);
 }
 
-/* Drain records until BYE or EOF; 0, or -1 on timeout. */
-static int drain_until_bye(struct churn *ch, int64_t deadline)
+/* Drain records until BYE or EOF, each to on_rec when given; 0, or -1 on timeout. */
+static int drain_until_bye(struct churn *ch, int64_t deadline, churn_rec_fn *on_rec, void *arg)
 {
 	static struct churn_rec rec;
 
@@ -580,6 +581,8 @@ static int drain_until_bye(struct churn *ch, int64_t deadline)
 			wait_readable(ch->sock, deadline);
 			continue;
 		}
+		if (on_rec)
+			on_rec(arg, &rec);
 		if (rec.type == CHURN_REC_BYE)
 			return 0;
 	}
@@ -604,29 +607,44 @@ static int reap_spawner(pid_t pid)
 	return -1;
 }
 
-int churn_close(struct churn *ch, struct churn_status *final)
+int churn_stop(struct churn *ch, churn_rec_fn *on_rec, void *arg)
 {
 	struct spawner_cmd cmd = { .type = SPAWNER_CMD_STOP };
+
+	if (!ch)
+		return 0;
+	if (ch->stop_state)
+		return ch->stop_state > 0 ? 0 : -1;
+	stop_frag(ch);
+	ch->stop_state = 1;
+	if (ch->pid <= 0)
+		return 0;
+	if (ch->gone) {
+		ch->stop_state = -1;
+		return -1;
+	}
+	send_cmd(ch, &cmd);
+	/* EOF is a stop too, in case the STOP did not fit in the socket. */
+	shutdown(ch->sock, SHUT_WR);
+	if (drain_until_bye(ch, clock_mono_ms() + STOP_TIMEOUT_MS, on_rec, arg) < 0) {
+		log_warnx("churn: spawner did not stop within %d ms; killing it", STOP_TIMEOUT_MS);
+		kill(ch->pid, SIGKILL);
+		ch->stop_state = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int churn_close(struct churn *ch, struct churn_status *final)
+{
 	int rc = 0;
 
 	if (!ch)
 		return 0;
-	stop_frag(ch);
-	if (ch->pid > 0) {
-		if (!ch->gone) {
-			send_cmd(ch, &cmd);
-			/* EOF is a stop too, in case the STOP did not fit in the socket. */
-			shutdown(ch->sock, SHUT_WR);
-			if (drain_until_bye(ch, clock_mono_ms() + STOP_TIMEOUT_MS) < 0) {
-				log_warnx("churn: spawner did not stop within %d ms; killing it", STOP_TIMEOUT_MS);
-				kill(ch->pid, SIGKILL);
-				rc = -1;
-			}
-		} else
-			rc = -1;
-		if (reap_spawner(ch->pid) < 0)
-			rc = -1;
-	}
+	if (churn_stop(ch, NULL, NULL) < 0)
+		rc = -1;
+	if (ch->pid > 0 && reap_spawner(ch->pid) < 0)
+		rc = -1;
 	if (final)
 		*final = ch->last;
 	/* The spawner reaps every worker before BYE: anything still in the group outlived it. */

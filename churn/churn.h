@@ -84,6 +84,14 @@ int churn_probe_request(struct churn *ch, enum churn_probe_kind kind);
 /* Ask for an immediate STATUS record; 0 or -1. */
 int churn_status_request(struct churn *ch);
 
+/* What churn_stop hands on: each record the spawner sends on its way out. */
+typedef void churn_rec_fn(void *arg, const struct churn_rec *rec);
+
+/* Ask the spawner to stop (the fragmenting load first) and hand each record it sends until BYE to on_rec
+ * (NULL: dropped): a probe the stop cuts short ends there, stop reason "stopped".  0, or -1 when it had
+ * died or did not say BYE within 10 s (then it is SIGKILLed).  Once; churn_close after it only reaps. */
+int churn_stop(struct churn *ch, churn_rec_fn *on_rec, void *arg);
+
 /* Stop: retire every worker, wait for the spawner (<= 10 s, then SIGKILL), reap it, empty and remove
  * the cgroup.  *final (may be NULL) gets the last STATUS.  0 if the spawner stopped cleanly and left
  * nothing in the group; -1 if it had to be killed, had died, or processes outlived it; accepts NULL. */

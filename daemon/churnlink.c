@@ -275,6 +275,49 @@ static void warn_setup_failures(struct churnlink *cl, const struct churn_status 
 		  code, worker_exit_name(code), (unsigned long long)st->c.exited_error);
 }
 
+/* One record from the spawner, while it runs or on its way out (churnlink_stop). */
+static void on_rec(void *arg, const struct churn_rec *rec)
+{
+	struct churnlink *cl = arg;
+
+	switch (rec->type) {
+	case CHURN_REC_STATUS:
+		warn_setup_failures(cl, &rec->u.status);
+		cl->last = rec->u.status;
+		cl->have_status = 1;
+		break;
+	case CHURN_REC_DEATH:
+		cl->deaths[cl->ndeaths++ % DEATH_RING] = rec->u.death.pid;
+		break;
+	case CHURN_REC_PROBE_START:
+		cl->start = rec->u.probe_start;
+		cl->probe_running = 1;
+		break;
+	case CHURN_REC_PROBE_DONE:
+		on_probe_done(cl, &rec->u.probe_done);
+		break;
+	case CHURN_REC_NOTE:
+		if (rec->u.note.level <= LOG_LVL_WARN)
+			log_warnx("churn: %s", rec->u.note.text);
+		else
+			log_info("churn: %s", rec->u.note.text);
+		break;
+	case CHURN_REC_BYE:
+		log_notice("churn: the spawner is exiting");
+		break;
+	default:
+		break;
+	}
+}
+
+int churnlink_stop(struct churnlink *cl)
+{
+	if (!cl)
+		return 0;
+	churn_stop(cl->ch, on_rec, cl);
+	return cl->ndone > 0;
+}
+
 int churnlink_drain(struct churnlink *cl)
 {
 	static struct churn_rec rec;   /* 8 KiB (a raw buddyinfo); the loop thread is the only caller */
@@ -282,36 +325,8 @@ int churnlink_drain(struct churnlink *cl)
 
 	if (!cl)
 		return 0;
-	while ((rc = churn_read(cl->ch, &rec)) == 1) {
-		switch (rec.type) {
-		case CHURN_REC_STATUS:
-			warn_setup_failures(cl, &rec.u.status);
-			cl->last = rec.u.status;
-			cl->have_status = 1;
-			break;
-		case CHURN_REC_DEATH:
-			cl->deaths[cl->ndeaths++ % DEATH_RING] = rec.u.death.pid;
-			break;
-		case CHURN_REC_PROBE_START:
-			cl->start = rec.u.probe_start;
-			cl->probe_running = 1;
-			break;
-		case CHURN_REC_PROBE_DONE:
-			on_probe_done(cl, &rec.u.probe_done);
-			break;
-		case CHURN_REC_NOTE:
-			if (rec.u.note.level <= LOG_LVL_WARN)
-				log_warnx("churn: %s", rec.u.note.text);
-			else
-				log_info("churn: %s", rec.u.note.text);
-			break;
-		case CHURN_REC_BYE:
-			log_notice("churn: the spawner is exiting");
-			break;
-		default:
-			break;
-		}
-	}
+	while ((rc = churn_read(cl->ch, &rec)) == 1)
+		on_rec(cl, &rec);
 	if (rc < 0) {
 		log_warnx("churn: the spawner is gone; sampling goes on without churn");
 		return -1;

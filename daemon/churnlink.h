@@ -39,6 +39,11 @@ void churnlink_confinement(const struct churnlink *cl, struct churn_confinement 
 int churnlink_frag_fd(const struct churnlink *cl);
 int churnlink_frag_drain(struct churnlink *cl);
 
+/* Stop the workers and the spawner, keeping what it reports on the way out (a probe the stop cut short,
+ * "stopped"; the last counts); 1 when a finished probe waits for a tick (the caller's last), else 0.
+ * Accepts NULL; churnlink_close after it only reaps and cleans up. */
+int churnlink_stop(struct churnlink *cl);
+
 /* Stop every worker, reap the spawner, remove the cgroup; accepts NULL. */
 void churnlink_close(struct churnlink *cl);
 

@@ -301,9 +301,16 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	notify_ready();
 
 	code = loop_run(d);
+	d->stop = 1;
 	notify_stopping();
 	quiet_end(d);
-	/* Workers go first: their exits are accounted before the run is closed. */
+	/*
+	 * Workers go first: their exits are accounted before the run is closed.  A probe the stop cut
+	 * short (stop reason "stopped": a lower bound, as the reports read it) or one that ended after
+	 * the last tick would be lost with the spawner: one last tick stores it.
+	 */
+	if (churnlink_stop(d->churn))
+		loop_tick(d);
 	churnlink_close(d->churn);
 	d->churn = NULL;
 	store_rollup(d->store, d->run_id, INT64_MAX);     /* the last, partial minute and hour */

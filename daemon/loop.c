@@ -122,7 +122,8 @@ int loop_tick(struct daemon *d)
 	if (d->churn) {
 		churnlink_attach(d->churn, t);
 		store_tick_counter(d->store, t, "worker_oom_kills_kmsg", churnlink_worker_oom_kills(d->churn));
-		churnlink_schedule(d->churn, mono, 0);
+		if (!d->stop)   /* the last tick of a stop starts nothing */
+			churnlink_schedule(d->churn, mono, 0);
 	}
 	quiet_update(d);
 	rc = store_submit(d->store, t);

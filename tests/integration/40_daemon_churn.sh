@@ -168,4 +168,27 @@ check "spawner: a helper that dies before its HELLO is named in a warning ($(gre
 	grep -q "fpusoakd-spawner did not start (.*); the daemon's forked copy runs the spawner instead" "$tmp/broken/log"
 check "spawner: ... and the run goes on with the forked copy (rc $rc, $(q "SELECT sum(spawned) FROM v_churn") spawned)" \
 	bash -c "[ $rc = 0 ] && grep -q \"spawner in the daemon's forked copy\" '$tmp/broken/log' && [ \"\$(sqlite3 '$db' 'SELECT sum(spawned) >= 4 FROM v_churn')\" = 1 ]"
+# H: a stop during a capacity probe: the probe ends "stopped" (a lower bound) and its row is stored by
+# the daemon's last tick, not lost with the spawner.  2048 workers of 256 KiB under a 1 GiB, 2100-pid
+# limit take ~1 s to start on this host; SIGTERM goes as soon as a tick has seen the probe running.
+db=$tmp/h.db
+"$FPUSOAKD" --db "$db" --cgroup-memory-max 1G --cgroup-pids-max 2100 $UNCONF --listen none --kmsg none \
+	--switch-probe-interval 0 --sample-interval 100ms --workers 2 --spawn-rate 20 --lifetime 1s --probe-interval 0 \
+	--probe-limit 2048 --worker-memory 256K >"$tmp/h.log" 2>&1 & pid=$!
+wait_for "SELECT max(population) > 0 FROM v_churn" 1 || fail "H: churn did not start"
+kill -USR1 $pid
+wait_for "SELECT max(probe_population) > 0 FROM v_churn" 1 300 || fail "H: no tick saw the probe running"
+done_before=$(grep -c 'capacity probe: [0-9]* workers' "$tmp/h.log")
+kill -TERM $pid; wait $pid; rc=$?; pid=
+check "H: SIGTERM during a probe: the daemon exits 0 (rc $rc)" test "$rc" = 0
+r=$(q "SELECT result || '|' || stop_reason FROM v_probes WHERE kind = 'capacity'")
+check "H: the probe's row is stored ($r)" test "$(q "SELECT count(*) FROM v_probes WHERE kind = 'capacity'")" = 1
+if [ "$done_before" = 0 ]; then
+	check "H: ... ended by the stop, a lower bound ($r)" test "${r#*|}" = stopped
+	check "H: ... after the run's last tick before the stop (the run's last tick holds it: $(q "SELECT max(ts_ms) - (SELECT ts_ms FROM v_probes WHERE kind = 'capacity') FROM v_samples") ms after its start)" \
+		test "$(q "SELECT (SELECT max(ts_ms) FROM v_samples) >= ts_ms FROM v_probes WHERE kind = 'capacity'")" = 1
+else
+	skip "H: the probe ended before the SIGTERM reached the daemon (host too fast or too slow); the 'stopped' row is not checked"
+fi
+check "H: no worker outlived the stop" bash -c "! grep -q 'outlived the spawner' '$tmp/h.log'"
 t_done
