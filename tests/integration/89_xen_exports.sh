@@ -13,6 +13,21 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/xen/host-lib.sh
 . "$repo/tests/xen/host-lib.sh"
 
+# con_lockup: run.sh stops QEMU when the guest reports a CPU stuck this long (a real console's lines).
+fx=$repo/tests/fixtures/xen-console-softlockup.txt
+check "con_lockup finds the longest-running report at 150 s ('$(con_lockup "$fx" 150)')" \
+	test "$(con_lockup "$fx" 150)" = "soft lockup - CPU#0 stuck for 305s! [fpusoakd:15022]"
+check "con_lockup says nothing under its threshold (306 s)" test -z "$(con_lockup "$fx" 306)"
+lw=$(mktemp -d "${TMPDIR:-/tmp}/fpusoak-lockup.XXXXXX")
+head -8 "$fx" >"$lw/short"
+printf '[ 1.0] watchdog: BUG: soft lockup - CPU#1 stuck for 99999999999999999999s! [x:1]\n' >"$lw/huge"
+printf 'soft lockup - CPU#1 stuck for 2x0s! [x:1]\nsoft lockup - CPU#1 stuck fo' >"$lw/junk"
+check "a console whose reports are short of the threshold (44 s) is not a hang" test -z "$(con_lockup "$lw/short" 150)"
+check "an absurd count is a hang, not a shell error" test -n "$(con_lockup "$lw/huge" 150 2>&1)" -a -z "$(con_lockup "$lw/huge" 150 2>&1 >/dev/null)"
+check "damaged and missing consoles give nothing, and no error" \
+	test -z "$(con_lockup "$lw/junk" 1 2>&1)$(con_lockup "$lw/none" 1 2>&1)"
+rm -rf "$lw"
+
 bb=$(command -v busybox || true)
 if [ -z "$bb" ] || ! "$bb" --list | grep -qx tar; then
 	skip "no busybox with tar here (the guests' shell); apt-get install busybox-static"

@@ -20,11 +20,24 @@
 #                                   or "bad SCENARIO/[NAME] reason"
 #   con_marker LOG WHAT             the last ===FPUSOAK-WHAT ...=== payload
 #   con_kv KEY LINE                 value of KEY=value in a marker line
+#   con_lockup LOG SECONDS          the guest kernel's last "soft lockup - CPU#n
+#                                   stuck for Ns! [comm:pid]" with N >= SECONDS
+#                                   (empty: none that long)
 
 XEN_SCENARIO_DIR=${XEN_SCENARIO_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/scenarios}
 
 con_marker() { sed -n "s/^===FPUSOAK-$2 \(.*\)===\$/\1/p" "$1" | tail -1; }
 con_kv() { sed -n "s/.*\<$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+con_lockup() {
+	local l n
+	l=$(grep -a -o 'soft lockup - CPU#[0-9]* stuck for [0-9]*s! \[[^]]*\]' "$1" 2>/dev/null | tail -1)
+	n=${l#*stuck for }
+	n=${n%%s!*}
+	case "$n" in '' | *[!0-9]*) return 0 ;; esac
+	# More digits than a test's patience: stuck (and beyond what [ -ge ] takes).
+	if [ "${#n}" -gt 9 ] || [ "$n" -ge "$2" ]; then echo "$l"; fi
+	return 0
+}
 
 # The conf defaults, then the scenario's own declarations.
 _scenario_conf() { # NAME: in a subshell only

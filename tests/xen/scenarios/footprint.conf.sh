@@ -18,7 +18,7 @@
 # (and 10-11 more, the trace instance's 10.9 MB of slab, until stepping
 # aside removed that instance for the fill; the guest's meminfo before each
 # fill shows it: MemFree, Slab, SReclaimable).
-# Knobs: FOOTPRINT_ROUNDS (0; 5 to measure the observer effect), FOOTPRINT_WORKER_MEMORY (1M), FOOTPRINT_SETTLE (s at rest before the
+# Knobs: FOOTPRINT_ROUNDS (5; 0: the table only, no observer effect), FOOTPRINT_WORKER_MEMORY (1M), FOOTPRINT_SETTLE (s at rest before the
 # table, 20), FOOTPRINT_ACTIVITY (s over which CPU, wakeups and writes of each process are taken
 # after the table, 30).  Costs ~280-370 s of guest time on a loaded host
 # (246 s before the activity window, load average ~19).
@@ -42,10 +42,10 @@ sc_prepare() {
 	fi
 	sc_payload "$BUILD/bench/miniprobe" /usr/bin/miniprobe 0755
 	sc_payload "$repo/bench/footprint.sh" /usr/bin/fpusoak-footprint 0755
-	# 0 by default: the observer effect meets its 3% only with the trace instance removed during the
-	# daemon's fill (daemon/quiet.c, QUIET_TRACE_OFF), which hung this guest twice; kept, the instance's
-	# ~11 MB of slab cost the fill 29.7% (README).  FOOTPRINT_ROUNDS=5 measures it.
-	sc_env FOOTPRINT_ROUNDS "${FOOTPRINT_ROUNDS:-0}"
+	# 5 pairs by default; 0 prints the table only.  The observer effect meets its 3% with the trace
+	# instance removed during the daemon's fill (daemon/quiet.c, QUIET_TRACE_OFF); kept, its ~11 MB
+	# of slab cost the fill 29.7% (README).
+	sc_env FOOTPRINT_ROUNDS "${FOOTPRINT_ROUNDS:-5}"
 	sc_env FOOTPRINT_WORKER_MEMORY "${FOOTPRINT_WORKER_MEMORY:-1M}"
 	sc_env FOOTPRINT_SETTLE "${FOOTPRINT_SETTLE:-20}"
 	sc_env FOOTPRINT_ACTIVITY "${FOOTPRINT_ACTIVITY:-30}"
