@@ -100,19 +100,18 @@ static void kept_push(struct fl *f, const struct unit *u)
 }
 
 /*
- * Survivors come from the second half of each kind's allocations.  The buddy allocator serves a
- * request from the smallest free block that fits (__rmqueue_smallest), and a cycle's first
- * allocations get the holes the last cycle's frees left; the second half has to be carved from
- * larger blocks, so its survivors pin memory that was still whole, and each cycle reaches further.
- * There, every pipe keeps its last page and one unit in keep_every/2 of the other kinds stays.
+ * Every pipe keeps its last page and one unit in keep_every of the other kinds stays, all through
+ * the batch: a cycle's first allocations get the holes the last cycle's frees left
+ * (__rmqueue_smallest) and its later ones are carved from larger blocks, and survivors in both
+ * leave small holes beside them, which the unusable index counts (fragload.c says what the Xen
+ * test bed measured).
  */
 static int is_survivor(const struct fl *f, uint32_t pos, uint32_t n, int kind)
 {
-	uint32_t half = n / 2, q = (uint32_t)f->r.keep_every / 2;
+	uint32_t q = (uint32_t)f->r.keep_every;
 
-	if (pos < half)
-		return 0;
-	return kind == FK_PIPE || (pos - half) % q == q - 1;
+	(void)n;
+	return kind == FK_PIPE || pos % q == q - 1;
 }
 
 /*

@@ -46,7 +46,7 @@ static void recipe_bounds(void)
 				for (int k = 0; k < FK_NKINDS; k++)
 					bad_units += r.units[k] == 0;
 			}
-	/* None at 200 descriptors; light none at 16 MiB (a batch of base/192 holds no pipe). */
+	/* None at 200 descriptors; light none under ~13.5 MiB (a batch of base/128 holds no pipe). */
 	T_CHECK(n >= 27, "%d of 40 level/base/fd combinations have a recipe", n);
 	T_EQ_I(bad_peak, 0, "batch + long-lived set never exceed the cap (base/4 heavy, base/16 light)");
 	T_EQ_I(bad_fds, 0, "a recipe stays within its descriptor budget");
@@ -54,13 +54,18 @@ static void recipe_bounds(void)
 
 	T_CHECK(fragload_recipe(FRAGLOAD_OFF, 1ull << 30, 4096, &r) < 0, "off has no recipe");
 	T_CHECK(fragload_recipe(FRAGLOAD_LIGHT, 2ull << 20, 4096, &r) < 0, "a 2 MiB base is too small for light");
-	T_CHECK(fragload_recipe(FRAGLOAD_LIGHT, 16ull << 20, 4096, &r) < 0 &&
-		fragload_recipe(FRAGLOAD_HEAVY, 16ull << 20, 4096, &r) == 0, "16 MiB: too small for light, heavy runs");
+	T_CHECK(fragload_recipe(FRAGLOAD_LIGHT, 12ull << 20, 4096, &r) < 0 &&
+		fragload_recipe(FRAGLOAD_HEAVY, 12ull << 20, 4096, &r) == 0, "12 MiB: too small for light, heavy runs");
+	T_CHECK(fragload_recipe(FRAGLOAD_HEAVY, 3ull << 20, 4096, &r) < 0, "3 MiB: too small for heavy");
 	T_CHECK(fragload_recipe(FRAGLOAD_HEAVY, 79424ull << 10, 1024, &r) == 0 && r.units[FK_PIPE] >= 1,
 		"1024 descriptors: the Xen guest's heavy recipe scales pipes and files down, not out");
 	T_CHECK(fragload_recipe(FRAGLOAD_HEAVY, 79424ull << 10, 4032, &r) == 0, "the Xen test guest (MemTotal 79424 kB) has a heavy recipe");
 	T_EQ_I(r.cap, (79424ull << 10) / 4, "its cap is a quarter of MemTotal");
-	T_CHECK(r.keep_every == 4 && r.rounds == 32, "one in 4 survives, 32 rounds a phase");
+	T_CHECK(r.keep_every == 2 && r.rounds == 32, "one in 2 survives (every pipe), 32 rounds a phase");
+	T_EQ_I(r.cap - r.keep_cap, r.cap / 8, "a batch is an eighth of the bound");
+	T_CHECK(r.hold_ms == 2000 && r.free_ms == 2000 && r.rest_ms == 8000, "heavy: fill 4 s, hold 2, free 2, rest 8");
+	T_EQ_I(fragload_survivors_of(&r, FK_ANON), r.units[FK_ANON] / 2, "half the anon pages survive");
+	T_EQ_I(fragload_survivors_of(&r, FK_PIPE), r.units[FK_PIPE], "every pipe survives (2 of its pages)");
 	T_CHECK(r.fill_ms + r.hold_ms + r.free_ms + r.rest_ms == 16000, "a heavy cycle is 16 s");
 	T_CHECK(r.units[FK_ANON] > r.units[FK_PGTABLE], "more anon pages than page tables (shares 40%% vs 10%%)");
 	T_CHECK(fragload_recipe(FRAGLOAD_LIGHT, 79424ull << 10, 4032, &r) == 0 &&
