@@ -106,11 +106,10 @@ static void kept_push(struct fl *f, const struct unit *u)
  * leave small holes beside them, which the unusable index counts (fragload.c says what the Xen
  * test bed measured).
  */
-static int is_survivor(const struct fl *f, uint32_t pos, uint32_t n, int kind)
+static int is_survivor(const struct fl *f, uint32_t pos, int kind)
 {
 	uint32_t q = (uint32_t)f->r.keep_every;
 
-	(void)n;
 	return kind == FK_PIPE || pos % q == q - 1;
 }
 
@@ -120,15 +119,13 @@ static int is_survivor(const struct fl *f, uint32_t pos, uint32_t n, int kind)
  */
 static void plan_free(struct fl *f)
 {
-	uint32_t seen[FK_NKINDS] = { 0 }, n[FK_NKINDS] = { 0 };
+	uint32_t seen[FK_NKINDS] = { 0 };
 	uint64_t incoming = 0;
 
 	f->nwork = 0;
-	for (uint32_t i = 0; i < f->nbatch; i++)
-		n[f->batch[i].kind]++;
 	for (uint32_t i = 0; i < f->nbatch; i++) {
 		const struct unit *u = &f->batch[i];
-		if (is_survivor(f, seen[u->kind]++, n[u->kind], (int)u->kind))
+		if (is_survivor(f, seen[u->kind]++, (int)u->kind))
 			incoming += unit_kept_bytes(f, u);
 	}
 	/* Release the oldest long-lived units until the survivors fit; never below an empty set. */
@@ -142,7 +139,7 @@ static void plan_free(struct fl *f)
 	memset(seen, 0, sizeof seen);
 	for (uint32_t i = 0; i < f->nbatch; i++) {
 		const struct unit *u = &f->batch[i];
-		int keep = is_survivor(f, seen[u->kind]++, n[u->kind], (int)u->kind) && f->kn < f->kmax &&
+		int keep = is_survivor(f, seen[u->kind]++, (int)u->kind) && f->kn < f->kmax &&
 			   f->kept_bytes + unit_kept_bytes(f, u) <= f->r.keep_cap;
 		if (keep) {
 			kept_push(f, u);

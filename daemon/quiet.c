@@ -29,7 +29,6 @@
  *     QEMU TCG, and so did a shell loop that only toggled one event's enable
  *     file, while single-threaded TCG ran 2,173 toggles: an emulator problem
  *     (tests/xen/scenarios/tracepoke.*), not one of this daemon or of Linux.
- *     QUIET_TRACE_OFF 0 keeps the instance through the fill.
  * Sampling, the kernel-log reader and the churn link go on unchanged.
  */
 #include "daemon/daemon.h"
@@ -45,7 +44,6 @@
 #include "store/query.h"
 #include "store/store.h"
 
-#define QUIET_TRACE_OFF 1       /* remove the trace instance for a fill: see the top of this file */
 #define TRACE_RETRY_MS 30000   /* a trace instance that could not be made again is tried this often */
 
 /* Remove the trace instance for the fill; its pipe leaves the loop's epoll first. */
@@ -107,8 +105,7 @@ static void enter(struct daemon *d)
 	log_info("capacity probe in guest scope: stepping aside until it is done (web process stopped,"
 		 " database writes held in memory)");
 	store_suspend(d->store);
-	if (QUIET_TRACE_OFF)
-		trace_off(d);
+	trace_off(d);
 	query_close(d->reader);
 	d->reader = NULL;
 	repin(d);

@@ -43,7 +43,7 @@ sc_prepare() {
 	sc_payload "$BUILD/bench/miniprobe" /usr/bin/miniprobe 0755
 	sc_payload "$repo/bench/footprint.sh" /usr/bin/fpusoak-footprint 0755
 	# 5 pairs by default; 0 prints the table only.  The observer effect meets its 3% with the trace
-	# instance removed during the daemon's fill (daemon/quiet.c, QUIET_TRACE_OFF); kept, its ~11 MB
+	# instance removed during the daemon's fill (daemon/quiet.c); kept, its ~11 MB
 	# of slab cost the fill 29.7% (README).
 	sc_env FOOTPRINT_ROUNDS "${FOOTPRINT_ROUNDS:-5}"
 	sc_env FOOTPRINT_WORKER_MEMORY "${FOOTPRINT_WORKER_MEMORY:-1M}"
