@@ -5,31 +5,81 @@
 # "N passed, N failed, N skipped" counting every PASS:/FAIL:/SKIP: check.
 # A program that exits non-zero without printing a FAIL: line counts as one failure,
 # so a crash is never silent.
+# Scripts that say "# test-concurrent: yes" in their first lines and come one after the
+# other in the list run side by side, and nothing else runs beside them: they are the Xen
+# stages, which wait on an emulator that keeps one host CPU busy each (the dom0 stage's QEMU is
+# single-threaded).  Their lines are printed in list order once all of them are done.
+# TEST_SERIAL=1 runs them one after the other.
 set -u
 logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
 passed=0 failed=0 skipped=0
-for t in "$@"; do
+
+# start T: run test T in the background; its log, start time and exit status go to files.
+start() {
+	local t=$1 name log limit
 	name=$(basename "$t")
 	log="$logdir/$name.log"
-	start=$(date +%s)
 	# A script that needs longer than the default says so in its first lines
 	# ("# test-timeout: SECONDS"); TEST_TIMEOUT, when set, wins.
 	limit=${TEST_TIMEOUT:-$(sed -n '1,15s/^# test-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" 2>/dev/null | head -1)}
 	limit=${limit:-600}
-	case "$t" in
-	*.sh) timeout -k 10 "$limit" bash "$t" >"$log" 2>&1 ;;
-	*) timeout -k 10 "$limit" "$t" >"$log" 2>&1 ;;
-	esac
-	rc=$?
+	date +%s >"$log.start"
+	rm -f "$log.rc"
+	(
+		case "$t" in
+		*.sh) timeout -k 10 "$limit" bash "$t" >"$log" 2>&1 ;;
+		*) timeout -k 10 "$limit" "$t" >"$log" 2>&1 ;;
+		esac
+		echo "$? $(date +%s)" >"$log.rc"
+	) &
+}
+
+# tally T: count the checks of test T (finished) and print its line.
+tally() {
+	local t=$1 name log rc t1 p f s t0
+	name=$(basename "$t")
+	log="$logdir/$name.log"
+	read -r rc t1 <"$log.rc" 2>/dev/null || { rc=255 t1=$(date +%s); }
+	t0=$(cat "$log.start")
+	rm -f "$log.rc" "$log.start"
 	p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log"); s=$(grep -c '^SKIP: ' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "FAIL: $name: exited with status $rc and no FAIL line (crash or timeout?)" >>"$log"
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	printf '%-32s %4d passed %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $(( $(date +%s) - start ))
+	printf '%-32s %4d passed %3d failed %3d skipped  (%ds)%s\n' "$name" "$p" "$f" "$s" \
+		$((t1 - t0)) "${2:-}"
 	grep -E '^(FAIL|SKIP): ' "$log" | sed 's/^/    /'
+}
+
+concurrent() { [ "${TEST_SERIAL:-0}" != 1 ] && [ -f "$1" ] && sed -n '1,15p' "$1" | grep -q '^# test-concurrent: *yes'; }
+
+# The group of concurrent tests gathered so far: started together, tallied in order.
+group=()
+flush() {
+	[ ${#group[@]} -gt 0 ] || return 0
+	local t u others
+	for t in "${group[@]}"; do start "$t"; done
+	wait
+	for t in "${group[@]}"; do
+		others=
+		for u in "${group[@]}"; do [ "$u" = "$t" ] || others="${others:+$others, }$(basename "$u")"; done
+		tally "$t" "${others:+  beside $others}"
+	done
+	group=()
+}
+for t in "$@"; do
+	if concurrent "$t"; then
+		group+=("$t")
+		continue
+	fi
+	flush
+	start "$t"
+	wait
+	tally "$t"
 done
+flush
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# test-timeout: 1800
+# test-timeout: 2700
+# test-concurrent: yes
 # fpusoakd inside a real Xen 4.17 PV dom0 under QEMU TCG (issue 7): the dom0
 # stage runs every scenario in tests/xen/scenarios/ that applies to it
 # (XEN_SCENARIOS picks some).  All the work is in tests/xen/run.sh;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# test-timeout: 1800
+# test-timeout: 2400
+# test-concurrent: yes
 # fpusoakd inside a 64 MB PV domU (issue 21): the dom0 that 90_xen boots
 # starts Debian's toolstack (xenstored, xen-init-dom0, xenconsoled) and
 # `xl create`s the domU, which runs every scenario that applies to the domu

@@ -65,6 +65,13 @@ times=$out/times.txt
 tm() { echo "$1=$2" >>"$times"; }
 
 # ------------------------------------------------------------ preparation
+# The two stages may run at once (make test runs them side by side, tests/run.sh): each
+# prepares the shared cache (prepare.sh starts it over when incomplete) and its scenarios build
+# modules there, so the whole preparation holds a lock on the cache, up to the boot.
+prep_cache=${XEN_CACHE:-$here/cache}
+mkdir -p "$(dirname "$prep_cache")"
+exec {prep_lock}>"$prep_cache.lock"
+flock "$prep_lock"
 prep_log=$out/prepare.log
 tp=$(now_ms)
 bash "$here/prepare.sh" >"$prep_log" 2>&1
@@ -153,6 +160,8 @@ for n in $want; do
 	*) skip "scenario $n does not apply to the $stage stage or does not exist" ;;
 	esac
 done
+# The cache is ready and every module built: the other stage may prepare.
+exec {prep_lock}>&-
 if [ -z "$runlist" ]; then
 	fail "no scenario to run in the $stage stage"
 	t_done

@@ -11,7 +11,9 @@
 #   3. the unusable free space index at order 3 in Z (v_frag, the kernel's own arithmetic) rose:
 #      B's last-minute mean exceeds its first-minute mean by >= 0.05, and by >= 0.03 more than A's;
 #   4. fragmenting fallbacks (v_extfrag: mm_page_alloc_extfrag with fallback_order < pageblock_order):
-#      more in B than in A, where this daemon records them (a SKIP says so where it does not);
+#      more with the load than without, counted in the traced pair (runs 3 and 4: the same two runs
+#      with the daemon's tracefs instance, fragment.conf.sh says why apart), or in A and B when
+#      they ran with tracing (XEN_FRAG_TRACE=auto); a SKIP says so where no run traced;
 #   5. the load's own rows (v_fragment): B only, never above its bound, >= 3 cycles.
 # The figures go to times.txt (sc_time) for the README's table.
 db=$SC_OUT/fpusoakd.db
@@ -21,7 +23,8 @@ if [ ! -f "$db" ]; then
 	return 0 2>/dev/null || exit 0
 fi
 check "DB passes PRAGMA integrity_check" test "$(sq 'PRAGMA integrity_check')" = ok
-for r in 1 2; do
+nruns=$(sq "SELECT count(*) FROM v_runs")
+for r in $(seq 1 "$nruns"); do
 	lab=$(sq "SELECT label FROM v_runs WHERE run_id = $r")
 	ns=$(sq "SELECT count(*) || ' ' || ((max(ts_ms) - min(ts_ms)) / 1000) FROM v_samples WHERE run_id = $r")
 	read -r n span <<<"$ns"
@@ -47,7 +50,7 @@ for r in 1 2; do
 	sc_time "run${r}_samples" "$(sq "SELECT count(*) FROM samples WHERE run_id = $r")"
 done
 check "run 1 ran without the load, run 2 with --fragment heavy (config)" \
-	test "$(sq "SELECT group_concat(instr(config, 'fragment=off') > 0 AND run_id = 1 OR instr(config, 'fragment=heavy') > 0 AND run_id = 2) FROM v_runs ORDER BY run_id")" = "1,1"
+	test "$(sq "SELECT group_concat(instr(config, 'fragment=off') > 0 AND run_id = 1 OR instr(config, 'fragment=heavy') > 0 AND run_id = 2) FROM v_runs WHERE run_id IN (1, 2) ORDER BY run_id")" = "1,1"
 
 # 5. the load's accounting
 fr=$(sq "SELECT count(*) || ' ' || coalesce(max(cycles), 0) || ' ' || coalesce(max(held_bytes), 0) || ' ' ||
@@ -152,16 +155,44 @@ fi
 sc_time unusable_o3_off "$ua0->$ua1"
 sc_time unusable_o3_heavy "$ub0->$ub1"
 
-# 4. fragmenting fallbacks, where the daemon records them (the tracefs work adds them)
+# 4. fragmenting fallbacks, where a run recorded them: the traced pair (runs 3 off, 4 heavy)
+# when there is one, else A and B when they ran with tracing.
+fallbacks() { sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = $1 AND fragmenting = 1"; }
+traced() { [ "$(sq "SELECT count(*) FROM v_runs WHERE run_id = $1 AND instr(config, 'trace=none') = 0")" = 1 ]; }
 if [ "$(sq "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'v_extfrag'")" != 1 ]; then
 	skip "4. fragmenting fallbacks: this daemon does not record mm_page_alloc_extfrag (no v_extfrag view)"
-elif [ "$(sq "SELECT count(*) FROM v_runs WHERE run_id IN (1, 2) AND instr(config, 'trace=none') > 0")" = 2 ]; then
-	skip "4. fragmenting fallbacks: both runs ran with --trace none (the scenario's default, see fragment.conf.sh: the tracefs instance's ~11 MB of slab pins DMA32 at its watermark in this guest); XEN_FRAG_TRACE=auto counts them"
+elif [ "$nruns" -ge 4 ]; then
+	if [ "$(sq "SELECT group_concat(instr(config, 'fragment=off') > 0 AND run_id = 3 OR instr(config, 'fragment=heavy') > 0 AND run_id = 4) FROM v_runs WHERE run_id IN (3, 4) ORDER BY run_id")" != "1,1" ] ||
+		! traced 3 || ! traced 4; then
+		fail "4. runs 3 and 4 are not the traced pair (3 off, 4 heavy, both traced): $(sq "SELECT group_concat(run_id || ':' || config, ' | ') FROM v_runs WHERE run_id IN (3, 4)")"
+	else
+		f3=$(fallbacks 3) f4=$(fallbacks 4)
+		tr=$(sq "SELECT group_concat('run ' || run_id || ' ' || substr(tracefs, 1, 11), ', ') FROM v_run_trace WHERE run_id IN (3, 4)")
+		tr="$tr; the instance cost: $(sq "SELECT group_concat(tracefs, ' ') FROM v_run_trace WHERE run_id IN (3, 4)" | grep -o 'Slab [+-][0-9]* kB' | tr '\n' ' ')"
+		check "4. fragmenting fallbacks, counted in the traced pair: $f4 with the load, $f3 without" test "${f4:-0}" -gt "${f3:-0}"
+		sc_time fallbacks_fragmenting "$f3->$f4"
+		sc_time fallbacks_all "$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 3")->$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 4")"
+		[ -n "$tr" ] && info "traced pair: $tr"
+		for r in 3 4; do
+			sc_time "run${r}_headroom_o3_first_last_30s" "$(sq "WITH b AS (SELECT min(ts_ms) AS t0, max(ts_ms) AS t1 FROM v_headroom
+				WHERE run_id = $r AND zone = '$zone' AND page_order = 3)
+				SELECT (SELECT round(avg(headroom_blocks)) FROM v_headroom, b WHERE run_id = $r AND zone = '$zone' AND page_order = 3
+					AND ts_ms < t0 + 30000) || '->' || (SELECT round(avg(headroom_blocks)) FROM v_headroom, b
+					WHERE run_id = $r AND zone = '$zone' AND page_order = 3 AND ts_ms > t1 - 30000) FROM b")"
+		done
+		read -r _ u30 u31 <<<"$(rise 3)"
+		read -r _ u40 u41 <<<"$(rise 4)"
+		info "traced pair: unusable index at order 3 in $zone: without $u30 -> $u31, with $u40 -> $u41"
+		sc_time unusable_o3_off_traced "$u30->$u31"
+		sc_time unusable_o3_heavy_traced "$u40->$u41"
+	fi
+elif ! traced 1 && ! traced 2; then
+	skip "4. fragmenting fallbacks: no traced pair (XEN_FRAG_FALLBACK_SECONDS=0, the domU stage's default) and A and B ran with --trace none (XEN_FRAG_TRACE's default: the tracefs instance's ~11 MB of slab pins DMA32 at its watermark in this guest, fragment.conf.sh)"
 elif [ "$(sq "SELECT count(*) FROM v_extfrag WHERE run_id IN (1, 2)")" = 0 ]; then
-	skip "4. fragmenting fallbacks: no mm_page_alloc_extfrag rows in either run (tracing off in this guest?)"
+	skip "4. fragmenting fallbacks: no mm_page_alloc_extfrag rows in A or B (tracing off in this guest?)"
 else
-	fa=$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 1 AND fragmenting = 1")
-	fbk=$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 2 AND fragmenting = 1")
+	fa=$(fallbacks 1)
+	fbk=$(fallbacks 2)
 	check "4. fragmenting fallbacks: $fbk with the load, $fa without" test "${fbk:-0}" -gt "${fa:-0}"
 	sc_time fallbacks_fragmenting "$fa->$fbk"
 fi

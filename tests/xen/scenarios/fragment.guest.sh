@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Scenario "fragment" (guest side): run 1 without the fragmenting load, run 2 with
-# --fragment heavy, FRAG_SECONDS each, in one DB; then the DB and the /proc files.
+# --fragment heavy, FRAG_SECONDS each, with --trace FRAG_TRACE (none by default); when
+# FRAG_FALLBACK_SECONDS > 0, runs 3 and 4 the same with the daemon's tracefs instance, that long,
+# to count fragmenting fallbacks (fragment.conf.sh says why apart); all in one DB; then the DB
+# and the /proc files.
 # Both runs start from the same kind of guest: page cache dropped (run 1 reads the programs and
 # libraries into it) and memory compacted, so what run 1 left does not count against run 2.
 db=/tmp/fragment.db
@@ -42,19 +45,32 @@ export_db fpusoakd.db "$db"
 wal_keeper_start
 reset_memory
 LABEL=fragment-off
-daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment off
+daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment off --trace "$FRAG_TRACE"
 probes_at 20 $((FRAG_SECONDS - 110))
 daemon_wait
 rc1=$?
 reset_memory
 LABEL=fragment-heavy
-daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment heavy
+daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment heavy --trace "$FRAG_TRACE"
 probes_at 20 $((FRAG_SECONDS - 110))
 daemon_wait
 rc2=$?
+rc3=0 rc4=0
+if [ "${FRAG_FALLBACK_SECONDS:-0}" -gt 0 ]; then
+	reset_memory
+	LABEL=fragment-off-traced
+	daemon_start "$db" --duration "${FRAG_FALLBACK_SECONDS}s" --fragment off --trace auto
+	daemon_wait
+	rc3=$?
+	reset_memory
+	LABEL=fragment-heavy-traced
+	daemon_start "$db" --duration "${FRAG_FALLBACK_SECONDS}s" --fragment heavy --trace auto
+	daemon_wait
+	rc4=$?
+fi
 wal_keeper_stop
 export_proc meminfo pagetypeinfo vmstat
 # Leave the guest as the next scenario of the boot expects it: in make test the soak follows, and its
 # guest-scope capacity probe did not finish within its 150 s after this scenario's aging.
 reset_memory
-[ "$rc1" = 0 ] && [ "$rc2" = 0 ]
+[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$rc3" = 0 ] && [ "$rc4" = 0 ]
