@@ -124,13 +124,15 @@ else
 	fail "2. the compare of A and B: ${verdict//_/ } (A $sa, B $sb blocks/h)"
 fi
 sc_time headroom_zone "$zone"
-for r in 1 2; do
-	sc_time "run${r}_headroom_o3_first_last_30s" "$(sq "WITH b AS (SELECT min(ts_ms) AS t0, max(ts_ms) AS t1 FROM v_headroom
-		WHERE run_id = $r AND zone = '$zone' AND page_order = 3)
-		SELECT (SELECT round(avg(headroom_blocks)) FROM v_headroom, b WHERE run_id = $r AND zone = '$zone' AND page_order = 3
+# first_last RUN: the run's mean order-3 headroom in Z over its first and its last 30 s, "A->B".
+first_last() {
+	sq "WITH b AS (SELECT min(ts_ms) AS t0, max(ts_ms) AS t1 FROM v_headroom
+		WHERE run_id = $1 AND zone = '$zone' AND page_order = 3)
+		SELECT (SELECT round(avg(headroom_blocks)) FROM v_headroom, b WHERE run_id = $1 AND zone = '$zone' AND page_order = 3
 			AND ts_ms < t0 + 30000) || '->' || (SELECT round(avg(headroom_blocks)) FROM v_headroom, b
-			WHERE run_id = $r AND zone = '$zone' AND page_order = 3 AND ts_ms > t1 - 30000) FROM b")"
-done
+			WHERE run_id = $1 AND zone = '$zone' AND page_order = 3 AND ts_ms > t1 - 30000) FROM b"
+}
+for r in 1 2; do sc_time "run${r}_headroom_o3_first_last_30s" "$(first_last "$r")"; done
 sc_time headroom_o3_slope_off_per_h "$sa"
 sc_time headroom_o3_ci_off "[$la,$ha]"
 sc_time headroom_o3_slope_heavy_per_h "$sb"
@@ -173,13 +175,7 @@ elif [ "$nruns" -ge 4 ]; then
 		sc_time fallbacks_fragmenting "$f3->$f4"
 		sc_time fallbacks_all "$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 3")->$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 4")"
 		[ -n "$tr" ] && info "traced pair: $tr"
-		for r in 3 4; do
-			sc_time "run${r}_headroom_o3_first_last_30s" "$(sq "WITH b AS (SELECT min(ts_ms) AS t0, max(ts_ms) AS t1 FROM v_headroom
-				WHERE run_id = $r AND zone = '$zone' AND page_order = 3)
-				SELECT (SELECT round(avg(headroom_blocks)) FROM v_headroom, b WHERE run_id = $r AND zone = '$zone' AND page_order = 3
-					AND ts_ms < t0 + 30000) || '->' || (SELECT round(avg(headroom_blocks)) FROM v_headroom, b
-					WHERE run_id = $r AND zone = '$zone' AND page_order = 3 AND ts_ms > t1 - 30000) FROM b")"
-		done
+		for r in 3 4; do sc_time "run${r}_headroom_o3_first_last_30s" "$(first_last "$r")"; done
 		read -r _ u30 u31 <<<"$(rise 3)"
 		read -r _ u40 u41 <<<"$(rise 4)"
 		info "traced pair: unusable index at order 3 in $zone: without $u30 -> $u31, with $u40 -> $u41"
