@@ -39,28 +39,35 @@ daemon)
 		( i=0; while [ ! -f "$db" ] && [ "$i" -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
 		  sleep "$PROBE_AT"; mark "PROBE-SIGNAL scenario=$SC_NAME uptime=$(uptime_s)"; daemon_signal USR1 ) &
 	fi
+	fetcher=
 	if [ "$REPORT_VIA" = guest ]; then
 		# Once before the probe (its guest-scope fill stops the web process, and in the one-vCPU
-		# domU under TCG it has run past the soak's end: 114 s of a 150 s soak once), then late in
-		# the soak, after the fill, while the daemon still serves.  The late page is exported when
-		# there is one, else the early one; REPORT-FETCHED says which.
+		# domU under TCG it has run past the soak's end: 114 s of a 150 s soak once, 118 s with the
+		# dom0 stage's QEMU beside it on the host), then late in the soak, after the fill, while
+		# the daemon still serves.  The early page is the report until the late one replaces it
+		# (fetch_report renames only a whole page); REPORT-FETCHED, after the daemon, says which.
 		( i=0; while [ ! -f "$db" ] && [ "$i" -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
 		  early=$(( ${PROBE_AT:-0} / 2 ))
 		  if [ -n "$PROBE_AT" ] && [ "$early" -gt 5 ]; then
-			sleep "$early"; web_up 20 && fetch_report /tmp/report-early.html
+			sleep "$early"; web_up 20 && fetch_report /tmp/report.html && echo early >/tmp/report.when
 			sleep $((SOAK_SECONDS * 4 / 5 - early))
 		  else
 			sleep $((SOAK_SECONDS * 4 / 5))
 		  fi
-		  when=late
-		  web_up 60; fetch_report /tmp/report.html || { sleep 5; web_up 30; fetch_report /tmp/report.html; }
-		  if [ ! -s /tmp/report.html ] && [ -s /tmp/report-early.html ]; then
-			cp /tmp/report-early.html /tmp/report.html; when=early
-		  fi
-		  mark "REPORT-FETCHED scenario=$SC_NAME ok=$([ -s /tmp/report.html ] && echo 1 || echo 0) when=$when uptime=$(uptime_s)" ) &
+		  if { web_up 60 && fetch_report /tmp/report.html; } || { sleep 5; web_up 30 && fetch_report /tmp/report.html; }; then
+			echo late >/tmp/report.when
+		  fi ) &
+		fetcher=$!
 	fi
 	daemon_wait
 	rc=$?
+	if [ -n "$fetcher" ]; then
+		# A fetch still waiting for the web process when the daemon stopped (the fill outlasted the
+		# soak) has nothing left to wait for.
+		kill "$fetcher" 2>/dev/null
+		wait "$fetcher" 2>/dev/null
+		mark "REPORT-FETCHED scenario=$SC_NAME ok=$([ -s /tmp/report.html ] && echo 1 || echo 0) when=$(cat /tmp/report.when 2>/dev/null || echo none) uptime=$(uptime_s)"
+	fi
 	echo "after $(ls "$tdir" 2>/dev/null | tr '\n' ' ')" >>/tmp/trace-instances
 	export_file trace-instances.txt /tmp/trace-instances
 	;;
