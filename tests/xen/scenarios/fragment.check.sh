@@ -56,8 +56,12 @@ for r in 1 2; do
 	sc_time "run${r}_spawned" "$spawned"
 	sc_time "run${r}_samples" "$(sq "SELECT count(*) FROM samples WHERE run_id = $r")"
 done
-check "run 1 ran without the load, run 2 with --fragment heavy (config)" \
-	test "$(sq "SELECT group_concat(instr(config, 'fragment=off') > 0 AND run_id = 1 OR instr(config, 'fragment=heavy') > 0 AND run_id = 2) FROM v_runs WHERE run_id IN (1, 2) ORDER BY run_id")" = "1,1"
+# pair_ok OFF HEAVY: run OFF ran with --fragment off and run HEAVY with --fragment heavy.
+pair_ok() {
+	[ "$(sq "SELECT group_concat(instr(config, 'fragment=off') > 0 AND run_id = $1 OR instr(config, 'fragment=heavy') > 0 AND run_id = $2)
+		FROM v_runs WHERE run_id IN ($1, $2) ORDER BY run_id")" = "1,1" ]
+}
+check "run 1 ran without the load, run 2 with --fragment heavy (config)" pair_ok 1 2
 
 # 5. the load's accounting
 fr=$(sq "SELECT count(*) || ' ' || coalesce(max(cycles), 0) || ' ' || coalesce(max(held_bytes), 0) || ' ' ||
@@ -178,39 +182,41 @@ by_type() {
 		FROM v_extfrag WHERE run_id = $1 AND fragmenting = 1 GROUP BY alloc_migratetype, fallback_migratetype)"
 }
 traced() { [ "$(sq "SELECT count(*) FROM v_runs WHERE run_id = $1 AND instr(config, 'trace=none') = 0")" = 1 ]; }
+# The pair check 4 reads: the traced one when the scenario ran it, else A and B when they traced.
+fb_pair=
 if [ "$(sq "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'v_extfrag'")" != 1 ]; then
 	skip "4. fragmenting fallbacks: this daemon does not record mm_page_alloc_extfrag (no v_extfrag view)"
 elif [ "$nruns" -ge 4 ]; then
-	if [ "$(sq "SELECT group_concat(instr(config, 'fragment=off') > 0 AND run_id = 3 OR instr(config, 'fragment=heavy') > 0 AND run_id = 4) FROM v_runs WHERE run_id IN (3, 4) ORDER BY run_id")" != "1,1" ] ||
-		! traced 3 || ! traced 4; then
-		fail "4. runs 3 and 4 are not the traced pair (3 off, 4 heavy, both traced): $(sq "SELECT group_concat(run_id || ':' || config, ' | ') FROM v_runs WHERE run_id IN (3, 4)")"
+	if pair_ok 3 4 && traced 3 && traced 4; then
+		fb_pair="3 4" fb_where=", counted in the traced pair"
 	else
-		f3=$(fallbacks 3) f4=$(fallbacks 4)
-		info "traced pair, fragmenting fallbacks by migratetype (0 unmovable, 1 movable, 2 reclaimable; allocation->pageblock): without the load $(by_type 3), with it $(by_type 4); of every type: $(fallbacks 3 all) and $(fallbacks 4 all)"
-		tr=$(sq "SELECT group_concat('run ' || run_id || ' ' || substr(tracefs, 1, 11), ', ') FROM v_run_trace WHERE run_id IN (3, 4)")
-		tr="$tr; the instance cost: $(sq "SELECT group_concat(tracefs, ' ') FROM v_run_trace WHERE run_id IN (3, 4)" | grep -o 'Slab [+-][0-9]* kB' | tr '\n' ' ')"
-		check "4. fragmenting fallbacks of unmovable and reclaimable allocations, counted in the traced pair: $f4 with the load, $f3 without" \
-			test "${f4:-0}" -gt "${f3:-0}"
-		sc_time fallbacks_fragmenting_unmovable_reclaimable "$f3->$f4"
-		sc_time fallbacks_fragmenting "$(fallbacks 3 all)->$(fallbacks 4 all)"
-		sc_time fallbacks_all "$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 3")->$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = 4")"
-		[ -n "$tr" ] && info "traced pair: $tr"
-		for r in 3 4; do sc_time "run${r}_headroom_o3_first_last_30s" "$(first_last "$r")"; done
-		read -r _ u30 u31 <<<"$(rise 3)"
-		read -r _ u40 u41 <<<"$(rise 4)"
-		info "traced pair: unusable index at order 3 in $zone: without $u30 -> $u31, with $u40 -> $u41"
-		sc_time unusable_o3_off_traced "$u30->$u31"
-		sc_time unusable_o3_heavy_traced "$u40->$u41"
+		fail "4. runs 3 and 4 are not the traced pair (3 off, 4 heavy, both traced): $(sq "SELECT group_concat(run_id || ':' || config, ' | ') FROM v_runs WHERE run_id IN (3, 4)")"
 	fi
 elif ! traced 1 && ! traced 2; then
 	skip "4. fragmenting fallbacks: no traced pair (XEN_FRAG_FALLBACK_SECONDS=0, the domU stage's default) and A and B ran with --trace none (XEN_FRAG_TRACE's default: the tracefs instance's ~11 MB of slab pins DMA32 at its watermark in this guest, fragment.conf.sh)"
 elif [ "$(sq "SELECT count(*) FROM v_extfrag WHERE run_id IN (1, 2)")" = 0 ]; then
 	skip "4. fragmenting fallbacks: no mm_page_alloc_extfrag rows in A or B (tracing off in this guest?)"
 else
-	fa=$(fallbacks 1)
-	fbk=$(fallbacks 2)
-	info "fragmenting fallbacks by migratetype (allocation->pageblock): without the load $(by_type 1), with it $(by_type 2)"
-	check "4. fragmenting fallbacks of unmovable and reclaimable allocations: $fbk with the load, $fa without" test "${fbk:-0}" -gt "${fa:-0}"
-	sc_time fallbacks_fragmenting_unmovable_reclaimable "$fa->$fbk"
-	sc_time fallbacks_fragmenting "$(fallbacks 1 all)->$(fallbacks 2 all)"
+	fb_pair="1 2" fb_where=""
+fi
+if [ -n "$fb_pair" ]; then
+	read -r p_off p_on <<<"$fb_pair"
+	f_off=$(fallbacks "$p_off") f_on=$(fallbacks "$p_on")
+	info "fragmenting fallbacks${fb_where} by migratetype (0 unmovable, 1 movable, 2 reclaimable; allocation->pageblock): without the load $(by_type "$p_off"), with it $(by_type "$p_on"); of every type: $(fallbacks "$p_off" all) and $(fallbacks "$p_on" all)"
+	check "4. fragmenting fallbacks of unmovable and reclaimable allocations${fb_where}: $f_on with the load, $f_off without" \
+		test "${f_on:-0}" -gt "${f_off:-0}"
+	sc_time fallbacks_fragmenting_unmovable_reclaimable "$f_off->$f_on"
+	sc_time fallbacks_fragmenting "$(fallbacks "$p_off" all)->$(fallbacks "$p_on" all)"
+	sc_time fallbacks_all "$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = $p_off")->$(sq "SELECT coalesce(sum(events), 0) FROM v_extfrag WHERE run_id = $p_on")"
+fi
+# The traced pair's own figures, for the README: what its instance cost, its headroom and index.
+if [ "$fb_pair" = "3 4" ]; then
+	tcost=$(sq "SELECT group_concat(tracefs, ' ') FROM v_run_trace WHERE run_id IN (3, 4)" | grep -o 'Slab [+-][0-9]* kB' | tr '\n' ' ')
+	info "traced pair: the instance cost ${tcost:-?}"
+	for r in 3 4; do sc_time "run${r}_headroom_o3_first_last_30s" "$(first_last "$r")"; done
+	read -r _ u30 u31 <<<"$(rise 3)"
+	read -r _ u40 u41 <<<"$(rise 4)"
+	info "traced pair: unusable index at order 3 in $zone: without $u30 -> $u31, with $u40 -> $u41"
+	sc_time unusable_o3_off_traced "$u30->$u31"
+	sc_time unusable_o3_heavy_traced "$u40->$u41"
 fi

@@ -40,37 +40,28 @@ probes_at() { # probes_at FIRST SECOND: SIGUSR1 to the daemon at those seconds o
 	[ "${FRAG_PROBES:-0}" = 1 ] || return 0
 	(sleep "$1"; kill -USR1 "$DAEMON_PID" 2>/dev/null; sleep "$(($2 - $1))"; kill -USR1 "$DAEMON_PID" 2>/dev/null) &
 }
+# one_run LABEL SECONDS FRAGMENT TRACE [probes]: one soak, from a reset guest, into the DB; with
+# "probes", the capacity probes of XEN_FRAG_PROBES=1 (the first pair's measurement only).
+one_run() {
+	reset_memory
+	LABEL=$1
+	daemon_start "$db" --duration "${2}s" --fragment "$3" --trace "$4"
+	[ "${5:-}" = probes ] && probes_at 20 $(($2 - 110))
+	daemon_wait
+}
 # Registered first: a scenario stopped at its budget still sends what it has.
 export_db fpusoakd.db "$db"
 wal_keeper_start
-reset_memory
-LABEL=fragment-off
-daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment off --trace "$FRAG_TRACE"
-probes_at 20 $((FRAG_SECONDS - 110))
-daemon_wait
-rc1=$?
-reset_memory
-LABEL=fragment-heavy
-daemon_start "$db" --duration "${FRAG_SECONDS}s" --fragment heavy --trace "$FRAG_TRACE"
-probes_at 20 $((FRAG_SECONDS - 110))
-daemon_wait
-rc2=$?
-rc3=0 rc4=0
+rc=0
+one_run fragment-off "$FRAG_SECONDS" off "$FRAG_TRACE" probes || rc=1
+one_run fragment-heavy "$FRAG_SECONDS" heavy "$FRAG_TRACE" probes || rc=1
 if [ "${FRAG_FALLBACK_SECONDS:-0}" -gt 0 ]; then
-	reset_memory
-	LABEL=fragment-off-traced
-	daemon_start "$db" --duration "${FRAG_FALLBACK_SECONDS}s" --fragment off --trace auto
-	daemon_wait
-	rc3=$?
-	reset_memory
-	LABEL=fragment-heavy-traced
-	daemon_start "$db" --duration "${FRAG_FALLBACK_SECONDS}s" --fragment heavy --trace auto
-	daemon_wait
-	rc4=$?
+	one_run fragment-off-traced "$FRAG_FALLBACK_SECONDS" off auto || rc=1
+	one_run fragment-heavy-traced "$FRAG_FALLBACK_SECONDS" heavy auto || rc=1
 fi
 wal_keeper_stop
 export_proc meminfo pagetypeinfo vmstat
 # Leave the guest as the next scenario of the boot expects it: in make test the soak follows, and its
 # guest-scope capacity probe did not finish within its 150 s after this scenario's aging.
 reset_memory
-[ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$rc3" = 0 ] && [ "$rc4" = 0 ]
+exit "$rc"
