@@ -10,13 +10,13 @@
 
 #include "common/num.h"
 #include "report/headroom.h"
+#include "report/rare.h"
 
 #define HOUR_MS 3.6e6
 
 static const char test_samples[] = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U p";
 static const char test_slopes[] = "OLS slopes on minute rollups, Welch difference, 95% CI";
 static const char test_slopes_ticks[] = "OLS slopes per tick, AR(1)-corrected (Santer 2000), Welch difference, 95% CI";
-static const char test_rates[] = "Poisson rate ratio B/A, exact conditional 95% CI";
 
 /* Set the line's word and its two verdict lines (the 72-column one and the whole one). */
 static void line_word(struct report_line *l, enum report_word w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -93,11 +93,7 @@ static void line_done(struct report_line *l, int rc, const char *what)
 	line_refuse(l);
 }
 
-static struct report_line *line_new(struct report_cmp *c, enum report_line_kind kind, const char *test,
-				    const char *unit, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* A new line, through the gate first: NULL when the table is full.  !l->comparable: already finished. */
-static struct report_line *line_new(struct report_cmp *c, enum report_line_kind kind, const char *test,
+struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind kind, const char *test,
 				    const char *unit, const char *fmt, ...)
 {
 	struct report_line *l;
@@ -188,7 +184,7 @@ struct probe_pair {
 static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost, const char *label,
 		      const char *unit, const char *what)
 {
-	struct report_line *l = line_new(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, test_samples, unit,
+	struct report_line *l = report_cmp_line(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, test_samples, unit,
 					 "%s", label);
 	const struct report_probe_set *sa, *sb;
 
@@ -285,7 +281,7 @@ static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
 	if ((ma | mb) == 1u << REPORT_GFP_NONE || !ma || !mb)
 		return cmp_probes(c, pp, 0, "capacity", "workers", "capacity probes");
 	if (!common) {
-		if (!(l = line_new(c, REPORT_LINE_CAPACITY, test_samples, "workers", "%s", "capacity")))
+		if (!(l = report_cmp_line(c, REPORT_LINE_CAPACITY, test_samples, "workers", "%s", "capacity")))
 			return 0;
 		if (l->comparable) {     /* else the gate has refused it already, for a reason of the pair */
 			report_gate_refuse(&l->gate, "A's capacity probes held %s, B's %s", modes_text(ma, ta, sizeof ta),
@@ -341,7 +337,7 @@ static int cmp_headroom(struct report_cmp *c)
 			snprintf(c->zone[i], sizeof c->zone[i], "%s", ta[ia].zone);
 			c->node[i] = ta[ia].node;
 		}
-		l = line_new(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
+		l = report_cmp_line(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
 		if (!l || !l->comparable)
 			continue;
 		if (ia < 0 && na > 0 && nb > 0) {
@@ -387,35 +383,14 @@ out:
 	return ret;
 }
 
-/* Events over exposures (hours): too few when a side has no exposure (fewer than two samples). */
-static void cmp_rate(struct report_line *l, uint64_t a, double ta, uint64_t b, double tb, const char *what)
-{
-	char counts[96];
-
-	l->na = (double)a;
-	l->nb = (double)b;
-	l->xa = ta;
-	l->xb = tb;
-	if (!(ta > 0) || !(tb > 0)) {
-		snprintf(counts, sizeof counts, "run %s has fewer than 2 samples; needs an exposure a side",
-			 !(ta > 0) && !(tb > 0) ? "A nor B" : !(ta > 0) ? "A" : "B");
-		line_too_few(l, counts);
-		return;
-	}
-	line_done(l, stats_cmp_rates(l->label, a, ta, b, tb, &l->c), what);
-}
-
 static int cmp_failures(struct report_cmp *c)
 {
-	struct report_line *l = line_new(c, REPORT_LINE_ALLOC_FAIL, test_rates, "per hour", "alloc failures/h");
 	struct report_failures fa, fb;
 
-	if (!l || !l->comparable)
-		return 0;
 	if (report_failures(c->qa, c->a, &fa) < 0 || report_failures(c->qb, c->b, &fb) < 0)
 		return -1;
-	cmp_rate(l, (uint64_t)fa.count, (double)fa.exposure_ms / HOUR_MS, (uint64_t)fb.count,
-		 (double)fb.exposure_ms / HOUR_MS, "allocation failures");
+	report_rare_add(c, REPORT_LINE_ALLOC_FAIL, "alloc failures/h", (uint64_t)fa.count, fa.exposure_ms,
+			(uint64_t)fb.count, fb.exposure_ms);
 	return 0;
 }
 
@@ -429,8 +404,6 @@ static int cmp_failures(struct report_cmp *c)
  */
 static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const struct report_trace *tb)
 {
-	struct report_line *f, *x;
-
 	if (!ta->on && !tb->on)
 		return 0;
 	if (!ta->on || !tb->on) {
@@ -441,14 +414,10 @@ static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const 
 				   : off->trace_why[0] ? off->trace_why : "tracefs off");
 		return 0;
 	}
-	f = line_new(c, REPORT_LINE_TRACE_FAIL, test_rates, "per hour", "traced alloc failures/h");
-	if (f && f->comparable)
-		cmp_rate(f, (uint64_t)ta->t.failures, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.failures,
-			 (double)tb->exposure_ms / HOUR_MS, "traced allocation failures");
-	x = line_new(c, REPORT_LINE_EXTFRAG, test_rates, "per hour", "fragmenting fallbacks/h");
-	if (x && x->comparable)
-		cmp_rate(x, (uint64_t)ta->t.fragmenting, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.fragmenting,
-			 (double)tb->exposure_ms / HOUR_MS, "fragmenting fallbacks");
+	report_rare_add(c, REPORT_LINE_TRACE_FAIL, "traced alloc failures/h", (uint64_t)ta->t.failures, ta->exposure_ms,
+			(uint64_t)tb->t.failures, tb->exposure_ms);
+	report_rare_add(c, REPORT_LINE_EXTFRAG, "fragmenting fallbacks/h", (uint64_t)ta->t.fragmenting, ta->exposure_ms,
+			(uint64_t)tb->t.fragmenting, tb->exposure_ms);
 	return 0;
 }
 
@@ -504,22 +473,22 @@ static int throughput(struct query *q, int64_t run, struct vec *out)
 	return r < 0 || a.v.oom ? -1 : 0;
 }
 
+/* Spawn failures and churn workers' OOM kills per hour of churn (rare events), and spawns per second per minute. */
 static int cmp_churn(struct report_cmp *c)
 {
-	struct report_line *sf = line_new(c, REPORT_LINE_SPAWN_FAIL, test_rates, "per hour", "spawn failures/h");
-	struct report_line *tp = line_new(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
 	struct report_churn ca, cb;
+	struct report_line *tp;
 	struct vec a = { 0 }, b = { 0 };
 	int ra, rb, r = 0;
 
-	if (!sf || !tp || (!sf->comparable && !tp->comparable))
-		return 0;
 	if ((ra = report_churn(c->qa, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(c->qb, c->b, -1, -1, &cb)) < 0)
 		return -1;
-	if (sf->comparable)
-		cmp_rate(sf, ra ? (uint64_t)ca.spawn_failures : 0, ra ? (double)ca.tot.span_ms / HOUR_MS : 0,
-			 rb ? (uint64_t)cb.spawn_failures : 0, rb ? (double)cb.tot.span_ms / HOUR_MS : 0, "spawn failures");
-	if (!tp->comparable)
+	report_rare_add(c, REPORT_LINE_SPAWN_FAIL, "spawn failures/h", ra ? (uint64_t)ca.spawn_failures : 0,
+			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.spawn_failures : 0, rb ? cb.tot.span_ms : 0);
+	report_rare_add(c, REPORT_LINE_OOM, "churn OOM kills/h", ra ? (uint64_t)ca.tot.c[QC_OOM] : 0,
+			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.tot.c[QC_OOM] : 0, rb ? cb.tot.span_ms : 0);
+	tp = report_cmp_line(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
+	if (!tp || !tp->comparable)
 		return 0;
 	if (throughput(c->qa, c->a, &a) < 0 || throughput(c->qb, c->b, &b) < 0)
 		r = -1;
@@ -560,7 +529,7 @@ static int request_values(struct query *q, int64_t run, int order, struct vec *o
 static int cmp_atomic(struct report_cmp *c)
 {
 	for (int i = 0; i < c->orders.n; i++) {
-		struct report_line *l = line_new(c, REPORT_LINE_ATOMIC, test_samples, "% of samples", "atomic risk o%d %%",
+		struct report_line *l = report_cmp_line(c, REPORT_LINE_ATOMIC, test_samples, "% of samples", "atomic risk o%d %%",
 						 c->orders.order[i]);
 		struct vec a = { 0 }, b = { 0 };
 		int r;

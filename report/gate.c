@@ -12,24 +12,24 @@
 enum rule { NONE = '-', CAVEAT = 'c', HARD = 'H' };
 
 /* The table of gate.h, one string per condition, one char per line kind. */
-#define R_UNCONFINED_CG "H-HHHHHHH"
-#define R_UNCONFINED_GUEST "--HHHHHHH"
-#define R_CGROUP_VER "H-ccccccc"
-#define R_MEMORY_MAX "H-ccccccc"
-#define R_PIDS_MAX "H-ccHHccc"
-#define R_WORKER_MEMORY "H-HHccHHH"
-#define R_WORKLOAD "ccHHHHHHH"
-#define R_PROBE_SCOPE "H-ccccccc"
-#define R_PROBE_LIMIT "c--------"
-#define R_FPU_KIND "HHccccccc"
-#define R_SWITCH_THREADS "-H-------"
-#define R_SAMPLE_INTERVAL "--c---H--"
-#define R_MACHINE "HHHHHHHHH"
-#define R_MEMTOTAL "HcHHHHHHH"
-#define R_XSTATE "HHccccccc"
-#define R_TRACE_BIG "HcHHHHH--"      /* tracefs on in one run, its instance over 1% of MemTotal */
-#define R_TRACE_SMALL "c-ccccc--"    /* ... within 1%, or its size unknown */
-#define R_TRACE_OFF "-------HH"      /* the trace lines, when a run had no trace */
+#define R_UNCONFINED_CG "H-HHHHHHHH"
+#define R_UNCONFINED_GUEST "--HHHHHHHH"
+#define R_CGROUP_VER "H-cccccccc"
+#define R_MEMORY_MAX "H-cccccccH"
+#define R_PIDS_MAX "H-ccHHcccc"
+#define R_WORKER_MEMORY "H-HHccHHHH"
+#define R_WORKLOAD "ccHHHHHHHH"
+#define R_PROBE_SCOPE "H-cccccccc"
+#define R_PROBE_LIMIT "c---------"
+#define R_FPU_KIND "HHcccccccc"
+#define R_SWITCH_THREADS "-H--------"
+#define R_SAMPLE_INTERVAL "--c---H---"
+#define R_MACHINE "HHHHHHHHHH"
+#define R_MEMTOTAL "HcHHHHHHHH"
+#define R_XSTATE "HHcccccccc"
+#define R_TRACE_BIG "HcHHHHH--H"      /* tracefs on in one run, its instance over 1% of MemTotal */
+#define R_TRACE_SMALL "c-ccccc--c"    /* ... within 1%, or its size unknown */
+#define R_TRACE_OFF "-------HH-"      /* the trace lines, when a run had no trace */
 
 _Static_assert(sizeof R_MACHINE == REPORT_LINE_NKINDS + 1, "one rule per line kind");
 
@@ -151,11 +151,11 @@ static void gate_confinement(enum report_line_kind k, const struct report_cond *
 	if (known_i(a->memory_max) && known_i(b->memory_max) && a->memory_max != b->memory_max) {
 		snprintf(t, sizeof t, "memory limit %s (A) vs %s (B)", bytes(a->memory_max, x, sizeof x),
 			 bytes(b->memory_max, y, sizeof y));
-		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_MEMORY_MAX : "---------", k, t);
+		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_MEMORY_MAX : "----------", k, t);
 	}
 	if (known_i(a->pids_max) && known_i(b->pids_max) && a->pids_max != b->pids_max) {
 		snprintf(t, sizeof t, "pids limit %" PRId64 " (A) vs %" PRId64 " (B)", a->pids_max, b->pids_max);
-		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_PIDS_MAX : "---------", k, t);
+		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_PIDS_MAX : "----------", k, t);
 	}
 }
 

@@ -16,29 +16,30 @@
  *
  * What matters for which line (H: not comparable, c: a caveat, -: nothing):
  *
- *   condition                     capacity FPU-cost headroom alloc-fail spawn-fail spawns atomic traced extfrag
- *   unconfined (cgroup scope)        H        -        H         H          H          H      H      H   H
- *   unconfined (guest scope)         -        -        H         H          H          H      H      H   H
- *   cgroup v1 vs v2 (fork charge)    H        -        c         c          c          c      c      c   c
- *   memory limit                     H*       -        c         c          c          c      c      c   c
- *   pids limit                       H*       -        c         c          H          H      c      c   c
- *   worker memory                    H        -        H         H          c          c      H      H   H
- *   workers, lifetime, rate, dist    c        c        H         H          H          H      H      H   H
- *   probe scope                      H        -        c         c          c          c      c      c   c
- *   probe limit                      c        -        -         -          -          -      -      -   -
- *   FPU kind                         H        H        c         c          c          c      c      c   c
- *   FPU-cost probe threads           -        H        -         -          -          -      -      -   -
- *   sample interval                  -        -        c         -          -          -      H      -   -
- *   hypervisor / guest type          H        H        H         H          H          H      H      H   H
- *   MemTotal beyond 1%               H        c        H         H          H          H      H      H   H
- *   XSAVE size                       H        H        c         c          c          c      c      c   c
- *   tracefs on in one run, its       H        c        H         H          H          H      H      H   H
+ *   condition                     capacity FPU-cost headroom alloc-fail spawn-fail spawns atomic traced extfrag oom
+ *   unconfined (cgroup scope)        H        -        H         H          H          H      H      H   H   H
+ *   unconfined (guest scope)         -        -        H         H          H          H      H      H   H   H
+ *   cgroup v1 vs v2 (fork charge)    H        -        c         c          c          c      c      c   c   c
+ *   memory limit                     H*       -        c         c          c          c      c      c   c   H
+ *   pids limit                       H*       -        c         c          H          H      c      c   c   c
+ *   worker memory                    H        -        H         H          c          c      H      H   H   H
+ *   workers, lifetime, rate, dist    c        c        H         H          H          H      H      H   H   H
+ *   probe scope                      H        -        c         c          c          c      c      c   c   c
+ *   probe limit                      c        -        -         -          -          -      -      -   -   -
+ *   FPU kind                         H        H        c         c          c          c      c      c   c   c
+ *   FPU-cost probe threads           -        H        -         -          -          -      -      -   -   -
+ *   sample interval                  -        -        c         -          -          -      H      -   -   -
+ *   hypervisor / guest type          H        H        H         H          H          H      H      H   H   H
+ *   MemTotal beyond 1%               H        c        H         H          H          H      H      H   H   H
+ *   XSAVE size                       H        H        c         c          c          c      c      c   c   c
+ *   tracefs on in one run, its       H        c        H         H          H          H      H      H   H   H
  *     instance over 1% of MemTotal
- *   ... within 1%, or size unknown   c        -        c         c          c          c      c      H   H
- *   tracefs off or not recorded      -        -        -         -          -          -      -      H   H
+ *   ... within 1%, or size unknown   c        -        c         c          c          c      c      H   H   c
+ *   tracefs off or not recorded      -        -        -         -          -          -      -      H   H   -
  *   (* cgroup scope only: a guest-scope probe lifts the memory limit)
  *   (an instance holds kernel memory: before Linux 6.6 every event's files, ~10 MB)
- *   (traced: failed allocations the trace saw; extfrag: fragmenting fallbacks; both per hour)
+ *   (traced: failed allocations the trace saw; extfrag: fragmenting fallbacks; oom: OOM kills of churn
+ *    workers; all per hour)
  *   (not recorded: a run before schema 8, which made no instance; report_compare makes the trace
  *    lines only when both runs traced, so the last row shows there as a caveat of the pair)
  *
@@ -69,6 +70,7 @@ enum report_line_kind {
 	REPORT_LINE_ATOMIC,
 	REPORT_LINE_TRACE_FAIL,
 	REPORT_LINE_EXTFRAG,
+	REPORT_LINE_OOM,
 	REPORT_LINE_NKINDS
 };
 

@@ -354,7 +354,7 @@ int main(void)
 	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strcmp(l->word, "too few data (n=5+0 probes; needs 5+3)") == 0,
 		"capacity: too few data, not a verdict (%s)", l ? l->word : "");
 	l = find(c, "alloc failures/h");
-	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "run B has fewer than 2 samples"),
+	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "run B has no exposure"),
 		"rates need an exposure (%s)", l ? l->word : "");
 	l = find(c, "headroom o3/h");
 	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "needs 3+3"), "headroom: %s",
