@@ -31,6 +31,7 @@
 #include "collector/buddyinfo.h"
 #include "report/gate.h"
 #include "report/run.h"
+#include "report/whose.h"
 #include "store/query.h"
 
 #define REPORT_MAX_LINES 24          /* lines of a comparison */
@@ -68,6 +69,12 @@ struct report_line {
 	double fa, fb;            /* A's and B's figure in unit: median, rate or slope */
 	int is_rare;              /* a count over an exposure (report/rare.h): rare holds the figures */
 	struct poisson_cmp rare;  /* exposures in hours */
+	char attrib[REPORT_GATE_TEXT];   /* a line with a verdict: what its difference is the effect of ("" none) */
+};
+
+/* How a comparison is made (NULL: the defaults, all 0). */
+struct report_cmp_opts {
+	int all_failures;         /* the failure lines count every process's failures, not only the run's own */
 };
 
 struct report_cmp {
@@ -78,6 +85,10 @@ struct report_cmp {
 	int node[REPORT_MAX_ORDERS];
 	struct report_cond ca, cb;     /* what each run ran under, as stored */
 	struct report_gate pair;       /* the pair: the machine, and what differs as meant */
+	struct report_factors diff;    /* what differs between the runs, the experiment first */
+	char differs[REPORT_GATE_TEXT];    /* "fragmenting load off (A) vs heavy (B)"; "" when nothing recorded does */
+	struct report_cmp_opts opts;
+	struct report_whose_counts kmsg[2], trace[2];   /* A's and B's failed allocations, by whose (report/whose.h) */
 	int n;
 	struct report_line line[REPORT_MAX_LINES];
 };
@@ -101,5 +112,9 @@ struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind 
  * caller checks).  Both databases are at schema 7 or later (query_open refuses older ones), so every table
  * a line reads exists. */
 int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out);
+
+/* report_compare made as opts says (NULL: the defaults). */
+int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b, const struct report_cmp_opts *opts,
+			struct report_cmp *out);
 
 #endif

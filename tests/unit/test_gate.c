@@ -190,5 +190,65 @@ int main(void)
 		T_EQ_S(t, "cgroup fpusoakd-workers-0123456789ab exists and has processes (pid 7; another fpusoakd on the same "
 			  "database?); see /tmp/ and \"b\"", "a reason's paths shortened to their last component");
 	}
+	/* Issue 31, item 1: both runs set --cgroup-pids-max 4096; the kernel reads back 4097 (v1: the spawner's pid)
+	 * and 4098 (and the fragmenting load's): the daemon's own additions, not a difference between the runs. */
+	a = base(); b = base();
+	a.pids_set = b.pids_set = 4096;
+	a.memory_set = b.memory_set = a.memory_max;
+	a.pids_max = 4097;
+	b.pids_max = 4098;
+	snprintf(a.fragment, sizeof a.fragment, "off");
+	snprintf(b.fragment, sizeof b.fragment, "heavy");
+	row("pids 4096 set in both, read back 4097 (A) and 4098 (B, with the load)", &a, &b, "----------");
+	report_gate_pair(&a, &b, &g);
+	T_CHECK(g.comparable && g.ncaveats == 0, "the pair: nothing to say of the limits (%d caveats%s%s)", g.ncaveats,
+		g.ncaveats ? ": " : "", g.ncaveats ? g.caveat[0] : "");
+	/* ... where the kernel did not take the limit (no pids controller: read back "no limit"), say so. */
+	b.pids_max = 0;
+	report_gate_pair(&a, &b, &g);
+	T_CHECK(g.comparable && g.ncaveats == 1 &&
+		strstr(g.caveat[0], "run B's pids limit in force was none, not the 4096 set (and the daemon's own)"),
+		"the kernel disagreed: %s", g.ncaveats ? g.caveat[0] : "");
+	b.pids_max = 4098;
+	b.pids_set = 2048;
+	row("pids 4096 (A) vs 2048 (B) set", &a, &b, "H-ccHHcccc");
+
+	/* Item 2: what differs, the experiment first; a knob of one kernel only shows as absent. */
+	{
+		struct report_factors f;
+		a = base(); b = base();
+		snprintf(a.fragment, sizeof a.fragment, "off");
+		snprintf(b.fragment, sizeof b.fragment, "heavy");
+		a.vm_known = b.vm_known = 1;
+		a.nvm = b.nvm = 2;
+		snprintf(a.vm[0].name, sizeof a.vm[0].name, "vm.min_free_kbytes");
+		snprintf(a.vm[0].value, sizeof a.vm[0].value, "67584");
+		b.vm[0] = a.vm[0];
+		snprintf(a.vm[1].name, sizeof a.vm[1].name, "thp.enabled");
+		snprintf(a.vm[1].value, sizeof a.vm[1].value, "madvise");
+		b.vm[1] = a.vm[1];
+		report_gate_factors(&a, &b, &f);
+		T_CHECK(f.n == 1 && strcmp(f.f[0].name, "fragmenting load") == 0 && strcmp(f.f[0].a, "off") == 0 &&
+			strcmp(f.f[0].b, "heavy") == 0 && !f.vm_unknown, "the load alone differs: %d factor(s), %s %s vs %s",
+			f.n, f.n ? f.f[0].name : "", f.n ? f.f[0].a : "", f.n ? f.f[0].b : "");
+		snprintf(b.vm[0].value, sizeof b.vm[0].value, "16384");
+		snprintf(b.vm[1].name, sizeof b.vm[1].name, "vm.defrag_mode");
+		snprintf(b.vm[1].value, sizeof b.vm[1].value, "1");
+		snprintf(b.gfp_mode, sizeof b.gfp_mode, "atomic");
+		snprintf(a.gfp_mode, sizeof a.gfp_mode, "off");
+		b.switch_threads = 16;
+		report_gate_factors(&a, &b, &f);
+		char all[512] = "";
+		for (int i = 0; i < f.n; i++)
+			t_app(all, sizeof all, "%s%s=%s/%s", i ? " " : "", f.f[i].name, f.f[i].a, f.f[i].b);
+		T_EQ_S(all, "fragmenting load=off/heavy --gfp-mode=off/atomic vm.min_free_kbytes=67584/16384 "
+		       "thp.enabled=madvise/absent vm.defrag_mode=absent/1 FPU-cost probe threads=64/16",
+		       "every difference, the experiment first");
+		T_CHECK(report_factor_matters(&f.f[0], REPORT_LINE_HEADROOM) && !report_factor_matters(&f.f[5], REPORT_LINE_HEADROOM) &&
+			report_factor_matters(&f.f[5], REPORT_LINE_FPU_COST), "the probe's threads matter to the FPU-cost line only, the load to any");
+		b.vm_known = 0;
+		report_gate_factors(&a, &b, &f);
+		T_CHECK(f.vm_unknown && f.n == 3, "knobs not recorded for B: not listed, said unknown (%d)", f.n);
+	}
 	T_DONE();
 }
