@@ -114,6 +114,7 @@ struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind 
 	l->kind = kind;
 	l->test = test;
 	l->unit = unit;
+	l->order = -1;
 	report_gate_line(kind, &c->ca, &c->cb, &l->gate);
 	l->comparable = l->gate.comparable;
 	if (!l->comparable)
@@ -144,6 +145,39 @@ static int vec_push(struct vec *s, double x)
 	return 0;
 }
 
+/* A copy of n points into s (the rows of a line, for its chart); 0 or -1. */
+static int series_copy(struct report_series *s, const int64_t *t, const double *v, size_t n, const char *what)
+{
+	s->what = what;
+	s->n = 0;
+	if (!n)
+		return 0;
+	if (!(s->t = malloc(n * sizeof *s->t)) || !(s->v = malloc(n * sizeof *s->v)))
+		return -1;
+	memcpy(s->t, t, n * sizeof *t);
+	memcpy(s->v, v, n * sizeof *v);
+	s->n = n;
+	return 0;
+}
+
+/* Each side's median as the line's figures (NaN for an empty side), whatever its word will be; 0 or -1. */
+static int line_medians(struct report_line *l, const struct vec *a, const struct vec *b)
+{
+	double *scratch = malloc((a->n > b->n ? a->n : b->n) * sizeof *scratch + 1);
+
+	if (!scratch)
+		return -1;
+	l->has_ab = 1;
+	l->na = (double)a->n;
+	l->nb = (double)b->n;
+	if (!a->n || stats_median(a->v, a->n, scratch, &l->fa) != STATS_OK)
+		l->fa = NAN;
+	if (!b->n || stats_median(b->v, b->n, scratch, &l->fb) != STATS_OK)
+		l->fb = NAN;
+	free(scratch);
+	return 0;
+}
+
 /* Two samples into one line (HL + Mann-Whitney). */
 static int cmp_samples(struct report_line *l, const struct vec *a, const struct vec *b, const char *what,
 		       const char *n_unit)
@@ -151,8 +185,8 @@ static int cmp_samples(struct report_line *l, const struct vec *a, const struct 
 	double *scratch;
 	int rc;
 
-	l->na = (double)a->n;
-	l->nb = (double)b->n;
+	if (line_medians(l, a, b) < 0)
+		return -1;
 	/* An empty side is too few data too: stats_cmp_samples says the counts and what would do. */
 	if (!(scratch = malloc((a->n + b->n + 1) * sizeof *scratch)))
 		return -1;
@@ -211,8 +245,12 @@ static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost,
 	} else if (fpu_cost && (sa->censored || sb->censored))
 		report_gate_caveat(&l->gate, "%zu + %zu FPU-cost probes did not finish (left out)", sa->censored,
 				   sb->censored);
+	/* The rows the line compares, for its chart: the probes kept, not the censored or another mode's. */
+	if (c->opts.keep_series && (series_copy(&l->s[0], sa->t, sa->v, sa->n, "probes") < 0 ||
+				    series_copy(&l->s[1], sb->t, sb->v, sb->n, "probes") < 0))
+		return -1;
 	if (!l->comparable)
-		return 0;
+		return line_medians(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 });
 	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what,
 			   "probes");
 }
@@ -302,6 +340,80 @@ static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
 	return 0;
 }
 
+/* A trend's points as a line's rows (moved, not copied: the trend's arrays are the series' now), with its fit. */
+static void series_take(struct report_series *s, struct report_trend *t)
+{
+	s->n = t->t ? (t->per_tick ? t->ticks : t->n) : 0;
+	s->t = t->t;
+	s->v = t->v;
+	t->t = NULL;
+	t->v = NULL;
+	s->what = t->per_tick ? "ticks" : "minute means";
+	s->has_fit = t->ok;
+	s->t0_ms = t->t0_ms;
+	s->last_ms = s->n ? s->t[s->n - 1] : t->last_ms;
+	s->fit = t->fit;
+}
+
+/* One headroom line from the zone picked in both runs' trends (ia, ib; -1: none common); 0 or -1. */
+static int headroom_line(struct report_cmp *c, int k, struct report_trend *ta, int na, int ia, struct report_trend *tb,
+			 int nb, int ib)
+{
+	struct report_line *l = report_cmp_line(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
+	char counts[96];
+
+	if (!l)
+		return 0;
+	l->order = k;
+	if (ia >= 0) {
+		/* Each side's slope is shown whatever the word; the chart draws the points it was fitted through. */
+		l->has_ab = 1;
+		l->fa = ta[ia].ok ? ta[ia].slope_h : NAN;
+		l->fb = tb[ib].ok ? tb[ib].slope_h : NAN;
+		if (ta[ia].per_tick || tb[ib].per_tick)
+			l->test = test_slopes_ticks;
+		l->na = (double)(ta[ia].per_tick ? ta[ia].ticks : ta[ia].n);
+		l->nb = (double)(tb[ib].per_tick ? tb[ib].ticks : tb[ib].n);
+		if (c->opts.keep_series) {
+			series_take(&l->s[0], &ta[ia]);
+			series_take(&l->s[1], &tb[ib]);
+		}
+	}
+	if (!l->comparable)
+		return 0;
+	if (ia < 0 && na > 0 && nb > 0) {
+		report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
+		l->comparable = 0;
+		line_refuse(l);
+		return 0;
+	}
+	if (ia < 0) {
+		/* A run without a minute of headroom yet: too little of it, not a missing zone. */
+		size_t ma = 0, mb = 0;
+		for (int x = 0; x < na; x++)
+			ma = ta[x].n > ma ? ta[x].n : ma;
+		for (int y = 0; y < nb; y++)
+			mb = tb[y].n > mb ? tb[y].n : mb;
+		snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ma, mb, REPORT_TREND_MIN_POINTS,
+			 REPORT_TREND_MIN_POINTS);
+		line_too_few(l, counts);
+		return 0;
+	}
+	if (!ta[ia].ok || !tb[ib].ok) {
+		const struct report_trend *bad = !ta[ia].ok ? &ta[ia] : &tb[ib];
+		if (bad->err == TREND_EAUTOCORR)
+			snprintf(counts, sizeof counts, "%s: %zu ticks, under 4 independent points", !ta[ia].ok ? "A" : "B",
+				 bad->ticks);
+		else
+			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ta[ia].n, tb[ib].n,
+				 REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
+		line_too_few(l, counts);
+		return 0;
+	}
+	line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
+	return 0;
+}
+
 /* Headroom slopes at each order of interest, in the largest zone of both runs. */
 static int cmp_headroom(struct report_cmp *c)
 {
@@ -315,11 +427,13 @@ static int cmp_headroom(struct report_cmp *c)
 	}
 	for (int i = 0; i < c->orders.n; i++) {
 		int k = c->orders.order[i], na, nb, ia = -1, ib = -1;
-		struct report_line *l;
-		char counts[96];
 
-		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, 0, ta, REPORT_MAX_ZONES)) < 0 ||
-		    (nb = report_headroom_trends(c->qb, c->b, k, -1, -1, 0, tb, REPORT_MAX_ZONES)) < 0) {
+		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, c->opts.keep_series, ta, REPORT_MAX_ZONES)) < 0) {
+			ret = -1;
+			goto out;
+		}
+		if ((nb = report_headroom_trends(c->qb, c->b, k, -1, -1, c->opts.keep_series, tb, REPORT_MAX_ZONES)) < 0) {
+			report_trends_free(ta, na);
 			ret = -1;
 			goto out;
 		}
@@ -338,44 +452,11 @@ static int cmp_headroom(struct report_cmp *c)
 			snprintf(c->zone[i], sizeof c->zone[i], "%s", ta[ia].zone);
 			c->node[i] = ta[ia].node;
 		}
-		l = report_cmp_line(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
-		if (!l || !l->comparable)
-			continue;
-		if (ia < 0 && na > 0 && nb > 0) {
-			report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
-			l->comparable = 0;
-			line_refuse(l);
-			continue;
-		}
-		if (ia < 0) {
-			/* A run without a minute of headroom yet: too little of it, not a missing zone. */
-			size_t ma = 0, mb = 0;
-			for (int x = 0; x < na; x++)
-				ma = ta[x].n > ma ? ta[x].n : ma;
-			for (int y = 0; y < nb; y++)
-				mb = tb[y].n > mb ? tb[y].n : mb;
-			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ma, mb, REPORT_TREND_MIN_POINTS,
-				 REPORT_TREND_MIN_POINTS);
-			line_too_few(l, counts);
-			continue;
-		}
-		/* A short run's trend is fitted per tick (report/headroom.h): its line says so. */
-		if (ta[ia].per_tick || tb[ib].per_tick)
-			l->test = test_slopes_ticks;
-		l->na = (double)(ta[ia].per_tick ? ta[ia].ticks : ta[ia].n);
-		l->nb = (double)(tb[ib].per_tick ? tb[ib].ticks : tb[ib].n);
-		if (!ta[ia].ok || !tb[ib].ok) {
-			const struct report_trend *bad = !ta[ia].ok ? &ta[ia] : &tb[ib];
-			if (bad->err == TREND_EAUTOCORR)
-				snprintf(counts, sizeof counts, "%s: %zu ticks, under 4 independent points", !ta[ia].ok ? "A" : "B",
-					 bad->ticks);
-			else
-				snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ta[ia].n, tb[ib].n,
-					 REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
-			line_too_few(l, counts);
-			continue;
-		}
-		line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
+		ret = headroom_line(c, k, ta, na, ia, tb, nb, ib);
+		report_trends_free(ta, na);
+		report_trends_free(tb, nb);
+		if (ret < 0)
+			goto out;
 	}
 out:
 	free(ta);
@@ -538,10 +619,12 @@ static int cmp_churn(struct report_cmp *c)
 	report_rare_add(c, REPORT_LINE_OOM, "churn OOM kills/h", ra ? (uint64_t)ca.tot.c[QC_OOM] : 0,
 			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.tot.c[QC_OOM] : 0, rb ? cb.tot.span_ms : 0);
 	tp = report_cmp_line(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
-	if (!tp || !tp->comparable)
+	if (!tp)
 		return 0;
 	if (throughput(c->qa, c->a, &a) < 0 || throughput(c->qb, c->b, &b) < 0)
 		r = -1;
+	else if (!tp->comparable)
+		r = line_medians(tp, &a, &b);   /* the figures, without a verdict */
 	else
 		r = cmp_samples(tp, &a, &b, "whole minute of churn", "minutes");
 	free(a.v);
@@ -586,10 +669,10 @@ static int cmp_atomic(struct report_cmp *c)
 
 		if (!l)
 			return 0;
-		if (!l->comparable)
-			continue;
+		l->order = c->orders.order[i];
 		r = request_values(c->qa, c->a, c->orders.order[i], &a) < 0 ||
 		    request_values(c->qb, c->b, c->orders.order[i], &b) < 0 ? -1
+		    : !l->comparable ? line_medians(l, &a, &b)
 		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples", "minutes");
 		free(a.v);
 		free(b.v);
@@ -691,10 +774,106 @@ void report_cond_of_run(const struct query_run *r, struct report_cond *c)
 	snprintf(c->cmdline, sizeof c->cmdline, "%s", r->cmdline ? r->cmdline : "");
 }
 
+struct cond_ctx {
+	struct report_cond *c;
+	struct report_side *s;
+	int newest;               /* the run is the newest of a database a daemon writes */
+};
+
+/* Copy s into dst (s may be dst) keeping printable ASCII only (kernel, label and host strings come from the DB). */
+static void side_text(char *dst, size_t len, const char *s)
+{
+	if (s != dst)
+		snprintf(dst, len, "%s", s ? s : "");
+	for (char *p = dst; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			*p = '?';
+}
+
 static int cond_cb(void *arg, const struct query_run *r)
 {
-	report_cond_of_run(r, arg);
+	struct cond_ctx *x = arg;
+	struct report_side *s = x->s;
+
+	report_cond_of_run(r, x->c);
+	s->run_id = r->run_id;
+	s->started_ms = r->started_ms;
+	s->first_sample_ms = r->first_sample_ms;
+	s->last_sample_ms = r->last_sample_ms;
+	s->nsamples = r->nsamples;
+	s->duration_ms = report_run_duration(r);
+	side_text(s->state, sizeof s->state, report_run_state(r, x->newest));
+	side_text(s->label, sizeof s->label, r->label);
+	side_text(s->kernel, sizeof s->kernel, r->kernel_release);
+	snprintf(s->hypervisor, sizeof s->hypervisor, "%s%s%.15s", x->c->hypervisor, r->guest_type ? " " : "",
+		 r->guest_type ? r->guest_type : "");
+	side_text(s->hypervisor, sizeof s->hypervisor, s->hypervisor);
+	side_text(s->hostname, sizeof s->hostname, r->hostname);
+	side_text(s->cpu, sizeof s->cpu, r->cpu_model);
+	side_text(s->fpu, sizeof s->fpu, r->fpu_features);
+	report_eagerfpu(r->cmdline, s->eager, sizeof s->eager);
+	side_text(s->eager, sizeof s->eager, s->eager);
+	s->xstate = r->xstate_bytes;
+	s->memtotal = r->mem_total_kb;
+	report_run_confinement(r, s->conf, sizeof s->conf);
+	side_text(s->conf, sizeof s->conf, s->conf);
+	s->unconfined = r->cgroup && strcmp(r->cgroup, "none") == 0;
 	return 0;
+}
+
+/* What the page says of one run besides its row: FPU kind, deaths and both populations' identities. */
+static int side_more(struct query *q, int64_t run, struct report_side *s)
+{
+	struct report_deaths d;
+	int has;
+
+	if ((has = query_has_table(q, "churn_info")) < 0 ||
+	    (has && query_run_fpu_kind(q, run, s->fpu_kind, sizeof s->fpu_kind) < 0))
+		return -1;
+	side_text(s->fpu_kind, sizeof s->fpu_kind, s->fpu_kind);
+	if (report_run_deaths(q, run, s->deaths, sizeof s->deaths) < 0 || report_run_population(q, run, &d) < 0)
+		return -1;
+	if (!report_deaths_identity(&d, s->churn_identity, sizeof s->churn_identity, s->probe_identity,
+				    sizeof s->probe_identity))
+		s->churn_identity[0] = s->probe_identity[0] = 0;
+	return 0;
+}
+
+/* Whether run is the newest of q while a daemon writes q (then an unended run is "running"). */
+static int newest_running(struct query *q, int64_t run)
+{
+	int64_t latest;
+	int got = query_latest_run(q, &latest);
+
+	if (got < 0)
+		return -1;
+	return got && latest == run && query_writer_active(q) == 1;
+}
+
+static int exists_cb(void *arg, const struct query_run *r)
+{
+	(void)r;
+	*(int *)arg = 1;
+	return 0;
+}
+
+int report_run_exists(struct query *q, int64_t run)
+{
+	int found = 0;
+
+	return query_run(q, run, exists_cb, &found) < 0 ? -1 : found;
+}
+
+void report_compare_free(struct report_cmp *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++)
+		for (int w = 0; w < 2; w++) {
+			free(c->line[i].s[w].t);
+			free(c->line[i].s[w].v);
+			memset(&c->line[i].s[w], 0, sizeof c->line[i].s[w]);
+		}
 }
 
 /* The trace's part of what a run ran under: on or off (with the reason), and the slab its instance took. */
@@ -863,8 +1042,13 @@ int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b
 	/* What each run ran under decides which lines may be compared at all (report/gate.h). */
 	report_cond_init(&out->ca);
 	report_cond_init(&out->cb);
-	if (query_run(qa, a, cond_cb, &out->ca) < 0 || query_run(qb, b, cond_cb, &out->cb) < 0)
-		return -1;
+	{
+		struct cond_ctx xa = { &out->ca, &out->side[0], 0 }, xb = { &out->cb, &out->side[1], 0 };
+		if ((xa.newest = newest_running(qa, a)) < 0 || (xb.newest = newest_running(qb, b)) < 0 ||
+		    query_run(qa, a, cond_cb, &xa) < 0 || query_run(qb, b, cond_cb, &xb) < 0 ||
+		    side_more(qa, a, &out->side[0]) < 0 || side_more(qb, b, &out->side[1]) < 0)
+			return -1;
+	}
 	if (report_trace(qa, a, &ta) < 0 || report_trace(qb, b, &tb) < 0)
 		return -1;
 	cond_trace(&ta, &out->ca);

@@ -48,6 +48,21 @@
 
 enum report_word { REPORT_W_SIGNIFICANT = 0, REPORT_W_NOT_SIGNIFICANT, REPORT_W_TOO_FEW, REPORT_W_NOT_COMPARABLE };
 
+/*
+ * The rows a line's test used, for a chart that draws exactly those (report_cmp_opts.keep_series): the
+ * probes it compared (censored ones and other --gfp-modes left out), the points a headroom trend was
+ * fitted through (every tick of a short run, else the minute means), with that fit.
+ */
+struct report_series {
+	size_t n;
+	int64_t *t;               /* epoch ms */
+	double *v;
+	const char *what;         /* "probes", "ticks", "minute means" */
+	int has_fit;              /* y = fit.intercept + fit.slope * (t - t0_ms) over [t0_ms, last_ms] */
+	int64_t t0_ms, last_ms;
+	struct trend_fit fit;
+};
+
 /* One line of a comparison. */
 struct report_line {
 	char label[48];           /* printable ASCII, the verdict's start */
@@ -70,11 +85,26 @@ struct report_line {
 	int is_rare;              /* a count over an exposure (report/rare.h): rare holds the figures */
 	struct poisson_cmp rare;  /* exposures in hours */
 	char attrib[REPORT_GATE_TEXT];   /* a line with a verdict: what its difference is the effect of ("" none) */
+	struct report_series s[2];       /* A's and B's rows (kept only with report_cmp_opts.keep_series) */
+	int order;                /* headroom and atomic-risk lines: the order of interest; else -1 */
 };
 
 /* How a comparison is made (NULL: the defaults, all 0). */
 struct report_cmp_opts {
 	int all_failures;         /* the failure lines count every process's failures, not only the run's own */
+	int keep_series;          /* keep each line's rows (report_line.s): free with report_compare_free */
+};
+
+/* What one run of a comparison is, for the page's state lines and environment table (printable ASCII). */
+struct report_side {
+	int64_t run_id, started_ms, first_sample_ms, last_sample_ms, nsamples, duration_ms;
+	char state[16];           /* running, stopped, crash, error, unfinished */
+	int unconfined;
+	char label[96], kernel[96], hypervisor[48], hostname[64], cpu[128], fpu[128], fpu_kind[32], eager[32];
+	int64_t xstate, memtotal; /* -1 unknown */
+	char conf[REPORT_GATE_TEXT + 64];
+	char deaths[128];
+	char churn_identity[256], probe_identity[256];   /* report_deaths_identity; "" without churn */
 };
 
 struct report_cmp {
@@ -89,6 +119,7 @@ struct report_cmp {
 	char differs[REPORT_GATE_TEXT];    /* "fragmenting load off (A) vs heavy (B)"; "" when nothing recorded does */
 	struct report_cmp_opts opts;
 	struct report_whose_counts kmsg[2], trace[2];   /* A's and B's failed allocations, by whose (report/whose.h) */
+	struct report_side side[2];
 	int n;
 	struct report_line line[REPORT_MAX_LINES];
 };
@@ -112,6 +143,12 @@ struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind 
  * caller checks).  Both databases are at schema 7 or later (query_open refuses older ones), so every table
  * a line reads exists. */
 int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out);
+
+/* Free the rows kept in c's lines (report_cmp_opts.keep_series); c itself stays the caller's. NULL-safe. */
+void report_compare_free(struct report_cmp *c);
+
+/* 1 if run exists in q, 0 if not, -1 on a store error. */
+int report_run_exists(struct query *q, int64_t run);
 
 /* report_compare made as opts says (NULL: the defaults). */
 int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b, const struct report_cmp_opts *opts,

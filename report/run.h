@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "analysis/trend.h"
+#include "report/headroom.h"
 #include "store/query.h"
 
 #define REPORT_MAX_ORDERS 4          /* orders of interest: task_struct and pageblock, each of A and B */
@@ -126,7 +127,7 @@ struct report_trace {
 	int significant;          /* the CI excludes 0 */
 };
 
-#define REPORT_TREND_POINTS 3
+#define REPORT_TREND_POINTS REPORT_TREND_MIN_POINTS   /* the fragmenting trend's buckets: as every trend's points */
 
 /* The trace of run run_id (which must exist); 0 or -1.  A DB before schema 8 gives tables = 0. */
 int report_trace(struct query *q, int64_t run_id, struct report_trace *out);
@@ -199,7 +200,7 @@ struct report_probe_set {
 	int64_t *t;
 	double *v;                /* finite results only */
 	double median, min, max;  /* NaN when n == 0 */
-	int fit_ok;               /* >= REPORT_TREND_MIN_POINTS probes and the fit succeeded */
+	int fit_ok;               /* >= REPORT_TREND_MIN_POINTS probes (report/headroom.h) and the fit succeeded */
 	struct trend_fit fit;     /* x = ms since t[0] */
 	double slope_h, lo_h, hi_h;   /* slope and its 95% CI per hour */
 	int significant;          /* the CI excludes 0 */
