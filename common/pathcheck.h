@@ -7,7 +7,8 @@
  * a writer needs the folder to exist, to be a folder, and to be writable,
  * and the path itself to be a regular file or absent.  A reader needs the
  * file to exist and be readable.  The checks are advisory (the open that
- * follows is what counts) but they name the cause.
+ * follows is what counts) but they name the cause.  A non-empty file whose
+ * first 16 bytes are not SQLite's header is refused as not a database.
  */
 #ifndef FPUSOAK_PATHCHECK_H
 #define FPUSOAK_PATHCHECK_H

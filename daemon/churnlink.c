@@ -36,6 +36,7 @@ struct churnlink {
 	struct churn_probe_done done[PROBE_QUEUE];  /* finished probes waiting for a tick */
 	int ndone;
 	double last_capacity, last_switch;
+	char last_capacity_reason[48];             /* what stopped it: the status line says so */
 	int32_t deaths[DEATH_RING];
 	int ndeaths;
 	uint64_t worker_oom_kills;
@@ -243,6 +244,7 @@ static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *p
 		log_warn("fragment: resume after the probe");
 	if (pd->kind == CHURN_PROBE_CAPACITY) {
 		cl->last_capacity = pd->result;
+		snprintf(cl->last_capacity_reason, sizeof cl->last_capacity_reason, "%s", pd->stop_reason);
 		cl->guest_fill = 0;
 	} else {
 		cl->last_switch = pd->result;
@@ -572,6 +574,9 @@ const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len)
 		last.kind = CHURN_PROBE_CAPACITY;
 		last.result = cl->last_capacity;
 		last.count = (int64_t)cl->last_capacity;
+		/* Without it the line read "last probe capacity 187 ()" (issue 31). */
+		snprintf(last.stop_reason, sizeof last.stop_reason, "%s",
+			 cl->last_capacity_reason[0] ? cl->last_capacity_reason : "stop reason not reported");
 	}
 	return churn_status_line(&cl->last, isnan(cl->last_capacity) ? NULL : &last, buf, len);
 }

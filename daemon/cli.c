@@ -658,8 +658,8 @@ static int headline(struct query *q, int64_t id)
 static void differs_lines(const struct report_cmp *c)
 {
 	if (c->diff.n == 0) {
-		put("What differs: nothing recorded (kernel, settings, load, --gfp-mode, vm knobs%s): a difference below is"
-		    " run-to-run variation.", c->diff.vm_unknown ? " not recorded for a run" : "");
+		put("What differs: nothing recorded (same kernel, settings, load and --gfp-mode%s): a difference below is"
+		    " run-to-run variation.", c->diff.vm_unknown ? "; the vm knobs of a run were not recorded" : ", vm knobs");
 		return;
 	}
 	if (c->diff.n == 1) {

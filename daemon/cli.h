@@ -5,6 +5,7 @@
  *   fpusoakd report  --db PATH [--db PATH...] (--run RUN | --compare A B) --out FILE.html
  *   fpusoakd summary --db PATH [--db PATH...] (--run RUN | --compare A B)
  *   fpusoakd import  --db TARGET SOURCE.db...   (cli_import.c)
+ *   fpusoakd upgrade --db FILE                  (cli_import.c)
  *
  * A run is "ID", or "NAME:ID" with more than one --db (common/runref.h).
  *
@@ -41,5 +42,9 @@ int cli_main(int argc, char **argv, const struct cli_html *html);
 
 /* `fpusoakd import --db TARGET SOURCE...` (argv[0] is "import", cli_import.c): exit 0, 1 (a source or the target failed), 64. */
 int cli_import_main(int argc, char **argv);
+
+/* `fpusoakd upgrade --db FILE` (argv[0] is "upgrade"): migrate FILE in place, a backup first, no run added;
+ * exit 0 (upgraded, or nothing to do), 1, 64. */
+int cli_upgrade_main(int argc, char **argv);
 
 #endif

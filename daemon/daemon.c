@@ -249,6 +249,14 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 		code = EX_UNAVAILABLE_;
 		goto out;
 	}
+	/*
+	 * A database path that cannot work is the one line the user sees, before the OOM-score and
+	 * confinement warnings of a start that is not going to happen (issue 31).
+	 */
+	if (pathcheck_db(d->cfg.db, 1, err, sizeof err) < 0) {
+		log_errx("cannot use database %s: %s", d->cfg.db, err);
+		goto out;
+	}
 	protect_from_oom();
 	if (setup_fds(d) < 0) {
 		log_warn("cannot set up signals and timers");

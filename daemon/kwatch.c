@@ -10,6 +10,7 @@
 #include "collector/kmsg.h"
 #include "collector/kmsgdev.h"
 #include "collector/task.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "store/store.h"
 
@@ -18,6 +19,7 @@
 #define KW_RAW_MAX 1024
 /* A failure's task line ("CPU: N PID: P Comm: C") follows it at once; other CPUs' lines may come between. */
 #define KW_TASK_WINDOW 16
+#define KW_TASK_WAIT_MS 2000   /* ... and how long a failure waits for it before it is stored without */
 
 struct kw_event {
 	int64_t ts_ms;
@@ -189,22 +191,38 @@ int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us)
 
 int kwatch_attach(struct kwatch *kw, struct store *st, struct store_tick *t)
 {
-	int valid;
+	int valid, keep;
 	uint64_t seq;
 
 	if (!kw)
 		return 0;
-	for (int i = 0; i < kw->npending; i++) {
+	/*
+	 * A failure whose task line has not come yet (the two are separate records, and a tick may fall
+	 * between their reads) waits for it up to KW_TASK_WAIT_MS, with everything after it, so it is stored
+	 * with its pid and task; the cursor stops before it, so a restart reads it again.
+	 */
+	keep = kw->npending;
+	if (kw->await >= 0 && clock_wall_ms() - kw->pending[kw->await].ts_ms < KW_TASK_WAIT_MS)
+		keep = kw->await;
+	for (int i = 0; i < keep; i++) {
 		struct kw_event *e = &kw->pending[i];
 		if (store_tick_event(t, e->ts_ms, kw->boot_id, e->seq, &e->ev, e->raw, e->raw_len) < 0)
 			return -1;
 		if (e->has_task && store_tick_event_task(t, e->task.ppid, e->task.cgroup) < 0)
 			return -1;
 	}
-	kw->npending = 0;
-	/* A failure attached without its task line keeps no pid: the line of a later drain is not matched. */
-	kw->await = -1;
-	seq = kmsgdev_last_seq(kw->dev, &valid);
+	if (keep < kw->npending) {
+		memmove(kw->pending, kw->pending + keep, (size_t)(kw->npending - keep) * sizeof *kw->pending);
+		kw->npending -= keep;
+		kw->await -= keep;
+		seq = kw->pending[0].seq - 1;
+		valid = kw->pending[0].seq > 0;
+	} else {
+		kw->npending = 0;
+		/* Waited long enough: a task line from now on is not this failure's. */
+		kw->await = -1;
+		seq = kmsgdev_last_seq(kw->dev, &valid);
+	}
 	if (valid)
 		store_tick_cursor(t, kw->boot_id, seq);
 	store_tick_counter(st, t, "kmsg_records", kw->records);

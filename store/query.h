@@ -339,7 +339,8 @@ typedef int (*query_churn_fn)(void *arg, const struct query_churn *c);
 /* Churn of a run in rg, bucketed; fn per bucket in time order; rows or -1. */
 int query_churn_series(struct query *q, int64_t run_id, struct query_range *rg, query_churn_fn fn, void *arg);
 
-/* Churn and probe workers alive at the run's last raw tick with churn: 1, 0 when there is none (-1 each), -1. */
+/* Churn and probe workers alive at the run's last raw tick with churn (probe -2: a tick from before schema 7,
+ * which did not account probe workers): 1, 0 when there is none (-1 each), -1. */
 int query_churn_alive(struct query *q, int64_t run_id, int64_t *churn, int64_t *probe);
 
 /* Churn sums of a run in [from, to] (-1 = open) into *out: 1, 0 when there are no churn rows, -1. */

@@ -57,6 +57,14 @@ typedef void (*store_import_fn)(void *arg, int64_t source_run, int64_t run, int 
  * unchanged: one transaction per source; a newer schema, a corrupt or foreign file, the target itself). */
 int store_import(struct store *st, const char *source, store_import_fn fn, void *arg, char *err, size_t errlen);
 
+/*
+ * Migrate path in place to this fpusoakd's schema without adding a run (`fpusoakd upgrade`): refused while a
+ * daemon holds it, when it is not an fpusoakd database, damaged or newer; a copy is made first into
+ * backup (PATH.schemaN.bak, with the time added when that exists).  *from and *to get the versions;
+ * backup stays "" when nothing needed doing.  0, or -1 with err.
+ */
+int store_upgrade(const char *path, char *backup, size_t blen, int *from, int *to, char *err, size_t errlen);
+
 /* Mark every run without an end (but imported ones: store_import) as ended by 'crash' at its last sample; how many, or -1. */
 int store_mark_crashed(struct store *st);
 
