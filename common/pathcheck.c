@@ -111,5 +111,14 @@ int pathcheck_db(const char *path, int writer, char *why, size_t whylen)
 			 strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int pathcheck_db_header(const char *path, char *why, size_t whylen)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;   /* absent, or not a file: pathcheck_db says so */
 	return header_problem(path, sb.st_size, why, whylen);
 }

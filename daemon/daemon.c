@@ -253,7 +253,8 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	 * A database path that cannot work is the one line the user sees, before the OOM-score and
 	 * confinement warnings of a start that is not going to happen (issue 31).
 	 */
-	if (pathcheck_db(d->cfg.db, 1, err, sizeof err) < 0) {
+	/* No SQLite connection exists yet in this process: reading the header is safe here (pathcheck.h). */
+	if (pathcheck_db(d->cfg.db, 1, err, sizeof err) < 0 || pathcheck_db_header(d->cfg.db, err, sizeof err) < 0) {
 		log_errx("cannot use database %s: %s", d->cfg.db, err);
 		goto out;
 	}

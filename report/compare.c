@@ -33,11 +33,10 @@ static void line_word(struct report_line *l, enum report_word w, const char *fmt
 }
 
 /* A line without a test: not comparable (the gate's reason) or too few data (counts and need). */
-static void line_plain(struct report_line *l)
+void report_line_cut72(struct report_line *l, const char *text)
 {
-	snprintf(l->full, sizeof l->full, "%s: %s", l->label, l->word);
-	snprintf(l->verdict, sizeof l->verdict, "%s", l->full);
-	if (strlen(l->full) >= sizeof l->verdict)
+	snprintf(l->verdict, sizeof l->verdict, "%s", text);
+	if (strlen(text) >= sizeof l->verdict)
 		/* The 72-column form cuts the reason at a word; the whole line is in full. */
 		for (char *sp = strrchr(l->verdict, ' '); sp && strlen(l->verdict) > STATS_VERDICT_COLS - 3;
 		     sp = strrchr(l->verdict, ' ')) {
@@ -47,6 +46,12 @@ static void line_plain(struct report_line *l)
 				break;
 			}
 		}
+}
+
+static void line_plain(struct report_line *l)
+{
+	snprintf(l->full, sizeof l->full, "%s: %s", l->label, l->word);
+	report_line_cut72(l, l->full);
 }
 
 static void line_refuse(struct report_line *l)

@@ -134,6 +134,9 @@ void report_cond_of_run(const struct query_run *r, struct report_cond *out);
 int report_line_samples(struct report_line *l, const char *label, const char *unit, const double *a, size_t na,
 			const double *b, size_t nb, const char *what, const char *n_unit);
 
+/* l->verdict: text whole when it fits 72 columns, else cut at a word with "..." (l->full keeps every word). */
+void report_line_cut72(struct report_line *l, const char *text);
+
 /* A new line of c, labelled by fmt, through the gate of kind first: NULL when c is full; a line the gate refused
  * is finished already (!comparable, its word says why). */
 struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind kind, const char *test,

@@ -48,20 +48,12 @@ static const char *p_text(double p, char *out, size_t len)
 /* The 72-column form: the first candidate that fits, else the last one cut at a word. */
 static void fit_verdict(struct report_line *l, const char *const *cand, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n - 1; i++)
 		if (strlen(cand[i]) <= STATS_VERDICT_COLS) {
 			snprintf(l->verdict, sizeof l->verdict, "%s", cand[i]);
 			return;
 		}
-	snprintf(l->verdict, sizeof l->verdict, "%s", cand[n - 1]);
-	for (char *sp = strrchr(l->verdict, ' '); sp && strlen(l->verdict) > STATS_VERDICT_COLS - 3;
-	     sp = strrchr(l->verdict, ' ')) {
-		*sp = 0;
-		if (strlen(l->verdict) <= STATS_VERDICT_COLS - 3) {
-			strcat(l->verdict, "...");
-			break;
-		}
-	}
+	report_line_cut72(l, cand[n - 1]);
 }
 
 /* The stats_cmp the other surfaces read (a, b, the ratio and its interval). */
