@@ -114,10 +114,14 @@ static int parse(int argc, char **argv, struct cli_args *a)
 				return bad(cmd, "--compare: '%s %s' are not two run ids (ID or NAME:ID)", argv[i + 1], argv[i + 2]);
 			a->compare = 1;
 			i += 2;
-		} else if (strcmp(o, "--failures") == 0 && i + 1 < argc) {
+		} else if (strcmp(o, "--failures") == 0 && i + 1 < argc && strcmp(cmd, "summary") == 0) {
 			if (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "own") != 0)
 				return bad(cmd, "--failures: '%s' is not own or all", argv[i + 1]);
 			a->failures_all = strcmp(argv[++i], "all") == 0;
+		} else if (strcmp(o, "--failures") == 0 && strcmp(cmd, "summary") != 0) {
+			/* The saved report is the page: it counts each run's own and shows the rest in its whose table. */
+			return bad(cmd, "--failures is summary's (the report's page shows every process's failures beside the"
+				   " run's own)");
 		} else if (strcmp(o, "--failures") == 0 || strcmp(o, "--db") == 0 ||
 			   (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
 			   strcmp(o, "--run") == 0 || strcmp(o, "--compare") == 0) {

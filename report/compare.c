@@ -1006,10 +1006,12 @@ static void attribute(struct report_cmp *c)
 				k++;
 				last = j;
 			}
-		if (k == 1)
-			snprintf(l->attrib, sizeof l->attrib, "B vs A: the effect of %s %s (A) vs %s (B)%s",
-				 c->diff.f[last].name, c->diff.f[last].a, c->diff.f[last].b,
+		if (k == 1) {
+			/* Through a copy: the factor and the line are in one struct, which -Wrestrict takes for overlap. */
+			struct report_factor f = c->diff.f[last];
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: the effect of %s %s (A) vs %s (B)%s", f.name, f.a, f.b,
 				 c->diff.vm_unknown ? " (vm knobs not recorded)" : "");
+		}
 		else if (k > 1)
 			snprintf(l->attrib, sizeof l->attrib, "B vs A: an effect of %d differences together (%s); these two"
 				 " runs cannot tell which", k, names);
