@@ -39,25 +39,30 @@ print(eval(sys.argv[2]))' "$1" "$2"
 }
 
 # ---- the pair, with three kernel-log records injected into each run -------------------------------------
-# Whose they are is decided from what the daemon read of the task (report/whose.h): the spawner's own pid,
+# Whose they are is decided from what the daemon read of the task (report/whose.h): the daemon's own pid,
 # a process outside the run (a sleep of this script, outside the test cgroup), and one with no task line.
+# (The daemon, not the spawner: a probe's OOM report prints the task line of a worker, whose comm is the
+# spawner's, and one coming between a failure and its task line would be taken for it, as for a kernel's.)
 sleep 600 & other=$!
 r_track "$other"
 inject() { # inject RUN_ID TAG
-	local sp
-	sp=$(q "SELECT pid FROM v_run_procs WHERE run_id = $1 AND role = 'spawner'")
-	printf '<4>fpusoakd-spawne: page allocation failure: order:2, mode:0xa20(GFP_ATOMIC), nodemask=(null)\n' >/dev/kmsg
-	printf '<4>CPU: 0 UID: 0 PID: %s Comm: fpusoakd-spawne Not tainted 6.18.0 #1\n' "$sp" >/dev/kmsg
+	local dp dc
+	dp=$(q "SELECT pid FROM v_run_procs WHERE run_id = $1 AND role = 'daemon'")
+	dc=$(q "SELECT CAST(comm AS TEXT) FROM v_run_procs WHERE run_id = $1 AND role = 'daemon'")
+	printf '<4>%s: page allocation failure: order:2, mode:0xa20(GFP_ATOMIC), nodemask=(null)\n' "$dc" >/dev/kmsg
+	printf '<4>CPU: 0 UID: 0 PID: %s Comm: %s Not tainted 6.18.0 #1\n' "$dp" "$dc" >/dev/kmsg
 	printf '<4>sleep: page allocation failure: order:1, mode:0xa20(GFP_ATOMIC), nodemask=(null)\n' >/dev/kmsg
 	printf '<4>CPU: 1 UID: 0 PID: %s Comm: sleep Not tainted 6.18.0 #1\n' "$other" >/dev/kmsg
 	printf '<4>vpair%s: page allocation failure: order:3, mode:0xa20(GFP_ATOMIC), nodemask=(null)\n' "$2" >/dev/kmsg
 }
 port=$(r_port)
 for side in off heavy; do
+	prev=$(qq "SELECT coalesce(max(run_id), 0) FROM runs"); prev=${prev:-0}
 	r_start "$R_TMP/$side.log" "${COMMON[@]}" --listen "127.0.0.1:$port" --fragment "$side" --label "pair-$side"
 	pid=$R_PID
-	r_wait "SELECT count(*) > 0 FROM v_run_procs WHERE role = 'spawner' AND run_id = (SELECT max(run_id) FROM runs)" 1 300 ||
-		fail "$side: the run recorded its spawner in v_run_procs"
+	# This run's rows, not the last run's: its run id is above every one before it.
+	r_wait "SELECT count(*) >= (CASE '$side' WHEN 'off' THEN 2 ELSE 3 END) FROM v_run_procs WHERE run_id > $prev" 1 300 ||
+		fail "$side: the run recorded its daemon and spawner (and load) in v_run_procs"
 	run=$(q "SELECT max(run_id) FROM runs")
 	inject "$run" "$side$$"
 	# B gets seven failures of its own: a rate line with enough events for a verdict (to attribute).
@@ -158,10 +163,10 @@ check "item 5, API: each rate's interval" test "$(json "$R_TMP/api.json" "all('r
 
 # ---- item 6: whose failures ------------------------------------------------------------------------------
 for r in $A $B; do
-	own=$(q "SELECT count(*) FROM v_failure_tasks WHERE run_id = $r AND source = 'kmsg' AND pid = (SELECT pid FROM v_run_procs WHERE run_id = $r AND role = 'spawner') AND task_cgroup IS NOT NULL")
+	own=$(q "SELECT count(*) FROM v_failure_tasks WHERE run_id = $r AND source = 'kmsg' AND pid = (SELECT pid FROM v_run_procs WHERE run_id = $r AND role = 'daemon') AND task_cgroup IS NOT NULL")
 	oth=$(q "SELECT count(*) FROM v_failure_tasks WHERE run_id = $r AND source = 'kmsg' AND pid = $other AND task_ppid = $$")
 	unk=$(q "SELECT count(*) FROM v_failure_tasks WHERE run_id = $r AND source = 'kmsg' AND CAST(comm AS TEXT) LIKE 'vpair%' AND pid IS NULL")
-	check "item 6: run $r stored who failed (own spawner with its cgroup $own, the sleep with its parent $oth, no task line $unk)" \
+	check "item 6: run $r stored who failed (the daemon itself with its cgroup $own, the sleep with its parent $oth, no task line $unk)" \
 		test "$own/$oth/$unk" = "$([ "$r" = "$A" ] && echo 1/1/1 || echo 7/7/7)"
 done
 w=$(json "$R_TMP/api.json" "(d['failures_by_whose']['kmsg']['a']['own'], d['failures_by_whose']['kmsg']['a']['other'] >= 1, d['failures_by_whose']['kmsg']['a']['unknown'] >= 1, d['failures_by_whose']['counted'])")
@@ -261,6 +266,11 @@ sum=$(q "$(sed 's/RUN/'"$A"'/; s/NAME/pgalloc_normal/' <<<"$sql")" | awk -F'|' '
 readme=$(q "SELECT sum(d) FROM (SELECT max(value) - min(value) AS d FROM v_vmstat WHERE run_id = $A AND name = 'pgalloc_normal' GROUP BY ts_ms / 60000)")
 echo "pgalloc_normal over run $A: $want; per minute summed: docs/verdict.md $sum, README's third query $readme"
 check "item 10: docs/verdict.md's per-minute query adds up to the counter's rise ($sum = $want)" test "$sum" = "$want" -a -n "$want"
-[ "$T_FAILS" -gt 0 ] && { echo "--- sum.txt"; sed 's/^/  | /' "$R_TMP/sum.txt"; }
+if [ "$T_FAILS" -gt 0 ]; then
+	echo "--- sum.txt"; sed 's/^/  | /' "$R_TMP/sum.txt"
+	echo "--- v_failure_tasks (kmsg) and v_run_procs"
+	q "SELECT run_id, ts_ms, CAST(comm AS TEXT), pid, task_ppid, substr(task_cgroup, 1, 60) FROM v_failure_tasks WHERE source = 'kmsg'" | sed 's/^/  | /'
+	q "SELECT run_id, role, pid, CAST(comm AS TEXT) FROM v_run_procs" | sed 's/^/  | /'
+fi
 echo "took $(r_elapsed) s"
 t_done
