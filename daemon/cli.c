@@ -658,43 +658,6 @@ static int headline(struct query *q, int64_t id)
 	return err ? -1 : 0;
 }
 
-/* What differs between the runs, first: the experiment, or every difference when there are several. */
-static void differs_lines(const struct report_cmp *c)
-{
-	if (c->diff.n == 0) {
-		put("What differs: nothing recorded (same kernel, settings, load and --gfp-mode%s): a difference below is"
-		    " run-to-run variation.", c->diff.vm_unknown ? "; the vm knobs of a run were not recorded" : ", vm knobs");
-		return;
-	}
-	if (c->diff.n == 1) {
-		put("What differs: %s %s (A) vs %s (B).  Each verdict below is B against A under this one difference%s.",
-		    c->diff.f[0].name, c->diff.f[0].a, c->diff.f[0].b,
-		    c->diff.vm_unknown ? " (the vm knobs of a run were not recorded)" : "");
-		return;
-	}
-	put("What differs (%d): the lines below cannot tell which of these made a difference:", c->diff.n + c->diff.dropped);
-	for (int i = 0; i < c->diff.n; i++)
-		put("  %s %s (A) vs %s (B)", c->diff.f[i].name, c->diff.f[i].a, c->diff.f[i].b);
-	if (c->diff.dropped)
-		put("  and %d more", c->diff.dropped);
-}
-
-/* Whose failures the runs' sources saw: this run's own, other processes', unknown (report/whose.h). */
-static void whose_lines(const struct report_cmp *c)
-{
-	static const char *const src[2] = { "kernel log", "trace" };
-
-	for (int s = 0; s < 2; s++) {
-		const struct report_whose_counts *w = s ? c->trace : c->kmsg;
-		if (!w[0].facts && !w[1].facts)
-			continue;
-		put("Failed allocations (%s), own / other processes' / unknown: A %" PRId64 " / %" PRId64 " / %" PRId64
-		    ", B %" PRId64 " / %" PRId64 " / %" PRId64 "%s", src[s], w[0].n[0], w[0].n[1], w[0].n[2], w[1].n[0],
-		    w[1].n[1], w[1].n[2], c->opts.all_failures ? " (the verdict counts them all: --failures all)" :
-		    " (the verdict counts each run's own)");
-	}
-}
-
 static int summary(const struct query_set *set, const struct cli_args *a)
 {
 	struct env ea, eb;
@@ -728,7 +691,7 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 		goto dberr;
 	put("fpusoakd: run %s (B) compared with run %s (A)", refb, refa);
 	put("%s", "");
-	differs_lines(c);
+	cli_verdict_differs(c, put);
 	put("%s", "");
 	env_two(&ea, &eb, refa, refb);
 	put("%s", "");
@@ -740,29 +703,7 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 	if (headline(qb, a->b.id) < 0)
 		goto dberr;
 	put("%s", "");
-	whose_lines(c);
-	if (!c->pair.comparable)
-		put("The runs are not comparable: %s", c->pair.why);
-	for (int i = 0; i < c->pair.ncaveats; i++)
-		put("Note: %s", c->pair.caveat[i]);
-	if (!c->pair.comparable || c->pair.ncaveats)
-		put("%s", "");
-	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
-	for (int i = 0; i < c->n; i++) {
-		const struct report_line *l = &c->line[i];
-		put("%s", l->full);
-		for (int k = 0; k < l->gate.ncaveats; k++)
-			put("  caveat: %s", l->gate.caveat[k]);
-		if (l->gate.dropped)
-			put("  caveat: %d more", l->gate.dropped);
-		if (l->attrib[0])
-			put("  %s", l->attrib);
-	}
-	put("%s", "");
-	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann shift CI and Mann-Whitney p (one value"
-	    " per probe or minute); headroom: OLS slopes on minute rollups (under 10 minutes: per tick, AR(1)-corrected),"
-	    " Welch CI; failures, spawn failures, OOM kills per hour: exact conditional binomial test, exact 95%% CIs of"
-	    " each rate and of the rate ratio.  docs/verdict.md says why each.");
+	cli_verdict_lines(c, put);
 	free(c);
 	return EX_OK;
 dberr:

@@ -170,13 +170,3 @@ int report_rare_line(struct report_line *l, uint64_t a, int64_t exposure_a_ms, u
 	fit_verdict(l, cand, 3);
 	return 0;
 }
-
-struct report_line *report_rare_add(struct report_cmp *c, enum report_line_kind like, const char *label, uint64_t a,
-				    int64_t exposure_a_ms, uint64_t b, int64_t exposure_b_ms)
-{
-	struct report_line *l = report_cmp_line(c, like, report_rare_test, "per hour", "%s", label);
-
-	if (l)
-		report_rare_line(l, a, exposure_a_ms, b, exposure_b_ms);
-	return l;
-}

@@ -58,7 +58,7 @@ static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
 }
 
 /* PRAGMA quick_check: "ok" or the first problem. Never repairs anything. */
-static int check_integrity(sqlite3 *db, char *err, size_t errlen)
+int writer_check(sqlite3 *db, char *err, size_t errlen)
 {
 	sqlite3_stmt *s;
 	int rc, ok = 0;
@@ -101,7 +101,7 @@ static int marker_table(const char *sql, char *out, size_t len)
 }
 
 /* 1 if db has a table called name, 0 if not, -1 on error. */
-static int has_table(sqlite3 *db, const char *name)
+int writer_has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -131,7 +131,7 @@ static int needs(sqlite3 *db, const struct migration *m, int64_t have)
 		return 1;
 	if (!marker_table(m->sql, table, sizeof table))
 		return 0;
-	r = has_table(db, table);
+	r = writer_has_table(db, table);
 	return r < 0 ? -1 : !r;
 }
 
@@ -268,7 +268,7 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 	}
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
-	if (check_integrity(st->db, e2, sizeof e2) < 0) {
+	if (writer_check(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
 		goto fail;
 	}
@@ -292,8 +292,14 @@ fail:
 	return NULL;
 }
 
-/* How many migrations db at version have still needs (needs()); -1 on error. */
-static int pending(sqlite3 *db, int64_t have)
+/* ---- what store_upgrade (upgrade.c) shares with store_open ---- */
+
+int writer_version(sqlite3 *db, int64_t *version)
+{
+	return pragma_int(db, "PRAGMA user_version", version);
+}
+
+int writer_pending(sqlite3 *db, int64_t have)
 {
 	int n = 0, r;
 
@@ -305,114 +311,9 @@ static int pending(sqlite3 *db, int64_t have)
 	return n;
 }
 
-/* A copy of db into path, a new file (refused if it exists): SQLite's online backup, all pages at once. */
-static int backup_to(sqlite3 *db, const char *path, char *err, size_t errlen)
+int writer_migrate(sqlite3 *db, char *err, size_t errlen)
 {
-	sqlite3 *to = NULL;
-	sqlite3_backup *b;
-	int fd, rc;
-
-	/* O_EXCL: a backup never overwrites anything, an older backup least of all. */
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
-		snprintf(err, errlen, "backup %s: %s", path, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	if (sqlite3_open_v2(path, &to, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK || !(b = sqlite3_backup_init(to, "main", db, "main"))) {
-		snprintf(err, errlen, "backup %s: %s", path, to ? sqlite3_errmsg(to) : "cannot open");
-		goto fail;
-	}
-	rc = sqlite3_backup_step(b, -1);
-	sqlite3_backup_finish(b);
-	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "backup %s: %s", path, sqlite3_errstr(rc));
-		goto fail;
-	}
-	if (sqlite3_close(to) != SQLITE_OK) {
-		snprintf(err, errlen, "backup %s: cannot close it", path);
-		return -1;
-	}
-	return 0;
-fail:
-	sqlite3_close(to);
-	unlink(path);
-	return -1;
-}
-
-int store_upgrade(const char *path, char *backup, size_t blen, int *from, int *to, char *err, size_t errlen)
-{
-	sqlite3 *db = NULL;
-	int64_t have = 0, now;
-	int lockfd = -1, r, ret = -1;
-	char e2[256];
-
-	*from = *to = -1;
-	backup[0] = 0;
-	if (pathcheck_db(path, 0, e2, sizeof e2) < 0) {
-		snprintf(err, errlen, "%s", e2);
-		return -1;
-	}
-	/* No SQLITE_OPEN_CREATE: upgrading a file that is not there creates nothing. */
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", db ? sqlite3_errmsg(db) : "cannot open");
-		goto out;
-	}
-	/* The daemon's lock: a database a daemon is writing is upgraded by that daemon already. */
-	lockfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB) < 0) {
-		snprintf(err, errlen, "%s", errno == EWOULDBLOCK ? "a running fpusoakd is using this database" : strerror(errno));
-		goto out;
-	}
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-	if ((r = has_table(db, "runs")) <= 0) {
-		snprintf(err, errlen, "%s", r < 0 ? (sqlite3_errcode(db) == SQLITE_NOTADB ? "not an SQLite database (or its header"
-			 " is damaged)" : sqlite3_errmsg(db)) : "not an fpusoakd database (no runs table)");
-		goto out;
-	}
-	if (check_integrity(db, e2, sizeof e2) < 0) {
-		snprintf(err, errlen, "refusing to change it (it is left untouched): %s", e2);
-		goto out;
-	}
-	if (pragma_int(db, "PRAGMA user_version", &have) < 0) {
-		snprintf(err, errlen, "cannot read the schema version: %s", sqlite3_errmsg(db));
-		goto out;
-	}
-	*from = *to = (int)have;
-	if ((r = pending(db, have)) < 0) {
-		snprintf(err, errlen, "cannot read the schema: %s", sqlite3_errmsg(db));
-		goto out;
-	}
-	if (r == 0 || have > store_migrations[store_nmigrations - 1].version) {
-		ret = have > store_migrations[store_nmigrations - 1].version ? -1 : 0;
-		if (ret < 0)
-			snprintf(err, errlen, "schema version %lld is newer than this fpusoakd knows (%d): use a newer fpusoakd",
-				 (long long)have, store_migrations[store_nmigrations - 1].version);
-		goto out;
-	}
-	/* The backup first, beside it: FILE.schemaN.bak, or with the time when that name is taken. */
-	now = clock_wall_ms() / 1000;
-	snprintf(backup, blen, "%s.schema%lld.bak", path, (long long)have);
-	if (access(backup, F_OK) == 0)
-		snprintf(backup, blen, "%s.schema%lld-%lld.bak", path, (long long)have, (long long)now);
-	if (backup_to(db, backup, err, errlen) < 0) {
-		backup[0] = 0;
-		goto out;
-	}
-	if (writer_settings(db, e2, sizeof e2) < 0 || migrate(db, e2, sizeof e2) < 0 ||
-	    pragma_int(db, "PRAGMA user_version", &have) < 0) {
-		snprintf(err, errlen, "%s (the backup %s is as the file was)", e2, backup);
-		goto out;
-	}
-	*to = (int)have;
-	ret = 0;
-out:
-	if (db && sqlite3_close(db) != SQLITE_OK && ret == 0) {
-		snprintf(err, errlen, "cannot close it cleanly");
-		ret = -1;
-	}
-	if (lockfd >= 0)
-		close(lockfd);
-	return ret;
+	return writer_settings(db, err, errlen) < 0 ? -1 : migrate(db, err, errlen);
 }
 
 static int flush_queue(struct store *st);
@@ -579,45 +480,6 @@ int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* One row of a prepared INSERT of up to 7 columns: ints where txt[i] is NULL and the flag says, else text or NULL. */
-static int insert_row(struct store *st, const char *sql, int n, const int64_t *iv, const char *const *tv)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (!st->db)   /* suspended (store_suspend) */
-		return -1;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		if (tv[i])
-			sqlite3_bind_text(s, i + 1, tv[i], -1, SQLITE_TRANSIENT);
-		else if (iv[i] != INT64_MIN)
-			sqlite3_bind_int64(s, i + 1, iv[i]);
-	}
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-int store_run_vm(struct store *st, int64_t run_id, const char *name, const char *value)
-{
-	int64_t iv[3] = { run_id, INT64_MIN, INT64_MIN };
-	const char *tv[3] = { NULL, name, value };
-
-	return insert_row(st, "INSERT OR REPLACE INTO run_vm(run_id, name, value) VALUES (?1, ?2, ?3)", 3, iv, tv);
-}
-
-int store_run_proc(struct store *st, int64_t run_id, int64_t ts_ms, const char *role, int64_t pid, const char *comm,
-		   const char *cgroup)
-{
-	int64_t iv[6] = { run_id, ts_ms, INT64_MIN, pid, INT64_MIN, INT64_MIN };
-	const char *tv[6] = { NULL, NULL, role, NULL, comm && comm[0] ? comm : NULL, cgroup && cgroup[0] ? cgroup : NULL };
-
-	return insert_row(st, "INSERT INTO run_procs(run_id, ts_ms, role, pid, comm, cgroup) VALUES (?1, ?2, ?3, ?4,"
-			  " CAST(?5 AS BLOB), ?6)", 6, iv, tv);
 }
 
 int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
