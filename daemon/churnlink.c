@@ -116,6 +116,7 @@ struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum ch
 	cc.cgroup_memory_max = cfg->cgroup_memory_max;
 	cc.cgroup_pids_max = (uint64_t)cfg->cgroup_pids_max;
 	cc.probe_limit = (int)cfg->probe_limit;
+	cc.probe_timeout_ms = cfg->probe_timeout_ms;
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
 	cl->guest_scope = cc.probe_scope == CHURN_SCOPE_GUEST;
 	cc.switch_threads = (int)cfg->switch_threads;
