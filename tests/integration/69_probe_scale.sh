@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # test-timeout: 900
+# test-alone: yes
 # A capacity probe at scale costs memory, not CPU (issue 36).  The daemon runs confined, with its
 # default 256 KiB workers and 32 churn workers; probes are started with SIGUSR1:
 #   - probe 1 on a quiet machine, probe 2 beside two busy loops the test starts (one per core, as
