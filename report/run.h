@@ -201,6 +201,8 @@ struct report_probe_set {
 	size_t censored;
 	double censored_max;      /* the largest result among them (a capacity probe's floor) */
 	char censored_reason[48]; /* the first such stop reason */
+	/* How long the probes took (capacity: the fill; every probe, censored ones too); -1 when none says. */
+	int64_t dur_min_ms, dur_max_ms;
 };
 
 struct report_probes {
