@@ -52,12 +52,21 @@ struct probe_cap {
 	int64_t count;              /* workers ready and alive after the last clean step */
 	int64_t spawned, ready;
 	int64_t t_begin, t_fill, t_stop, deadline;   /* monotonic ns; deadline: step or settle */
+	int64_t time_limit_ns;      /* the whole fill's bound (0: none); see probe_cap_bound */
+	int timed_out;              /* 0, or which bound ended it: PROBE_TIMEOUT_STEP / _FILL */
 	uint64_t oom_base, oom_last;
 	char stop_reason[48];
 };
 
+enum { PROBE_TIMEOUT_STEP = 1, PROBE_TIMEOUT_FILL = 2 };
+
 /* Begin: churn must be retired first (phase RETIRING). */
 void probe_cap_begin(struct probe_cap *p, int limit, int64_t now);
+/* Bound the fill (from its first spawn) to ns (0: no bound); call after probe_cap_begin.  A fill the
+ * bound ends stops with "timeout", as a step timeout does: its count is a lower bound. */
+void probe_cap_bound(struct probe_cap *p, int64_t ns);
+/* "step" or "fill" for a probe stopped by a timeout, else "": which bound it was. */
+const char *probe_cap_timeout_name(const struct probe_cap *p);
 /* Churn workers are gone: start filling (SPAWN), or RELEASE at once for a zero limit. */
 enum probe_act probe_cap_retired(struct probe_cap *p, int64_t now, uint64_t oom_base);
 /* A spawn attempt returned (err 0 = forked); RELEASE on failure, else NONE until ready. */
@@ -99,6 +108,16 @@ void probe_switch_child(enum fpu_kind kind, int threads, int64_t pass_ms, int fd
 #define PROBE_SWITCH_ARGV1 "--internal-switch-probe"
 #define PROBE_SWITCH_EXIT_EXEC 3      /* the child could not exec the program again */
 int probe_switch_exec_main(int argc, char **argv);
+
+/*
+ * A pass too starved of CPU to measure anything: fewer yields than PROBE_SWITCH_MIN_YIELDS, or less CPU
+ * time than PROBE_SWITCH_MIN_CPU_US (rusage counts in ticks on many kernels: 129 yields and 0 us of
+ * system time beside a loaded make test made a per-yield cost of 0).  Such a probe stops
+ * "failed:starved" and comparisons leave it out.
+ */
+#define PROBE_SWITCH_MIN_YIELDS 1000
+#define PROBE_SWITCH_MIN_CPU_US 10000
+int probe_switch_starved(const struct probe_switch_result *r);
 
 /* Fill d's switch fields, result, stop_reason and detail from r. */
 void probe_switch_report(const struct probe_switch_result *r, struct churn_probe_done *d);

@@ -471,6 +471,39 @@ static void test_probe_rules(void)
 	T_EQ_I(probe_cap_tick(&p, SEC + 1), PROBE_ACT_RELEASE, "step timeout");
 	T_EQ_S(p.stop_reason, "timeout", "reason timeout");
 
+	T_EQ_S(probe_cap_timeout_name(&p), "step", "the step's bound, not the fill's");
+
+	/* The fill's own bound (--probe-timeout): counted from the first spawn. */
+	probe_cap_begin(&p, 100, 0);
+	probe_cap_bound(&p, 10 * SEC);
+	probe_cap_retired(&p, 5 * SEC, 0);
+	probe_cap_spawned(&p, 6 * SEC, 0, 60 * SEC);
+	T_EQ_I(p.deadline, 15 * SEC, "a step's wait is clipped to the fill's end");
+	T_EQ_I(probe_cap_ready(&p, 7 * SEC, 0), PROBE_ACT_SPAWN, "a clean step inside the bound goes on");
+	probe_cap_spawned(&p, 8 * SEC, 0, 60 * SEC);
+	T_EQ_I(probe_cap_tick(&p, 15 * SEC - 1), PROBE_ACT_NONE, "before the fill's end");
+	T_EQ_I(probe_cap_tick(&p, 15 * SEC), PROBE_ACT_RELEASE, "the fill's end stops a step in progress");
+	T_EQ_S(p.stop_reason, "timeout", "a lower bound: timeout");
+	T_EQ_S(probe_cap_timeout_name(&p), "fill", "and it says which bound");
+	T_EQ_I(p.count, 1, "count = the clean steps inside the bound");
+
+	/* A clean step that ends after the bound: no next spawn. */
+	probe_cap_begin(&p, 100, 0);
+	probe_cap_bound(&p, 10 * SEC);
+	probe_cap_retired(&p, 0, 0);
+	probe_cap_spawned(&p, 1, 0, SEC);
+	T_EQ_I(probe_cap_ready(&p, 10 * SEC, 0), PROBE_ACT_RELEASE, "ready at the bound: stop, do not spawn");
+	T_EQ_S(p.stop_reason, "timeout", "reason timeout");
+	T_EQ_I(p.count, 1, "that step counted");
+
+	/* No bound: a long fill goes on. */
+	probe_cap_begin(&p, 100, 0);
+	probe_cap_bound(&p, 0);
+	probe_cap_retired(&p, 0, 0);
+	probe_cap_spawned(&p, 1, 0, SEC);
+	T_EQ_I(probe_cap_ready(&p, 3600 * SEC, 0), PROBE_ACT_SPAWN, "bound 0: none");
+	T_EQ_S(probe_cap_timeout_name(&p), "", "not timed out");
+
 	/* A worker that exits on its own (mmap failed). */
 	probe_cap_begin(&p, 100, 0);
 	probe_cap_retired(&p, 0, 0);
@@ -491,6 +524,32 @@ static void test_probe_rules(void)
 	T_EQ_I(p.count, 0, "count 0");
 }
 
+/* The switch probe's verdict on what its child measured: a number only from enough of it. */
+static void test_switch_report(void)
+{
+	static const struct { struct probe_switch_result r; const char *reason; } t[] = {
+		{ { .threads = 16, .yields = 200000, .base_yields = 250000, .sys_us = 300000, .user_us = 20000,
+		    .base_sys_us = 280000, .base_user_us = 15000 }, "done" },
+		{ { .threads = 16, .yields = 129, .base_yields = 80, .sys_us = 0, .user_us = 0 }, "failed:starved" },
+		{ { .threads = 16, .yields = 5000, .base_yields = 5000, .sys_us = 0, .user_us = 4000,
+		    .base_sys_us = 20000, .base_user_us = 0 }, "failed:starved" },           /* 4 ms: one tick */
+		{ { .threads = 16, .yields = 5000, .base_yields = 999, .sys_us = 20000, .base_sys_us = 20000 },
+		  "failed:starved" },
+		{ { .threads = 16, .yields = 0, .base_yields = 5000 }, "failed:no_yields" },
+		{ { .threads = 3, .err = EAGAIN, .yields = 5000, .base_yields = 5000 }, "failed:EAGAIN" },
+	};
+	struct churn_probe_done d;
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		memset(&d, 0, sizeof d);
+		probe_switch_report(&t[i].r, &d);
+		T_EQ_S(d.stop_reason, t[i].reason, "switch report case %zu", i);
+	}
+	memset(&d, 0, sizeof d);
+	probe_switch_report(&t[0].r, &d);
+	T_CHECK(d.result > 1.49 && d.result < 1.51, "result = system us per yield (%.3f)", d.result);
+}
+
 int main(void)
 {
 	const char *env = getenv("FPUSOAK_SEED");
@@ -498,6 +557,7 @@ int main(void)
 	seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
 	printf("seed %llu (replay with FPUSOAK_SEED=%llu)\n", (unsigned long long)seed, (unsigned long long)seed);
 	test_rate();
+	test_switch_report();
 	test_population();
 	test_lifetimes();
 	test_accounting();

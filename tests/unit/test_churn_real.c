@@ -125,6 +125,11 @@ static int death_of(const struct obs *o, const void *arg)
 	return 0;
 }
 
+static int exited_more(const struct obs *o, const void *arg)
+{
+	return o->statuses && o->st.c.exited > *(const uint64_t *)arg;
+}
+
 static int ndone_at_least(const struct obs *o, const void *arg)
 {
 	return o->ndone >= *(const int *)arg;
@@ -522,12 +527,13 @@ static void test_unconfined(void)
 	churn_status_request(ch);   /* the last STATUS may predate the probe */
 	pump(ch, &o, 200, NULL, NULL);
 	T_EQ_I(o.st.c.exited_retired, 5, "the probe retired the 5 churn workers");
-	uint64_t before = o.st.c.exited;
-	pump(ch, &o, 2000, NULL, NULL);
-	churn_status_request(ch);
-	pump(ch, &o, 200, NULL, NULL);
-	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives in 2 s at 200/s",
-		(unsigned long long)(o.st.c.exited - before));
+	uint64_t before = o.st.c.exited, want = before + 100;
+	/* A count, not a rate: workers run at nice 19, and on a loaded host 200/s is not what they get
+	 * (68 lives in 2 s beside a make test and four compilers).  Whether lifetime 0 works is the point. */
+	int64_t t0 = mono_ms();
+	pump(ch, &o, 30000, exited_more, &want);
+	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives (100 wanted) in %lld ms at 200/s",
+		(unsigned long long)(o.st.c.exited - before), (long long)(mono_ms() - t0));
 	T_EQ_I(o.st.c.exited_error, 0, "none failed its setup");
 	T_EQ_I(o.st.params.lifetime_ms, 0, "STATUS shows lifetime 0");
 	T_EQ_I(churn_close(ch, &fin), 0, "clean stop");
@@ -579,12 +585,25 @@ static void test_switch(void)
 	const struct churn_probe_done *d = &o.done[0];
 	printf("switch: %s; %s\n", d->stop_reason, d->detail);
 	T_EQ_I(d->kind, CHURN_PROBE_SWITCH, "kind switch first");
-	T_EQ_S(d->stop_reason, "done", "it completed");
 	T_EQ_I(d->threads, 16, "16 threads ran");
-	T_CHECK(d->yields > 1000 && d->base_yields > 1000, "both passes yielded (%llu, %llu)",
-		(unsigned long long)d->yields, (unsigned long long)d->base_yields);
-	T_CHECK(d->sys_us_per_yield > 0 && d->sys_us_per_yield < 1000, "system us per yield plausible (%.3f)",
-		d->sys_us_per_yield);
+	/* Measured, or said to be too starved to measure (a loaded host): never a number from too little. */
+	if (strcmp(d->stop_reason, "failed:starved") == 0) {
+		/* The rule again, from what the probe printed: each pass's yields and CPU time. */
+		struct probe_switch_result r = { .yields = d->yields, .base_yields = d->base_yields };
+		const char *s = strstr(d->detail, " sys_us="), *u = strstr(d->detail, " user_us="),
+			   *bs = strstr(d->detail, " base_sys_us="), *bu = strstr(d->detail, " base_user_us=");
+		T_CHECK(s && u && bs && bu, "starved: its detail has both passes' CPU times (%s)", d->detail);
+		if (s && u && bs && bu) {
+			r.sys_us = atoll(s + 8), r.user_us = atoll(u + 9), r.base_sys_us = atoll(bs + 13), r.base_user_us = atoll(bu + 14);
+			T_CHECK(probe_switch_starved(&r), "starved: it was (%s)", d->detail);
+		}
+	} else {
+		T_EQ_S(d->stop_reason, "done", "it completed");
+		T_CHECK(d->yields >= PROBE_SWITCH_MIN_YIELDS && d->base_yields >= PROBE_SWITCH_MIN_YIELDS,
+			"both passes yielded (%llu, %llu)", (unsigned long long)d->yields, (unsigned long long)d->base_yields);
+		T_CHECK(d->sys_us_per_yield > 0 && d->sys_us_per_yield < 1000, "system us per yield plausible (%.3f)",
+			d->sys_us_per_yield);
+	}
 	T_CHECK(d->result == d->sys_us_per_yield, "result = system us per yield");
 	T_EQ_I(o.done[1].kind, CHURN_PROBE_CAPACITY, "the capacity probe ran after it");
 	T_CHECK(o.done[1].start_mono_ms >= d->start_mono_ms + d->duration_ms, "and only once the switch probe was over");
