@@ -36,6 +36,7 @@ struct churnlink {
 	struct churn_probe_done done[PROBE_QUEUE];  /* finished probes waiting for a tick */
 	int ndone;
 	double last_capacity, last_switch;
+	char last_capacity_reason[48];             /* what stopped it: the status line says so */
 	int32_t deaths[DEATH_RING];
 	int ndeaths;
 	uint64_t worker_oom_kills;
@@ -246,6 +247,7 @@ static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *p
 		log_warn("fragment: resume after the probe");
 	if (pd->kind == CHURN_PROBE_CAPACITY) {
 		cl->last_capacity = pd->result;
+		snprintf(cl->last_capacity_reason, sizeof cl->last_capacity_reason, "%s", pd->stop_reason);
 		cl->guest_fill = 0;
 	} else {
 		cl->last_switch = pd->result;
@@ -385,6 +387,14 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 			.memory_max = c.memory_max, .pids_max = c.pids_max, .reason = c.reason });
 	}
 	frag_record_recipe(cl, st, run_id);
+}
+
+void churnlink_pids(const struct churnlink *cl, int64_t *spawner, int64_t *load)
+{
+	const struct fragload_hello *fh = cl ? churn_frag_hello(cl->ch) : NULL;
+
+	*spawner = cl ? (int64_t)churn_spawner_pid(cl->ch) : 0;
+	*load = fh && fh->pid > 0 ? fh->pid : 0;
 }
 
 void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out)
@@ -567,6 +577,9 @@ const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len)
 		last.kind = CHURN_PROBE_CAPACITY;
 		last.result = cl->last_capacity;
 		last.count = (int64_t)cl->last_capacity;
+		/* Without it the line read "last probe capacity 187 ()" (issue 31). */
+		snprintf(last.stop_reason, sizeof last.stop_reason, "%s",
+			 cl->last_capacity_reason[0] ? cl->last_capacity_reason : "stop reason not reported");
 	}
 	return churn_status_line(&cl->last, isnan(cl->last_capacity) ? NULL : &last, buf, len);
 }

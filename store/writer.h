@@ -10,6 +10,8 @@
  *   write_trace.c   the tick's traced failures and fallbacks (store_tick_trace)
  *   rollup_write.c  closing minute/hour buckets as ticks arrive and writing them (rollup.c sums)
  *   retain.c        deleting old raw rows in bounded slices
+ *   write_facts.c   what a run records once for its comparisons (vm knobs, its own processes)
+ *   upgrade.c       an older database migrated in place, a backup first (store_upgrade)
  *
  * Data flow: a tick is filled by tick.c, accounted in the rollups and
  * queued by store_submit, and written with every other queued tick in one
@@ -83,6 +85,9 @@ struct tick_event {
 	char boot_id[40];
 	struct kmsg_event ev;
 	char *raw;
+	int has_task;             /* the task was read from /proc when the record was (store_tick_event_task) */
+	int64_t task_ppid;
+	char *task_cgroup;        /* NULL: none */
 };
 
 struct tick_ptfree {
@@ -120,6 +125,9 @@ struct tick_tfail {
 	uint8_t comm_len;
 	char comm[64];
 	char gfp_flags[257];
+	int has_task;
+	int64_t task_ppid;
+	char task_cgroup[512];
 };
 
 /* A completed rollup bucket travelling with the tick that completed it. */
@@ -283,5 +291,22 @@ int rollup_write_rows(struct store *st, const struct store_tick *t);
 
 /* Move the rollup rows of a tick dropped from the queue onto the next one (lost only when out of memory). */
 void rollup_hand_on(struct store_tick *from, struct store_tick *to);
+
+/* ---------------------------------------------------------------- writer.c, for upgrade.c */
+
+/* 1 if db has table name, 0 if not, -1 on error. */
+int writer_has_table(sqlite3 *db, const char *name);
+
+/* PRAGMA quick_check: 0, or -1 with err. */
+int writer_check(sqlite3 *db, char *err, size_t errlen);
+
+/* The schema version (user_version) into *version; 0 or -1. */
+int writer_version(sqlite3 *db, int64_t *version);
+
+/* How many migrations db at version have still needs (a later number, or a late one by its marker); -1 on error. */
+int writer_pending(sqlite3 *db, int64_t have);
+
+/* The writer's settings (WAL, ...) and every pending migration; 0, or -1 with err. */
+int writer_migrate(sqlite3 *db, char *err, size_t errlen);
 
 #endif
