@@ -526,6 +526,25 @@ int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev)
 	return KMSG_LINE_EVENT;
 }
 
+int kmsg_parse_task_pid(const char *msg, size_t len, int64_t *pid)
+{
+	struct span s = { msg, len };
+	uint64_t cpu, v;
+	ssize_t at;
+
+	if (eat(&s, "CPU: ") < 0 || eat_u64(&s, &cpu) < 0 || cpu > INT32_MAX)
+		return -1;
+	/* 6.12+ prints " UID: N" between the CPU and the PID; nothing else comes before it. */
+	if ((at = find(s.p, s.n < 32 ? s.n : 32, " PID: ")) < 0)
+		return -1;
+	s.p += at + 6;
+	s.n -= (size_t)at + 6;
+	if (eat_u64(&s, &v) < 0 || v > INT32_MAX || (s.n > 0 && s.p[0] != ' '))
+		return -1;
+	*pid = (int64_t)v;
+	return 0;
+}
+
 const char *kmsg_kind_name(enum kmsg_kind k)
 {
 	switch (k) {

@@ -123,6 +123,10 @@ ssize_t kmsg_unescape(const char *in, size_t len, char *out, size_t cap);
 /* Classify and parse one escaped message line msg[0..len) (printable ASCII, no '\n'); returns enum kmsg_line_result, ev always reset. */
 int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev);
 
+/* The task line dump_stack() prints right after a warn_alloc line, "CPU: 2 PID: 1022 Comm: ..." (6.12+:
+ * "CPU: 2 UID: 0 PID: 1022 Comm: ..."): 0 and *pid, or -1 when msg[0..len) is not one. */
+int kmsg_parse_task_pid(const char *msg, size_t len, int64_t *pid);
+
 /* Short lower-case name of a kind ("alloc_fail", ...), for logs and the store. */
 const char *kmsg_kind_name(enum kmsg_kind k);
 

@@ -5,9 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "daemon/sampler.h"
+#include "daemon/tracewatch.h"
+#include "kmod/fpusoak_gfp.h"
+#include "store/store.h"
 
 /* One tick's zone state. */
 struct snap {
@@ -21,6 +25,7 @@ struct snap {
 struct causes {
 	int have_kver;
 	uint64_t page_kb;              /* zoneinfo and buddyinfo count pages of this many kB */
+	char comm[17];                 /* the daemon's own (a model check's TRY is its allocation) */
 	struct atomic_kver kver;
 	int next;                      /* ring slot the next snapshot goes to */
 	struct snap ring[CAUSES_RING];
@@ -37,6 +42,8 @@ struct causes *causes_open(const char *kernel_release)
 		return NULL;
 	c->have_kver = kernel_release && atomic_kver_parse(kernel_release, &c->kver) == 0;
 	c->page_kb = ps >= 1024 ? (uint64_t)ps / 1024 : 4;
+	if (prctl(PR_GET_NAME, c->comm, 0, 0, 0) < 0)
+		snprintf(c->comm, sizeof c->comm, "fpusoakd");
 	return c;
 }
 
@@ -172,28 +179,43 @@ int causes_sample_zones(const struct zoneinfo *zi, const struct buddyinfo *bi, c
 	return n;
 }
 
-void causes_snapshot(struct causes *c, const struct sampler *s, int64_t wall_ms)
+void causes_add_snapshot(struct causes *c, const struct cause_zone *z, int n, const char *const *names, int nnames,
+			 int64_t wall_ms)
 {
-	const struct zoneinfo *zi = sampler_zoneinfo(s);
-	const struct buddyinfo *bi = sampler_buddyinfo(s);
 	struct snap *sn;
-	const char *names[CAUSES_LAYOUT_MAX];
-	int n;
 
-	if (!c || !zi || !bi)
+	if (!c || n <= 0 || n > CAUSE_MAX_ZONES || nnames < 0)
 		return;
 	sn = &c->ring[c->next];
-	n = causes_sample_zones(zi, bi, sampler_pagetypeinfo(s), sn->z, CAUSE_MAX_ZONES);
-	if (n <= 0) {
-		return;
-	}
+	if (z != sn->z)
+		memcpy(sn->z, z, (size_t)n * sizeof *z);
 	sn->nzones = n;
-	sn->nlayout = causes_layout(zi, names, CAUSES_LAYOUT_MAX);
+	sn->nlayout = nnames < CAUSES_LAYOUT_MAX ? nnames : CAUSES_LAYOUT_MAX;
 	for (int i = 0; i < sn->nlayout; i++)
 		snprintf(sn->layout[i], sizeof sn->layout[i], "%s", names[i]);
 	sn->local = -1;
 	sn->wall_ms = wall_ms;
 	c->next = (c->next + 1) % CAUSES_RING;
+}
+
+void causes_snapshot(struct causes *c, const struct sampler *s, int64_t wall_ms)
+{
+	const struct zoneinfo *zi = sampler_zoneinfo(s);
+	const struct buddyinfo *bi = sampler_buddyinfo(s);
+	const char *names[CAUSES_LAYOUT_MAX];
+	struct snap *sn;
+	int n;
+
+	if (!c || !zi || !bi)
+		return;
+	/* Converted straight into the slot the snapshot goes to (20 KiB: no copy). */
+	sn = &c->ring[c->next];
+	n = causes_sample_zones(zi, bi, sampler_pagetypeinfo(s), sn->z, CAUSE_MAX_ZONES);
+	if (n <= 0) {
+		sn->wall_ms = 0;   /* its zones are gone: the slot holds nothing now */
+		return;
+	}
+	causes_add_snapshot(c, sn->z, n, names, causes_layout(zi, names, CAUSES_LAYOUT_MAX), wall_ms);
 }
 
 static void row_init(struct causes_row *r, int source, int64_t ts_ms, unsigned order)
@@ -326,6 +348,76 @@ void causes_from_sample(struct causes *c, int source, int64_t ts_ms, unsigned or
 	rq.highest_idx = cause_highest_index(layout, nl, zt);
 	cause_classify(sn->z, sn->nzones, &rq, c->kver, sn->local, &res);
 	row_result(out, sn->z, &res, c->page_kb);
+}
+
+/* Attach a classified row to t with what the store keeps beside it; counted once stored. */
+static int store_row(struct causes *c, const struct causes_row *r, const char *comm, size_t comm_len, int64_t pid,
+		     const char *gfp_flags, const char *note, struct store_tick *t)
+{
+	struct store_failure_cause fc = {
+		.ts_ms = r->ts_ms, .source = r->source, .comm = comm, .comm_len = comm_len, .pid = pid,
+		.order = r->order, .gfp_flags = gfp_flags, .cause = r->cause, .node = r->node, .zone = r->zone,
+		.free_kb = r->free_kb, .min_kb = r->min_kb, .largest_order = r->largest_order, .has_lag = r->has_lag,
+		.lag_ms = r->lag_ms, .note = note ? note : r->note,
+	};
+
+	if (store_tick_failure_cause(t, &fc) < 0)
+		return -1;
+	causes_count(c, r);
+	return 0;
+}
+
+int causes_trace(struct causes *c, const struct tracewatch_failure *f, int n, struct store_tick *t)
+{
+	for (int i = 0; c && t && i < n; i++) {
+		struct causes_row r;
+		struct gfp_info g;
+
+		if (gfp_decode(f[i].gfp_flags, strlen(f[i].gfp_flags), &g) == 0 && g.unknown == 0) {
+			struct atomic_gfp ag;
+			cause_gfp(&g, f[i].gfp_flags, strlen(f[i].gfp_flags), &ag);
+			causes_from_sample(c, CAUSES_TRACE, f[i].ts_ms, f[i].order < 0 ? 0 : (unsigned)f[i].order, &ag,
+					   cause_zone_type_of(&g), &r);
+		} else {
+			row_init(&r, CAUSES_TRACE, f[i].ts_ms, f[i].order < 0 ? 0 : (unsigned)f[i].order);
+			r.note = "GFP flags not named";
+		}
+		if (store_row(c, &r, f[i].comm, strlen(f[i].comm), f[i].pid, f[i].gfp_flags, NULL, t) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* What the module asked the allocator for, as the kernel would print it (TRY: __GFP_NOWARN, no kswapd). */
+static const char *module_flags(int mode, int try, int reserves_era)
+{
+	switch (mode) {
+	case FPUSOAK_GFP_ATOMIC:
+		return try ? (reserves_era ? "__GFP_HIGH|__GFP_NOWARN" : "__GFP_HIGH|__GFP_ATOMIC|__GFP_NOWARN")
+			   : "GFP_ATOMIC|__GFP_COMP";
+	case FPUSOAK_GFP_NOWAIT:
+		return try ? "__GFP_NOWARN" : "GFP_NOWAIT|__GFP_COMP";
+	default:
+		return try ? "GFP_KERNEL|__GFP_NOWARN" : "GFP_KERNEL|__GFP_COMP";
+	}
+}
+
+int causes_module(struct causes *c, int64_t ts_ms, const char *what, int mode, unsigned order, int64_t pid,
+		  struct store_tick *t)
+{
+	struct atomic_gfp g = { 0 };
+	struct causes_row r;
+	char note[96];
+	int try = strcmp(what, "TRY") == 0;
+
+	if (!c || !t)
+		return 0;
+	g.high = g.atomic = mode == FPUSOAK_GFP_ATOMIC;
+	g.direct_reclaim = mode == FPUSOAK_GFP_KERNEL;
+	causes_from_sample(c, CAUSES_MODULE, ts_ms, order, &g, CAUSE_ZT_NORMAL, &r);
+	snprintf(note, sizeof note, "%s: %s", what, r.note ? r.note : "");
+	return store_row(c, &r, try ? c->comm : NULL, try ? strlen(c->comm) : 0, pid,
+			 module_flags(mode, try, c->have_kver && atomic_era_of(c->kver) == ATOMIC_ERA_RESERVES), note, t);
 }
 
 void causes_count(struct causes *c, const struct causes_row *r)

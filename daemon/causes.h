@@ -36,6 +36,8 @@ enum causes_source { CAUSES_KMSG = 1, CAUSES_TRACE = 2, CAUSES_MODULE = 3 };
 
 struct causes;
 struct sampler;
+struct store_tick;
+struct tracewatch_failure;
 
 /* One classified failure, as the store keeps it (store_tick_failure_cause). */
 struct causes_row {
@@ -61,6 +63,11 @@ void causes_close(struct causes *c);
 /* After a fast tick read at wall_ms: keep its zone state (nothing when zoneinfo or buddyinfo is not current). */
 void causes_snapshot(struct causes *c, const struct sampler *s, int64_t wall_ms);
 
+/* Keep zones z[0..n) with the kernel's zone list names[0..nnames) as the state at wall_ms (what
+ * causes_snapshot does with a sampler's files; tests feed it directly). */
+void causes_add_snapshot(struct causes *c, const struct cause_zone *z, int n, const char *const *names, int nnames,
+			 int64_t wall_ms);
+
 /* A kernel-log failure with its dump (d NULL or incomplete: unknown); gfp as the line printed it. */
 void causes_from_dump(struct causes *c, const struct memdump *d, int64_t ts_ms, unsigned order,
 		      const struct gfp_info *gfp, const char *names, size_t len, struct causes_row *out);
@@ -68,6 +75,16 @@ void causes_from_dump(struct causes *c, const struct memdump *d, int64_t ts_ms, 
 /* A failure at ts_ms of an order-k request g for zone type zt, against the nearest sample; source as given. */
 void causes_from_sample(struct causes *c, int source, int64_t ts_ms, unsigned order, const struct atomic_gfp *g,
 			enum cause_zone_type zt, struct causes_row *out);
+
+/* Classify the trace's failures f[0..n) against the nearest samples and attach them to t (and count them);
+ * 0 or -1 (out of memory: the rest are not stored). */
+int causes_trace(struct causes *c, const struct tracewatch_failure *f, int n, struct store_tick *t);
+
+/* A refusal of the fpusoak_gfp module at ts_ms: what ("TRY" or "HOLD") in mode (kmod/fpusoak_gfp.h: 1 kernel,
+ * 2 atomic, 3 nowait) of order-k pages, by pid (-1: none; the daemon's own for a TRY); classified against the
+ * nearest sample, attached to t and counted; 0 or -1. */
+int causes_module(struct causes *c, int64_t ts_ms, const char *what, int mode, unsigned order, int64_t pid,
+		  struct store_tick *t);
 
 /* Count a row for causes_counts (the caller counts what it stores). */
 void causes_count(struct causes *c, const struct causes_row *r);

@@ -9,12 +9,39 @@
 
 #include "collector/kmsg.h"
 #include "collector/kmsgdev.h"
+#include "collector/memdump.h"
+#include "common/clock.h"
 #include "common/log.h"
+#include "daemon/causes.h"
 #include "store/store.h"
 
 /* Events held between ticks; past this they are counted as dropped (a log storm). */
 #define KW_MAX_PENDING 512
 #define KW_RAW_MAX 1024
+/* A dump is over after this many records or this much printk time after its failure line (a 6.x
+ * report is ~60 records: the stack, then ~20 of Mem-Info; all printed within milliseconds). */
+#define KW_DUMP_RECORDS 400
+#define KW_DUMP_MS 3000
+/* Classified failures held between ticks (warn_alloc is rate-limited to 10 per 5 s). */
+#define KW_MAX_CAUSES 64
+
+/* The failure whose dump is being read. */
+struct kw_dump {
+	int open;
+	int64_t ts_ms;                 /* wall time of the failure line */
+	uint64_t ts_usec;              /* its printk stamp */
+	int records;                   /* records read since */
+	int64_t pid;                   /* from the task line, -1 until seen */
+	struct kmsg_event ev;
+	struct memdump md;
+};
+
+/* A classified failure waiting for the next tick. */
+struct kw_cause {
+	struct causes_row row;
+	struct kmsg_event ev;
+	int64_t pid;
+};
 
 struct kw_event {
 	int64_t ts_ms;
@@ -33,7 +60,18 @@ struct kwatch {
 	uint64_t by_order[16];
 	void (*on_oom)(void *arg, int64_t pid);
 	void *on_oom_arg;
+	struct causes *causes;
+	struct kw_dump dump;
+	struct kw_cause *cpending;
+	int ncpending;
+	uint64_t causes_dropped;
 };
+
+void kwatch_set_causes(struct kwatch *kw, struct causes *c)
+{
+	if (kw)
+		kw->causes = c;
+}
 
 void kwatch_on_oom_kill(struct kwatch *kw, void (*fn)(void *arg, int64_t pid), void *arg)
 {
@@ -49,7 +87,10 @@ struct kwatch *kwatch_open(const char *path, const char *boot_id, struct store *
 	uint64_t seq = 0;
 	int have;
 
-	if (!kw || !(kw->pending = calloc(KW_MAX_PENDING, sizeof *kw->pending))) {
+	if (!kw || !(kw->pending = calloc(KW_MAX_PENDING, sizeof *kw->pending)) ||
+	    !(kw->cpending = calloc(KW_MAX_CAUSES, sizeof *kw->cpending))) {
+		if (kw)
+			free(kw->pending);
 		free(kw);
 		return NULL;
 	}
@@ -79,6 +120,7 @@ void kwatch_close(struct kwatch *kw)
 		return;
 	kmsgdev_close(kw->dev);
 	free(kw->pending);
+	free(kw->cpending);
 	free(kw);
 }
 
@@ -115,6 +157,61 @@ static void keep(struct kwatch *kw, const struct kmsg_record *rec, const struct 
 	memcpy(e->raw, rec->msg, e->raw_len);
 }
 
+/* Classify the open dump's failure as the dump stands and hold the row for the next tick. */
+static void dump_close(struct kwatch *kw)
+{
+	struct kw_dump *d = &kw->dump;
+	struct kw_cause *c;
+
+	if (!d->open)
+		return;
+	d->open = 0;
+	if (!kw->causes)
+		return;
+	if (kw->ncpending >= KW_MAX_CAUSES) {
+		kw->causes_dropped++;
+		return;
+	}
+	c = &kw->cpending[kw->ncpending++];
+	causes_from_dump(kw->causes, &d->md, d->ts_ms, d->ev.order < 0 ? 0 : (unsigned)d->ev.order,
+			 d->ev.has_gfp_info ? &d->ev.gfp : NULL, d->ev.gfp_flags, strlen(d->ev.gfp_flags), &c->row);
+	c->ev = d->ev;
+	c->pid = d->pid;
+	causes_count(kw->causes, &c->row);
+}
+
+/* A failure line: the records after it are its task line and its dump. */
+static void dump_open(struct kwatch *kw, const struct kmsg_record *rec, const struct kmsg_event *ev, int64_t ts_ms)
+{
+	struct kw_dump *d = &kw->dump;
+
+	dump_close(kw);
+	d->open = 1;
+	d->ts_ms = ts_ms;
+	d->ts_usec = rec->ts_usec;
+	d->records = 0;
+	d->pid = -1;
+	d->ev = *ev;
+	memdump_init(&d->md);
+}
+
+/* A record after the failure line: the task's PID, or a line of the dump. */
+static void dump_feed(struct kwatch *kw, const struct kmsg_record *rec)
+{
+	struct kw_dump *d = &kw->dump;
+
+	if (!d->open)
+		return;
+	if (++d->records > KW_DUMP_RECORDS || rec->ts_usec > d->ts_usec + (uint64_t)KW_DUMP_MS * 1000) {
+		dump_close(kw);
+		return;
+	}
+	if (d->pid < 0 && kmsg_parse_task_pid(rec->msg, rec->msg_len, &d->pid) == 0)
+		return;
+	if (memdump_feed(&d->md, rec->msg, rec->msg_len) == MEMDUMP_LINE_END || memdump_complete(&d->md))
+		dump_close(kw);
+}
+
 int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us)
 {
 	struct kmsg_record rec;
@@ -128,12 +225,18 @@ int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us)
 		switch (kmsg_parse_line(rec.msg, rec.msg_len, &ev)) {
 		case KMSG_LINE_EVENT:
 			keep(kw, &rec, &ev, wall_ms, mono_us);
+			if (ev.kind == KMSG_ALLOC_FAIL)
+				dump_open(kw, &rec, &ev, wall_ms - (mono_us - (int64_t)rec.ts_usec) / 1000);
+			else
+				dump_feed(kw, &rec);
 			kept++;
 			break;
 		case KMSG_LINE_MALFORMED:
 			kw->unparsed++;
+			dump_feed(kw, &rec);
 			break;
 		default:
+			dump_feed(kw, &rec);
 			break;
 		}
 	}
@@ -155,6 +258,23 @@ int kwatch_attach(struct kwatch *kw, struct store *st, struct store_tick *t)
 			return -1;
 	}
 	kw->npending = 0;
+	/* A dump that has not completed in KW_DUMP_MS will not: classify it as it stands. */
+	if (kw->dump.open && clock_wall_ms() - kw->dump.ts_ms > KW_DUMP_MS)
+		dump_close(kw);
+	for (int i = 0; i < kw->ncpending; i++) {
+		const struct kw_cause *c = &kw->cpending[i];
+		const struct causes_row *r = &c->row;
+		struct store_failure_cause fc = {
+			.ts_ms = r->ts_ms, .source = r->source, .comm = c->ev.comm, .comm_len = c->ev.comm_len,
+			.pid = c->pid, .order = r->order, .gfp_flags = c->ev.gfp_flags[0] ? c->ev.gfp_flags : NULL,
+			.cause = r->cause, .node = r->node, .zone = r->zone, .free_kb = r->free_kb, .min_kb = r->min_kb,
+			.largest_order = r->largest_order, .has_lag = r->has_lag, .lag_ms = r->lag_ms, .note = r->note,
+		};
+		if (store_tick_failure_cause(t, &fc) < 0)
+			return -1;
+	}
+	kw->ncpending = 0;
+	store_tick_counter(st, t, "kmsg_causes_dropped", kw->causes_dropped);
 	seq = kmsgdev_last_seq(kw->dev, &valid);
 	if (valid)
 		store_tick_cursor(t, kw->boot_id, seq);

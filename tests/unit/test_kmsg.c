@@ -395,8 +395,30 @@ static void test_fixture(void)
 	T_CHECK(dicts > 0 && escapes > 0, "fixture exercises dictionaries (%zu) and \\x escapes (%zu)", dicts, escapes);
 }
 
+/* The task line after a warn_alloc line: 4.x-6.11 and 6.12+ (UID before PID); near misses refused. */
+static void test_task_pid(void)
+{
+	static const struct { const char *line; int64_t pid; } CASES[] = {
+		{ "CPU: 2 PID: 1022 Comm: gnome-shell Not tainted 5.3.0-rc7-1-ARCH #1", 1022 },
+		{ "CPU: 0 UID: 0 PID: 71 Comm: kworker/0:2 Not tainted 6.12.9 #1", 71 },
+		{ "CPU: 12 PID: 0 Comm: swapper/12 Not tainted 4.9.0-5-amd64 #1 Debian 4.9.65-3+deb9u2", 0 },
+		{ "CPU: 1 PID: 99999999999 Comm: x", -1 },
+		{ "CPU: x PID: 5 Comm: x", -1 },
+		{ "Pid: 31170, comm: splat Tainted: P", -1 },
+		{ "CPU: 1 PID: 5x Comm: x", -1 },
+		{ "CPU: 1 comm: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx PID: 5", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+		int64_t pid = -1;
+		int rc = kmsg_parse_task_pid(CASES[i].line, strlen(CASES[i].line), &pid);
+		T_EQ_I(rc == 0 ? pid : -1, CASES[i].pid, "task line '%s'", CASES[i].line);
+	}
+}
+
 int main(void)
 {
+	test_task_pid();
 	test_lines();
 	test_overlong();
 	test_random_comm();
