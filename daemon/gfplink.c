@@ -156,7 +156,7 @@ static int add_order(int *orders, int n, int k)
 }
 
 /* The orders of interest as of this tick (gfplink.h). */
-static int orders_now(const struct sampler *s, int *orders)
+static int orders_now(const struct gfplink *g, const struct sampler *s, int *orders)
 {
 	const struct pagetypeinfo *pt = sampler_pagetypeinfo(s);
 	const struct slabinfo *sl = sampler_slabinfo(s);
@@ -168,6 +168,7 @@ static int orders_now(const struct sampler *s, int *orders)
 		n = add_order(orders, n, pt->pageblock_order);
 	if (xc)
 		n = add_order(orders, n, xc->order);
+	n = add_order(orders, n, g->object_size ? gfplink_hold_order(g) : -1);
 	return n;
 }
 
@@ -208,7 +209,7 @@ int gfplink_tick(struct gfplink *g, const struct sampler *s, struct store *st, s
 	if (mono_ms < g->next_ms)
 		return 0;
 	g->next_ms = mono_ms + g->interval_ms;
-	n = orders_now(s, orders);
+	n = orders_now(g, s, orders);
 	for (int i = 0; i < n; i++)
 		for (size_t m = 0; m < NCHECK_MODES; m++) {
 			int rc = check_one(g, s, orders[i], m, wall_ms, &c);

@@ -19,9 +19,12 @@
  * same reason.  A TRY that succeeds holds its block for microseconds.
  *
  * Orders of interest here: the task_struct slab's order (3 until slabinfo
- * says), the pageblock order (once pagetypeinfo was read) and the order of
- * the module's own fpusoak_xstate slabs (what a HOLD needs when its slab is
- * full), each once.
+ * says), the pageblock order (once pagetypeinfo was read), the order of
+ * the module's own fpusoak_xstate slabs (what a HOLD asks for first when its
+ * slab is full) and the smallest order such a slab can have (what a refused
+ * HOLD was refused: SLUB falls back to it; gfplink_hold_order), each once.
+ * A refused TRY is a failed allocation: its cause is recorded
+ * (daemon/causes.h, v_failure_causes source 'module').
  */
 #ifndef FPUSOAK_GFPLINK_H
 #define FPUSOAK_GFPLINK_H
@@ -36,7 +39,7 @@ struct sampler;
 struct store;
 struct store_tick;
 
-#define GFPLINK_MAX_ORDERS 3
+#define GFPLINK_MAX_ORDERS 4
 
 /* One model check: the model's prediction and the allocator's answer for one order and mode. */
 struct gfplink_check {
