@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "collector/lex.h"
 #include "common/num.h"
 
 #define PRI_MAX ((255 << 3) | 7)   /* facility is 8 bits (LOG_FACILITY), level 3 */
@@ -479,6 +480,45 @@ static int all_printable(struct span m)
 	return 1;
 }
 
+int kmsg_parse_task(const char *msg, size_t len, struct kmsg_task *out)
+{
+	struct lex c = { msg, msg + len };
+	uint64_t v;
+
+	memset(out, 0, sizeof *out);
+	if (!lex_accept(&c, "CPU: ") || lex_number(&c, &v) < 0 || !lex_accept(&c, " "))
+		return -1;
+	if (lex_accept(&c, "UID: ") && (lex_number(&c, &v) < 0 || !lex_accept(&c, " ")))
+		return -1;
+	if (!lex_accept(&c, "PID: ") || lex_number(&c, &v) < 0 || v > INT32_MAX || !lex_accept(&c, " Comm: "))
+		return -1;
+	out->pid = (int64_t)v;
+	out->rest = c.p;
+	out->rest_len = (size_t)(c.end - c.p);
+	return 0;
+}
+
+int kmsg_task_is(const struct kmsg_task *t, const char *comm, size_t comm_len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t at = 0;
+
+	/* The task line prints at most 15 bytes of comm (TASK_COMM_LEN): compare that much, escaped as printk does. */
+	if (comm_len > 15)
+		comm_len = 15;
+	for (size_t i = 0; i < comm_len; i++) {
+		unsigned char b = (unsigned char)comm[i];
+		char esc[4] = { '\\', 'x', hex[b >> 4], hex[b & 15] };
+		size_t n = b < 0x20 || b >= 0x7f || b == '\\' ? 4 : 1;
+		if (n == 1)
+			esc[0] = (char)b;
+		if (at + n > t->rest_len || memcmp(t->rest + at, esc, n) != 0)
+			return 0;
+		at += n;
+	}
+	return at < t->rest_len && t->rest[at] == ' ';
+}
+
 int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev)
 {
 	struct span m = { msg, len };
@@ -524,25 +564,6 @@ int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev)
 		return KMSG_LINE_MALFORMED;
 	}
 	return KMSG_LINE_EVENT;
-}
-
-int kmsg_parse_task_pid(const char *msg, size_t len, int64_t *pid)
-{
-	struct span s = { msg, len };
-	uint64_t cpu, v;
-	ssize_t at;
-
-	if (eat(&s, "CPU: ") < 0 || eat_u64(&s, &cpu) < 0 || cpu > INT32_MAX)
-		return -1;
-	/* 6.12+ prints " UID: N" between the CPU and the PID; nothing else comes before it. */
-	if ((at = find(s.p, s.n < 32 ? s.n : 32, " PID: ")) < 0)
-		return -1;
-	s.p += at + 6;
-	s.n -= (size_t)at + 6;
-	if (eat_u64(&s, &v) < 0 || v > INT32_MAX || (s.n > 0 && s.p[0] != ' '))
-		return -1;
-	*pid = (int64_t)v;
-	return 0;
 }
 
 const char *kmsg_kind_name(enum kmsg_kind k)

@@ -10,6 +10,7 @@
 #include "collector/kmsg.h"
 #include "collector/kmsgdev.h"
 #include "collector/memdump.h"
+#include "collector/task.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "daemon/causes.h"
@@ -18,6 +19,8 @@
 /* Events held between ticks; past this they are counted as dropped (a log storm). */
 #define KW_MAX_PENDING 512
 #define KW_RAW_MAX 1024
+/* A failure's task line ("CPU: N PID: P Comm: C") follows it at once; other CPUs' lines may come between. */
+#define KW_TASK_WINDOW 16
 /* A dump is over after this many records or this much printk time after its failure line (a 6.x
  * report is ~60 records: the stack, then ~20 of Mem-Info; all printed within milliseconds). */
 #define KW_DUMP_RECORDS 400
@@ -49,6 +52,8 @@ struct kw_event {
 	struct kmsg_event ev;
 	size_t raw_len;
 	char raw[KW_RAW_MAX];
+	int has_task;             /* task: read from /proc when its task line came */
+	struct task_facts task;
 };
 
 struct kwatch {
@@ -60,6 +65,9 @@ struct kwatch {
 	uint64_t by_order[16];
 	void (*on_oom)(void *arg, int64_t pid);
 	void *on_oom_arg;
+	const char *proc_root;
+	int await;                /* the pending failure waiting for its task line, or -1 */
+	int await_records;        /* records read since it */
 	struct causes *causes;
 	struct kw_dump dump;
 	struct kw_cause *cpending;
@@ -71,6 +79,12 @@ void kwatch_set_causes(struct kwatch *kw, struct causes *c)
 {
 	if (kw)
 		kw->causes = c;
+}
+
+void kwatch_set_proc_root(struct kwatch *kw, const char *proc_root)
+{
+	if (kw)
+		kw->proc_root = proc_root;
 }
 
 void kwatch_on_oom_kill(struct kwatch *kw, void (*fn)(void *arg, int64_t pid), void *arg)
@@ -91,9 +105,12 @@ struct kwatch *kwatch_open(const char *path, const char *boot_id, struct store *
 	    !(kw->cpending = calloc(KW_MAX_CAUSES, sizeof *kw->cpending))) {
 		if (kw)
 			free(kw->pending);
+	free(kw->cpending);
 		free(kw);
 		return NULL;
 	}
+	kw->proc_root = "/proc";
+	kw->await = -1;
 	/* Sequence numbers restart with each boot: without a boot id, never resume by number. */
 	if (!boot_id || !kmsgdev_boot_id_valid(boot_id, strlen(boot_id))) {
 		snprintf(kw->boot_id, sizeof kw->boot_id, "unknown");
@@ -120,7 +137,6 @@ void kwatch_close(struct kwatch *kw)
 		return;
 	kmsgdev_close(kw->dev);
 	free(kw->pending);
-	free(kw->cpending);
 	free(kw);
 }
 
@@ -149,12 +165,40 @@ static void keep(struct kwatch *kw, const struct kmsg_record *rec, const struct 
 		return;
 	}
 	e = &kw->pending[kw->npending++];
+	e->has_task = 0;
+	if (ev->kind == KMSG_ALLOC_FAIL && ev->pid < 0) {
+		kw->await = kw->npending - 1;
+		kw->await_records = 0;
+	}
 	/* printk stamps are boot-time µs on the clock CLOCK_MONOTONIC follows; map to the wall clock. */
 	e->ts_ms = wall_ms - (mono_us - (int64_t)rec->ts_usec) / 1000;
 	e->seq = rec->seq;
 	e->ev = *ev;
 	e->raw_len = rec->msg_len < KW_RAW_MAX ? rec->msg_len : KW_RAW_MAX;
 	memcpy(e->raw, rec->msg, e->raw_len);
+}
+
+/*
+ * The task line of the failure waiting for one: its pid, and at once (the task may exit a moment later) what
+ * /proc says of that task, so the reports can tell this run's failures from the machine's (report/whose.h).
+ */
+static void task_line(struct kwatch *kw, const struct kmsg_record *rec)
+{
+	struct kmsg_task t;
+	struct kw_event *e;
+
+	if (kw->await < 0)
+		return;
+	if (++kw->await_records > KW_TASK_WINDOW) {
+		kw->await = -1;
+		return;
+	}
+	e = &kw->pending[kw->await];
+	if (kmsg_parse_task(rec->msg, rec->msg_len, &t) < 0 || !kmsg_task_is(&t, e->ev.comm, e->ev.comm_len))
+		return;
+	e->ev.pid = t.pid;
+	e->has_task = task_read(kw->proc_root, t.pid, e->ev.comm, e->ev.comm_len, &e->task) == 0;
+	kw->await = -1;
 }
 
 /* Classify the open dump's failure as the dump stands and hold the row for the next tick. */
@@ -180,7 +224,7 @@ static void dump_close(struct kwatch *kw)
 	causes_count(kw->causes, &c->row);
 }
 
-/* A failure line: the records after it are its task line and its dump. */
+/* A failure line: the records after it are its task line and its Mem-Info dump. */
 static void dump_open(struct kwatch *kw, const struct kmsg_record *rec, const struct kmsg_event *ev, int64_t ts_ms)
 {
 	struct kw_dump *d = &kw->dump;
@@ -195,10 +239,11 @@ static void dump_open(struct kwatch *kw, const struct kmsg_record *rec, const st
 	memdump_init(&d->md);
 }
 
-/* A record after the failure line: the task's PID, or a line of the dump. */
+/* A record after the failure line: its task line (the pid), or a line of the dump. */
 static void dump_feed(struct kwatch *kw, const struct kmsg_record *rec)
 {
 	struct kw_dump *d = &kw->dump;
+	struct kmsg_task t;
 
 	if (!d->open)
 		return;
@@ -206,8 +251,11 @@ static void dump_feed(struct kwatch *kw, const struct kmsg_record *rec)
 		dump_close(kw);
 		return;
 	}
-	if (d->pid < 0 && kmsg_parse_task_pid(rec->msg, rec->msg_len, &d->pid) == 0)
+	if (d->pid < 0 && kmsg_parse_task(rec->msg, rec->msg_len, &t) == 0 &&
+	    kmsg_task_is(&t, d->ev.comm, d->ev.comm_len)) {
+		d->pid = t.pid;
 		return;
+	}
 	if (memdump_feed(&d->md, rec->msg, rec->msg_len) == MEMDUMP_LINE_END || memdump_complete(&d->md))
 		dump_close(kw);
 }
@@ -236,6 +284,7 @@ int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us)
 			dump_feed(kw, &rec);
 			break;
 		default:
+			task_line(kw, &rec);
 			dump_feed(kw, &rec);
 			break;
 		}
@@ -256,8 +305,12 @@ int kwatch_attach(struct kwatch *kw, struct store *st, struct store_tick *t)
 		struct kw_event *e = &kw->pending[i];
 		if (store_tick_event(t, e->ts_ms, kw->boot_id, e->seq, &e->ev, e->raw, e->raw_len) < 0)
 			return -1;
+		if (e->has_task && store_tick_event_task(t, e->task.ppid, e->task.cgroup) < 0)
+			return -1;
 	}
 	kw->npending = 0;
+	/* A failure attached without its task line keeps no pid: the line of a later drain is not matched. */
+	kw->await = -1;
 	/* A dump that has not completed in KW_DUMP_MS will not: classify it as it stands. */
 	if (kw->dump.open && clock_wall_ms() - kw->dump.ts_ms > KW_DUMP_MS)
 		dump_close(kw);
@@ -274,7 +327,6 @@ int kwatch_attach(struct kwatch *kw, struct store *st, struct store_tick *t)
 			return -1;
 	}
 	kw->ncpending = 0;
-	store_tick_counter(st, t, "kmsg_causes_dropped", kw->causes_dropped);
 	seq = kmsgdev_last_seq(kw->dev, &valid);
 	if (valid)
 		store_tick_cursor(t, kw->boot_id, seq);
@@ -282,6 +334,7 @@ int kwatch_attach(struct kwatch *kw, struct store *st, struct store_tick *t)
 	store_tick_counter(st, t, "kmsg_lost", kmsgdev_lost(kw->dev));
 	store_tick_counter(st, t, "kmsg_unparsed", kw->unparsed + kmsgdev_malformed(kw->dev));
 	store_tick_counter(st, t, "kmsg_events_dropped", kw->dropped);
+	store_tick_counter(st, t, "kmsg_causes_dropped", kw->causes_dropped);
 	return 0;
 }
 

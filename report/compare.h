@@ -26,13 +26,15 @@
 
 #include <stdint.h>
 
+#include "analysis/poisson.h"
 #include "analysis/stats.h"
 #include "collector/buddyinfo.h"
 #include "report/gate.h"
 #include "report/run.h"
+#include "report/whose.h"
 #include "store/query.h"
 
-#define REPORT_MAX_LINES 16          /* lines of a comparison */
+#define REPORT_MAX_LINES 24          /* lines of a comparison */
 #define REPORT_MIN_BUCKET_MS 60000   /* the sample unit of per-bucket comparisons: a minute */
 #define REPORT_MAX_BUCKETS 2000      /* per run in a per-bucket comparison */
 
@@ -63,6 +65,16 @@ struct report_line {
 	char full[REPORT_FULL_MAX];             /* the whole line, every number kept (for readers that wrap) */
 	double na, nb;            /* sample sizes, or event counts for rates */
 	double xa, xb;            /* exposure in hours for rates, else 0 */
+	int has_ab;               /* fa, fb hold each side's figure (shown whatever the word) */
+	double fa, fb;            /* A's and B's figure in unit: median, rate or slope */
+	int is_rare;              /* a count over an exposure (report/rare.h): rare holds the figures */
+	struct poisson_cmp rare;  /* exposures in hours */
+	char attrib[REPORT_GATE_TEXT];   /* a line with a verdict: what its difference is the effect of ("" none) */
+};
+
+/* How a comparison is made (NULL: the defaults, all 0). */
+struct report_cmp_opts {
+	int all_failures;         /* the failure lines count every process's failures, not only the run's own */
 };
 
 struct report_cmp {
@@ -73,6 +85,10 @@ struct report_cmp {
 	int node[REPORT_MAX_ORDERS];
 	struct report_cond ca, cb;     /* what each run ran under, as stored */
 	struct report_gate pair;       /* the pair: the machine, and what differs as meant */
+	struct report_factors diff;    /* what differs between the runs, the experiment first */
+	char differs[REPORT_GATE_TEXT];    /* "fragmenting load off (A) vs heavy (B)"; "" when nothing recorded does */
+	struct report_cmp_opts opts;
+	struct report_whose_counts kmsg[2], trace[2];   /* A's and B's failed allocations, by whose (report/whose.h) */
 	int n;
 	struct report_line line[REPORT_MAX_LINES];
 };
@@ -87,9 +103,18 @@ void report_cond_of_run(const struct query_run *r, struct report_cond *out);
 int report_line_samples(struct report_line *l, const char *label, const char *unit, const double *a, size_t na,
 			const double *b, size_t nb, const char *what, const char *n_unit);
 
+/* A new line of c, labelled by fmt, through the gate of kind first: NULL when c is full; a line the gate refused
+ * is finished already (!comparable, its word says why). */
+struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind kind, const char *test,
+				    const char *unit, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Compare run b of database qb against run a of qa; 0, or -1 on a store error.  Both runs must exist (the
  * caller checks).  Both databases are at schema 7 or later (query_open refuses older ones), so every table
  * a line reads exists. */
 int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out);
+
+/* report_compare made as opts says (NULL: the defaults). */
+int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b, const struct report_cmp_opts *opts,
+			struct report_cmp *out);
 
 #endif

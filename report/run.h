@@ -152,7 +152,17 @@ struct report_deaths {
 	int64_t probe_spawned, probe_exited, probe_killed, probe_oom, probe_ours;
 	int64_t unattributed;     /* OOM kills the cgroup counted that matched no worker's death */
 	int64_t oom_total;        /* churn_oom + probe_oom + unattributed: every OOM kill, once */
+	int64_t churn_gfp, probe_gfp;       /* killed themselves on a refused HOLD (--gfp-mode) */
+	int64_t churn_alive, probe_alive;   /* at the run's last tick; -1 unknown (report_run_population) */
+	int64_t span_ms;          /* the time the churn counts cover */
 };
+
+/* The two populations as identities, "churn workers: spawned 204 = exited 196 + killed 0 + alive 8" and the
+ * probe workers' alike, into churn and probe (a sum that does not hold says by how much); 1, or 0 (no churn). */
+int report_deaths_identity(const struct report_deaths *d, char *churn, size_t clen, char *probe, size_t plen);
+
+/* The deaths of a whole run with both populations alive at its end into d; 1, 0 without churn rows, -1. */
+int report_run_population(struct query *q, int64_t run_id, struct report_deaths *d);
 
 /* Fill d from churn sums c (report_churn's tot); all 0 when c is NULL. */
 void report_deaths_of(const struct query_churn *c, struct report_deaths *d);

@@ -84,6 +84,9 @@ struct tick_event {
 	char boot_id[40];
 	struct kmsg_event ev;
 	char *raw;
+	int has_task;             /* the task was read from /proc when the record was (store_tick_event_task) */
+	int64_t task_ppid;
+	char *task_cgroup;        /* NULL: none */
 };
 
 struct tick_ptfree {
@@ -121,6 +124,9 @@ struct tick_tfail {
 	uint8_t comm_len;
 	char comm[64];
 	char gfp_flags[257];
+	int has_task;
+	int64_t task_ppid;
+	char task_cgroup[512];
 };
 
 /* A classified failure (store_failure_cause, copied). */

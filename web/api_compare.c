@@ -101,7 +101,9 @@ int api_compare(struct web_req *r)
 		return web_error(r, 404, !ea.found ? "no such run (a)" : "no such run (b)");
 	if (!(c = calloc(1, sizeof *c)))
 		return -1;
-	if (report_compare(r->dbs.q[da], p->a.id, r->dbs.q[db], p->b.id, c) < 0 || !(root = cJSON_CreateObject()))
+	if (report_compare_with(r->dbs.q[da], p->a.id, r->dbs.q[db], p->b.id,
+				&(struct report_cmp_opts){ .all_failures = p->failures_all }, c) < 0 ||
+	    !(root = cJSON_CreateObject()))
 		goto out;
 	cJSON_AddNumberToObject(root, "a", (double)p->a.id);
 	cJSON_AddNumberToObject(root, "b", (double)p->b.id);

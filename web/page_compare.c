@@ -400,7 +400,7 @@ int page_compare_runs(struct web_req *r, int da, int64_t a, int db, int64_t b)
 		return web_error(r, 404, !ga ? "no such run (a)" : "no such run (b)");
 	if (!(c = calloc(1, sizeof *c)) || !(o = calloc(2, sizeof *o)))
 		goto out;
-	if (report_compare(sa.q, a, sb.q, b, c) < 0)
+	if (report_compare_with(sa.q, a, sb.q, b, &(struct report_cmp_opts){ .all_failures = r->url->p.failures_all }, c) < 0)
 		goto out;
 	snprintf(title, sizeof title, "Run %s vs run %s", sa.ref, sb.ref);
 	page_begin(r, title);

@@ -27,7 +27,8 @@ wait_for() { for _ in $(seq 150); do [ "$(q "$1" 2>/dev/null)" = "$2" ] && retur
 # emit FILE COMM [FIRST_LINE]: the report's message lines, dmesg stamps off, one record each, the failure
 # line's comm replaced (or the whole first line replaced by FIRST_LINE).
 emit() {
-	sed -e 's/^\[[ 0-9.]*\] //' "$1" | {
+	# The task line names the task too, cut at 15 bytes (TASK_COMM_LEN): the daemon matches the two.
+	sed -e 's/^\[[ 0-9.]*\] //' -e "s/^\(CPU: [0-9]* PID: [0-9]* Comm: \)[^ ]* /\1${2:0:15} /" "$1" | {
 		IFS= read -r first
 		if [ -n "${3:-}" ]; then first=$3; else first="$2:${first#*:}"; fi
 		printf '<4>%s\n' "$first" >/dev/kmsg
@@ -51,7 +52,9 @@ emit "$FIX/memdump-6.3-gentoo-nonuma.txt" "" \
 	"$n-c: page allocation failure: order:9, mode:0xdc2(GFP_KERNEL|__GFP_HIGHMEM|__GFP_ZERO), nodemask=(null),cpuset=emulator,mems_allowed=0"
 # d: report a as an interrupted printk leaves it: "Node 0 " alone, every buddy entry, its letters and every
 # lowmem_reserve number a record of their own, another CPU's line after every third piece.
-sed -e "1s/^fpusoak-frag:/$n-d:/" "$FIX/memdump-issue-fragmentation.txt" | awk -v noise="$n-noise e1000e 0000:00:19.0 eth0: 10 Mbps" '
+cd_=$n-d
+sed -e "1s/^fpusoak-frag:/$cd_:/" -e "s/^\(CPU: [0-9]* PID: [0-9]* Comm: \)[^ ]* /\1${cd_:0:15} /" \
+	"$FIX/memdump-issue-fragmentation.txt" | awk -v noise="$n-noise e1000e 0000:00:19.0 eth0: 10 Mbps" '
 	function out(s) { printf "<4>%s\n", s > "/dev/kmsg"; close("/dev/kmsg"); if (++k % 3 == 0) { printf "<6>%s\n", noise > "/dev/kmsg"; close("/dev/kmsg") } }
 	/^Node [0-9]+ [A-Za-z0-9]+( free:|: )/ {
 		out("Node " $2 " "); rest = substr($0, length("Node " $2 " ") + 1)

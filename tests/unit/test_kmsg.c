@@ -395,30 +395,30 @@ static void test_fixture(void)
 	T_CHECK(dicts > 0 && escapes > 0, "fixture exercises dictionaries (%zu) and \\x escapes (%zu)", dicts, escapes);
 }
 
-/* The task line after a warn_alloc line: 4.x-6.11 and 6.12+ (UID before PID); near misses refused. */
-static void test_task_pid(void)
+/* Issue 31: the task line after a failure gives its pid (the failure line names none). */
+static void test_task_line(void)
 {
-	static const struct { const char *line; int64_t pid; } CASES[] = {
-		{ "CPU: 2 PID: 1022 Comm: gnome-shell Not tainted 5.3.0-rc7-1-ARCH #1", 1022 },
-		{ "CPU: 0 UID: 0 PID: 71 Comm: kworker/0:2 Not tainted 6.12.9 #1", 71 },
-		{ "CPU: 12 PID: 0 Comm: swapper/12 Not tainted 4.9.0-5-amd64 #1 Debian 4.9.65-3+deb9u2", 0 },
-		{ "CPU: 1 PID: 99999999999 Comm: x", -1 },
-		{ "CPU: x PID: 5 Comm: x", -1 },
-		{ "Pid: 31170, comm: splat Tainted: P", -1 },
-		{ "CPU: 1 PID: 5x Comm: x", -1 },
-		{ "CPU: 1 comm: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx PID: 5", -1 },
-	};
+	static const char l6[] = "CPU: 3 UID: 0 PID: 4242 Comm: fpusoakd-spawne Not tainted 6.18.44-fc #1";
+	static const char l5[] = "CPU: 0 PID: 794 Comm: kworker/1: 0 Tainted: G        W          6.1.0-57-amd64 #1";
+	static const char esc[] = "CPU: 1 PID: 77 Comm: fp\\x01\"<&>\\x5c80 Not tainted 6.18";
+	struct kmsg_task t;
 
-	for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
-		int64_t pid = -1;
-		int rc = kmsg_parse_task_pid(CASES[i].line, strlen(CASES[i].line), &pid);
-		T_EQ_I(rc == 0 ? pid : -1, CASES[i].pid, "task line '%s'", CASES[i].line);
-	}
+	T_CHECK(kmsg_parse_task(l6, sizeof l6 - 1, &t) == 0 && t.pid == 4242 &&
+		kmsg_task_is(&t, "fpusoakd-spawne", 15) && !kmsg_task_is(&t, "fpusoakd-spawn", 14) &&
+		!kmsg_task_is(&t, "fpusoakd", 8), "6.10+ (UID): pid 4242, the comm matched whole");
+	T_CHECK(kmsg_parse_task(l5, sizeof l5 - 1, &t) == 0 && t.pid == 794 && kmsg_task_is(&t, "kworker/1: 0", 12),
+		"before 6.10: pid 794, a comm with a blank in it");
+	T_CHECK(kmsg_parse_task(esc, sizeof esc - 1, &t) == 0 && t.pid == 77 && kmsg_task_is(&t, "fp\x01\"<&>\\80", 10),
+		"a comm with escaped bytes compares as the kernel escapes it");
+	T_CHECK(kmsg_task_is(&t, "fpusoakd-spawner-too-long", 25) == 0, "another comm");
+	T_EQ_I(kmsg_parse_task("CPU: x PID: 1 Comm: a b", 23, &t), -1, "no CPU number");
+	T_EQ_I(kmsg_parse_task("CPU: 1 PID: 99999999999 Comm: a b", 33, &t), -1, "pid out of range");
+	T_EQ_I(kmsg_parse_task("CPU: 1 PID: 5 Comm:", 19, &t), -1, "no comm");
 }
 
 int main(void)
 {
-	test_task_pid();
+	test_task_line();
 	test_lines();
 	test_overlong();
 	test_random_comm();
