@@ -15,6 +15,7 @@
 #include "common/num.h"
 #include "common/strbuf.h"
 #include "common/wrap.h"
+#include "report/causes.h"
 #include "report/compare.h"
 #include "report/rare.h"
 #include "report/whose.h"
@@ -461,6 +462,35 @@ static int atomic_cb(void *arg, const struct report_atomic *a)
 	return 0;
 }
 
+/* Failure causes (schema 14): per source, the classified failures by cause, with their orders. */
+static void cause_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_causes *rc = calloc(1, sizeof *rc);
+	char ord[160];
+
+	if (!rc || report_causes(q, id, -1, -1, rc) < 0) {
+		*err = 1;
+		free(rc);
+		return;
+	}
+	if (rc->have && rc->all == 0)
+		put("  failure causes: no failed allocation classified");
+	for (int s = 0; rc->have && s < REPORT_CAUSE_SOURCES; s++) {
+		int64_t n = 0;
+		for (int c = 0; c < REPORT_CAUSES; c++)
+			n += rc->total[s][c];
+		if (!n)
+			continue;
+		put("  failure causes (%s): %" PRId64, report_cause_source(s + 1), n);
+		for (int c = 1; c <= REPORT_CAUSES; c++)
+			if (rc->total[s][c % REPORT_CAUSES])
+				put("    %-13s %" PRId64 " (%s)", report_cause_name(c % REPORT_CAUSES),
+				    rc->total[s][c % REPORT_CAUSES],
+				    report_cause_orders(rc->by_order[s][c % REPORT_CAUSES], ord, sizeof ord));
+	}
+	free(rc);
+}
+
 /* The trace (schema 8): failed allocations by class and order, fallbacks, the fragmenting trend. */
 static void trace_lines(struct query *q, int64_t id, int *err)
 {
@@ -587,6 +617,7 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		if (l.len)
 			put("    per zone's own check: %s", l.text);
 	}
+	cause_lines(q, id, err);
 	trace_lines(q, id, err);
 }
 

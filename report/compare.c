@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/num.h"
+#include "report/causes.h"
 #include "report/headroom.h"
 #include "report/rare.h"
 
@@ -877,6 +878,7 @@ int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b
 	r = cmp_capacity(out, &pp) < 0 ||
 	    cmp_headroom(out) < 0 ||
 	    cmp_failures(out) < 0 ||
+	    report_cmp_causes(out) < 0 ||
 	    cmp_trace(out, &ta, &tb) < 0 ||
 	    cmp_churn(out) < 0 ||
 	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* causes: a run's failure causes by source, cause, order and hour; see causes.h. */
+#include "report/causes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cause.h"
+#include "report/rare.h"
+#include "report/run.h"
+
+#define HOUR_MS 3600000
+
+struct acc {
+	struct report_causes *out;
+	int64_t from, to;
+};
+
+static int hour_cb(void *arg, const struct query_cause_hour *h)
+{
+	struct acc *a = arg;
+	struct report_causes *o = a->out;
+	int s = h->source - 1, c = h->cause, k = h->order < 0 ? 0 : h->order >= REPORT_CAUSE_ORDERS ?
+								      REPORT_CAUSE_ORDERS - 1 : h->order;
+	struct report_cause_hour *hr;
+
+	if (s < 0 || s >= REPORT_CAUSE_SOURCES || c < 0 || c >= REPORT_CAUSES)
+		return 0;   /* a value this fpusoakd does not know: not counted as something it is not */
+	if ((a->from >= 0 && h->hour_ms + HOUR_MS <= a->from) || (a->to >= 0 && h->hour_ms > a->to))
+		return 0;
+	o->total[s][c] += h->failures;
+	o->by_order[s][c][k] += h->failures;
+	o->all += h->failures;
+	/* Hours come oldest first: a new hour takes the next slot, the oldest goes when they are full. */
+	if (o->nhours == 0 || o->hours[o->nhours - 1].hour_ms != h->hour_ms) {
+		o->hours_total++;
+		if (o->nhours == REPORT_CAUSE_HOURS) {
+			memmove(o->hours, o->hours + 1, (REPORT_CAUSE_HOURS - 1) * sizeof o->hours[0]);
+			o->nhours--;
+		}
+		hr = &o->hours[o->nhours++];
+		memset(hr, 0, sizeof *hr);
+		hr->hour_ms = h->hour_ms;
+	}
+	hr = &o->hours[o->nhours - 1];
+	hr->n[s][c] += h->failures;
+	hr->by_order[c][k] += (int32_t)h->failures;
+	return 0;
+}
+
+int report_causes(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct report_causes *out)
+{
+	struct acc a = { out, from_ms, to_ms };
+	int has;
+
+	memset(out, 0, sizeof *out);
+	if ((has = query_has_table(q, "failure_cause")) < 0)
+		return -1;
+	if (!has)
+		return 0;
+	out->have = 1;
+	return query_cause_hours(q, run_id, hour_cb, &a) < 0 ? -1 : 0;
+}
+
+_Static_assert(REPORT_CAUSES == CAUSE_COUNT, "report/causes.h counts analysis/cause.h's causes");
+
+const char *report_cause_name(int cause)
+{
+	return cause_name((enum cause)cause);
+}
+
+const char *report_cause_source(int source)
+{
+	static const char *const N[] = { "kernel log", "trace", "module" };
+
+	return source >= 1 && source <= REPORT_CAUSE_SOURCES ? N[source - 1] : "?";
+}
+
+const char *report_cause_source_key(int source)
+{
+	static const char *const N[] = { "kmsg", "trace", "module" };
+
+	return source >= 1 && source <= REPORT_CAUSE_SOURCES ? N[source - 1] : "?";
+}
+
+const char *report_cause_orders(const int64_t *by_order, char *buf, size_t len)
+{
+	int done[REPORT_CAUSE_ORDERS] = { 0 };
+	size_t used = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (;;) {
+		int best = -1;
+		for (int k = 0; k < REPORT_CAUSE_ORDERS; k++)
+			if (!done[k] && by_order[k] > 0 && (best < 0 || by_order[k] > by_order[best]))
+				best = k;
+		if (best < 0 || used >= len)
+			break;
+		done[best] = 1;
+		used += (size_t)snprintf(buf + used, len - used, "%so%d%s %lld", used ? ", " : "", best,
+					 best == REPORT_CAUSE_ORDERS - 1 ? "+" : "", (long long)by_order[best]);
+	}
+	return buf;
+}
+
+/* What a run observed: its exposure, whether it traced, whether the module was loaded. */
+struct seen {
+	int64_t exposure_ms;
+	int module;
+};
+
+static int seen_cb(void *arg, const struct query_run *r)
+{
+	struct seen *s = arg;
+
+	s->exposure_ms = report_run_exposure_ms(r);
+	/* "off (module not loaded)" or "off (why)": no module; "off" alone: loaded, workers do not HOLD. */
+	s->module = r->gfp_mode && strncmp(r->gfp_mode, "off (", 5) != 0;
+	return 0;
+}
+
+/* The source was observed in a run: the kernel log always; the trace when it traced; the module when loaded. */
+static int observed(const struct report_cond *c, const struct seen *s, int source)
+{
+	switch (source) {
+	case 1:
+		return 1;
+	case 2:
+		return strcmp(c->tracefs, "on") == 0;
+	default:
+		return s->module;
+	}
+}
+
+int report_cmp_causes(struct report_cmp *c)
+{
+	struct report_causes *ca = calloc(1, sizeof *ca), *cb = calloc(1, sizeof *cb);
+	struct seen sa = { 0 }, sb = { 0 };
+	int r = -1;
+
+	if (!ca || !cb || report_causes(c->qa, c->a, -1, -1, ca) < 0 || report_causes(c->qb, c->b, -1, -1, cb) < 0 ||
+	    query_run(c->qa, c->a, seen_cb, &sa) < 0 || query_run(c->qb, c->b, seen_cb, &sb) < 0)
+		goto fail;
+	r = 0;
+	if (!ca->have || !cb->have)
+		goto fail;   /* a database from before causes were recorded: no line, not a zero */
+	for (int s = 1; s <= REPORT_CAUSE_SOURCES; s++) {
+		char label[64];
+		if (!observed(&c->ca, &sa, s) || !observed(&c->cb, &sb, s))
+			continue;
+		snprintf(label, sizeof label, "fragmentation failures/h (%s)", report_cause_source(s));
+		report_rare_add(c, REPORT_LINE_ALLOC_FAIL, label, (uint64_t)ca->total[s - 1][CAUSE_FRAGMENTATION], sa.exposure_ms,
+				(uint64_t)cb->total[s - 1][CAUSE_FRAGMENTATION], sb.exposure_ms);
+	}
+fail:
+	free(ca);
+	free(cb);
+	return r;
+}
