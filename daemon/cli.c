@@ -462,32 +462,16 @@ static int atomic_cb(void *arg, const struct report_atomic *a)
 	return 0;
 }
 
-/* Failure causes (schema 14): per source, the classified failures by cause, with their orders. */
+/* Failure causes (schema 14): a line per source, then one per cause it had (report_cause_line). */
 static void cause_lines(struct query *q, int64_t id, int *err)
 {
 	struct report_causes *rc = calloc(1, sizeof *rc);
-	char ord[160];
+	char line[256];
 
-	if (!rc || report_causes(q, id, -1, -1, rc) < 0) {
+	if (!rc || report_causes(q, id, -1, -1, rc) < 0)
 		*err = 1;
-		free(rc);
-		return;
-	}
-	if (rc->have && rc->all == 0)
-		put("  failure causes: no failed allocation classified");
-	for (int s = 0; rc->have && s < REPORT_CAUSE_SOURCES; s++) {
-		int64_t n = 0;
-		for (int c = 0; c < REPORT_CAUSES; c++)
-			n += rc->total[s][c];
-		if (!n)
-			continue;
-		put("  failure causes (%s): %" PRId64, report_cause_source(s + 1), n);
-		for (int c = 1; c <= REPORT_CAUSES; c++)
-			if (rc->total[s][c % REPORT_CAUSES])
-				put("    %-13s %" PRId64 " (%s)", report_cause_name(c % REPORT_CAUSES),
-				    rc->total[s][c % REPORT_CAUSES],
-				    report_cause_orders(rc->by_order[s][c % REPORT_CAUSES], ord, sizeof ord));
-	}
+	for (int i = 0; rc && !*err && report_cause_line(rc, i, line, sizeof line) == 0; i++)
+		put("  %s", line);
 	free(rc);
 }
 

@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "analysis/cause.h"
-#include "report/rare.h"
-#include "report/run.h"
 
 #define HOUR_MS 3600000
 
@@ -106,57 +104,40 @@ const char *report_cause_orders(const int64_t *by_order, char *buf, size_t len)
 	return buf;
 }
 
-/* What a run observed: its exposure, whether it traced, whether the module was loaded. */
-struct seen {
-	int64_t exposure_ms;
-	int module;
-};
-
-static int seen_cb(void *arg, const struct query_run *r)
+int report_cause_module(const char *gfp_mode)
 {
-	struct seen *s = arg;
-
-	s->exposure_ms = report_run_exposure_ms(r);
-	/* "off (module not loaded)" or "off (why)": no module; "off" alone: loaded, workers do not HOLD. */
-	s->module = r->gfp_mode && strncmp(r->gfp_mode, "off (", 5) != 0;
-	return 0;
+	return gfp_mode && strncmp(gfp_mode, "off (", 5) != 0;
 }
 
-/* The source was observed in a run: the kernel log always; the trace when it traced; the module when loaded. */
-static int observed(const struct report_cond *c, const struct seen *s, int source)
+int report_cause_line(const struct report_causes *rc, int i, char *buf, size_t len)
 {
-	switch (source) {
-	case 1:
-		return 1;
-	case 2:
-		return strcmp(c->tracefs, "on") == 0;
-	default:
-		return s->module;
+	char ord[160];
+
+	if (!rc->have)
+		return -1;
+	if (rc->all == 0) {
+		snprintf(buf, len, "failure causes: no failed allocation classified");
+		return i == 0 ? 0 : -1;
 	}
-}
-
-int report_cmp_causes(struct report_cmp *c)
-{
-	struct report_causes *ca = calloc(1, sizeof *ca), *cb = calloc(1, sizeof *cb);
-	struct seen sa = { 0 }, sb = { 0 };
-	int r = -1;
-
-	if (!ca || !cb || report_causes(c->qa, c->a, -1, -1, ca) < 0 || report_causes(c->qb, c->b, -1, -1, cb) < 0 ||
-	    query_run(c->qa, c->a, seen_cb, &sa) < 0 || query_run(c->qb, c->b, seen_cb, &sb) < 0)
-		goto fail;
-	r = 0;
-	if (!ca->have || !cb->have)
-		goto fail;   /* a database from before causes were recorded: no line, not a zero */
-	for (int s = 1; s <= REPORT_CAUSE_SOURCES; s++) {
-		char label[64];
-		if (!observed(&c->ca, &sa, s) || !observed(&c->cb, &sb, s))
+	for (int s = 0; s < REPORT_CAUSE_SOURCES; s++) {
+		int64_t n = 0;
+		for (int c = 0; c < REPORT_CAUSES; c++)
+			n += rc->total[s][c];
+		if (!n)
 			continue;
-		snprintf(label, sizeof label, "fragmentation failures/h (%s)", report_cause_source(s));
-		report_rare_add(c, REPORT_LINE_ALLOC_FAIL, label, (uint64_t)ca->total[s - 1][CAUSE_FRAGMENTATION], sa.exposure_ms,
-				(uint64_t)cb->total[s - 1][CAUSE_FRAGMENTATION], sb.exposure_ms);
+		if (i-- == 0) {
+			snprintf(buf, len, "failure causes (%s): %lld", report_cause_source(s + 1), (long long)n);
+			return 0;
+		}
+		/* watermark, fragmentation, reserve, then unknown */
+		for (int k = 1; k <= REPORT_CAUSES; k++) {
+			int c = k % REPORT_CAUSES;
+			if (!rc->total[s][c] || i-- != 0)
+				continue;
+			snprintf(buf, len, "  %-13s %lld (%s)", report_cause_name(c), (long long)rc->total[s][c],
+				 report_cause_orders(rc->by_order[s][c], ord, sizeof ord));
+			return 0;
+		}
 	}
-fail:
-	free(ca);
-	free(cb);
-	return r;
+	return -1;
 }

@@ -7,10 +7,11 @@
  *
  * Sources are counted apart: one failure may be seen by more than one (a
  * refused HOLD warns in the kernel log, and the trace sees it too), so their
- * sum is not a count of failures.  The comparison has one line per source that
- * both runs observed (the kernel log: always; the trace: both traced; the
- * module: both had it loaded), "fragmentation failures/h (SOURCE)", each
- * count over the run's exposure with the exact rare-event test (report/rare.h).
+ * sum is not a count of failures.  The comparison (report/compare.c) has one
+ * line per source that both runs observed (the kernel log: always; the trace:
+ * both traced; the module: both had it loaded, report_cause_module),
+ * "fragmentation failures/h (SOURCE)", each count over the run's exposure with
+ * the exact rare-event test (report/rare.h).
  */
 #ifndef FPUSOAK_REPORT_CAUSES_H
 #define FPUSOAK_REPORT_CAUSES_H
@@ -18,7 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/compare.h"
 #include "store/query.h"
 
 #define REPORT_CAUSE_SOURCES 3     /* 1 kmsg, 2 trace, 3 module: index source - 1 */
@@ -60,7 +60,12 @@ const char *report_cause_source_key(int source);
  * first; 15 is "o15+"); "" when none; returns buf. */
 const char *report_cause_orders(const int64_t *by_order, char *buf, size_t len);
 
-/* The comparison's "fragmentation failures/h (SOURCE)" lines, one per source both runs observed; 0 or -1. */
-int report_cmp_causes(struct report_cmp *c);
+/* The run had the fpusoak_gfp module loaded, from its recorded mode (v_runs.gfp_mode): "off (module not
+ * loaded)" or any "off (why)" is no module, "off" alone a loaded module whose workers do not HOLD. */
+int report_cause_module(const char *gfp_mode);
+
+/* The i-th line (from 0) of a run's causes as the summary says them ("failure causes (kernel log): 3", then
+ * "  watermark     2 (o0 2)" per cause it had ...) into buf; 0, or -1 past the last line. */
+int report_cause_line(const struct report_causes *rc, int i, char *buf, size_t len);
 
 #endif

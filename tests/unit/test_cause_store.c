@@ -134,6 +134,27 @@ int main(void)
 	T_CHECK(rc->have && rc->hours_total == 4, "report_causes: 4 hours touched by a 3 h run not aligned on the hour (%d)",
 		rc->hours_total);
 	T_EQ_I(rc->by_order[2][2][9], rc->total[2][2], "report_causes: every module fragmentation at order 9");
+	{
+		char line[256];
+		int64_t ord[REPORT_CAUSE_ORDERS] = { 0 };
+		T_EQ_I(report_cause_line(rc, 0, line, sizeof line), 0, "the summary's first line");
+		T_EQ_S(line, "failure causes (kernel log): 50", "... the kernel log's count");
+		T_EQ_I(report_cause_line(rc, 1, line, sizeof line), 0, "... its causes");
+		T_EQ_S(line, "  watermark     50 (o0 50)", "... watermark with its orders");
+		T_EQ_I(report_cause_line(rc, 2, line, sizeof line), 0, "the trace's count");
+		T_EQ_I(report_cause_line(rc, 3, line, sizeof line), 0, "... its causes");
+		T_EQ_S(line, "  unknown       11 (o15+ 11)", "... unknown, order 20 shown as 15 and above");
+		T_EQ_I(report_cause_line(rc, 5, line, sizeof line), 0, "the module's fragmentation");
+		T_EQ_S(line, "  fragmentation 78 (o9 78)", "... 78 of them at order 9");
+		T_EQ_I(report_cause_line(rc, 6, line, sizeof line), -1, "and no more lines");
+		ord[3] = 2;
+		ord[9] = 10;
+		ord[0] = 2;
+		T_EQ_S(report_cause_orders(ord, line, sizeof line), "o9 10, o0 2, o3 2", "orders: most first, ties by order");
+		T_CHECK(report_cause_module("alternate") && report_cause_module("off") &&
+			!report_cause_module("off (module not loaded)") && !report_cause_module(NULL),
+			"the module was loaded: any mode but 'off (why)'");
+	}
 	T_EQ_I(report_causes(q, run, T0 + 3600000, T0 + 2 * 3600000 - 1, rc), 0, "report_causes, a window");
 	T_CHECK(rc->hours_total == 2, "... the hours overlapping one hour not aligned on the hour: 2 (%d)", rc->hours_total);
 	query_close(q);
