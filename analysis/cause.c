@@ -197,8 +197,11 @@ static int eval_zone(const struct cause_zone *cz, const struct cause_request *r,
 		return -1;
 	e->free_lo = lo.free_after > lo.threshold;
 	e->free_hi = hi.free_after > hi.threshold;
+	/* What it may not count (free - free_after) may exceed the free pages themselves (2^9 - 1 of them at
+	 * order 9): then free_after is negative and the deduction is free + |free_after|. */
 	e->mark = (uint64_t)(lo.threshold > 0 ? lo.threshold : 0) +
-		  (lo.free_after < 0 || (uint64_t)lo.free_after > cz->free ? 0 : cz->free - (uint64_t)lo.free_after);
+		  (lo.free_after < 0 ? cz->free + (uint64_t)-(lo.free_after + 1) + 1
+				     : (uint64_t)lo.free_after > cz->free ? 0 : cz->free - (uint64_t)lo.free_after);
 	if (era == ATOMIC_ERA_LEGACY) {
 		/* Before 4.4 the order test is the halving loop; free lists have no reserve of their own. */
 		block_test(cz, r->order, f, era, &e->largest);
