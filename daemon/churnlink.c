@@ -21,6 +21,7 @@
 
 /* Recently dead workers remembered for tying kernel-log OOM lines to them. */
 #define DEATH_RING 256
+#define REFUSAL_MAX 128      /* refused HOLDs held between ticks (the spawner bounds them per status period) */
 #define PROBE_QUEUE 8
 
 struct churnlink {
@@ -39,6 +40,9 @@ struct churnlink {
 	char last_capacity_reason[48];             /* what stopped it: the status line says so */
 	int32_t deaths[DEATH_RING];
 	int ndeaths;
+	struct churn_gfp_refusal refusals[REFUSAL_MAX];   /* refused HOLDs since the last churnlink_refusals */
+	int nrefusals;
+	uint64_t refusals_dropped;
 	uint64_t worker_oom_kills;
 	char probe_running;
 	char guest_scope;                           /* --probe-scope guest */
@@ -293,6 +297,12 @@ static void on_rec(void *arg, const struct churn_rec *rec)
 		break;
 	case CHURN_REC_DEATH:
 		cl->deaths[cl->ndeaths++ % DEATH_RING] = rec->u.death.pid;
+		break;
+	case CHURN_REC_GFP_REFUSED:
+		if (cl->nrefusals < REFUSAL_MAX)
+			cl->refusals[cl->nrefusals++] = rec->u.refusal;
+		else
+			cl->refusals_dropped++;
 		break;
 	case CHURN_REC_PROBE_START:
 		cl->start = rec->u.probe_start;
@@ -612,4 +622,18 @@ double churnlink_last_switch(const struct churnlink *cl)
 uint64_t churnlink_worker_oom_kills(const struct churnlink *cl)
 {
 	return cl ? cl->worker_oom_kills : 0;
+}
+
+int churnlink_refusals(struct churnlink *cl, struct churn_gfp_refusal *out, int cap)
+{
+	int n;
+
+	if (!cl)
+		return 0;
+	n = cl->nrefusals < cap ? cl->nrefusals : cap;
+	memcpy(out, cl->refusals, (size_t)n * sizeof *out);
+	/* What did not fit stays for the next call. */
+	memmove(cl->refusals, cl->refusals + n, (size_t)(cl->nrefusals - n) * sizeof *out);
+	cl->nrefusals -= n;
+	return n;
 }

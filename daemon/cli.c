@@ -15,6 +15,7 @@
 #include "common/num.h"
 #include "common/strbuf.h"
 #include "common/wrap.h"
+#include "report/causes.h"
 #include "report/compare.h"
 #include "report/rare.h"
 #include "report/whose.h"
@@ -471,6 +472,19 @@ static int atomic_cb(void *arg, const struct report_atomic *a)
 	return 0;
 }
 
+/* Failure causes (schema 14): a line per source, then one per cause it had (report_cause_line). */
+static void cause_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_causes *rc = calloc(1, sizeof *rc);
+	char line[256];
+
+	if (!rc || report_causes(q, id, -1, -1, rc) < 0)
+		*err = 1;
+	for (int i = 0; rc && !*err && report_cause_line(rc, i, line, sizeof line) == 0; i++)
+		put("  %s", line);
+	free(rc);
+}
+
 /* The trace (schema 8): failed allocations by class and order, fallbacks, the fragmenting trend. */
 static void trace_lines(struct query *q, int64_t id, int *err)
 {
@@ -597,6 +611,7 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		if (l.len)
 			put("    per zone's own check: %s", l.text);
 	}
+	cause_lines(q, id, err);
 	trace_lines(q, id, err);
 }
 

@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "common/netaddr.h"
 #include "common/pathcheck.h"
+#include "daemon/causes.h"
 #include "daemon/churnlink.h"
 #include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
@@ -313,16 +314,19 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	churnlink_run_started(d->churn, d->store, d->run_id);
 	record_facts(d);
 	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
-	if (!d->sampler) {
+	d->causes = causes_open(env.kernel_release);
+	if (!d->sampler || !d->causes) {
 		log_errx("out of memory");
 		goto out;
 	}
+	gfplink_set_causes(d->gfp, d->causes);
 	d->start_mono_ms = clock_mono_ms();
 
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
 	kwatch_set_proc_root(d->kwatch, d->cfg.proc_root);
+	kwatch_set_causes(d->kwatch, d->causes);
 	open_trace(d);
 
 	/* READY=1 promises: DB open, first sample stored, the front end (HTTP) serving. */
@@ -369,6 +373,7 @@ out:
 	gfplink_close(d->gfp);
 	kwatch_close(d->kwatch);
 	tracewatch_close(d->trace);
+	causes_close(d->causes);
 	sampler_close(d->sampler);
 	query_close(d->reader);
 	store_close(d->store);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/num.h"
+#include "report/causes.h"
 #include "report/headroom.h"
 #include "report/rare.h"
 
@@ -374,6 +376,42 @@ static int cmp_failures(struct report_cmp *c)
 	return 0;
 }
 
+/* The module was loaded in run (report_cause_module of its mode); the exposure in *ms. */
+static int module_cb(void *arg, const struct query_run *r)
+{
+	int64_t *v = arg;
+
+	v[0] = report_run_exposure_ms(r);
+	v[1] = report_cause_module(r->gfp_mode);
+	return 0;
+}
+
+/* Fragmentation failures per hour (report/causes.h), one line per source both runs observed: the kernel log
+ * always, the trace when both traced, the module when both had it loaded; none from a database before them. */
+static int cmp_causes(struct report_cmp *c)
+{
+	struct report_causes *ca = calloc(1, sizeof *ca), *cb = calloc(1, sizeof *cb);
+	int64_t xa[2] = { 0, 0 }, xb[2] = { 0, 0 };
+	int r = -1;
+
+	if (!ca || !cb || report_causes(c->qa, c->a, -1, -1, ca) < 0 || report_causes(c->qb, c->b, -1, -1, cb) < 0 ||
+	    query_run(c->qa, c->a, module_cb, xa) < 0 || query_run(c->qb, c->b, module_cb, xb) < 0)
+		goto out;
+	r = 0;
+	for (int s = 1; ca->have && cb->have && s <= REPORT_CAUSE_SOURCES; s++) {
+		char label[64];
+		if ((s == 2 && (strcmp(c->ca.tracefs, "on") || strcmp(c->cb.tracefs, "on"))) || (s == 3 && !(xa[1] && xb[1])))
+			continue;
+		snprintf(label, sizeof label, "fragmentation failures/h (%s)", report_cause_source(s));
+		report_rare_add(c, REPORT_LINE_ALLOC_FAIL, label, (uint64_t)ca->total[s - 1][2], xa[0],
+				(uint64_t)cb->total[s - 1][2], xb[0]);
+	}
+out:
+	free(ca);
+	free(cb);
+	return r;
+}
+
 /*
  * The trace's two rates: failed allocations per hour (every one, the kernel
  * log's among them) and fragmenting fallbacks per hour, each over the run's
@@ -677,6 +715,7 @@ int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b
 	r = cmp_capacity(out, &pp) < 0 ||
 	    cmp_headroom(out) < 0 ||
 	    cmp_failures(out) < 0 ||
+	    cmp_causes(out) < 0 ||
 	    cmp_trace(out, &ta, &tb) < 0 ||
 	    cmp_churn(out) < 0 ||
 	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||

@@ -221,6 +221,29 @@ struct store_extfrag {
  * its failures and fallbacks, either list may be empty; 0 or -1 (nothing attached). */
 int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, int nf,
 		     const struct store_extfrag *x, int nx);
+/* A failed allocation and its cause (v_failure_causes; daemon/causes.h): strings are copied, comm up to 64
+ * bytes, gfp_flags up to 256, the zone name up to 15, the note up to 95 (longer ones are cut). */
+struct store_failure_cause {
+	int64_t ts_ms;
+	int source;                    /* 1 kmsg, 2 trace, 3 module */
+	const char *comm;              /* NULL: none */
+	size_t comm_len;
+	int64_t pid;                   /* -1: none */
+	int order;
+	const char *gfp_flags;         /* NULL: none */
+	int cause;                     /* enum cause (analysis/cause.h): 0 unknown .. 3 reserve */
+	int node;                      /* the zone that decided: node (-1 none or not printed) and name (NULL: none) */
+	const char *zone;
+	int64_t free_kb, min_kb;       /* -1: none */
+	int largest_order;             /* -1: none */
+	int has_lag;
+	int64_t lag_ms;
+	const char *note;              /* NULL: none */
+};
+
+/* Attach one classified failure; 0 or -1. */
+int store_tick_failure_cause(struct store_tick *t, const struct store_failure_cause *c);
+
 /* The confinement in force, read back from the kernel (v_runs' cgroup_* columns). */
 struct store_confinement {
 	int confined;                   /* 0: unconfined, reason says why */

@@ -379,7 +379,7 @@ int write_tick(struct store *st, const struct store_tick *t)
 		if ((rc = stmts_step(st, id)) != SQLITE_OK)
 			return rc;
 	}
-	if ((rc = write_trace(st, t)) != SQLITE_OK)
+	if ((rc = write_trace(st, t)) != SQLITE_OK || (rc = write_causes(st, t)) != SQLITE_OK)
 		return rc;
 	return write_tick_slow(st, t);
 }

@@ -8,6 +8,7 @@
  *   statements.c    the prepared statements: their SQL, prepare, step
  *   write.c         one tick's rows inside the flush transaction
  *   write_trace.c   the tick's traced failures and fallbacks (store_tick_trace)
+ *   write_cause.c   the tick's classified failures (store_tick_failure_cause)
  *   rollup_write.c  closing minute/hour buckets as ticks arrive and writing them (rollup.c sums)
  *   retain.c        deleting old raw rows in bounded slices
  *   write_facts.c   what a run records once for its comparisons (vm knobs, its own processes)
@@ -43,7 +44,7 @@ enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE, S_MODEL_CHECK,
 	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_REQUEST, S_ROLL_STATE,
-	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL, S_FRAGMENT, S_TICK_LATE,
+	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL, S_FRAGMENT, S_TICK_LATE, S_CAUSE, S_ROLL_CAUSE,
 	S_COUNT
 };
 
@@ -130,6 +131,17 @@ struct tick_tfail {
 	char task_cgroup[512];
 };
 
+/* A classified failure (store_failure_cause, copied). */
+struct tick_cause {
+	int64_t ts_ms, pid, free_kb, min_kb, lag_ms;
+	int source, order, cause, node, largest_order, has_lag, has_comm, has_gfp;
+	uint8_t comm_len;
+	char comm[64];
+	char gfp_flags[257];
+	char zone[16];
+	char note[96];
+};
+
 /* A completed rollup bucket travelling with the tick that completed it. */
 struct tick_rollbuddy {
 	int64_t run_id, tier, bucket_ms;
@@ -179,6 +191,8 @@ struct store_tick {
 	int ntfail, nxfrag;
 	struct tick_tfail *tfail;
 	struct store_extfrag *xfrag;
+	int ncauses;
+	struct tick_cause *causes;
 	int have_slow, pageblock_order;
 	int64_t pagetype_us, slabinfo_us;    /* -1: not read this tick */
 	char cursor_boot[40];
@@ -272,6 +286,11 @@ int write_dimensions(struct store *st);
 
 /* Write one queued tick's rows (its rollup rows first); SQLITE_OK or the error code. */
 int write_tick(struct store *st, const struct store_tick *t);
+
+/* write_cause.c */
+
+/* Write the tick's classified failures; SQLITE_OK or the error code. */
+int write_causes(struct store *st, const struct store_tick *t);
 
 /* write_trace.c */
 
