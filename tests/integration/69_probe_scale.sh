@@ -83,7 +83,7 @@ probe_check() {
 
 # probe_now LABEL: SIGUSR1, watch the runnable count until the probe's row is there, check it.
 probe_now() {
-	local label=$1 before w mx above ns
+	local label=$1 before w mx above ns who who_above
 	before=$(q "SELECT count(*) FROM v_probes WHERE kind = 'capacity'")
 	w=$(runnable_watch "$pid" "$R_TMP/runnable.$before")
 	r_track "$w"
@@ -94,11 +94,12 @@ probe_now() {
 	fi
 	kill -TERM "$w"
 	for _ in $(seq 50); do [ -s "$R_TMP/runnable.$before" ] && break; sleep 0.1; done
-	read -r mx above ns who <"$R_TMP/runnable.$before"
+	read -r mx above ns who who_above <"$R_TMP/runnable.$before"
 	probe_check $((before + 1)) "$label"
 	[ "${above:-99}" -le "$RUNNABLE_MAX" ] && pass "probe $((before + 1)) ($label): at most $above of the daemon's processes above nice 19 runnable ($ns samples of /proc; all priorities: $mx)" \
-		|| fail "probe $((before + 1)) ($label): $above of the daemon's processes above nice 19 runnable at once (want <= $RUNNABLE_MAX; $ns samples): $who"
+		|| fail "probe $((before + 1)) ($label): $above of the daemon's processes above nice 19 runnable at once (want <= $RUNNABLE_MAX; $ns samples): $who_above"
 	echo "probe $((before + 1)) ($label): at most $mx of any priority runnable: $who"
+	echo "probe $((before + 1)) ($label): at most $above above nice 19 runnable: $who_above"
 }
 
 if [ "$SOAK" = 1 ]; then

@@ -3,8 +3,9 @@
 # runnable_watch.py PID OUT: every 100 ms, count PID and its descendants in state R (from
 # /proc/*/stat), all of them and those above nice 19 (the ones that compete for a CPU: a nice-19
 # churn worker queued behind a busy loop takes nothing from anyone).  On SIGTERM write
-# "MAX MAX_ABOVE19 SAMPLES WHO" to OUT and exit, WHO naming the runnable processes (comm:nice) of the
-# sample with the most.  Used by 69_probe_scale.sh.
+# "MAX MAX_ABOVE19 SAMPLES WHO WHO_ABOVE" to OUT and exit, WHO naming the runnable processes
+# (comm:nice, "+x" when exiting) of the sample with the most, WHO_ABOVE those of the sample with the
+# most above nice 19.  Used by 69_probe_scale.sh.
 import os
 import signal
 import sys
@@ -12,12 +13,13 @@ import time
 
 root, out = int(sys.argv[1]), sys.argv[2]
 mx = mx_above = n = 0
-who = "-"
+who = who_above = "-"
+PF_EXITING = 0x4
 
 
 def done(*_):
     with open(out, "w") as f:
-        f.write(f"{mx} {mx_above} {n} {who}\n")
+        f.write(f"{mx} {mx_above} {n} {who} {who_above}\n")
     sys.exit(0)
 
 
@@ -35,7 +37,8 @@ while True:
         fields = st[st.rfind(")") + 2:].split()
         pid = int(p)
         parent[pid], state[pid], nice[pid] = int(fields[1]), fields[0], int(fields[16])
-        name[pid] = st[st.find("(") + 1:st.rfind(")")].replace(" ", "_") + ":" + fields[16]
+        name[pid] = (st[st.find("(") + 1:st.rfind(")")].replace(" ", "_") + ":" + fields[16]
+                     + ("+x" if int(fields[6]) & PF_EXITING else ""))
     kids = {}
     for pid, pp in parent.items():
         kids.setdefault(pp, []).append(pid)
@@ -48,6 +51,8 @@ while True:
     above = sum(1 for pid in running if nice[pid] < 19)
     if len(running) > mx:
         mx, who = len(running), ",".join(sorted(name[pid] for pid in running))
-    mx_above = max(mx_above, above)
+    if above > mx_above:
+        mx_above = above
+        who_above = ",".join(sorted(name[pid] for pid in running if nice[pid] < 19))
     n += 1
     time.sleep(0.1)
