@@ -51,11 +51,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "churn/cgroup.h"
-#include "churn/churn_proto.h"
-#include "churn/churn_ctl.h"
-#include "churn/fpu.h"
-#include "churn/fragload.h"
+#include "cgroup/cgroup.h"
+#include "fragload/fragload.h"
+#include "spawner/churn_ctl.h"
+#include "spawner/churn_proto.h"
+#include "worker/fpu.h"
 
 struct churn;
 

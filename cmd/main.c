@@ -18,11 +18,11 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "churn/probe.h"
 #include "cmd/front.h"
 #include "common/helper.h"
 #include "daemon/cli.h"
 #include "daemon/daemon.h"
+#include "spawner/probe.h"
 
 /*
  * glibc's per-thread cache (tcache) keeps up to 7 freed chunks of every small size for reuse and never
@@ -70,10 +70,10 @@ static int web_exec(char **argv)
 
 int main(int argc, char **argv)
 {
-	static struct front front;
+	struct front front;          /* the web front end's context; main's frame outlives the daemon */
 	struct daemon_hooks hooks;
 
-	/* The churn engine's switch-probe child runs as a fresh exec of this program (churn/probe.h). */
+	/* The churn engine's switch-probe child runs as a fresh exec of this program (spawner/probe.h). */
 	probe_switch_exec_main(argc, argv);
 	if (argc > 1 && (!strcmp(argv[1], "serve") || !strcmp(argv[1], "report")))
 		return web_exec(argv);
@@ -82,6 +82,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "import"))
 		return cli_import_main(argc - 1, argv + 1);
 	without_tcache(argv);
+	memset(&front, 0, sizeof front);
 	front_hooks(&front, &hooks);
 	return daemon_main(argc, argv, &hooks);
 }

@@ -16,7 +16,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "churn/worker.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/netaddr.h"
@@ -32,6 +31,7 @@
 #include "web/metrics.h"
 #include "web/sandbox.h"
 #include "web/server.h"
+#include "worker/worker.h"
 
 #define EX_OK 0
 #define EX_FAIL 1
@@ -281,27 +281,26 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 }
 
 /* Under the daemon: follow its snapshot until SIGTERM (/metrics once per sample, the status line, /healthz). */
-static void follow(struct web_server *ws, const struct live_shm *shm)
+static void follow(struct web_server *ws, const struct live_shm *shm, struct live_data *d)
 {
-	static struct live_data d;     /* ~60 KiB: not on the stack */
 	uint64_t seen = 0, seq;
 	int64_t stamp = -1;
 	int warned = 0;
 
 	while (!stop_flag) {
-		seq = live_read(shm, &d);
+		seq = live_read(shm, d);
 		if (seq && seq != seen) {
 			seen = seq;
-			if (d.sample_ts_ms)
-				publish_metrics(ws, &d, &warned);
+			if (d->sample_ts_ms)
+				publish_metrics(ws, d, &warned);
 			/*
 			 * Health is stamped when the core says so, never when we merely read it: a restarted web
 			 * process must not vouch for a core that stalled before it started.
 			 */
-			if (d.health_mono_ms && d.health_mono_ms != stamp) {
-				stamp = d.health_mono_ms;
-				web_set_status(ws, d.status);
-				web_set_health(ws, d.healthy && clock_mono_ms() - d.health_mono_ms <= HEALTH_MAX_AGE_MS);
+			if (d->health_mono_ms && d->health_mono_ms != stamp) {
+				stamp = d->health_mono_ms;
+				web_set_status(ws, d->status);
+				web_set_health(ws, d->healthy && clock_mono_ms() - d->health_mono_ms <= HEALTH_MAX_AGE_MS);
 			}
 		}
 		live_wait(shm, seen, LIVE_WAIT_MS);
@@ -315,6 +314,7 @@ int serve_main(int argc, char **argv)
 	struct web_config wc = { 0 };
 	struct web_server *ws = NULL;
 	const struct live_shm *shm = NULL;
+	struct live_data *snap = NULL;  /* under the daemon: the snapshot read (~60 KiB, off the stack) */
 	struct sigaction sa = { .sa_handler = on_stop };
 	char err[1024], status[WEB_STATUS_MAX];
 	sigset_t stop;
@@ -385,7 +385,11 @@ int serve_main(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		signal(SIGHUP, SIG_IGN);
 		pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
-		follow(ws, shm);
+		if ((snap = malloc(sizeof *snap)))
+			follow(ws, shm, snap);
+		else
+			log_warnx("serve: no memory for the daemon's snapshot: stopping");
+		free(snap);
 		web_close(ws);
 		live_unmap(shm);
 		return EX_OK;

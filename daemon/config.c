@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 
 #include "churn/churn.h"
-#include "churn/gfpmod.h"
 #include "common/netaddr.h"
 #include "common/num.h"
+#include "worker/gfpmod.h"
 
 enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_TRACE, T_BOOL, T_GFP,
 		T_FRAG };

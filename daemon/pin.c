@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "churn/maps.h"
+#include "collector/maps.h"
 #include "collector/procfile.h"
 
 #ifndef MADV_PAGEOUT

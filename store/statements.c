@@ -60,8 +60,15 @@ static const char *const STMT_SQL[S_COUNT] = {
 		   " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_SLAB] = "INSERT OR REPLACE INTO slab(run_id, ts_ms, name_id, active_objs, num_objs, objsize, objperslab,"
 		   " pagesperslab) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[S_PROBE] = "INSERT OR REPLACE INTO probes(run_id, ts_ms, kind, result, stop_reason, duration_ms, detail,"
-		    " buddyinfo_before, gfp_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	/* detail stays NULL: v_probes makes it from the probe's columns (schema 015). */
+	[S_PROBE] = "INSERT OR REPLACE INTO probes(run_id, ts_ms, kind, result, stop_reason, duration_ms,"
+		    " buddyinfo_before, gfp_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_PROBE_CAP] = "INSERT OR REPLACE INTO probe_capacity(run_id, ts_ms, scope, probe_limit, spawned, ready, oom_kills,"
+			" worker_memory, fpu, mem_limit, mem_peak, retire_ms, release_ms, fork_charge, cgroup, mem_limit_lifted,"
+			" pids_limit, gfp_failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+			" ?17, ?18)",
+	[S_PROBE_SW] = "INSERT OR REPLACE INTO probe_switch(run_id, ts_ms, fpu, threads, yields, sys_us, user_us, base_yields,"
+		       " base_sys_us, base_user_us, wall_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[S_MODEL_CHECK] = "INSERT OR REPLACE INTO model_check(run_id, ts_ms, page_order, mode, predicted_ok, actual_ok,"
 			  " margin_pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[S_ATOMIC] = "INSERT OR REPLACE INTO atomic_risk(run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask,"

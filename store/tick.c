@@ -27,10 +27,8 @@ void tick_free(struct store_tick *t)
 	for (int i = 0; i < t->nevents; i++)
 		free(t->events[i].raw);
 	free(t->events);
-	for (int i = 0; i < t->nprobes; i++) {
-		free(t->probes[i].detail);
+	for (int i = 0; i < t->nprobes; i++)
 		free(t->probes[i].buddy);
-	}
 	free(t->probes);
 	free(t->checks);
 	free(t->ptfree);
@@ -333,15 +331,28 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 	snprintf(r->kind, sizeof r->kind, "%s", p->kind);
 	snprintf(r->stop_reason, sizeof r->stop_reason, "%s", p->stop_reason ? p->stop_reason : "");
 	snprintf(r->gfp_mode, sizeof r->gfp_mode, "%s", p->gfp_mode ? p->gfp_mode : "");
-	r->detail = strdup(p->detail ? p->detail : "");
+	r->have_cap = p->cap != NULL;
+	r->have_sw = p->sw != NULL;
+	memset(&r->cap, 0, sizeof r->cap);
+	memset(&r->sw, 0, sizeof r->sw);
+	r->scope[0] = r->fpu[0] = r->fork_charge[0] = r->cgroup[0] = 0;
+	if (p->cap) {
+		r->cap = *p->cap;
+		snprintf(r->scope, sizeof r->scope, "%s", p->cap->scope ? p->cap->scope : "");
+		snprintf(r->fpu, sizeof r->fpu, "%s", p->cap->fpu ? p->cap->fpu : "");
+		snprintf(r->fork_charge, sizeof r->fork_charge, "%s", p->cap->fork_charge ? p->cap->fork_charge : "");
+		snprintf(r->cgroup, sizeof r->cgroup, "%s", p->cap->cgroup ? p->cap->cgroup : "");
+	} else if (p->sw) {
+		r->sw = *p->sw;
+		snprintf(r->fpu, sizeof r->fpu, "%s", p->sw->fpu ? p->sw->fpu : "");
+	}
+	r->cap.scope = r->cap.fpu = r->cap.fork_charge = r->cap.cgroup = r->sw.fpu = NULL;
 	r->buddy = p->buddyinfo_before ? strdup(p->buddyinfo_before) : NULL;
-	if (!r->detail || (p->buddyinfo_before && !r->buddy)) {
-		free(r->detail);
-		free(r->buddy);
+	if (p->buddyinfo_before && !r->buddy) {
 		t->nprobes--;
 		return -1;
 	}
-	t->bytes += strlen(r->detail) + (r->buddy ? strlen(r->buddy) : 0);
+	t->bytes += sizeof *r + (r->buddy ? strlen(r->buddy) : 0);
 	return 0;
 }
 

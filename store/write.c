@@ -231,6 +231,47 @@ static int write_event(struct store *st, const struct store_tick *t, const struc
 }
 
 /* Everything a tick carries besides the fast sources. */
+/* A probe's conditions (capacity) or passes (switch) into its own table; SQLITE_OK when it has none. */
+static int write_probe_columns(struct store *st, int64_t run_id, const struct tick_probe *r)
+{
+	const struct store_probe_capacity *c = &r->cap;
+	const struct store_probe_switch *w = &r->sw;
+	sqlite3_stmt *s;
+
+	if (r->have_cap) {
+		const int64_t v[] = { c->limit, c->spawned, c->ready, c->oom_kills, c->worker_memory };
+		s = st->stmt[S_PROBE_CAP];
+		sqlite3_bind_int64(s, 1, run_id);
+		sqlite3_bind_int64(s, 2, r->ts_ms);
+		sqlite3_bind_text(s, 3, r->scope, -1, SQLITE_STATIC);
+		for (int i = 0; i < 5; i++)
+			sqlite3_bind_int64(s, 4 + i, v[i]);
+		sqlite3_bind_text(s, 9, r->fpu, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 10, c->mem_limit);
+		sqlite3_bind_int64(s, 11, c->mem_peak);
+		sqlite3_bind_int64(s, 12, c->retire_ms);
+		sqlite3_bind_int64(s, 13, c->release_ms);
+		sqlite3_bind_text(s, 14, r->fork_charge, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 15, r->cgroup, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 16, c->mem_limit_lifted);
+		sqlite3_bind_int64(s, 17, c->pids_limit);
+		sqlite3_bind_int64(s, 18, c->gfp_failed);
+		return stmts_step(st, S_PROBE_CAP);
+	}
+	if (r->have_sw) {
+		const int64_t v[] = { w->threads, w->yields, w->sys_us, w->user_us, w->base_yields, w->base_sys_us,
+				      w->base_user_us, w->wall_ms };
+		s = st->stmt[S_PROBE_SW];
+		sqlite3_bind_int64(s, 1, run_id);
+		sqlite3_bind_int64(s, 2, r->ts_ms);
+		sqlite3_bind_text(s, 3, r->fpu, -1, SQLITE_STATIC);
+		for (int i = 0; i < 8; i++)
+			sqlite3_bind_int64(s, 4 + i, v[i]);
+		return stmts_step(st, S_PROBE_SW);
+	}
+	return SQLITE_OK;
+}
+
 static int write_tick_slow(struct store *st, const struct store_tick *t)
 {
 	int rc;
@@ -295,12 +336,11 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 		sqlite3_bind_double(s, 4, r->result);
 		sqlite3_bind_text(s, 5, r->stop_reason, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 6, r->duration_ms);
-		sqlite3_bind_text(s, 7, r->detail, -1, SQLITE_STATIC);
 		if (r->buddy)
-			sqlite3_bind_text(s, 8, r->buddy, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, 7, r->buddy, -1, SQLITE_STATIC);
 		if (r->gfp_mode[0])
-			sqlite3_bind_text(s, 9, r->gfp_mode, -1, SQLITE_STATIC);
-		if ((rc = stmts_step(st, S_PROBE)) != SQLITE_OK)
+			sqlite3_bind_text(s, 8, r->gfp_mode, -1, SQLITE_STATIC);
+		if ((rc = stmts_step(st, S_PROBE)) != SQLITE_OK || (rc = write_probe_columns(st, t->run_id, r)) != SQLITE_OK)
 			return rc;
 	}
 	for (int i = 0; i < t->nchecks; i++) {

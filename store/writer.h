@@ -39,7 +39,7 @@
 /* The prepared statements (statements.c holds their SQL). */
 enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE, S_MODEL_CHECK,
+	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE, S_PROBE_CAP, S_PROBE_SW, S_MODEL_CHECK,
 	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_REQUEST, S_ROLL_STATE,
 	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL, S_FRAGMENT,
 	S_COUNT
@@ -109,7 +109,11 @@ struct tick_probe {
 	int64_t ts_ms, duration_ms;
 	double result;
 	char kind[16], stop_reason[64], gfp_mode[16];
-	char *detail, *buddy;
+	char *buddy;
+	int have_cap, have_sw;
+	struct store_probe_capacity cap;   /* numbers only: the tick's arrays move, so its strings are copied */
+	struct store_probe_switch sw;      /* ... into these, and bound from them */
+	char scope[16], fpu[16], fork_charge[16], cgroup[128];
 };
 
 /* A failed allocation the trace saw (store_trace_failure, copied). */

@@ -50,9 +50,9 @@
 #include <stdint.h>
 
 #include "collector/buddyinfo.h"
-#include "churn/churn_ctl.h"
 #include "collector/kv.h"
 #include "common/strbuf.h"
+#include "spawner/churn_ctl.h"
 
 #define METRICS_MAX_BYTES (4u << 20)   /* cap of the exposition buffer (a few hundred KB in practice) */
 #define METRICS_MAX_ORDERS 4

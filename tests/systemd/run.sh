@@ -652,7 +652,7 @@ check_cgroup_layout() {
 		return
 		;;
 	esac
-	# workers-<hash of the DB path> (churn/cgroup.h: a group per instance).
+	# workers-<hash of the DB path> (cgroup/cgroup.h: a group per instance).
 	if ct 5 sh -c "ls -d $(unit_cg)/workers-* >/dev/null 2>&1"; then
 		pass "delegated cgroup has workers-<hash>/ ($(ct 5 sh -c "ls -d $(unit_cg)/workers-*" | head -1))"
 	else

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-#include "churn/cgroup.h"
+#include "cgroup/cgroup.h"
 #include "collector/procfile.h"
 #include "tests/unit/test.h"
 

@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "churn/churn_ctl.h"
-#include "churn/probe.h"
-#include "churn/worker.h"
+#include "spawner/churn_ctl.h"
+#include "spawner/probe.h"
 #include "tests/unit/test.h"
+#include "worker/worker.h"
 
 #define MS 1000000LL
 #define SEC 1000000000LL

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "churn/maps.h"
+#include "collector/maps.h"
 #include "collector/procfile.h"
 #include "tests/unit/test.h"
 
