@@ -41,7 +41,7 @@ CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"' -DFPUSOAK_LIBEXECDIR='"$(LIBEXECDIR)
 # cmd/front.c, which runs and supervises the web process) is fpusoakd, the daemon's core; cmd/web_main.c is fpusoakd-web, the web process (`fpusoakd serve` and
 # `fpusoakd report` exec it); cmd/spawner_main.c the churn spawner the core execs (static: see
 # spawner/spawner.h).  Each links only its own libraries: a web symbol reaching the core fails its link.
-LIBDIRS  = common collector analysis cgroup worker spawner fragload churn store report web daemon
+LIBDIRS  = common collector analysis cgroup worker spawner fragload churn store report web cli daemon
 LIBSRC   = $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBSRC)) $(BUILD)/obj/gen/schema.o
 CMDOBJ   = $(BUILD)/obj/cmd/main.o $(BUILD)/obj/cmd/front.o

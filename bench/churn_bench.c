@@ -29,10 +29,10 @@
 
 #include "cgroup/cgroup.h"
 #include "churn/churn.h"
-#include "collector/procfile.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/num.h"
+#include "common/procfile.h"
 #include "spawner/probe.h"
 
 struct opts {

@@ -52,10 +52,10 @@
 #include "collector/kmsg.h"
 #include "collector/kv.h"
 #include "collector/pagetypeinfo.h"
-#include "collector/procfile.h"
 #include "collector/slabinfo.h"
 #include "common/log.h"
 #include "common/num.h"
+#include "common/procfile.h"
 #include "store/store.h"
 
 #define DAY_MS 86400000LL

@@ -14,7 +14,7 @@
 
 #include "cgroup/cgroup_fs.h"
 #include "cgroup/cgroup_priv.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 
 #define MOUNTINFO_MAX (1u << 20)   /* container hosts have thousands of mounts; more is an error */
 

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/procfile.h"
 #include "common/num.h"
+#include "common/procfile.h"
 
 /* ---- file helpers ------------------------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 
 #include "cgroup/cgroup_fs.h"
 #include "cgroup/cgroup_priv.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 
 /* ---- limits ------------------------------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
 /*
  * fpusoakd: soak a Linux guest with FPU-using processes and record memory
  * fragmentation.  main() picks what this run of the program is: the churn
- * engine's FPU-cost probe child, `summary` and `import` (daemon/cli.h), `serve` and
+ * engine's FPU-cost probe child, `summary` and `import` (cli/cli.h), `serve` and
  * `report`, which are the web executable's (fpusoakd-web, exec'd in place,
  * git-style), or the daemon's core (daemon/daemon.h) with the supervised
  * web process as its front end (front.h).
@@ -18,9 +18,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cmd/front.h"
 #include "common/helper.h"
-#include "daemon/cli.h"
 #include "daemon/daemon.h"
 #include "spawner/probe.h"
 

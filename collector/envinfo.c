@@ -10,8 +10,8 @@
 
 #include "collector/cpuinfo.h"
 #include "collector/kv.h"
-#include "collector/procfile.h"
 #include "collector/xenstore.h"
+#include "common/procfile.h"
 
 /* Read a small file into out, trimmed at the first newline; "" if unreadable. */
 static void read_line(const char *root, const char *rel, char *out, size_t outlen)

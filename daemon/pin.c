@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "collector/maps.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21   /* Linux 5.4; older kernels refuse it and nothing is handed back */

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "analysis/atomic.h"
-#include "collector/procfile.h"
 #include "collector/zoneinfo.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/procfile.h"
 #include "store/store.h"
 
 /* The largest of our files is slabinfo (~30 KiB) or zoneinfo on many-CPU machines (~1 KiB per CPU per zone). */

@@ -127,7 +127,7 @@ int fragload_recipe(enum fragload_level level, uint64_t base, uint64_t fds, stru
 	/*
 	 * The bound.  Heavy takes a quarter of the base, light a sixteenth.  Of that, 1/8 is a cycle's
 	 * batch and 7/8 the long-lived set, which a cycle's survivors (~half the batch) fill in about
-	 * 15 cycles.  What the control in the Xen test bed taught (README "Accelerated aging"): the
+	 * 15 cycles.  What the control in the Xen test bed taught (docs/fragment.md): the
 	 * unusable index moves with the small holes the survivors leave, and the next cycle's fill
 	 * takes those holes back first (__rmqueue_smallest).  With a batch of 1/12, survivors from its
 	 * second half only (a quarter of it) and equal phases, the index rose only +0.009 to +0.027 in

@@ -5,7 +5,7 @@
  * One small process beside the spawner, in the workers' cgroup, that ages the
  * guest's free memory on purpose.  Each cycle it allocates, in small rounds
  * interleaved in time, memory of five kinds whose kernel allocation paths put
- * them in different pageblock migratetypes (README "Accelerated aging" has the
+ * them in different pageblock migratetypes (docs/fragment.md has the
  * paths):
  *   anon     movable: anonymous pages it touches (GFP_HIGHUSER_MOVABLE);
  *   pipe     unmovable: pipe buffer pages (pipe_write: alloc_page(GFP_HIGHUSER |

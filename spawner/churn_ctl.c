@@ -14,46 +14,6 @@
 
 #define TOKEN 1000000000000ULL      /* one spawn, in 1e-12 units: rate_milli x ns */
 
-/* ---- rng ------------------------------------------------------------------------------------ */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-void churn_rng_seed(struct churn_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t churn_rng_next(struct churn_rng *r)
-{
-	uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
-
-double churn_rng_unit(struct churn_rng *r)
-{
-	return (double)(churn_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
 /* ---- controller ---------------------------------------------------------------------------- */
 
 static uint64_t burst(const struct churn_params *p)
@@ -105,7 +65,7 @@ void churn_ctl_init(struct churn_ctl *c, const struct churn_params *p, uint64_t 
 {
 	memset(c, 0, sizeof *c);
 	set_params(c, p);
-	churn_rng_seed(&c->rng, seed);
+	rng_seed(&c->rng, seed);
 	c->last_ns = now_ns;
 	c->tokens = TOKEN;
 	c->backoff_until_ns = now_ns;
@@ -175,11 +135,11 @@ int64_t churn_ctl_lifetime_ms(struct churn_ctl *c)
 	case CHURN_DIST_FIXED:
 		return c->p.lifetime_ms;
 	case CHURN_DIST_UNIFORM:
-		v = churn_rng_unit(&c->rng) * 2.0 * mean;
+		v = rng_unit(&c->rng) * 2.0 * mean;
 		break;
 	default:
 		/* 1 - u is in (0, 1], so the log is finite; the tail ends near 36.7 x mean. */
-		v = -mean * log(1.0 - churn_rng_unit(&c->rng));
+		v = -mean * log(1.0 - rng_unit(&c->rng));
 		break;
 	}
 	return (int64_t)(v + 0.5);

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/rng.h"
+
 #define CHURN_RATE_MAX UINT64_MAX        /* rate_milli for --spawn-rate max */
 #define CHURN_RATE_MILLI_CAP 1000000000u /* 1,000,000 spawns/s: above that, say max */
 #define CHURN_LIFETIME_CAP_MS (7LL * 24 * 3600 * 1000)
@@ -71,24 +73,14 @@ struct churn_counters {
 	int32_t pad;
 };
 
-struct churn_rng {
-	uint64_t s[4];
-};
-
 struct churn_ctl {
 	struct churn_params p;
-	struct churn_rng rng;
+	struct rng rng;
 	int64_t last_ns;          /* last bucket refill */
 	uint64_t tokens;          /* in units of 1e-12 spawn */
 	int64_t backoff_until_ns;
 };
 
-/* Seed the generator (splitmix64 expansion; any seed, 0 included, is fine). */
-void churn_rng_seed(struct churn_rng *r, uint64_t seed);
-/* Next 64 random bits (xoshiro256**). */
-uint64_t churn_rng_next(struct churn_rng *r);
-/* Uniform double in [0, 1) with 53 random bits. */
-double churn_rng_unit(struct churn_rng *r);
 
 /* Start at now_ns with a full token for an immediate first spawn. */
 void churn_ctl_init(struct churn_ctl *c, const struct churn_params *p, uint64_t seed, int64_t now_ns);

@@ -22,8 +22,8 @@
  * The spawner's PID table is touched in full before the spawner joins the
  * workers' group, so its growth is never charged there: an earlier probe
  * drifted downward because of it.  How repeatable the count is, and why it
- * varies between runs at all, is measured in README ("Capacity probe
- * repeatability").
+ * varies between runs at all, is measured in docs/measurement.md ("Capacity
+ * probe repeatability").
  *
  * Switch: a forked child starts N threads that each loop {FPU work;
  * sched_yield()} for a fixed time, then N threads that only yield;

@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "collector/cpuinfo.h"
-#include "collector/procfile.h"
 #include "common/log.h"
+#include "common/procfile.h"
 #include "spawner/spawner_fork.h"
 #include "spawner/spawner_priv.h"
 #include "spawner/spawner_probe.h"

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "collector/maps.h"
-#include "collector/procfile.h"
 #include "common/log.h"
+#include "common/procfile.h"
 #include "spawner/spawner_priv.h"
 #include "spawner/spawner_rec.h"
 #include "spawner/spawner_tab.h"

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/procfile.h"
 #include "common/log.h"
+#include "common/procfile.h"
 #include "spawner/spawner_fork.h"
 #include "spawner/spawner_priv.h"
 #include "spawner/spawner_rec.h"

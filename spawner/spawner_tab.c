@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "collector/procfile.h"
 #include "common/num.h"
+#include "common/procfile.h"
 #include "spawner/spawner_priv.h"
 
 static size_t slot_of(const struct table *t, pid_t pid)

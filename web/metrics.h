@@ -3,8 +3,9 @@
  * metrics: the Prometheus text exposition (format 0.0.4) of the latest
  * sample, built from plain structs.
  *
- * The daemon's front end (cmd/front.c) calls metrics_build() once per
- * sample and hands the bytes to web_publish_metrics(); a scrape then copies
+ * The web process (cmd/serve.c) calls metrics_build() once per sample, from
+ * the core's snapshot (daemon/live.h), and hands the bytes to
+ * web_publish_metrics(); a scrape then copies
  * nothing and queries nothing (it serves the last published buffer), so
  * scrapes cost almost nothing however often they come.  Families appear only when their input
  * is present; each has # HELP and # TYPE; counters end in _total; label

@@ -5,9 +5,9 @@
 #      web/page.h are one), an edge is '#include "dir/name.h"'; a cycle is a strongly connected
 #      component of more than one module.  The finder is first run on a planted cycle, so a finder
 #      that finds nothing cannot pass for a tree without cycles;
-#   2. the layers (docs/architecture.md): nothing below web/ includes web/ (common, collector,
-#      analysis, cgroup, worker, spawner, fragload, churn, store, report, daemon), nothing but cmd/
-#      includes cmd/, and the programs' rooms (cgroup/, worker/, spawner/, fragload/: code that runs
+#   2. the layers (docs/architecture.md): nothing below the renderers includes them (web/, and cli/,
+#      the text one): not common, collector, analysis, cgroup, worker, spawner, fragload, churn, store,
+#      report or daemon; nothing but cmd/ includes cmd/, and the programs' rooms (cgroup/, worker/, spawner/, fragload/: code that runs
 #      in the spawner, its workers and the fragmenting load) include only each other, collector/,
 #      common/ and kmod/'s UAPI header: none of them reaches the daemon's side (churn/, daemon/),
 #      the store, the report or the web;
@@ -17,7 +17,7 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$(dirname "$0")/../.." || exit 1
 MAX_LINES=800
-PROD="common collector analysis cgroup worker spawner fragload churn store report web daemon cmd"
+PROD="common collector analysis cgroup worker spawner fragload churn store report web cli daemon cmd"
 BELOW_WEB="common collector analysis cgroup worker spawner fragload churn store report daemon"
 PROGRAMS="cgroup worker spawner fragload"
 PROGRAM_MAY="cgroup worker spawner fragload collector common kmod"
@@ -74,8 +74,8 @@ done <"$tmp/cycles"
 [ "$cycles" -eq 0 ] && pass "no include cycle between modules ($(wc -l <"$tmp/edges") include edges)"
 
 # 2. Layers.
-bad=$(for d in $BELOW_WEB; do grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"web/' "$d"/*.[ch] 2>/dev/null; done)
-[ -z "$bad" ] && pass "nothing in $BELOW_WEB includes web/" || fail "web/ included from below it: $(echo "$bad" | tr '\n' ' ')"
+bad=$(for d in $BELOW_WEB; do grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(web\|cli\)/' "$d"/*.[ch] 2>/dev/null; done)
+[ -z "$bad" ] && pass "nothing in $BELOW_WEB includes web/ or cli/" || fail "a renderer included from below it: $(echo "$bad" | tr '\n' ' ')"
 bad=$(for d in $PROD; do [ "$d" = cmd ] || grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"cmd/' "$d"/*.[ch] 2>/dev/null; done)
 [ -z "$bad" ] && pass "only cmd/ includes cmd/" || fail "cmd/ included from a module: $(echo "$bad" | tr '\n' ' ')"
 

@@ -23,7 +23,7 @@
 #include <linux/sched.h>
 
 #include "cgroup/cgroup.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 
 static void test_parse_self(void)

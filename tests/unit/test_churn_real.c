@@ -28,8 +28,8 @@
 #include "cgroup/cgroup.h"
 #include "churn/churn.h"
 #include "collector/buddyinfo.h"
-#include "collector/procfile.h"
 #include "common/log.h"
+#include "common/procfile.h"
 #include "spawner/probe.h"
 #include "tests/unit/test.h"
 

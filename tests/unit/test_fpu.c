@@ -21,7 +21,7 @@
 
 #include "cgroup/cgroup.h"
 #include "collector/cpuinfo.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 #include "worker/fpu.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "collector/maps.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 
 struct good {

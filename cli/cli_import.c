@@ -4,7 +4,7 @@
  * databases copied into one (store_import, store/import.c), so runs from two
  * guests compare in one file and one page.
  */
-#include "daemon/cli.h"
+#include "cli/cli.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* procfile: one bounded read of a /proc or /sys file; see procfile.h. */
-#include "collector/procfile.h"
+#include "common/procfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

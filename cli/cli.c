@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* cli: fpusoakd report and fpusoakd summary; see cli.h. */
-#include "daemon/cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
