@@ -118,6 +118,7 @@ struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum ch
 	cc.cgroup_memory_max = cfg->cgroup_memory_max;
 	cc.cgroup_pids_max = (uint64_t)cfg->cgroup_pids_max;
 	cc.probe_limit = (int)cfg->probe_limit;
+	cc.probe_timeout_ms = cfg->probe_timeout_ms;
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
 	cl->guest_scope = cc.probe_scope == CHURN_SCOPE_GUEST;
 	cc.switch_threads = (int)cfg->switch_threads;
@@ -428,10 +429,11 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		return;
 	for (int i = 0; i < cl->ndone; i++) {
 		const struct churn_probe_done *pd = &cl->done[i];
-		char bi[CHURN_BUDDYINFO_MAX + 1], cg[128];
+		char bi[CHURN_BUDDYINFO_MAX + 1], cg[128], to[sizeof pd->timeout + 1];
 		int cap = pd->kind == CHURN_PROBE_CAPACITY && cl->start.kind == CHURN_PROBE_CAPACITY &&
 			  cl->start.buddyinfo_err == 0;
 		const char *fpu = fpu_kind_name((enum fpu_kind)pd->fpu_kind);
+		snprintf(to, sizeof to, "%.*s", (int)sizeof pd->timeout, pd->timeout);
 		struct store_probe_capacity cond = {
 			.scope = churn_scope_name(pd->scope), .fpu = fpu, .fork_charge = churn_fork_charge_name(pd->fork_charge),
 			.cgroup = churn_probe_cgroup(pd, cg, sizeof cg), .limit = pd->limit, .spawned = pd->spawned,
@@ -439,6 +441,7 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 			.mem_limit = (int64_t)pd->mem_limit, .mem_peak = (int64_t)pd->mem_peak, .retire_ms = pd->retire_ms,
 			.release_ms = pd->release_ms, .mem_limit_lifted = pd->mem_limit_lifted,
 			.pids_limit = (int64_t)pd->pids_limit, .gfp_failed = pd->gfp_failed,
+			.time_limit_ms = pd->time_limit_ms, .timeout = to,
 		};
 		struct store_probe_switch ps = {
 			.fpu = fpu, .threads = pd->threads, .yields = (int64_t)pd->yields, .sys_us = pd->sys_us,

@@ -3,12 +3,13 @@
 -- applied-if-table: probe_capacity
 --
 -- Until now the spawner wrote what a probe ran under as one "key=value ..." text (probes.detail):
--- seventeen fields for a capacity probe, thirteen for an FPU-cost probe.  They are columns now:
+-- nineteen fields for a capacity probe, thirteen for an FPU-cost probe.  They are columns now:
 --   probe_capacity: where and under which limits a capacity probe ran, as it ran (scope, the
 --     --probe-limit in force, workers spawned and ready, OOM kills, worker memory, FPU kind, the
 --     memory limit in force (0 while a guest-scope probe lifted it) and the group's peak, retire and
 --     release times, where fork's kernel objects were charged, the group (v1:NAME, v2:NAME or none),
---     whether the limit was lifted, the pids limit, workers killed by a refused HOLD);
+--     whether the limit was lifted, the pids limit, workers killed by a refused HOLD, the
+--     --probe-timeout in force and which bound ended it: fill, step, or none);
 --   probe_switch: an FPU-cost probe's two passes (threads, yields, system and user microseconds,
 --     wall time).  A probe whose child never reported has no row.
 -- New probes leave probes.detail NULL.  v_probes keeps its columns and its values: its detail is the
@@ -37,6 +38,8 @@ CREATE TABLE probe_capacity (
 	mem_limit_lifted INTEGER,            -- 1: a guest-scope probe lifted the memory limit
 	pids_limit       INTEGER,            -- pids limit in force (0: none)
 	gfp_failed       INTEGER,            -- probe workers that died of a refused HOLD
+	time_limit_ms    INTEGER,            -- --probe-timeout in force (0: none)
+	timeout          TEXT,               -- fill | step: the bound that ended it; NULL when none did
 	PRIMARY KEY (run_id, ts_ms)
 ) WITHOUT ROWID;
 
@@ -84,7 +87,9 @@ SELECT p.run_id, p.ts_ms,
        (SELECT v FROM probe_kv k WHERE k.run_id = p.run_id AND k.ts_ms = p.ts_ms AND k.kind = p.kind AND k.k = 'cgroup'),
        (SELECT CAST(v AS INTEGER) FROM probe_kv k WHERE k.run_id = p.run_id AND k.ts_ms = p.ts_ms AND k.kind = p.kind AND k.k = 'mem_limit_lifted'),
        (SELECT CAST(v AS INTEGER) FROM probe_kv k WHERE k.run_id = p.run_id AND k.ts_ms = p.ts_ms AND k.kind = p.kind AND k.k = 'pids_limit'),
-       (SELECT CAST(v AS INTEGER) FROM probe_kv k WHERE k.run_id = p.run_id AND k.ts_ms = p.ts_ms AND k.kind = p.kind AND k.k = 'gfp_failed')
+       (SELECT CAST(v AS INTEGER) FROM probe_kv k WHERE k.run_id = p.run_id AND k.ts_ms = p.ts_ms AND k.kind = p.kind AND k.k = 'gfp_failed'),
+       (SELECT CAST(v AS INTEGER) FROM probe_kv k WHERE k.run_id = p.run_id AND k.ts_ms = p.ts_ms AND k.kind = p.kind AND k.k = 'time_limit_ms'),
+       (SELECT v FROM probe_kv k WHERE k.run_id = p.run_id AND k.ts_ms = p.ts_ms AND k.kind = p.kind AND k.k = 'timeout')
   FROM probes p
  WHERE p.kind = 'capacity'
    AND EXISTS (SELECT 1 FROM probe_kv k WHERE k.run_id = p.run_id AND k.ts_ms = p.ts_ms AND k.kind = p.kind AND k.k = 'scope');
@@ -118,7 +123,8 @@ SELECT p.run_id, p.ts_ms, strftime('%Y-%m-%dT%H:%M:%fZ', p.ts_ms / 1000.0, 'unix
                      ' retire_ms=' || c.retire_ms || ' release_ms=' || c.release_ms ||
                      ' fork_charge=' || c.fork_charge || ' cgroup=' || c.cgroup ||
                      ' mem_limit_lifted=' || c.mem_limit_lifted || ' pids_limit=' || c.pids_limit ||
-                     ' gfp_mode=' || coalesce(p.gfp_mode, 'off') || ' gfp_failed=' || c.gfp_failed
+                     ' gfp_mode=' || coalesce(p.gfp_mode, 'off') || ' gfp_failed=' || c.gfp_failed ||
+                     ' time_limit_ms=' || c.time_limit_ms || coalesce(' timeout=' || c.timeout, '')
                      WHEN s.run_id IS NOT NULL THEN
                      'fpu=' || s.fpu || ' threads=' || s.threads || ' yields=' || s.yields ||
                      ' sys_us=' || s.sys_us || ' user_us=' || s.user_us ||
@@ -141,7 +147,8 @@ CREATE VIEW v_probe_capacity AS
 SELECT c.run_id, c.ts_ms, strftime('%Y-%m-%dT%H:%M:%fZ', c.ts_ms / 1000.0, 'unixepoch') AS ts,
        p.result AS workers, p.stop_reason, p.duration_ms, p.gfp_mode,
        c.scope, c.probe_limit, c.spawned, c.ready, c.oom_kills, c.worker_memory, c.fpu, c.mem_limit, c.mem_peak,
-       c.retire_ms, c.release_ms, c.fork_charge, c.cgroup, c.mem_limit_lifted, c.pids_limit, c.gfp_failed
+       c.retire_ms, c.release_ms, c.fork_charge, c.cgroup, c.mem_limit_lifted, c.pids_limit, c.gfp_failed,
+       c.time_limit_ms, c.timeout
   FROM probe_capacity c JOIN probes p ON p.run_id = c.run_id AND p.ts_ms = c.ts_ms AND p.kind = 'capacity';
 
 CREATE VIEW v_probe_switch AS

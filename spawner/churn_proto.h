@@ -48,6 +48,7 @@ struct churn_cfg {
 	int probe_limit;              /* --probe-limit (2048) */
 	enum churn_probe_scope probe_scope; /* --probe-scope */
 	int64_t probe_step_timeout_ms;/* one probe worker must be ready within this (10000) */
+	int64_t probe_timeout_ms;     /* --probe-timeout: the whole fill's bound (300000; 0 = none) */
 	int switch_threads;           /* FPU-cost probe threads (64) */
 	int64_t switch_ms;            /* FPU-cost probe: each of its two passes (2000) */
 	int64_t status_ms;            /* STATUS record period (250) */
@@ -138,6 +139,8 @@ struct churn_probe_done {
 	char cgroup_group[96];        /* the group's directory name ("" when unconfined) */
 	int32_t gfp_mode;             /* enum gfp_mode its workers HOLDed in (GFP_MODE_OFF: none) */
 	int32_t gfp_failed;           /* probe workers that died of a refused HOLD (the first stops it) */
+	int64_t time_limit_ms;        /* --probe-timeout in force (0: none) */
+	char timeout[8];              /* which bound ended it: "fill", "step", or "" (not timed out) */
 	/* switch (v_probe_switch): both passes; no report: threads = 0 and have_switch = 0 */
 	int32_t have_switch;          /* 1: the child reported its passes */
 	int32_t threads;

@@ -28,6 +28,7 @@
 
 #include "collector/cpuinfo.h"
 #include "common/log.h"
+#include "common/prio.h"
 #include "common/procfile.h"
 #include "spawner/spawner_fork.h"
 #include "spawner/spawner_priv.h"
@@ -381,6 +382,9 @@ void spawner_main(const struct spawner_cfg *cfg)
 	if (!protected_)
 		spawner_rec_note(s, LOG_LVL_WARN, "spawner: cannot set oom_score_adj -1000 (%s): the OOM killer may pick it",
 				 strerror(errno));
+	/* Below the core, above the workers (common/prio.h): the sampler first, then forks and reaps. */
+	if (prio_lower(PRIO_HELPER_STEP, PRIO_WORKER_NICE - 2) < 0)
+		spawner_rec_note(s, LOG_LVL_INFO, "spawner: cannot lower its priority (%s)", strerror(errno));
 	if (cgroup_enter_pids(s->cg) < 0)
 		spawner_rec_note(s, LOG_LVL_WARN, "spawner: cannot join the pids group (%s): pids.max will not stop forks",
 				 strerror(errno));

@@ -65,14 +65,15 @@ static const char *const STMT_SQL[S_COUNT] = {
 		    " buddyinfo_before, gfp_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_PROBE_CAP] = "INSERT OR REPLACE INTO probe_capacity(run_id, ts_ms, scope, probe_limit, spawned, ready, oom_kills,"
 			" worker_memory, fpu, mem_limit, mem_peak, retire_ms, release_ms, fork_charge, cgroup, mem_limit_lifted,"
-			" pids_limit, gfp_failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-			" ?17, ?18)",
+			" pids_limit, gfp_failed, time_limit_ms, timeout) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+			" ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	[S_PROBE_SW] = "INSERT OR REPLACE INTO probe_switch(run_id, ts_ms, fpu, threads, yields, sys_us, user_us, base_yields,"
 		       " base_sys_us, base_user_us, wall_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[S_MODEL_CHECK] = "INSERT OR REPLACE INTO model_check(run_id, ts_ms, page_order, mode, predicted_ok, actual_ok,"
 			  " margin_pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[S_ATOMIC] = "INSERT OR REPLACE INTO atomic_risk(run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask,"
 		     " margin0, kernel_margin0, legacy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[S_TICK_LATE] = "INSERT OR REPLACE INTO tick_late(run_id, ts_ms, late_ms, missed) VALUES (?1, ?2, ?3, ?4)",
 	[S_HAS_SAMPLE] = "SELECT 1 FROM samples WHERE run_id = ?1 AND ts_ms = ?2",
 	[S_TICKS] = "UPDATE runs SET ticks = ticks + 1 WHERE run_id = ?1",
 	/* A bucket seen twice (the wall clock stepped back into it) is merged, not overwritten. */

@@ -125,7 +125,8 @@ struct store_probe_capacity {
 	const char *fork_charge;       /* group | outside | none */
 	const char *cgroup;            /* v1:NAME | v2:NAME | none */
 	int64_t limit, spawned, ready, oom_kills, worker_memory, mem_limit, mem_peak, retire_ms, release_ms;
-	int64_t mem_limit_lifted, pids_limit, gfp_failed;
+	int64_t mem_limit_lifted, pids_limit, gfp_failed, time_limit_ms;
+	const char *timeout;           /* fill | step: the bound that ended it; NULL or "" when none did */
 };
 
 /* An FPU-cost probe's two passes (v_probe_switch). */
@@ -228,6 +229,11 @@ int store_confinement(struct store *st, int64_t run_id, const struct store_confi
 
 /* Record what the tick's reads cost, in microseconds. */
 void store_tick_cost(struct store_tick *t, uint32_t sample_us);
+
+/* The tick began late_ms after its period's start, after missed periods without a tick; stored (v_tick_late)
+ * when either is at least STORE_LATE_MS / 1. */
+#define STORE_LATE_MS 50
+void store_tick_late(struct store_tick *t, int64_t late_ms, int64_t missed);
 
 /* Queue the tick (ownership passes) and try to write the queue: 0 written, 1 still queued (the DB refused it). */
 int store_submit(struct store *st, struct store_tick *t);

@@ -121,6 +121,12 @@ void store_tick_cost(struct store_tick *t, uint32_t sample_us)
 	t->sample_us = sample_us;
 }
 
+void store_tick_late(struct store_tick *t, int64_t late_ms, int64_t missed)
+{
+	t->late_ms = late_ms > 0 ? late_ms : 0;
+	t->missed = missed > 0 ? missed : 0;
+}
+
 int store_tick_buddyinfo(struct store *st, struct store_tick *t, const struct buddyinfo *bi)
 {
 	struct tick_buddy *b = calloc((size_t)bi->nzones, sizeof *b);
@@ -342,11 +348,12 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 		snprintf(r->fpu, sizeof r->fpu, "%s", p->cap->fpu ? p->cap->fpu : "");
 		snprintf(r->fork_charge, sizeof r->fork_charge, "%s", p->cap->fork_charge ? p->cap->fork_charge : "");
 		snprintf(r->cgroup, sizeof r->cgroup, "%s", p->cap->cgroup ? p->cap->cgroup : "");
+		snprintf(r->timeout, sizeof r->timeout, "%s", p->cap->timeout ? p->cap->timeout : "");
 	} else if (p->sw) {
 		r->sw = *p->sw;
 		snprintf(r->fpu, sizeof r->fpu, "%s", p->sw->fpu ? p->sw->fpu : "");
 	}
-	r->cap.scope = r->cap.fpu = r->cap.fork_charge = r->cap.cgroup = r->sw.fpu = NULL;
+	r->cap.scope = r->cap.fpu = r->cap.fork_charge = r->cap.cgroup = r->cap.timeout = r->sw.fpu = NULL;
 	r->buddy = p->buddyinfo_before ? strdup(p->buddyinfo_before) : NULL;
 	if (p->buddyinfo_before && !r->buddy) {
 		t->nprobes--;

@@ -256,6 +256,9 @@ static int write_probe_columns(struct store *st, int64_t run_id, const struct ti
 		sqlite3_bind_int64(s, 16, c->mem_limit_lifted);
 		sqlite3_bind_int64(s, 17, c->pids_limit);
 		sqlite3_bind_int64(s, 18, c->gfp_failed);
+		sqlite3_bind_int64(s, 19, c->time_limit_ms);
+		if (r->timeout[0])
+			sqlite3_bind_text(s, 20, r->timeout, -1, SQLITE_STATIC);
 		return stmts_step(st, S_PROBE_CAP);
 	}
 	if (r->have_sw) {
@@ -375,6 +378,18 @@ static int write_fragment(struct store *st, const struct store_tick *t)
 	return stmts_step(st, S_FRAGMENT);
 }
 
+/* A late tick's row (v_tick_late): sparse, so a healthy run stores none. */
+static int write_late(struct store *st, const struct store_tick *t)
+{
+	sqlite3_stmt *s = st->stmt[S_TICK_LATE];
+
+	sqlite3_bind_int64(s, 1, t->run_id);
+	sqlite3_bind_int64(s, 2, t->ts_ms);
+	sqlite3_bind_int64(s, 3, t->late_ms);
+	sqlite3_bind_int64(s, 4, t->missed);
+	return stmts_step(st, S_TICK_LATE);
+}
+
 int write_tick(struct store *st, const struct store_tick *t)
 {
 	int rc;
@@ -384,6 +399,8 @@ int write_tick(struct store *st, const struct store_tick *t)
 	if (t->no_sample)
 		return SQLITE_OK;
 	if ((rc = write_sample(st, t)) != SQLITE_OK)
+		return rc;
+	if ((t->late_ms >= STORE_LATE_MS || t->missed > 0) && (rc = write_late(st, t)) != SQLITE_OK)
 		return rc;
 	if ((rc = write_zones(st, t)) != SQLITE_OK)
 		return rc;

@@ -3,7 +3,7 @@
  * test_probe_columns: migration 015 stores a probe's conditions as columns (probe_capacity,
  * probe_switch) instead of one "key=value ..." text, and keeps every v_* view's columns and values.
  *
- *   1. A database at the schema before 015, with probes as the spawner wrote them (its two format
+ *   1. A database with every migration but 015, with probes as the spawner wrote them (its two format
  *      strings, copied here as they were: the reference), older and hostile texts among them: every
  *      v_* view reads the same, column for column and row for row, before and after the migration,
  *      and the texts that have the fields are parsed into the new tables.
@@ -24,14 +24,15 @@
 static void old_capacity(char *out, size_t len, const char *scope, int limit, long long spawned, long long ready,
 			 unsigned long long oom, unsigned long long wmem, const char *fpu, unsigned long long mem_limit,
 			 unsigned long long peak, long long retire, long long release, const char *charge,
-			 const char *cg, int lifted, unsigned long long pids, const char *gfp, int gfp_failed)
+			 const char *cg, int lifted, unsigned long long pids, const char *gfp, int gfp_failed,
+			 long long time_limit, const char *timeout)
 {
 	snprintf(out, len,
 		 "scope=%s limit=%d spawned=%lld ready=%lld oom_kills=%llu worker_memory=%llu fpu=%s "
 		 "mem_limit=%llu mem_peak=%llu retire_ms=%lld release_ms=%lld fork_charge=%s cgroup=%s "
-		 "mem_limit_lifted=%d pids_limit=%llu gfp_mode=%s gfp_failed=%d",
+		 "mem_limit_lifted=%d pids_limit=%llu gfp_mode=%s gfp_failed=%d time_limit_ms=%lld%s%s",
 		 scope, limit, spawned, ready, oom, wmem, fpu, mem_limit, peak, retire, release, charge, cg, lifted, pids,
-		 gfp, gfp_failed);
+		 gfp, gfp_failed, time_limit, timeout[0] ? " timeout=" : "", timeout);
 }
 
 /* The FPU-cost probe's detail before schema 015 (spawner/probe.c, probe_switch_report). */
@@ -160,23 +161,30 @@ int main(void)
 
 	/* ---- 1: a database before 015 ---- */
 	T_CHECK(sqlite3_open(path, &db) == SQLITE_OK, "create a database");
-	for (int i = 0; i < store_nmigrations && store_migrations[i].version < 15; i++) {
+	/* Every migration but 015, as a database made on a branch without it (it then applies late). */
+	for (int i = 0; i < store_nmigrations; i++) {
+		if (store_migrations[i].version == 15)
+			continue;
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", store_migrations[i].version);
 		if (exec(db, store_migrations[i].sql) < 0 || exec(db, sql) < 0)
 			T_CHECK(0, "apply %s", store_migrations[i].name);
 	}
 	old_capacity(cap1, sizeof cap1, "cgroup", 2048, 193, 192, 1, 262144, "avx", 67108864, 66977792, 812, 35,
-		     "group", "v1:fpusoakd-workers-0123456789ab", 0, 4097, "off", 0);
+		     "group", "v1:fpusoakd-workers-0123456789ab", 0, 4097, "off", 0, 300000, "");
 	old_capacity(cap2, sizeof cap2, "guest", 2048, 91, 91, 0, 1048576, "avx512", 0, 0, 1200, 7, "outside",
-		     "v2:workers-0123456789ab", 1, 4098, "atomic", 1);
-	old_capacity(cap3, sizeof cap3, "cgroup", 64, 64, 64, 0, 262144, "sse", 0, 0, 3, 4, "none", "none", 0, 0, "off", 0);
+		     "v2:workers-0123456789ab", 1, 4098, "atomic", 1, 300000, "fill");
+	old_capacity(cap3, sizeof cap3, "cgroup", 64, 64, 64, 0, 262144, "sse", 0, 0, 3, 4, "none", "none", 0, 0, "off", 0, 0,
+		     "step");
 	old_switch(sw1, sizeof sw1, "avx", 64, 1234567, 2345678, 34567, 1200000, 1111111, 22222, 4012);
 	old_switch(sw2, sizeof sw2, "x87", 0, 0, 0, 0, 0, 0, 0, 2);
 	struct { const char *kind, *detail, *gfp; long long ts; double result; } rows[] = {
 		{ "capacity", cap1, NULL, 1000, 192 },
 		{ "capacity", cap2, "atomic", 2000, 90 },
 		{ "capacity", cap3, NULL, 3000, 64 },
-		/* an older fpusoakd's text: before schema 7 and 9 (no cgroup, limits, gfp) */
+		/* an older fpusoakd's texts: before --probe-timeout; before schema 7 and 9 (no cgroup, limits, gfp) */
+		{ "capacity", "scope=cgroup limit=2048 spawned=7 ready=6 oom_kills=1 worker_memory=262144 fpu=avx"
+			      " mem_limit=33554432 mem_peak=33000000 retire_ms=1 release_ms=2 fork_charge=group cgroup=v1:w"
+			      " mem_limit_lifted=0 pids_limit=1001 gfp_mode=off gfp_failed=0", NULL, 4500, 6 },
 		{ "capacity", "scope=cgroup limit=2048 spawned=5 ready=5 oom_kills=1 worker_memory=262144 fpu=avx mem_limit=0"
 			      " mem_peak=0 retire_ms=1 release_ms=2", NULL, 4000, 5 },
 		{ "capacity", "<b>held=256</b> & \"x\"", NULL, 5000, 256 },   /* what testdb.h plants */
@@ -232,11 +240,14 @@ int main(void)
 			printf("      first difference at byte %zu: before '%.80s' after '%.80s'\n", i, before + i, cut + i);
 		}
 	}
-	T_EQ_I(one_int(path, "SELECT count(*) FROM probe_capacity"), 4, "the 4 capacity texts with fields parsed");
+	T_EQ_I(one_int(path, "SELECT count(*) FROM probe_capacity"), 5, "the 5 capacity texts with fields parsed");
 	T_EQ_I(one_int(path, "SELECT count(*) FROM probe_switch"), 2, "the 2 switch texts with fields parsed");
 	T_CHECK(one_eq(path, "SELECT scope || ' ' || probe_limit || ' ' || mem_limit || ' ' || cgroup || ' ' || fork_charge"
-			     " || ' ' || pids_limit || ' ' || gfp_failed FROM probe_capacity WHERE ts_ms = 2000",
-		       "guest 2048 0 v2:workers-0123456789ab outside 4098 1"), "a capacity text's fields, as columns");
+			     " || ' ' || pids_limit || ' ' || gfp_failed || ' ' || time_limit_ms || ' ' || timeout"
+			     " FROM probe_capacity WHERE ts_ms = 2000",
+		       "guest 2048 0 v2:workers-0123456789ab outside 4098 1 300000 fill"), "a capacity text's fields, as columns");
+	T_CHECK(one_eq(path, "SELECT coalesce(timeout, 'NULL') || ' ' || time_limit_ms FROM probe_capacity WHERE ts_ms = 1000",
+		       "NULL 300000"), "no timeout= in the text: NULL");
 	T_CHECK(one_eq(path, "SELECT coalesce(cgroup, 'NULL') || ' ' || coalesce(pids_limit, 'NULL') || ' ' || spawned"
 			     " FROM probe_capacity WHERE ts_ms = 4000", "NULL NULL 5"),
 		"an older text: what it did not say stays NULL");
@@ -257,11 +268,12 @@ int main(void)
 						   .cgroup = "v1:fpusoakd-workers-0123456789ab", .limit = 2048, .spawned = 193,
 						   .ready = 192, .oom_kills = 1, .worker_memory = 262144,
 						   .mem_limit = 67108864, .mem_peak = 66977792, .retire_ms = 812,
-						   .release_ms = 35, .pids_limit = 4097 };
+						   .release_ms = 35, .pids_limit = 4097, .time_limit_ms = 300000 };
 		struct store_probe_capacity c2 = { .scope = "guest", .fpu = "avx512", .fork_charge = "outside",
 						   .cgroup = "v2:workers-0123456789ab", .limit = 2048, .spawned = 91, .ready = 91,
 						   .worker_memory = 1048576, .retire_ms = 1200, .release_ms = 7,
-						   .mem_limit_lifted = 1, .pids_limit = 4098, .gfp_failed = 1 };
+						   .mem_limit_lifted = 1, .pids_limit = 4098, .gfp_failed = 1,
+						   .time_limit_ms = 300000, .timeout = "fill" };
 		struct store_probe_switch s1 = { .fpu = "avx", .threads = 64, .yields = 1234567, .sys_us = 2345678,
 						 .user_us = 34567, .base_yields = 1200000, .base_sys_us = 1111111,
 						 .base_user_us = 22222, .wall_ms = 4012 };
@@ -288,7 +300,7 @@ int main(void)
 		T_CHECK(one_eq(path2, "SELECT detail FROM v_probes WHERE ts_ms = 1700000001000", cap1),
 			"a capacity probe's detail is the spawner's text, from the columns");
 		old_capacity(cap2, sizeof cap2, "guest", 2048, 91, 91, 0, 1048576, "avx512", 0, 0, 1200, 7, "outside",
-			     "v2:workers-0123456789ab", 1, 4098, "atomic", 1);
+			     "v2:workers-0123456789ab", 1, 4098, "atomic", 1, 300000, "fill");
 		T_CHECK(one_eq(path2, "SELECT detail FROM v_probes WHERE ts_ms = 1700000002000", cap2),
 			"... with gfp_mode from the probe's own column");
 		T_CHECK(one_eq(path2, "SELECT detail FROM v_probes WHERE ts_ms = 1700000001500", sw1),
