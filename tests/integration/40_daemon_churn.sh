@@ -121,7 +121,7 @@ if wait_for "SELECT count(*) FROM v_probes WHERE kind='capacity'" 1 600; then
 	if [ -n "$nocg" ]; then chg=none; else chg="group|outside"; fi
 	re="^scope=cgroup limit=1500 spawned=[0-9]+ ready=[0-9]+ oom_kills=[0-9]+ worker_memory=262144 fpu=[a-z0-9]+"
 	re="$re mem_limit=[0-9]+ mem_peak=[0-9]+ retire_ms=-?[0-9]+ release_ms=-?[0-9]+ fork_charge=($chg) cgroup=[^ ]+"
-	re="$re mem_limit_lifted=0 pids_limit=[0-9]+ gfp_mode=off gfp_failed=0\$"
+	re="$re mem_limit_lifted=0 pids_limit=[0-9]+ gfp_mode=off gfp_failed=0 time_limit_ms=300000( timeout=(fill|step))?\$"
 	check "D: v_probes.detail is the spawner's key=value text, every field in its place ($d)" sh -c "echo '$d' | grep -Eq '$re'"
 	check "D: ... made of the probe's columns" test "$(q "SELECT count(*) FROM v_probes p JOIN v_probe_capacity c USING (run_id, ts_ms)
 		WHERE p.detail LIKE '% mem_limit=' || c.mem_limit || ' mem_peak=' || c.mem_peak || ' %'
