@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Layout of store/ (issue 15): every production .c file there stays under LAYOUT_MAX_LINES
-# lines (a file that grows past it is doing two jobs: split it by role), and the writer's
-# and the reader's internal headers (store/writer.h, store/reader.h) are included by store/
-# files only: everything else goes through store/store.h and store/query.h.
+# lines (a file that grows past it is doing two jobs: split it by role), the writer's and the
+# reader's internal headers are included by store/ files only (everything else goes through
+# store/store.h and store/query.h), and struct store has one owner: it is defined in store/writer.c
+# alone, which hands each of the writer's files only the part of it that file works on (issue 33).
 # The programs' rooms (issue 33): each program that runs as its own process has its body in a
 # folder of its own (the spawner in spawner/, a worker's life in worker/, the fragmenting load in
 # fragload/, the cgroup handle in cgroup/), its main() in cmd/, and churn/ keeps the daemon's side
@@ -29,7 +30,7 @@ done
 
 # Every C file of the project outside store/, tests and benches included.
 outside=$(find . -path ./build -prune -o -path ./store -prune -o \( -name '*.c' -o -name '*.h' \) -print | sort)
-for h in writer reader; do
+for h in statements dims tick write rollup_write retain migrate reader; do
 	users=$(grep -l "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"store/$h\.h\"" $outside 2>/dev/null | tr '\n' ' ')
 	if [ -z "$users" ]; then
 		pass "store/$h.h is included by store/ files only"
@@ -37,6 +38,10 @@ for h in writer reader; do
 		fail "store/$h.h is internal to store/ but included by: $users"
 	fi
 done
+owners=$(grep -l '^struct store {' $(ls */*.c */*.h | grep -v '^tests/\|^bench/') 2>/dev/null | tr '\n' ' ')
+[ "$owners" = "store/writer.c " ] && pass "struct store is defined in store/writer.c alone" ||
+	fail "struct store is defined in '${owners% }', not in store/writer.c alone"
+
 # Where each program's body is defined: "function folder".
 for fd in "spawner_main spawner" "spawner_exec_main spawner" "fragload_main fragload" "fragload_exec_main fragload" \
 	  "worker_run worker" "probe_switch_child spawner" "cgroup_open cgroup" "churn_open churn"; do
