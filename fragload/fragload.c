@@ -230,6 +230,7 @@ struct blob_hdr {
 	char magic[8];
 	uint32_t cfg_size, rec_size, cmd_size, pad;
 };
+_Static_assert(sizeof(struct blob_hdr) + sizeof(struct fragload_cfg) <= FRAGLOAD_BLOB_MAX, "raise FRAGLOAD_BLOB_MAX");
 
 size_t fragload_blob_pack(const struct fragload_cfg *cfg, void *buf, size_t cap)
 {
@@ -282,20 +283,4 @@ fail:
 	close(mfd);
 	errno = saved;
 	return -1;
-}
-
-int fragload_exec_main(int argc, char **argv)
-{
-	unsigned char blob[sizeof(struct blob_hdr) + sizeof(struct fragload_cfg) + 1];
-	struct fragload_cfg cfg;     /* lives on: fragload_main never returns */
-	char why[256];
-	ssize_t n = blobexec_read(argc, argv, "--internal-fragment", blob, sizeof blob);
-
-	if (n == 0)
-		return 0;
-	if (fragload_blob_unpack(blob, (size_t)n, &cfg, why, sizeof why) < 0) {
-		fprintf(stderr, "fpusoakd-spawner: %s\n", why);
-		_exit(70);
-	}
-	fragload_main(&cfg);
 }

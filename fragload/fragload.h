@@ -152,6 +152,9 @@ void fragload_shuffle(uint32_t *v, size_t n, uint64_t *state);
 /* Run the load in this (freshly forked, confined) process; never returns (exit 0 after a clean stop). */
 void fragload_main(const struct fragload_cfg *cfg) __attribute__((noreturn));
 
+/* Most bytes a packed fragload_cfg takes, its header included. */
+#define FRAGLOAD_BLOB_MAX (sizeof(struct fragload_cfg) + 32)
+
 /* Pack cfg for the exec'd helper / unpack it there (size and layout checked); as spawner_blob_*. */
 size_t fragload_blob_pack(const struct fragload_cfg *cfg, void *buf, size_t cap);
 int fragload_blob_unpack(const void *buf, size_t len, struct fragload_cfg *cfg, char *why, size_t whylen);
@@ -159,8 +162,8 @@ int fragload_blob_unpack(const void *buf, size_t len, struct fragload_cfg *cfg, 
 /* In the freshly forked child: exec path as the load with cfg in a memfd; -1 with errno if it could not. */
 int fragload_exec(const struct fragload_cfg *cfg, const char *path);
 
-/* main() of the static helper: for {name, "--internal-fragment", FD} runs the load and never returns
- * (exit 70 on a bad blob); otherwise returns 0. */
+/* main() of the static helper (fragload_run.c, beside fragload_main): for {name, "--internal-fragment", FD}
+ * runs the load and never returns (exit 70 on a bad blob); otherwise returns 0. */
 int fragload_exec_main(int argc, char **argv);
 
 #endif

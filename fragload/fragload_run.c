@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/blobexec.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "fragload/fragload_units.h"
@@ -417,4 +418,20 @@ void fragload_main(const struct fragload_cfg *cfg)
 	run(f);
 	f->state = FRAGLOAD_STOPPING;
 	finish(f, 0);
+}
+
+int fragload_exec_main(int argc, char **argv)
+{
+	unsigned char blob[FRAGLOAD_BLOB_MAX + 1];
+	struct fragload_cfg cfg;     /* lives on: fragload_main never returns */
+	char why[256];
+	ssize_t n = blobexec_read(argc, argv, "--internal-fragment", blob, sizeof blob);
+
+	if (n == 0)
+		return 0;
+	if (fragload_blob_unpack(blob, (size_t)n, &cfg, why, sizeof why) < 0) {
+		fprintf(stderr, "fpusoakd-spawner: %s\n", why);
+		_exit(70);
+	}
+	fragload_main(&cfg);
 }

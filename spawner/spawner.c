@@ -31,11 +31,11 @@
 #include "common/prio.h"
 #include "common/procfile.h"
 #include "spawner/spawner_fork.h"
-#include "spawner/spawner_priv.h"
 #include "spawner/spawner_probe.h"
 #include "spawner/spawner_reap.h"
 #include "spawner/spawner_rec.h"
 #include "spawner/spawner_tab.h"
+#include "spawner/state.h"
 #include "worker/gfpmod.h"
 #include "worker/worker.h"
 

@@ -13,7 +13,7 @@
  * so its footprint is part of every fork's cost and stays small.
  *
  * Private to spawner/: the daemon uses churn/churn.h.  The types both sides share
- * are in churn_proto.h; the spawner's own files are listed in spawner_priv.h.
+ * are in churn_proto.h; the spawner's own files are listed in state.h.
  */
 #ifndef FPUSOAK_SPAWNER_H
 #define FPUSOAK_SPAWNER_H

@@ -21,9 +21,9 @@
 #include "collector/maps.h"
 #include "common/log.h"
 #include "common/procfile.h"
-#include "spawner/spawner_priv.h"
 #include "spawner/spawner_rec.h"
 #include "spawner/spawner_tab.h"
+#include "spawner/state.h"
 #include "worker/worker.h"
 
 #define SPAWN_BATCH 64              /* forks per loop turn: stay responsive to the socket */

@@ -6,7 +6,7 @@
  * nothing may call into them, so workers are forked with a raw clone3
  * (CLONE_INTO_CGROUP when the group allows it).
  *
- * Private to the spawner (spawner_priv.h).
+ * Private to the spawner (state.h).
  */
 #ifndef FPUSOAK_SPAWNER_FORK_H
 #define FPUSOAK_SPAWNER_FORK_H

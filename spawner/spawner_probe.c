@@ -18,9 +18,9 @@
 #include "common/log.h"
 #include "common/procfile.h"
 #include "spawner/spawner_fork.h"
-#include "spawner/spawner_priv.h"
 #include "spawner/spawner_rec.h"
 #include "spawner/spawner_tab.h"
+#include "spawner/state.h"
 #include "worker/worker.h"
 
 #define RELEASE_NS 5000000000LL

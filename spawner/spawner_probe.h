@@ -4,7 +4,7 @@
  * steps (retire churn, fill one worker at a time, release, report) around
  * probe.h's rules, and the switch probe's child.  One probe at a time.
  *
- * Private to the spawner (spawner_priv.h).
+ * Private to the spawner (state.h).
  */
 #ifndef FPUSOAK_SPAWNER_PROBE_H
 #define FPUSOAK_SPAWNER_PROBE_H

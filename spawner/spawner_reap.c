@@ -8,10 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawner/spawner_priv.h"
 #include "spawner/spawner_probe.h"
 #include "spawner/spawner_rec.h"
 #include "spawner/spawner_tab.h"
+#include "spawner/state.h"
 
 /* Why a worker that died of SIGKILL died: our own kill, an OOM kill the cgroup counted, or unknown. */
 static enum churn_kill_cause kill_cause(struct spawner *s, int ours, int code, int status)

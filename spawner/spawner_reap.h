@@ -5,7 +5,7 @@
  * a refused HOLD (--gfp-mode), or unknown.  Counted by role (churn or
  * probe, never by the phase the death happened in).
  *
- * Private to the spawner (spawner_priv.h).
+ * Private to the spawner (state.h).
  */
 #ifndef FPUSOAK_SPAWNER_REAP_H
 #define FPUSOAK_SPAWNER_REAP_H

@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "spawner/spawner_priv.h"
 #include "spawner/spawner_tab.h"
+#include "spawner/state.h"
 
 static int try_send(struct spawner *s, const struct churn_rec *r, size_t len)
 {

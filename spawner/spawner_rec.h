@@ -5,7 +5,7 @@
  * parks must-arrive records in a bounded outbox), and the workers' group's
  * OOM-kill counter that STATUS reports.
  *
- * Private to the spawner (spawner_priv.h).
+ * Private to the spawner (state.h).
  */
 #ifndef FPUSOAK_SPAWNER_REC_H
 #define FPUSOAK_SPAWNER_REC_H

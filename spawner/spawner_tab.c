@@ -11,7 +11,7 @@
 
 #include "common/num.h"
 #include "common/procfile.h"
-#include "spawner/spawner_priv.h"
+#include "spawner/state.h"
 
 static size_t slot_of(const struct table *t, pid_t pid)
 {

@@ -7,7 +7,7 @@
  * copies nor COW-marks (the spawner is forked for every worker, so its
  * footprint is part of every fork's cost).
  *
- * Private to the spawner (spawner_priv.h).
+ * Private to the spawner (state.h).
  */
 #ifndef FPUSOAK_SPAWNER_TAB_H
 #define FPUSOAK_SPAWNER_TAB_H

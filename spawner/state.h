@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * spawner_priv: the spawner's state, shared by the files of the spawner
+ * state: the spawner's state, shared by the files of the spawner
  * (spawner/spawner*.c) and by no one else: the daemon holds a struct churn
  * (churn.h) and talks to the spawner only through churn_proto.h's records.
  *
@@ -11,8 +11,8 @@
  *   spawner_probe.c  the capacity and switch probes
  *   spawner_reap.c   reaping, and what each death was
  */
-#ifndef FPUSOAK_SPAWNER_PRIV_H
-#define FPUSOAK_SPAWNER_PRIV_H
+#ifndef FPUSOAK_SPAWNER_STATE_H
+#define FPUSOAK_SPAWNER_STATE_H
 
 #include <stdint.h>
 #include <sys/types.h>
