@@ -18,7 +18,9 @@
 #include "report/compare.h"
 #include "report/gfp.h"
 #include "report/headroom.h"
+#include "report/rare.h"
 #include "report/run.h"
+#include "report/whose.h"
 #include "store/query.h"
 
 #define EX_OK 0
@@ -33,6 +35,7 @@ struct cli_args {
 	struct runref run, a, b;  /* as given; resolved against the databases once they are open */
 	int drun, da, dbb;        /* the databases of run, a and b (indexes in db[]) */
 	int compare, help;
+	int failures_all;         /* --failures all: the failure lines count every process's */
 };
 
 static void usage(FILE *f, const char *cmd)
@@ -46,10 +49,12 @@ static void usage(FILE *f, const char *cmd)
 			   "  stdout.\n");
 	if (!cmd || strcmp(cmd, "summary") == 0)
 		fprintf(f, "usage: fpusoakd summary --db PATH [--db PATH...]\n"
-			   "                        (--run RUN | --compare A B)\n"
+			   "                        (--run RUN | --compare A B [--failures own|all])\n"
 			   "  Print plain text of at most %d columns for a mailing-list reply: the\n"
 			   "  environment, headline figures and, for --compare, one verdict line per\n"
-			   "  comparison (B against A, with a 95%% confidence interval).\n", CLI_COLS);
+			   "  comparison (B against A, with a 95%% confidence interval).  The failure\n"
+			   "  lines count each run's own processes' failures; --failures all counts\n"
+			   "  every process's on the machine.\n", CLI_COLS);
 	fprintf(f, "A run is its id, or NAME:ID when more than one --db is given: NAME\n"
 		   "is the database's file name without .db (run 3 of a.db is a:3):\n"
 		   "  fpusoakd summary --db a.db --db b.db --compare a:3 b:1\n"
@@ -109,7 +114,12 @@ static int parse(int argc, char **argv, struct cli_args *a)
 				return bad(cmd, "--compare: '%s %s' are not two run ids (ID or NAME:ID)", argv[i + 1], argv[i + 2]);
 			a->compare = 1;
 			i += 2;
-		} else if (strcmp(o, "--db") == 0 || (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
+		} else if (strcmp(o, "--failures") == 0 && i + 1 < argc) {
+			if (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "own") != 0)
+				return bad(cmd, "--failures: '%s' is not own or all", argv[i + 1]);
+			a->failures_all = strcmp(argv[++i], "all") == 0;
+		} else if (strcmp(o, "--failures") == 0 || strcmp(o, "--db") == 0 ||
+			   (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
 			   strcmp(o, "--run") == 0 || strcmp(o, "--compare") == 0) {
 			return bad(cmd, "%s needs %s", o, strcmp(o, "--compare") == 0 ? "two run ids" : "a value");
 		} else {
@@ -508,19 +518,43 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		return;
 	}
 	rate = has && isfinite(f.per_hour);
-	if (has)
-		put("  allocation failures (kernel log): %" PRId64 "%s%s%s", f.count, rate ? ", " : "",
-		    rate ? fmt_sig(f.per_hour, r1, sizeof r1) : "", rate ? " per hour" : "");
+	if (has) {
+		struct report_whose_counts w;
+		put("  allocation failures (kernel log): %" PRId64 "%s%s%s%s%s", f.count, rate ? " over " : "",
+		    rate ? report_exposure_text(f.exposure_ms, r2, sizeof r2) : "", rate ? " (" : "",
+		    rate ? fmt_sig(f.per_hour, r1, sizeof r1) : "", rate ? " per hour)" : "");
+		if (report_whose_counts(q, id, 1, &w) < 0) {
+			*err = 1;
+			return;
+		}
+		if (w.facts)
+			put("    this run's %" PRId64 ", other processes' %" PRId64 ", unknown %" PRId64, w.n[REPORT_WHOSE_OWN],
+			    w.n[REPORT_WHOSE_OTHER], w.n[REPORT_WHOSE_UNKNOWN]);
+		else if (f.count)
+			put("    whose: not recorded (an older fpusoakd): any process's on the machine");
+	}
 	if ((has = query_has_table(q, "churn_info")) < 0 || (has && (got = report_churn(q, id, -1, -1, &ch)) < 0)) {
 		*err = 1;
 		return;
 	}
 	if (has && got) {
-		put("  churn: %" PRId64 " spawned (%s/s), mean population %s", c->c[QC_SPAWNED],
+		struct report_deaths d;
+		char cw[256], pw[256], span[32];
+		if (report_run_population(q, id, &d) < 0) {
+			*err = 1;
+			return;
+		}
+		report_exposure_text(c->span_ms, span, sizeof span);
+		put("  churn: %" PRId64 " spawned over %s (%s/s), mean population %s", c->c[QC_SPAWNED], span,
 		    isfinite(ch.spawns_per_s) ? fmt_sig(ch.spawns_per_s, r1, sizeof r1) : "-",
 		    fmt_sig(c->population, r2, sizeof r2));
-		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c->c[QC_FAIL_EAGAIN],
-		    c->c[QC_FAIL_ENOMEM], c->c[QC_FAIL_OTHER]);
+		/* Both populations, each as the identity its counts must obey (every death counted once). */
+		report_deaths_identity(&d, cw, sizeof cw, pw, sizeof pw);
+		put("  %s", cw);
+		if (pw[0])
+			put("  %s", pw);
+		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64 " over %s", c->c[QC_FAIL_EAGAIN],
+		    c->c[QC_FAIL_ENOMEM], c->c[QC_FAIL_OTHER], span);
 		put("  deaths: SIGKILL %" PRId64 ", SIGSEGV %" PRId64 ", SIGILL %" PRId64 ", other %" PRId64
 		    " (churn and probe workers)", c->c[QC_SIGKILL] + c->c[QC_PROBE_SIGKILL], c->c[QC_SIGSEGV],
 		    c->c[QC_SIGILL], c->c[QC_SIGOTHER] + c->c[QC_PROBE_SIGOTHER]);
@@ -620,6 +654,43 @@ static int headline(struct query *q, int64_t id)
 	return err ? -1 : 0;
 }
 
+/* What differs between the runs, first: the experiment, or every difference when there are several. */
+static void differs_lines(const struct report_cmp *c)
+{
+	if (c->diff.n == 0) {
+		put("What differs: nothing recorded (kernel, settings, load, --gfp-mode, vm knobs%s): a difference below is"
+		    " run-to-run variation.", c->diff.vm_unknown ? " not recorded for a run" : "");
+		return;
+	}
+	if (c->diff.n == 1) {
+		put("What differs: %s %s (A) vs %s (B).  Each verdict below is B against A under this one difference%s.",
+		    c->diff.f[0].name, c->diff.f[0].a, c->diff.f[0].b,
+		    c->diff.vm_unknown ? " (the vm knobs of a run were not recorded)" : "");
+		return;
+	}
+	put("What differs (%d): the lines below cannot tell which of these made a difference:", c->diff.n + c->diff.dropped);
+	for (int i = 0; i < c->diff.n; i++)
+		put("  %s %s (A) vs %s (B)", c->diff.f[i].name, c->diff.f[i].a, c->diff.f[i].b);
+	if (c->diff.dropped)
+		put("  and %d more", c->diff.dropped);
+}
+
+/* Whose failures the runs' sources saw: this run's own, other processes', unknown (report/whose.h). */
+static void whose_lines(const struct report_cmp *c)
+{
+	static const char *const src[2] = { "kernel log", "trace" };
+
+	for (int s = 0; s < 2; s++) {
+		const struct report_whose_counts *w = s ? c->trace : c->kmsg;
+		if (!w[0].facts && !w[1].facts)
+			continue;
+		put("Failed allocations (%s), own / other processes' / unknown: A %" PRId64 " / %" PRId64 " / %" PRId64
+		    ", B %" PRId64 " / %" PRId64 " / %" PRId64 "%s", src[s], w[0].n[0], w[0].n[1], w[0].n[2], w[1].n[0],
+		    w[1].n[1], w[1].n[2], c->opts.all_failures ? " (the verdict counts them all: --failures all)" :
+		    " (the verdict counts each run's own)");
+	}
+}
+
 static int summary(const struct query_set *set, const struct cli_args *a)
 {
 	struct env ea, eb;
@@ -648,9 +719,12 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 			goto dberr;
 		return EX_OK;
 	}
-	if (!(c = calloc(1, sizeof *c)) || report_compare(qa, a->a.id, qb, a->b.id, c) < 0)
+	if (!(c = calloc(1, sizeof *c)) ||
+	    report_compare_with(qa, a->a.id, qb, a->b.id, &(struct report_cmp_opts){ .all_failures = a->failures_all }, c) < 0)
 		goto dberr;
 	put("fpusoakd: run %s (B) compared with run %s (A)", refb, refa);
+	put("%s", "");
+	differs_lines(c);
 	put("%s", "");
 	env_two(&ea, &eb, refa, refb);
 	put("%s", "");
@@ -662,6 +736,7 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 	if (headline(qb, a->b.id) < 0)
 		goto dberr;
 	put("%s", "");
+	whose_lines(c);
 	if (!c->pair.comparable)
 		put("The runs are not comparable: %s", c->pair.why);
 	for (int i = 0; i < c->pair.ncaveats; i++)
@@ -676,13 +751,14 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 			put("  caveat: %s", l->gate.caveat[k]);
 		if (l->gate.dropped)
 			put("  caveat: %d more", l->gate.dropped);
+		if (l->attrib[0])
+			put("  %s", l->attrib);
 	}
 	put("%s", "");
-	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann");
-	put("shift CI and Mann-Whitney p (one value per probe or minute);");
-	put("headroom: OLS slopes on minute rollups (under 10 minutes: per");
-	put("tick, AR(1)-corrected), Welch CI; failure rates: Poisson rate");
-	put("ratio, exact conditional CI.");
+	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann shift CI and Mann-Whitney p (one value"
+	    " per probe or minute); headroom: OLS slopes on minute rollups (under 10 minutes: per tick, AR(1)-corrected),"
+	    " Welch CI; failures, spawn failures, OOM kills per hour: exact conditional binomial test, exact 95%% CIs of"
+	    " each rate and of the rate ratio.  docs/verdict.md says why each.");
 	free(c);
 	return EX_OK;
 dberr:

@@ -85,6 +85,10 @@ int cpuinfo_features(const struct cpuinfo *ci, char *out, size_t outlen);
 /* "xcr0=0x2e7 user=2696 max=2696 compacted=2440 avx=256 ...": sizes of the XCR0-enabled components; 0 or -1. */
 int cpuinfo_xstate_detail(const struct cpuinfo *ci, char *out, size_t outlen);
 
+/* The hypervisor's name for a CPUID signature sig: xen|kvm|hyperv|vmware, else "other:<sig>" without the
+ * signature's blank padding; returns out. */
+const char *cpuinfo_hv_name(const char *sig, char *out, size_t len);
+
 /* xen|kvm|hyperv|vmware|none|other:<sig> from the CPUID hypervisor leaves. */
 const char *cpuinfo_hypervisor_name(const struct cpuinfo *ci);
 

@@ -389,6 +389,14 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 	frag_record_recipe(cl, st, run_id);
 }
 
+void churnlink_pids(const struct churnlink *cl, int64_t *spawner, int64_t *load)
+{
+	const struct fragload_hello *fh = cl ? churn_frag_hello(cl->ch) : NULL;
+
+	*spawner = cl ? (int64_t)churn_spawner_pid(cl->ch) : 0;
+	*load = fh && fh->pid > 0 ? fh->pid : 0;
+}
+
 void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out)
 {
 	if (!cl) {

@@ -69,6 +69,9 @@ int churnlink_guest_fill(const struct churnlink *cl);
  * aside first (daemon/quiet.c), so the whole fill sees it small.  No-op when none is waiting. */
 void churnlink_probe_go(struct churnlink *cl);
 
+/* The spawner's pid and the fragmenting load's (0: none). */
+void churnlink_pids(const struct churnlink *cl, int64_t *spawner, int64_t *load);
+
 /* A kernel-log OOM kill of pid: counted as one of ours if a worker with that PID just died. */
 void churnlink_oom_pid(struct churnlink *cl, int64_t pid);
 

@@ -18,10 +18,13 @@
 #include <unistd.h>
 
 #include "collector/envinfo.h"
+#include "collector/task.h"
+#include "collector/vmknobs.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/netaddr.h"
 #include "common/pathcheck.h"
+#include "common/procfile.h"
 #include "daemon/churnlink.h"
 #include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
@@ -78,6 +81,37 @@ static int begin_run(struct daemon *d, struct envinfo *env)
 	log_info("run %lld started: kernel %s, hypervisor %s%s%s%s, db %s", (long long)d->run_id,
 		 env->kernel_release, env->hypervisor, env->guest_type[0] ? "/" : "", env->guest_type, dom, d->cfg.db);
 	return 0;
+}
+
+/*
+ * What a comparison needs from the start of a run: the allocator's knobs (vm sysctls, THP), and the
+ * run's own processes with their cgroups, so a failure in the kernel log can be told apart from the
+ * rest of the machine's (report/whose.h).  Best effort: a knob or process not recorded is said so there.
+ */
+static void record_facts(struct daemon *d)
+{
+	static const char *const role[3] = { "daemon", "spawner", "load" };
+	int64_t pid[3] = { getpid(), 0, 0 };
+	struct vmknobs k;
+	int64_t now = clock_wall_ms();
+
+	vmknobs_collect(d->cfg.proc_root, d->cfg.sys_root, &k);
+	for (int i = 0; i < k.n; i++)
+		store_run_vm(d->store, d->run_id, k.k[i].name, k.k[i].value);
+	churnlink_pids(d->churn, &pid[1], &pid[2]);
+	for (int i = 0; i < 3; i++) {
+		struct task_facts f;
+		char rel[64], comm[32] = "";
+		ssize_t n;
+		if (pid[i] <= 0)
+			continue;
+		snprintf(rel, sizeof rel, "%lld/comm", (long long)pid[i]);
+		if ((n = procfile_read("/proc", rel, comm, sizeof comm)) > 0 && comm[n - 1] == '\n')
+			comm[n - 1] = 0;
+		if (task_read("/proc", pid[i], NULL, 0, &f) < 0)
+			f.cgroup[0] = 0;
+		store_run_proc(d->store, d->run_id, now, role[i], pid[i], comm, f.cgroup);
+	}
 }
 
 /* Signals are blocked in every thread and read from a signalfd by the loop. */
@@ -264,6 +298,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	/* After the start-up refusals (confinement, the DB: 41_confinement, 43_startup): each stays one line. */
 	gfplink_announce(d->gfp);
 	churnlink_run_started(d->churn, d->store, d->run_id);
+	record_facts(d);
 	d->sampler = sampler_open(d->cfg.proc_root, d->run_env.kernel_release);
 	if (!d->sampler) {
 		log_errx("out of memory");
@@ -274,6 +309,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, d->run_env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
+	kwatch_set_proc_root(d->kwatch, d->cfg.proc_root);
 	open_trace(d);
 
 	/* READY=1 promises: DB open, first sample stored, the front end (HTTP) serving. */

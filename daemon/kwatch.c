@@ -9,12 +9,15 @@
 
 #include "collector/kmsg.h"
 #include "collector/kmsgdev.h"
+#include "collector/task.h"
 #include "common/log.h"
 #include "store/store.h"
 
 /* Events held between ticks; past this they are counted as dropped (a log storm). */
 #define KW_MAX_PENDING 512
 #define KW_RAW_MAX 1024
+/* A failure's task line ("CPU: N PID: P Comm: C") follows it at once; other CPUs' lines may come between. */
+#define KW_TASK_WINDOW 16
 
 struct kw_event {
 	int64_t ts_ms;
@@ -22,6 +25,8 @@ struct kw_event {
 	struct kmsg_event ev;
 	size_t raw_len;
 	char raw[KW_RAW_MAX];
+	int has_task;             /* task: read from /proc when its task line came */
+	struct task_facts task;
 };
 
 struct kwatch {
@@ -33,7 +38,16 @@ struct kwatch {
 	uint64_t by_order[16];
 	void (*on_oom)(void *arg, int64_t pid);
 	void *on_oom_arg;
+	const char *proc_root;
+	int await;                /* the pending failure waiting for its task line, or -1 */
+	int await_records;        /* records read since it */
 };
+
+void kwatch_set_proc_root(struct kwatch *kw, const char *proc_root)
+{
+	if (kw)
+		kw->proc_root = proc_root;
+}
 
 void kwatch_on_oom_kill(struct kwatch *kw, void (*fn)(void *arg, int64_t pid), void *arg)
 {
@@ -53,6 +67,8 @@ struct kwatch *kwatch_open(const char *path, const char *boot_id, struct store *
 		free(kw);
 		return NULL;
 	}
+	kw->proc_root = "/proc";
+	kw->await = -1;
 	/* Sequence numbers restart with each boot: without a boot id, never resume by number. */
 	if (!boot_id || !kmsgdev_boot_id_valid(boot_id, strlen(boot_id))) {
 		snprintf(kw->boot_id, sizeof kw->boot_id, "unknown");
@@ -107,12 +123,40 @@ static void keep(struct kwatch *kw, const struct kmsg_record *rec, const struct 
 		return;
 	}
 	e = &kw->pending[kw->npending++];
+	e->has_task = 0;
+	if (ev->kind == KMSG_ALLOC_FAIL && ev->pid < 0) {
+		kw->await = kw->npending - 1;
+		kw->await_records = 0;
+	}
 	/* printk stamps are boot-time µs on the clock CLOCK_MONOTONIC follows; map to the wall clock. */
 	e->ts_ms = wall_ms - (mono_us - (int64_t)rec->ts_usec) / 1000;
 	e->seq = rec->seq;
 	e->ev = *ev;
 	e->raw_len = rec->msg_len < KW_RAW_MAX ? rec->msg_len : KW_RAW_MAX;
 	memcpy(e->raw, rec->msg, e->raw_len);
+}
+
+/*
+ * The task line of the failure waiting for one: its pid, and at once (the task may exit a moment later) what
+ * /proc says of that task, so the reports can tell this run's failures from the machine's (report/whose.h).
+ */
+static void task_line(struct kwatch *kw, const struct kmsg_record *rec)
+{
+	struct kmsg_task t;
+	struct kw_event *e;
+
+	if (kw->await < 0)
+		return;
+	if (++kw->await_records > KW_TASK_WINDOW) {
+		kw->await = -1;
+		return;
+	}
+	e = &kw->pending[kw->await];
+	if (kmsg_parse_task(rec->msg, rec->msg_len, &t) < 0 || !kmsg_task_is(&t, e->ev.comm, e->ev.comm_len))
+		return;
+	e->ev.pid = t.pid;
+	e->has_task = task_read(kw->proc_root, t.pid, e->ev.comm, e->ev.comm_len, &e->task) == 0;
+	kw->await = -1;
 }
 
 int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us)
@@ -134,6 +178,7 @@ int kwatch_drain(struct kwatch *kw, int64_t wall_ms, int64_t mono_us)
 			kw->unparsed++;
 			break;
 		default:
+			task_line(kw, &rec);
 			break;
 		}
 	}
@@ -153,8 +198,12 @@ int kwatch_attach(struct kwatch *kw, struct store *st, struct store_tick *t)
 		struct kw_event *e = &kw->pending[i];
 		if (store_tick_event(t, e->ts_ms, kw->boot_id, e->seq, &e->ev, e->raw, e->raw_len) < 0)
 			return -1;
+		if (e->has_task && store_tick_event_task(t, e->task.ppid, e->task.cgroup) < 0)
+			return -1;
 	}
 	kw->npending = 0;
+	/* A failure attached without its task line keeps no pid: the line of a later drain is not matched. */
+	kw->await = -1;
 	seq = kmsgdev_last_seq(kw->dev, &valid);
 	if (valid)
 		store_tick_cursor(t, kw->boot_id, seq);

@@ -25,6 +25,9 @@ struct kwatch *kwatch_open(const char *path, const char *boot_id, struct store *
 /* Close; accepts NULL. */
 void kwatch_close(struct kwatch *kw);
 
+/* Where a failing task's /proc entries are read (default "/proc"; the string must outlive kw). */
+void kwatch_set_proc_root(struct kwatch *kw, const char *proc_root);
+
 /* The fd to poll for input, -1 for NULL. */
 int kwatch_fd(const struct kwatch *kw);
 

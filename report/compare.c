@@ -2,6 +2,7 @@
 /* report/compare: run B against run A; see compare.h. */
 #include "report/compare.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,13 +11,13 @@
 
 #include "common/num.h"
 #include "report/headroom.h"
+#include "report/rare.h"
 
 #define HOUR_MS 3.6e6
 
 static const char test_samples[] = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U p";
 static const char test_slopes[] = "OLS slopes on minute rollups, Welch difference, 95% CI";
 static const char test_slopes_ticks[] = "OLS slopes per tick, AR(1)-corrected (Santer 2000), Welch difference, 95% CI";
-static const char test_rates[] = "Poisson rate ratio B/A, exact conditional 95% CI";
 
 /* Set the line's word and its two verdict lines (the 72-column one and the whole one). */
 static void line_word(struct report_line *l, enum report_word w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -93,11 +94,7 @@ static void line_done(struct report_line *l, int rc, const char *what)
 	line_refuse(l);
 }
 
-static struct report_line *line_new(struct report_cmp *c, enum report_line_kind kind, const char *test,
-				    const char *unit, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* A new line, through the gate first: NULL when the table is full.  !l->comparable: already finished. */
-static struct report_line *line_new(struct report_cmp *c, enum report_line_kind kind, const char *test,
+struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind kind, const char *test,
 				    const char *unit, const char *fmt, ...)
 {
 	struct report_line *l;
@@ -117,6 +114,7 @@ static struct report_line *line_new(struct report_cmp *c, enum report_line_kind 
 	l->kind = kind;
 	l->test = test;
 	l->unit = unit;
+	l->order = -1;
 	report_gate_line(kind, &c->ca, &c->cb, &l->gate);
 	l->comparable = l->gate.comparable;
 	if (!l->comparable)
@@ -147,6 +145,39 @@ static int vec_push(struct vec *s, double x)
 	return 0;
 }
 
+/* A copy of n points into s (the rows of a line, for its chart); 0 or -1. */
+static int series_copy(struct report_series *s, const int64_t *t, const double *v, size_t n, const char *what)
+{
+	s->what = what;
+	s->n = 0;
+	if (!n)
+		return 0;
+	if (!(s->t = malloc(n * sizeof *s->t)) || !(s->v = malloc(n * sizeof *s->v)))
+		return -1;
+	memcpy(s->t, t, n * sizeof *t);
+	memcpy(s->v, v, n * sizeof *v);
+	s->n = n;
+	return 0;
+}
+
+/* Each side's median as the line's figures (NaN for an empty side), whatever its word will be; 0 or -1. */
+static int line_medians(struct report_line *l, const struct vec *a, const struct vec *b)
+{
+	double *scratch = malloc((a->n > b->n ? a->n : b->n) * sizeof *scratch + 1);
+
+	if (!scratch)
+		return -1;
+	l->has_ab = 1;
+	l->na = (double)a->n;
+	l->nb = (double)b->n;
+	if (!a->n || stats_median(a->v, a->n, scratch, &l->fa) != STATS_OK)
+		l->fa = NAN;
+	if (!b->n || stats_median(b->v, b->n, scratch, &l->fb) != STATS_OK)
+		l->fb = NAN;
+	free(scratch);
+	return 0;
+}
+
 /* Two samples into one line (HL + Mann-Whitney). */
 static int cmp_samples(struct report_line *l, const struct vec *a, const struct vec *b, const char *what,
 		       const char *n_unit)
@@ -154,8 +185,8 @@ static int cmp_samples(struct report_line *l, const struct vec *a, const struct 
 	double *scratch;
 	int rc;
 
-	l->na = (double)a->n;
-	l->nb = (double)b->n;
+	if (line_medians(l, a, b) < 0)
+		return -1;
 	/* An empty side is too few data too: stats_cmp_samples says the counts and what would do. */
 	if (!(scratch = malloc((a->n + b->n + 1) * sizeof *scratch)))
 		return -1;
@@ -188,7 +219,7 @@ struct probe_pair {
 static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost, const char *label,
 		      const char *unit, const char *what)
 {
-	struct report_line *l = line_new(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, test_samples, unit,
+	struct report_line *l = report_cmp_line(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, test_samples, unit,
 					 "%s", label);
 	const struct report_probe_set *sa, *sb;
 
@@ -214,8 +245,12 @@ static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost,
 	} else if (fpu_cost && (sa->censored || sb->censored))
 		report_gate_caveat(&l->gate, "%zu + %zu FPU-cost probes did not finish (left out)", sa->censored,
 				   sb->censored);
+	/* The rows the line compares, for its chart: the probes kept, not the censored or another mode's. */
+	if (c->opts.keep_series && (series_copy(&l->s[0], sa->t, sa->v, sa->n, "probes") < 0 ||
+				    series_copy(&l->s[1], sb->t, sb->v, sb->n, "probes") < 0))
+		return -1;
 	if (!l->comparable)
-		return 0;
+		return line_medians(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 });
 	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what,
 			   "probes");
 }
@@ -285,7 +320,7 @@ static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
 	if ((ma | mb) == 1u << REPORT_GFP_NONE || !ma || !mb)
 		return cmp_probes(c, pp, 0, "capacity", "workers", "capacity probes");
 	if (!common) {
-		if (!(l = line_new(c, REPORT_LINE_CAPACITY, test_samples, "workers", "%s", "capacity")))
+		if (!(l = report_cmp_line(c, REPORT_LINE_CAPACITY, test_samples, "workers", "%s", "capacity")))
 			return 0;
 		if (l->comparable) {     /* else the gate has refused it already, for a reason of the pair */
 			report_gate_refuse(&l->gate, "A's capacity probes held %s, B's %s", modes_text(ma, ta, sizeof ta),
@@ -305,6 +340,80 @@ static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
 	return 0;
 }
 
+/* A trend's points as a line's rows (moved, not copied: the trend's arrays are the series' now), with its fit. */
+static void series_take(struct report_series *s, struct report_trend *t)
+{
+	s->n = t->t ? (t->per_tick ? t->ticks : t->n) : 0;
+	s->t = t->t;
+	s->v = t->v;
+	t->t = NULL;
+	t->v = NULL;
+	s->what = t->per_tick ? "ticks" : "minute means";
+	s->has_fit = t->ok;
+	s->t0_ms = t->t0_ms;
+	s->last_ms = s->n ? s->t[s->n - 1] : t->last_ms;
+	s->fit = t->fit;
+}
+
+/* One headroom line from the zone picked in both runs' trends (ia, ib; -1: none common); 0 or -1. */
+static int headroom_line(struct report_cmp *c, int k, struct report_trend *ta, int na, int ia, struct report_trend *tb,
+			 int nb, int ib)
+{
+	struct report_line *l = report_cmp_line(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
+	char counts[96];
+
+	if (!l)
+		return 0;
+	l->order = k;
+	if (ia >= 0) {
+		/* Each side's slope is shown whatever the word; the chart draws the points it was fitted through. */
+		l->has_ab = 1;
+		l->fa = ta[ia].ok ? ta[ia].slope_h : NAN;
+		l->fb = tb[ib].ok ? tb[ib].slope_h : NAN;
+		if (ta[ia].per_tick || tb[ib].per_tick)
+			l->test = test_slopes_ticks;
+		l->na = (double)(ta[ia].per_tick ? ta[ia].ticks : ta[ia].n);
+		l->nb = (double)(tb[ib].per_tick ? tb[ib].ticks : tb[ib].n);
+		if (c->opts.keep_series) {
+			series_take(&l->s[0], &ta[ia]);
+			series_take(&l->s[1], &tb[ib]);
+		}
+	}
+	if (!l->comparable)
+		return 0;
+	if (ia < 0 && na > 0 && nb > 0) {
+		report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
+		l->comparable = 0;
+		line_refuse(l);
+		return 0;
+	}
+	if (ia < 0) {
+		/* A run without a minute of headroom yet: too little of it, not a missing zone. */
+		size_t ma = 0, mb = 0;
+		for (int x = 0; x < na; x++)
+			ma = ta[x].n > ma ? ta[x].n : ma;
+		for (int y = 0; y < nb; y++)
+			mb = tb[y].n > mb ? tb[y].n : mb;
+		snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ma, mb, REPORT_TREND_MIN_POINTS,
+			 REPORT_TREND_MIN_POINTS);
+		line_too_few(l, counts);
+		return 0;
+	}
+	if (!ta[ia].ok || !tb[ib].ok) {
+		const struct report_trend *bad = !ta[ia].ok ? &ta[ia] : &tb[ib];
+		if (bad->err == TREND_EAUTOCORR)
+			snprintf(counts, sizeof counts, "%s: %zu ticks, under 4 independent points", !ta[ia].ok ? "A" : "B",
+				 bad->ticks);
+		else
+			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ta[ia].n, tb[ib].n,
+				 REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
+		line_too_few(l, counts);
+		return 0;
+	}
+	line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
+	return 0;
+}
+
 /* Headroom slopes at each order of interest, in the largest zone of both runs. */
 static int cmp_headroom(struct report_cmp *c)
 {
@@ -318,11 +427,13 @@ static int cmp_headroom(struct report_cmp *c)
 	}
 	for (int i = 0; i < c->orders.n; i++) {
 		int k = c->orders.order[i], na, nb, ia = -1, ib = -1;
-		struct report_line *l;
-		char counts[96];
 
-		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, 0, ta, REPORT_MAX_ZONES)) < 0 ||
-		    (nb = report_headroom_trends(c->qb, c->b, k, -1, -1, 0, tb, REPORT_MAX_ZONES)) < 0) {
+		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, c->opts.keep_series, ta, REPORT_MAX_ZONES)) < 0) {
+			ret = -1;
+			goto out;
+		}
+		if ((nb = report_headroom_trends(c->qb, c->b, k, -1, -1, c->opts.keep_series, tb, REPORT_MAX_ZONES)) < 0) {
+			report_trends_free(ta, na);
 			ret = -1;
 			goto out;
 		}
@@ -341,44 +452,11 @@ static int cmp_headroom(struct report_cmp *c)
 			snprintf(c->zone[i], sizeof c->zone[i], "%s", ta[ia].zone);
 			c->node[i] = ta[ia].node;
 		}
-		l = line_new(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
-		if (!l || !l->comparable)
-			continue;
-		if (ia < 0 && na > 0 && nb > 0) {
-			report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
-			l->comparable = 0;
-			line_refuse(l);
-			continue;
-		}
-		if (ia < 0) {
-			/* A run without a minute of headroom yet: too little of it, not a missing zone. */
-			size_t ma = 0, mb = 0;
-			for (int x = 0; x < na; x++)
-				ma = ta[x].n > ma ? ta[x].n : ma;
-			for (int y = 0; y < nb; y++)
-				mb = tb[y].n > mb ? tb[y].n : mb;
-			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ma, mb, REPORT_TREND_MIN_POINTS,
-				 REPORT_TREND_MIN_POINTS);
-			line_too_few(l, counts);
-			continue;
-		}
-		/* A short run's trend is fitted per tick (report/headroom.h): its line says so. */
-		if (ta[ia].per_tick || tb[ib].per_tick)
-			l->test = test_slopes_ticks;
-		l->na = (double)(ta[ia].per_tick ? ta[ia].ticks : ta[ia].n);
-		l->nb = (double)(tb[ib].per_tick ? tb[ib].ticks : tb[ib].n);
-		if (!ta[ia].ok || !tb[ib].ok) {
-			const struct report_trend *bad = !ta[ia].ok ? &ta[ia] : &tb[ib];
-			if (bad->err == TREND_EAUTOCORR)
-				snprintf(counts, sizeof counts, "%s: %zu ticks, under 4 independent points", !ta[ia].ok ? "A" : "B",
-					 bad->ticks);
-			else
-				snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ta[ia].n, tb[ib].n,
-					 REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
-			line_too_few(l, counts);
-			continue;
-		}
-		line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
+		ret = headroom_line(c, k, ta, na, ia, tb, nb, ib);
+		report_trends_free(ta, na);
+		report_trends_free(tb, nb);
+		if (ret < 0)
+			goto out;
 	}
 out:
 	free(ta);
@@ -387,35 +465,55 @@ out:
 	return ret;
 }
 
-/* Events over exposures (hours): too few when a side has no exposure (fewer than two samples). */
-static void cmp_rate(struct report_line *l, uint64_t a, double ta, uint64_t b, double tb, const char *what)
+/* "4 other processes' and 1 unknown (gone before it was read) left out" for one side's counts; "" when none. */
+static const char *left_out(const struct report_whose_counts *w, char *buf, size_t len)
 {
-	char counts[96];
+	buf[0] = 0;
+	if (w->n[REPORT_WHOSE_OTHER] || w->n[REPORT_WHOSE_UNKNOWN])
+		snprintf(buf, len, "%" PRId64 " of other processes, %" PRId64 " unknown (no pid, or the task gone before"
+			 " it was read)", w->n[REPORT_WHOSE_OTHER], w->n[REPORT_WHOSE_UNKNOWN]);
+	return buf;
+}
 
-	l->na = (double)a;
-	l->nb = (double)b;
-	l->xa = ta;
-	l->xb = tb;
-	if (!(ta > 0) || !(tb > 0)) {
-		snprintf(counts, sizeof counts, "run %s has fewer than 2 samples; needs an exposure a side",
-			 !(ta > 0) && !(tb > 0) ? "A nor B" : !(ta > 0) ? "A" : "B");
-		line_too_few(l, counts);
+/*
+ * A rate of failed allocations: the run's own (report/whose.h) unless asked for every process's, or
+ * unless a run has no record of whose they were (an older fpusoakd): then every failure on the machine,
+ * and the line says so.  What was left out is said in the line's caveats.
+ */
+static void cmp_fail_rate(struct report_cmp *c, enum report_line_kind kind, const char *what,
+			  const struct report_whose_counts w[2], int64_t ta, int64_t tb)
+{
+	int own = !c->opts.all_failures && w[0].facts && w[1].facts;
+	int64_t n[2];
+	char label[48], x[160];
+	struct report_line *l;
+
+	for (int i = 0; i < 2; i++)
+		n[i] = own ? w[i].n[REPORT_WHOSE_OWN]
+			   : w[i].n[REPORT_WHOSE_OWN] + w[i].n[REPORT_WHOSE_OTHER] + w[i].n[REPORT_WHOSE_UNKNOWN];
+	snprintf(label, sizeof label, "%s/h%s", what, own ? "" : " (all processes)");
+	if (!(l = report_rare_add(c, kind, label, (uint64_t)n[0], ta, (uint64_t)n[1], tb)))
 		return;
+	if (own) {
+		for (int i = 0; i < 2; i++)
+			if (left_out(&w[i], x, sizeof x)[0])
+				report_gate_caveat(&l->gate, "run %c's own only: %s", "AB"[i], x);
+	} else if (!c->opts.all_failures) {
+		for (int i = 0; i < 2; i++)
+			if (!w[i].facts)
+				report_gate_caveat(&l->gate, "run %c recorded no task of its failures (an older fpusoakd):"
+						   " every process's are counted", "AB"[i]);
 	}
-	line_done(l, stats_cmp_rates(l->label, a, ta, b, tb, &l->c), what);
 }
 
 static int cmp_failures(struct report_cmp *c)
 {
-	struct report_line *l = line_new(c, REPORT_LINE_ALLOC_FAIL, test_rates, "per hour", "alloc failures/h");
 	struct report_failures fa, fb;
 
-	if (!l || !l->comparable)
-		return 0;
-	if (report_failures(c->qa, c->a, &fa) < 0 || report_failures(c->qb, c->b, &fb) < 0)
+	if (report_failures(c->qa, c->a, &fa) < 0 || report_failures(c->qb, c->b, &fb) < 0 ||
+	    report_whose_counts(c->qa, c->a, 1, &c->kmsg[0]) < 0 || report_whose_counts(c->qb, c->b, 1, &c->kmsg[1]) < 0)
 		return -1;
-	cmp_rate(l, (uint64_t)fa.count, (double)fa.exposure_ms / HOUR_MS, (uint64_t)fb.count,
-		 (double)fb.exposure_ms / HOUR_MS, "allocation failures");
+	cmp_fail_rate(c, REPORT_LINE_ALLOC_FAIL, "alloc failures", c->kmsg, fa.exposure_ms, fb.exposure_ms);
 	return 0;
 }
 
@@ -429,8 +527,6 @@ static int cmp_failures(struct report_cmp *c)
  */
 static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const struct report_trace *tb)
 {
-	struct report_line *f, *x;
-
 	if (!ta->on && !tb->on)
 		return 0;
 	if (!ta->on || !tb->on) {
@@ -441,14 +537,18 @@ static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const 
 				   : off->trace_why[0] ? off->trace_why : "tracefs off");
 		return 0;
 	}
-	f = line_new(c, REPORT_LINE_TRACE_FAIL, test_rates, "per hour", "traced alloc failures/h");
-	if (f && f->comparable)
-		cmp_rate(f, (uint64_t)ta->t.failures, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.failures,
-			 (double)tb->exposure_ms / HOUR_MS, "traced allocation failures");
-	x = line_new(c, REPORT_LINE_EXTFRAG, test_rates, "per hour", "fragmenting fallbacks/h");
-	if (x && x->comparable)
-		cmp_rate(x, (uint64_t)ta->t.fragmenting, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.fragmenting,
-			 (double)tb->exposure_ms / HOUR_MS, "fragmenting fallbacks");
+	if (report_whose_counts(c->qa, c->a, 0, &c->trace[0]) < 0 || report_whose_counts(c->qb, c->b, 0, &c->trace[1]) < 0)
+		return -1;
+	/* Whose needs the raw rows (kept --retain-raw): past that, the rollups' count, every process's. */
+	if (c->trace[0].facts && c->trace[1].facts &&
+	    c->trace[0].n[0] + c->trace[0].n[1] + c->trace[0].n[2] == ta->t.failures &&
+	    c->trace[1].n[0] + c->trace[1].n[1] + c->trace[1].n[2] == tb->t.failures)
+		cmp_fail_rate(c, REPORT_LINE_TRACE_FAIL, "traced alloc failures", c->trace, ta->exposure_ms, tb->exposure_ms);
+	else
+		report_rare_add(c, REPORT_LINE_TRACE_FAIL, "traced alloc failures/h (all processes)",
+				(uint64_t)ta->t.failures, ta->exposure_ms, (uint64_t)tb->t.failures, tb->exposure_ms);
+	report_rare_add(c, REPORT_LINE_EXTFRAG, "fragmenting fallbacks/h", (uint64_t)ta->t.fragmenting, ta->exposure_ms,
+			(uint64_t)tb->t.fragmenting, tb->exposure_ms);
 	return 0;
 }
 
@@ -504,25 +604,27 @@ static int throughput(struct query *q, int64_t run, struct vec *out)
 	return r < 0 || a.v.oom ? -1 : 0;
 }
 
+/* Spawn failures and churn workers' OOM kills per hour of churn (rare events), and spawns per second per minute. */
 static int cmp_churn(struct report_cmp *c)
 {
-	struct report_line *sf = line_new(c, REPORT_LINE_SPAWN_FAIL, test_rates, "per hour", "spawn failures/h");
-	struct report_line *tp = line_new(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
 	struct report_churn ca, cb;
+	struct report_line *tp;
 	struct vec a = { 0 }, b = { 0 };
 	int ra, rb, r = 0;
 
-	if (!sf || !tp || (!sf->comparable && !tp->comparable))
-		return 0;
 	if ((ra = report_churn(c->qa, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(c->qb, c->b, -1, -1, &cb)) < 0)
 		return -1;
-	if (sf->comparable)
-		cmp_rate(sf, ra ? (uint64_t)ca.spawn_failures : 0, ra ? (double)ca.tot.span_ms / HOUR_MS : 0,
-			 rb ? (uint64_t)cb.spawn_failures : 0, rb ? (double)cb.tot.span_ms / HOUR_MS : 0, "spawn failures");
-	if (!tp->comparable)
+	report_rare_add(c, REPORT_LINE_SPAWN_FAIL, "spawn failures/h", ra ? (uint64_t)ca.spawn_failures : 0,
+			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.spawn_failures : 0, rb ? cb.tot.span_ms : 0);
+	report_rare_add(c, REPORT_LINE_OOM, "churn OOM kills/h", ra ? (uint64_t)ca.tot.c[QC_OOM] : 0,
+			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.tot.c[QC_OOM] : 0, rb ? cb.tot.span_ms : 0);
+	tp = report_cmp_line(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
+	if (!tp)
 		return 0;
 	if (throughput(c->qa, c->a, &a) < 0 || throughput(c->qb, c->b, &b) < 0)
 		r = -1;
+	else if (!tp->comparable)
+		r = line_medians(tp, &a, &b);   /* the figures, without a verdict */
 	else
 		r = cmp_samples(tp, &a, &b, "whole minute of churn", "minutes");
 	free(a.v);
@@ -560,17 +662,17 @@ static int request_values(struct query *q, int64_t run, int order, struct vec *o
 static int cmp_atomic(struct report_cmp *c)
 {
 	for (int i = 0; i < c->orders.n; i++) {
-		struct report_line *l = line_new(c, REPORT_LINE_ATOMIC, test_samples, "% of samples", "atomic risk o%d %%",
+		struct report_line *l = report_cmp_line(c, REPORT_LINE_ATOMIC, test_samples, "% of samples", "atomic risk o%d %%",
 						 c->orders.order[i]);
 		struct vec a = { 0 }, b = { 0 };
 		int r;
 
 		if (!l)
 			return 0;
-		if (!l->comparable)
-			continue;
+		l->order = c->orders.order[i];
 		r = request_values(c->qa, c->a, c->orders.order[i], &a) < 0 ||
 		    request_values(c->qb, c->b, c->orders.order[i], &b) < 0 ? -1
+		    : !l->comparable ? line_medians(l, &a, &b)
 		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples", "minutes");
 		free(a.v);
 		free(b.v);
@@ -636,14 +738,17 @@ void report_cond_of_run(const struct query_run *r, struct report_cond *c)
 		if (r->unconfined_reason)
 			snprintf(c->unconfined_why, sizeof c->unconfined_why, "%s", r->unconfined_reason);
 		report_gate_short_paths(c->unconfined_why);
-		if (c->conf_exact) {
-			c->memory_max = r->cgroup_memory_max;
-			c->pids_max = r->cgroup_pids_max;
-		} else if (strcmp(r->cgroup, "none") != 0) {
-			c->memory_max = config_size(cfg, "cgroup-memory-max");
-			c->pids_max = config_int(cfg, "cgroup-pids-max");
+		if (strcmp(r->cgroup, "none") != 0) {
+			/* What the user set is compared; the read-back says whether the kernel took it. */
+			c->memory_set = config_size(cfg, "cgroup-memory-max");
+			c->pids_set = config_int(cfg, "cgroup-pids-max");
+			c->memory_max = c->conf_exact ? r->cgroup_memory_max : c->memory_set;
+			c->pids_max = c->conf_exact ? r->cgroup_pids_max : c->pids_set;
 		}
 	}
+	/* --gfp-mode in force, as the run recorded it ("off (module not loaded)": its first word). */
+	if (r->gfp_mode)
+		snprintf(c->gfp_mode, sizeof c->gfp_mode, "%.*s", (int)strcspn(r->gfp_mode, " "), r->gfp_mode);
 	c->workers = config_int(cfg, "workers");
 	c->has_churn = r->cgroup != NULL && c->workers != 0;
 	c->lifetime_ms = config_dur(cfg, "lifetime");
@@ -658,6 +763,9 @@ void report_cond_of_run(const struct query_run *r, struct report_cond *c)
 	if (r->fpu_kind)
 		snprintf(c->fpu_kind, sizeof c->fpu_kind, "%s", r->fpu_kind);
 	snprintf(c->hypervisor, sizeof c->hypervisor, "%s", r->hypervisor ? r->hypervisor : "");
+	/* An fpusoakd before issue 31 kept the CPUID signature's blank padding ("other:bhyve bhyve "). */
+	for (size_t n = strlen(c->hypervisor); n && c->hypervisor[n - 1] == ' '; n--)
+		c->hypervisor[n - 1] = 0;
 	snprintf(c->guest_type, sizeof c->guest_type, "%s", r->guest_type ? r->guest_type : "");
 	c->mem_total_kb = r->mem_total_kb;
 	c->xstate_bytes = r->xstate_bytes;
@@ -666,10 +774,106 @@ void report_cond_of_run(const struct query_run *r, struct report_cond *c)
 	snprintf(c->cmdline, sizeof c->cmdline, "%s", r->cmdline ? r->cmdline : "");
 }
 
+struct cond_ctx {
+	struct report_cond *c;
+	struct report_side *s;
+	int newest;               /* the run is the newest of a database a daemon writes */
+};
+
+/* Copy s into dst (s may be dst) keeping printable ASCII only (kernel, label and host strings come from the DB). */
+static void side_text(char *dst, size_t len, const char *s)
+{
+	if (s != dst)
+		snprintf(dst, len, "%s", s ? s : "");
+	for (char *p = dst; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			*p = '?';
+}
+
 static int cond_cb(void *arg, const struct query_run *r)
 {
-	report_cond_of_run(r, arg);
+	struct cond_ctx *x = arg;
+	struct report_side *s = x->s;
+
+	report_cond_of_run(r, x->c);
+	s->run_id = r->run_id;
+	s->started_ms = r->started_ms;
+	s->first_sample_ms = r->first_sample_ms;
+	s->last_sample_ms = r->last_sample_ms;
+	s->nsamples = r->nsamples;
+	s->duration_ms = report_run_duration(r);
+	side_text(s->state, sizeof s->state, report_run_state(r, x->newest));
+	side_text(s->label, sizeof s->label, r->label);
+	side_text(s->kernel, sizeof s->kernel, r->kernel_release);
+	snprintf(s->hypervisor, sizeof s->hypervisor, "%s%s%.15s", x->c->hypervisor, r->guest_type ? " " : "",
+		 r->guest_type ? r->guest_type : "");
+	side_text(s->hypervisor, sizeof s->hypervisor, s->hypervisor);
+	side_text(s->hostname, sizeof s->hostname, r->hostname);
+	side_text(s->cpu, sizeof s->cpu, r->cpu_model);
+	side_text(s->fpu, sizeof s->fpu, r->fpu_features);
+	report_eagerfpu(r->cmdline, s->eager, sizeof s->eager);
+	side_text(s->eager, sizeof s->eager, s->eager);
+	s->xstate = r->xstate_bytes;
+	s->memtotal = r->mem_total_kb;
+	report_run_confinement(r, s->conf, sizeof s->conf);
+	side_text(s->conf, sizeof s->conf, s->conf);
+	s->unconfined = r->cgroup && strcmp(r->cgroup, "none") == 0;
 	return 0;
+}
+
+/* What the page says of one run besides its row: FPU kind, deaths and both populations' identities. */
+static int side_more(struct query *q, int64_t run, struct report_side *s)
+{
+	struct report_deaths d;
+	int has;
+
+	if ((has = query_has_table(q, "churn_info")) < 0 ||
+	    (has && query_run_fpu_kind(q, run, s->fpu_kind, sizeof s->fpu_kind) < 0))
+		return -1;
+	side_text(s->fpu_kind, sizeof s->fpu_kind, s->fpu_kind);
+	if (report_run_deaths(q, run, s->deaths, sizeof s->deaths) < 0 || report_run_population(q, run, &d) < 0)
+		return -1;
+	if (!report_deaths_identity(&d, s->churn_identity, sizeof s->churn_identity, s->probe_identity,
+				    sizeof s->probe_identity))
+		s->churn_identity[0] = s->probe_identity[0] = 0;
+	return 0;
+}
+
+/* Whether run is the newest of q while a daemon writes q (then an unended run is "running"). */
+static int newest_running(struct query *q, int64_t run)
+{
+	int64_t latest;
+	int got = query_latest_run(q, &latest);
+
+	if (got < 0)
+		return -1;
+	return got && latest == run && query_writer_active(q) == 1;
+}
+
+static int exists_cb(void *arg, const struct query_run *r)
+{
+	(void)r;
+	*(int *)arg = 1;
+	return 0;
+}
+
+int report_run_exists(struct query *q, int64_t run)
+{
+	int found = 0;
+
+	return query_run(q, run, exists_cb, &found) < 0 ? -1 : found;
+}
+
+void report_compare_free(struct report_cmp *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++)
+		for (int w = 0; w < 2; w++) {
+			free(c->line[i].s[w].t);
+			free(c->line[i].s[w].v);
+			memset(&c->line[i].s[w], 0, sizeof c->line[i].s[w]);
+		}
 }
 
 /* The trace's part of what a run ran under: on or off (with the reason), and the slab its instance took. */
@@ -732,7 +936,91 @@ static void pair_from_lines(struct report_cmp *c)
 	}
 }
 
+static int vm_cb(void *arg, const char *name, const char *value)
+{
+	struct report_cond *c = arg;
+
+	if (c->nvm == REPORT_VM_MAX || !name || !value)
+		return 0;
+	snprintf(c->vm[c->nvm].name, sizeof c->vm[c->nvm].name, "%s", name);
+	snprintf(c->vm[c->nvm].value, sizeof c->vm[c->nvm].value, "%s", value);
+	c->nvm++;
+	return 0;
+}
+
+/* What a run ran under beyond its row: the fragmenting load that ran, the allocator's knobs. */
+static int cond_more(struct query *q, int64_t run, struct report_cond *c)
+{
+	struct report_fragment f;
+	int r = 0, has;
+
+	if ((has = query_has_table(q, "fragment")) < 0 || (has && (r = report_fragment(q, run, -1, -1, &f)) < 0))
+		return -1;
+	/* Before schema 10 no load could run: off.  A load asked for that never started is off too. */
+	snprintf(c->fragment, sizeof c->fragment, "%s", has && r > 0 ? f.level : "off");
+	if ((has = query_has_table(q, "run_vm")) < 0)
+		return -1;
+	if (has && (r = query_run_vm(q, run, vm_cb, c)) < 0)
+		return -1;
+	c->vm_known = has && r > 0;
+	return 0;
+}
+
+/* "fragmenting load off (A) vs heavy (B)", several joined by "; ", into out. */
+static void differs_text(const struct report_factors *d, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < d->n && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s %s (A) vs %s (B)", i ? "; " : "", d->f[i].name, d->f[i].a,
+				      d->f[i].b);
+	if (d->dropped && n < len)
+		snprintf(out + n, len - n, "; %d more", d->dropped);
+}
+
+/*
+ * What a line's difference is the effect of, worded so no one reads an effect of one difference as one of
+ * another: the one difference that can matter to the line, or all of them ("cannot tell which"), or none
+ * (the difference is run-to-run variation).  Only lines with a verdict say it.
+ */
+static void attribute(struct report_cmp *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct report_line *l = &c->line[i];
+		char names[REPORT_GATE_TEXT] = "";
+		int k = 0, last = -1;
+		size_t n = 0;
+
+		if (!l->ok)
+			continue;
+		for (int j = 0; j < c->diff.n; j++)
+			if (report_factor_matters(&c->diff.f[j], l->kind)) {
+				n += (size_t)snprintf(names + n, n < sizeof names ? sizeof names - n : 0, "%s%s", k ? ", " : "",
+						      c->diff.f[j].name);
+				k++;
+				last = j;
+			}
+		if (k == 1)
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: the effect of %s %s (A) vs %s (B)%s",
+				 c->diff.f[last].name, c->diff.f[last].a, c->diff.f[last].b,
+				 c->diff.vm_unknown ? " (vm knobs not recorded)" : "");
+		else if (k > 1)
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: an effect of %d differences together (%s); these two"
+				 " runs cannot tell which", k, names);
+		else
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: nothing recorded differs%s: run-to-run variation",
+				 c->diff.vm_unknown ? " (vm knobs not recorded)" : "");
+	}
+}
+
 int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out)
+{
+	return report_compare_with(qa, a, qb, b, NULL, out);
+}
+
+int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b, const struct report_cmp_opts *opts,
+			struct report_cmp *out)
 {
 	struct report_orders oa, ob;
 	struct probe_pair pp = { 0 };
@@ -740,6 +1028,8 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	int r;
 
 	memset(out, 0, sizeof *out);
+	if (opts)
+		out->opts = *opts;
 	out->qa = qa;
 	out->qb = qb;
 	out->a = a;
@@ -752,13 +1042,22 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	/* What each run ran under decides which lines may be compared at all (report/gate.h). */
 	report_cond_init(&out->ca);
 	report_cond_init(&out->cb);
-	if (query_run(qa, a, cond_cb, &out->ca) < 0 || query_run(qb, b, cond_cb, &out->cb) < 0)
-		return -1;
+	{
+		struct cond_ctx xa = { &out->ca, &out->side[0], 0 }, xb = { &out->cb, &out->side[1], 0 };
+		if ((xa.newest = newest_running(qa, a)) < 0 || (xb.newest = newest_running(qb, b)) < 0 ||
+		    query_run(qa, a, cond_cb, &xa) < 0 || query_run(qb, b, cond_cb, &xb) < 0 ||
+		    side_more(qa, a, &out->side[0]) < 0 || side_more(qb, b, &out->side[1]) < 0)
+			return -1;
+	}
 	if (report_trace(qa, a, &ta) < 0 || report_trace(qb, b, &tb) < 0)
 		return -1;
 	cond_trace(&ta, &out->ca);
 	cond_trace(&tb, &out->cb);
+	if (cond_more(qa, a, &out->ca) < 0 || cond_more(qb, b, &out->cb) < 0)
+		return -1;
 	report_gate_pair(&out->ca, &out->cb, &out->pair);
+	report_gate_factors(&out->ca, &out->cb, &out->diff);
+	differs_text(&out->diff, out->differs, sizeof out->differs);
 	r = cmp_capacity(out, &pp) < 0 ||
 	    cmp_headroom(out) < 0 ||
 	    cmp_failures(out) < 0 ||
@@ -766,8 +1065,10 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	    cmp_churn(out) < 0 ||
 	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
 	    cmp_atomic(out) < 0 ? -1 : 0;
-	if (r == 0)
+	if (r == 0) {
 		pair_from_lines(out);
+		attribute(out);
+	}
 	if (pp.loaded) {
 		report_probes_free(&pp.a);
 		report_probes_free(&pp.b);

@@ -69,6 +69,14 @@ int store_run_end(struct store *st, int64_t run_id, int64_t ended_ms, const char
 /* Add a free-text note to a run (e.g. "source pagetypeinfo unreadable"); 0 or -1. */
 int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *kind, const char *text);
 
+/* Record one of the allocator's knobs the run started under (v_run_vm); 0 or -1. */
+int store_run_vm(struct store *st, int64_t run_id, const char *name, const char *value);
+
+/* Record one of the run's own processes (v_run_procs: role daemon|spawner|load|web, its comm and cgroup lines,
+ * either may be NULL); 0 or -1. */
+int store_run_proc(struct store *st, int64_t run_id, int64_t ts_ms, const char *role, int64_t pid, const char *comm,
+		   const char *cgroup);
+
 /* Start assembling a tick; NULL on allocation failure. */
 struct store_tick *store_tick_new(struct store *st, int64_t run_id, int64_t ts_ms);
 
@@ -84,6 +92,10 @@ int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_s
 /* Attach one understood kernel-log event (raw = the escaped message, cut to 1024 bytes); 0 or -1. */
 int store_tick_event(struct store_tick *t, int64_t ts_ms, const char *boot_id, uint64_t seq,
 		     const struct kmsg_event *ev, const char *raw, size_t raw_len);
+
+/* The failing task of the event attached last, as /proc showed it when its record was read (collector/task.h):
+ * its parent (-1 unknown) and cgroup lines (NULL unknown); 0, or -1 (no event, out of memory). */
+int store_tick_event_task(struct store_tick *t, int64_t ppid, const char *cgroup);
 
 /* Record where kernel-log reading stands for boot_id (written with the tick). */
 void store_tick_cursor(struct store_tick *t, const char *boot_id, uint64_t last_seq);
@@ -203,6 +215,9 @@ struct store_trace_failure {
 	int has_mask;
 	uint64_t gfp_mask;
 	int nowarn, opportunistic, atomic;
+	int has_task;                  /* the task was read from /proc (collector/task.h): task_* below are facts */
+	int64_t task_ppid;             /* -1 unknown */
+	const char *task_cgroup;       /* NULL or "": unknown */
 };
 
 /* Fallbacks of one kind counted at the tick (v_extfrag). */

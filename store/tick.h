@@ -42,6 +42,9 @@ struct tick_event {
 	char boot_id[40];
 	struct kmsg_event ev;
 	char *raw;
+	int has_task;             /* the task was read from /proc when the record was (store_tick_event_task) */
+	int64_t task_ppid;
+	char *task_cgroup;        /* NULL: none */
 };
 
 struct tick_ptfree {
@@ -83,6 +86,9 @@ struct tick_tfail {
 	uint8_t comm_len;
 	char comm[64];
 	char gfp_flags[257];
+	int has_task;
+	int64_t task_ppid;
+	char task_cgroup[512];
 };
 
 /* A completed rollup bucket travelling with the tick that completed it. */

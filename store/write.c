@@ -209,6 +209,11 @@ static int write_event(struct wr *w, const struct store_tick *t, const struct ti
 	if (ev->kind == KMSG_ALLOC_SUPPRESSED)
 		sqlite3_bind_int64(s, 13, (sqlite3_int64)ev->count);
 	sqlite3_bind_text(s, 14, e->raw, -1, SQLITE_STATIC);
+	/* The task as /proc showed it when the record was read: who failed (report/whose.h decides whose). */
+	if (e->has_task && e->task_ppid >= 0)
+		sqlite3_bind_int64(s, 15, e->task_ppid);
+	if (e->has_task && e->task_cgroup)
+		sqlite3_bind_text(s, 16, e->task_cgroup, -1, SQLITE_STATIC);
 	return stmts_step(w->s, S_EVENT);
 }
 

@@ -156,13 +156,14 @@ int main(void)
 	       "v_runs carries gfp_mode (009), xen_domain and xen_domid (012) and 007's columns");
 
 	/* A database main made at schema 12 never ran 008 (merged later): opening it applies 008 late and
-	 * leaves the version at 12; opening it again applies nothing. */
+	 * leaves the version at 12; opening it again applies nothing.  013 adds columns to 008's trace_failures,
+	 * so it comes after 008 whatever the merge order: it is left out with it (and applied by its version). */
 	{
 		char late[300];
 		snprintf(late, sizeof late, "%s/late.db", dir);
 		T_CHECK(sqlite3_open(late, &db) == SQLITE_OK, "create a database at 12 without 008");
 		for (int i = 0; i < store_nmigrations; i++) {
-			if (store_migrations[i].version == 8)
+			if (store_migrations[i].version == 8 || store_migrations[i].version == 13)
 				continue;
 			snprintf(sql, sizeof sql, "PRAGMA user_version = %d", store_migrations[i].version);
 			if (exec(db, store_migrations[i].sql) < 0 || exec(db, sql) < 0)
