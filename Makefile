@@ -44,7 +44,7 @@ CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"' -DFPUSOAK_LIBEXECDIR='"$(LIBEXECDIR)
 LIBDIRS  = common collector analysis cgroup worker spawner fragload churn store report web cli daemon
 LIBSRC   = $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBSRC)) $(BUILD)/obj/gen/schema.o
-CMDOBJ   = $(BUILD)/obj/cmd/main.o $(BUILD)/obj/cmd/front.o
+CMDOBJ   = $(BUILD)/obj/cmd/main.o $(BUILD)/obj/cmd/front.o $(BUILD)/obj/cmd/import.o
 WEBOBJ   = $(BUILD)/obj/cmd/web_main.o $(BUILD)/obj/cmd/serve.o
 UNITSRC  = $(wildcard tests/unit/test_*.c)
 UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))

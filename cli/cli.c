@@ -19,9 +19,9 @@
 #include "report/gfp.h"
 #include "report/headroom.h"
 #include "report/rare.h"
+#include "report/read.h"
 #include "report/run.h"
 #include "report/whose.h"
-#include "store/query.h"
 
 #define EX_OK 0
 #define EX_FAIL 1
@@ -275,15 +275,15 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 	int has;
 
 	memset(e, 0, sizeof *e);
-	if (query_latest_run(q, &e->latest) < 0)
+	if (report_read_latest_run(q, &e->latest) < 0)
 		return -1;
-	if (query_writer_active(q) == 0)
+	if (report_read_writer_active(q) == 0)
 		e->latest = -1;   /* no daemon writes this DB: no run of it is "running" */
-	if (query_run(q, id, env_cb, e) < 0 || (e->found && (e->imported = query_run_import(q, id, &e->imp)) < 0))
+	if (report_read_run(q, id, env_cb, e) < 0 || (e->found && (e->imported = report_read_run_import(q, id, &e->imp)) < 0))
 		return -1;
 	if (!e->found)
 		return 0;
-	if ((has = query_has_table(q, "churn_info")) < 0 || (has && query_run_fpu_kind(q, id, e->fpu_kind, sizeof e->fpu_kind) < 0))
+	if ((has = report_read_has_table(q, "churn_info")) < 0 || (has && report_read_run_fpu_kind(q, id, e->fpu_kind, sizeof e->fpu_kind) < 0))
 		return -1;
 	if (report_run_deaths(q, id, e->deaths, sizeof e->deaths) < 0)
 		return -1;
@@ -513,7 +513,7 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 	int has, got = 0, rate;
 	char r1[32], r2[32];
 
-	if ((has = query_has_table(q, "kmsg_events")) < 0 || (has && report_failures(q, id, &f) < 0)) {
+	if ((has = report_read_has_table(q, "kmsg_events")) < 0 || (has && report_failures(q, id, &f) < 0)) {
 		*err = 1;
 		return;
 	}
@@ -533,7 +533,7 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		else if (f.count)
 			put("    whose: not recorded (an older fpusoakd): any process's on the machine");
 	}
-	if ((has = query_has_table(q, "churn_info")) < 0 || (has && (got = report_churn(q, id, -1, -1, &ch)) < 0)) {
+	if ((has = report_read_has_table(q, "churn_info")) < 0 || (has && (got = report_churn(q, id, -1, -1, &ch)) < 0)) {
 		*err = 1;
 		return;
 	}
@@ -564,7 +564,7 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 	} else if (has) {
 		put("  churn: none (--workers 0)");
 	}
-	if ((has = query_has_table(q, "atomic_risk")) < 0 || report_orders(q, id, &o) < 0) {
+	if ((has = report_read_has_table(q, "atomic_risk")) < 0 || report_orders(q, id, &o) < 0) {
 		*err = 1;
 		return;
 	}
@@ -636,7 +636,7 @@ static int headline(struct query *q, int64_t id)
 	headroom_lines(q, id, &err);
 	if (!err)
 		fragment_line(q, id, &err);
-	if (!err && (has = query_has_table(q, "probes")) < 0)
+	if (!err && (has = report_read_has_table(q, "probes")) < 0)
 		err = 1;
 	if (!err && has) {
 		if (report_probes(q, id, -1, -1, &p) < 0) {
@@ -763,7 +763,7 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 	return EX_OK;
 dberr:
 	fprintf(stderr, "fpusoakd summary: %s: %s\n", a->db[q == qb ? (a->compare ? a->dbb : a->drun) : (a->compare ? a->da : a->drun)],
-		query_errmsg(q));
+		report_read_errmsg(q));
 	free(c);
 	return EX_FAIL;
 }
@@ -801,13 +801,13 @@ int cli_main(int argc, char **argv, const struct cli_html *html)
 		usage(stdout, a.cmd);
 		return EX_OK;
 	}
-	if (query_set_open(&set, a.db, a.ndb, err, sizeof err) < 0) {
+	if (report_read_set_open(&set, a.db, a.ndb, err, sizeof err) < 0) {
 		fprintf(stderr, "fpusoakd %s: %s\n", a.cmd, err);
 		return EX_FAIL;
 	}
 	if ((rc = a.compare ? resolve(&a, &set, &a.a, &a.da) : resolve(&a, &set, &a.run, &a.drun)) == 0 &&
 	    (!a.compare || (rc = resolve(&a, &set, &a.b, &a.dbb)) == 0))
 		rc = strcmp(a.cmd, "report") == 0 ? report(&set, &a, html) : summary(&set, &a);
-	query_set_close(&set);
+	report_read_set_close(&set);
 	return rc;
 }

@@ -4,7 +4,7 @@
  *
  *   fpusoakd report  --db PATH [--db PATH...] (--run RUN | --compare A B) --out FILE.html
  *   fpusoakd summary --db PATH [--db PATH...] (--run RUN | --compare A B)
- *   fpusoakd import  --db TARGET SOURCE.db...   (cli_import.c)
+ *   fpusoakd import  --db TARGET SOURCE.db...   (cmd/import.h: it writes a database)
  *
  * A run is "ID", or "NAME:ID" with more than one --db (common/runref.h).
  *
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
-#include "store/query.h"
+#include "report/read.h"
 
 #define CLI_COLS 72
 
@@ -39,7 +39,5 @@ struct cli_html {
 /* Run a subcommand (argv[0] is "report" or "summary") with html as report's renderer; the exit status. */
 int cli_main(int argc, char **argv, const struct cli_html *html);
 
-/* `fpusoakd import --db TARGET SOURCE...` (argv[0] is "import", cli_import.c): exit 0, 1 (a source or the target failed), 64. */
-int cli_import_main(int argc, char **argv);
 
 #endif

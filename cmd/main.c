@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cmd/import.h"
 #include "cmd/front.h"
 #include "common/helper.h"
 #include "daemon/daemon.h"
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "summary"))
 		return cli_main(argc - 1, argv + 1, NULL);
 	if (argc > 1 && !strcmp(argv[1], "import"))
-		return cli_import_main(argc - 1, argv + 1);
+		return import_main(argc - 1, argv + 1);
 	without_tcache(argv);
 	memset(&front, 0, sizeof front);
 	front_hooks(&front, &hooks);

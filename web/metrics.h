@@ -53,10 +53,10 @@
 #include "collector/buddyinfo.h"
 #include "collector/kv.h"
 #include "common/strbuf.h"
+#include "report/metrics.h"
 #include "spawner/churn_ctl.h"
 
 #define METRICS_MAX_BYTES (4u << 20)   /* cap of the exposition buffer (a few hundred KB in practice) */
-#define METRICS_MAX_ORDERS 4
 
 struct metrics_input {
 	const char *version;             /* build version (FPUSOAK_VERSION) */
@@ -72,10 +72,10 @@ struct metrics_input {
 	const struct buddyinfo *buddy;   /* last snapshot, or NULL */
 	const struct kv_set *vmstat;     /* last snapshot, or NULL */
 	const struct kv_set *meminfo;    /* last snapshot, or NULL */
-	/* With buddy: headroom at these orders (the task_struct slab's, the pageblock order); 0 = no family. */
-	int headroom_orders[METRICS_MAX_ORDERS];
-	int nheadroom_orders;
-	int indices;                     /* with buddy: 1 = the kernel's indices per zone and order */
+	/* With buddy: headroom at the orders of interest (the task_struct slab's, the pageblock order) and the
+	 * kernel's indices per zone and order, as report/metrics.h computes them from buddy; NULL = no such
+	 * families (frag->nk 0: no headroom family). */
+	const struct report_frag_now *frag;
 	int request_orders;              /* request verdicts for orders 0..request_orders-1 (max 16); 0 = no family */
 	uint32_t request_atomic, request_nowait, request_kernel;   /* bit k: order k passes */
 	const struct churn_counters *churn;   /* NULL = churn off: no worker or probe families */

@@ -11,6 +11,8 @@
 #      in the spawner, its workers and the fragmenting load) include only each other, collector/,
 #      common/ and kmod/'s UAPI header: none of them reaches the daemon's side (churn/, daemon/),
 #      the store, the report or the web;
+#      and the renderers (web/, cli/) read only through report/: no store/ header, no query_ call
+#      (report/read.h hands them the rows they draw, the report/ modules every figure);
 #   3. no production .c over MAX_LINES lines (store/ is checked by its own rule, 05_layout.sh).
 # No exceptions: a file over the limit is split by role, a cycle is broken (spawner/churn_proto.h is
 # how churn.h, spawner.h and probe.h share the spawner's types without including each other).
@@ -89,6 +91,12 @@ for d in $PROGRAMS; do
 done
 [ -z "$bad" ] && pass "the programs' rooms ($PROGRAMS) include only $PROGRAM_MAY" ||
 	fail "a program's room reaches above it:$bad"
+
+bad=$(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"store/' web/*.[ch] cli/*.[ch] 2>/dev/null)
+[ -z "$bad" ] && pass "web/ and cli/ include nothing from store/ (report/ is their only reader)" ||
+	fail "a renderer includes store/: $(echo "$bad" | tr '\n' ' ')"
+bad=$(grep -Hn '\bquery_[a-z_]*(' web/*.c cli/*.c 2>/dev/null | grep -v 'struct query_' | head -5)
+[ -z "$bad" ] && pass "web/ and cli/ call no query_ function" || fail "a renderer reads the store itself: $(echo "$bad" | tr '\n' ' ')"
 
 # 3. File size.
 over=0 n=0 biggest=0 bigname=

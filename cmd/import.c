@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * cli_import: `fpusoakd import --db TARGET SOURCE.db...`, the runs of other
+ * import: `fpusoakd import --db TARGET SOURCE.db...`, the runs of other
  * databases copied into one (store_import, store/import.c), so runs from two
- * guests compare in one file and one page.
+ * guests compare in one file and one page; see import.h.
  */
-#include "cli/cli.h"
+#include "cmd/import.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ static void on_run(void *arg, int64_t from, int64_t to, int already)
 	}
 }
 
-int cli_import_main(int argc, char **argv)
+int import_main(int argc, char **argv)
 {
 	const char *target = NULL, *src[MAX_SOURCES];
 	struct store *st;
