@@ -1001,10 +1001,14 @@ static void attribute(struct report_cmp *c)
 				k++;
 				last = j;
 			}
-		if (k == 1)
-			snprintf(l->attrib, sizeof l->attrib, "B vs A: the effect of %s %s (A) vs %s (B)%s",
-				 c->diff.f[last].name, c->diff.f[last].a, c->diff.f[last].b,
+		if (k == 1) {
+			/* Through a local: l->attrib and the factor's words are one object (-Werror=restrict at -O1). */
+			char what[sizeof l->attrib];
+			snprintf(what, sizeof what, "%s %s (A) vs %s (B)", c->diff.f[last].name, c->diff.f[last].a,
+				 c->diff.f[last].b);
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: the effect of %s%s", what,
 				 c->diff.vm_unknown ? " (vm knobs not recorded)" : "");
+		}
 		else if (k > 1)
 			snprintf(l->attrib, sizeof l->attrib, "B vs A: an effect of %d differences together (%s); these two"
 				 " runs cannot tell which", k, names);

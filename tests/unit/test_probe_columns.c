@@ -101,7 +101,8 @@ static char *dump_views(const char *path)
 			rows[nrows++] = strdup(row);
 		}
 		sqlite3_finalize(s);
-		qsort(rows, nrows, sizeof *rows, strcmp_ptr);
+		if (nrows)
+			qsort(rows, nrows, sizeof *rows, strcmp_ptr);
 		for (size_t i = 0; i < nrows; i++) {
 			n += (size_t)snprintf(out + n, cap - n, "%s\n", rows[i]);
 			free(rows[i]);
