@@ -250,7 +250,7 @@ static int env_cb(void *arg, const struct query_run *r)
 		 r->kernel_version ? " " : "", r->kernel_version ? r->kernel_version : "");
 	snprintf(e->hyp, sizeof e->hyp, "%s%s%s", r->hypervisor ? r->hypervisor : "?", r->guest_type ? " " : "",
 		 r->guest_type ? r->guest_type : "");
-	copy(e->cpu, sizeof e->cpu, r->cpu_model);
+	report_cpu_model(r, e->cpu, sizeof e->cpu);
 	copy(e->fpu, sizeof e->fpu, r->fpu_features);
 	copy(e->xdetail, sizeof e->xdetail, r->xstate_detail);
 	copy(e->gfp, sizeof e->gfp, r->gfp_mode);
@@ -439,6 +439,12 @@ static void probe_line(const struct report_probe_set *s, const char *what, const
 	else
 		put("  %s: %zu, median %s %s (%s to %s)%s", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
 		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b), c);
+	/* A capacity probe's count means something beside how long it took (issue 36). */
+	if (s->dur_max_ms >= 0 && strcmp(unit, "workers") == 0 && s->dur_min_ms == s->dur_max_ms)
+		put("    filled in %s", fmt_duration(s->dur_max_ms, b, sizeof b));
+	else if (s->dur_max_ms >= 0 && strcmp(unit, "workers") == 0)
+		put("    each filled in %s to %s", fmt_duration(s->dur_min_ms, a, sizeof a),
+		    fmt_duration(s->dur_max_ms, b, sizeof b));
 }
 
 struct atomic_line {

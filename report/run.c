@@ -118,6 +118,18 @@ int64_t report_run_exposure_ms(const struct query_run *run)
 	       ? run->last_sample_ms - run->first_sample_ms : 0;
 }
 
+const char *report_cpu_model(const struct query_run *run, char *out, size_t outlen)
+{
+	const char *c = run->cpu_model, *k = run->cpu_model_kernel;
+
+	/* A hypervisor may tell the kernel and CPUID different names (issue 34): both are facts. */
+	if (c && *c && k && *k && strcmp(c, k) != 0)
+		snprintf(out, outlen, "%s (the kernel says %s)", c, k);
+	else
+		snprintf(out, outlen, "%s", c && *c ? c : k ? k : "");
+	return out;
+}
+
 const char *report_eagerfpu(const char *cmdline, char *out, size_t outlen)
 {
 	const char *p = cmdline;
@@ -491,6 +503,16 @@ struct probe_filter {
 	int mode;                 /* capacity probes of this enum report_gfp_mode only; -1: all */
 };
 
+static void set_duration(struct report_probe_set *s, int64_t ms)
+{
+	if (ms < 0)
+		return;
+	if (s->dur_min_ms < 0 || ms < s->dur_min_ms)
+		s->dur_min_ms = ms;
+	if (ms > s->dur_max_ms)
+		s->dur_max_ms = ms;
+}
+
 static int probe_cb(void *arg, const struct query_probe *pr)
 {
 	struct probe_filter *f = arg;
@@ -501,6 +523,7 @@ static int probe_cb(void *arg, const struct query_probe *pr)
 	if (strcmp(pr->kind, "capacity") == 0) {
 		if (f->mode >= 0 && report_gfp_mode_of(pr->gfp_mode) != f->mode)
 			return 0;
+		set_duration(&p->capacity, pr->duration_ms);
 		/* A probe stopped by its limit, a timeout or the daemon's stop held at least that many: no capacity. */
 		if (report_probe_censored(pr->stop_reason))
 			return set_censor(&p->capacity, pr->stop_reason, pr->result);
@@ -557,6 +580,8 @@ int report_probes_mode(struct query *q, int64_t run_id, int64_t from_ms, int64_t
 	struct probe_filter f = { out, mode };
 
 	memset(out, 0, sizeof *out);
+	out->capacity.dur_min_ms = out->capacity.dur_max_ms = -1;
+	out->fpu_cost.dur_min_ms = out->fpu_cost.dur_max_ms = -1;
 	out->rows = query_probes(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, &f);
 	if (out->rows < 0 || set_finish(&out->capacity) < 0 || set_finish(&out->fpu_cost) < 0) {
 		report_probes_free(out);

@@ -66,6 +66,9 @@ int64_t report_run_duration(const struct query_run *run);
 /* The run's exposure for event rates: first to last sample, ms; 0 when it has fewer than two samples. */
 int64_t report_run_exposure_ms(const struct query_run *run);
 
+/* The CPU's name: CPUID's brand, and the kernel's where it differs ("X (the kernel says Y)"); returns out. */
+const char *report_cpu_model(const struct query_run *run, char *out, size_t outlen);
+
 /* The kernel command line's eagerfpu= value into out ("" when absent; the last one wins); returns out. */
 const char *report_eagerfpu(const char *cmdline, char *out, size_t outlen);
 
@@ -209,6 +212,8 @@ struct report_probe_set {
 	size_t censored;
 	double censored_max;      /* the largest result among them (a capacity probe's floor) */
 	char censored_reason[48]; /* the first such stop reason */
+	/* How long the probes took (capacity: the fill; every probe, censored ones too); -1 when none says. */
+	int64_t dur_min_ms, dur_max_ms;
 };
 
 struct report_probes {

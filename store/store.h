@@ -36,6 +36,7 @@ struct store_tick;
 struct store_run {
 	const char *label, *version, *boot_id, *hostname, *kernel_release, *kernel_version;
 	const char *cmdline, *hypervisor, *guest_type, *cpu_model, *fpu_features, *xstate_detail;
+	const char *cpu_model_kernel;   /* the kernel's "model name" (/proc/cpuinfo); cpu_model is CPUID's brand */
 	const char *config;
 	const char *gfp_mode;          /* --gfp-mode in force: "alternate", "off (module not loaded)", ... */
 	const char *xen_domain;           /* "dom0" | "domU" | NULL (not Xen, or unknown) */

@@ -588,12 +588,23 @@ static void test_switch(void)
 	       d->threads, (unsigned long long)d->yields, (long long)d->sys_us, (unsigned long long)d->base_yields,
 	       (long long)d->wall_ms);
 	T_EQ_I(d->kind, CHURN_PROBE_SWITCH, "kind switch first");
-	T_EQ_S(d->stop_reason, "done", "it completed");
 	T_EQ_I(d->threads, 16, "16 threads ran");
-	T_CHECK(d->yields > 1000 && d->base_yields > 1000, "both passes yielded (%llu, %llu)",
-		(unsigned long long)d->yields, (unsigned long long)d->base_yields);
-	T_CHECK(d->sys_us_per_yield > 0 && d->sys_us_per_yield < 1000, "system us per yield plausible (%.3f)",
-		d->sys_us_per_yield);
+	/* Measured, or said to be too starved to measure (a loaded host): never a number from too little. */
+	if (strcmp(d->stop_reason, "failed:starved") == 0) {
+		/* The rule again, from what the probe recorded: each pass's yields and CPU time. */
+		struct probe_switch_result r = { .yields = d->yields, .base_yields = d->base_yields, .sys_us = d->sys_us,
+						 .user_us = d->user_us, .base_sys_us = d->base_sys_us,
+						 .base_user_us = d->base_user_us };
+		T_CHECK(d->have_switch, "starved: its record has both passes' CPU times");
+		T_CHECK(probe_switch_starved(&r), "starved: it was (sys %lld, user %lld, base sys %lld, base user %lld us)",
+			(long long)d->sys_us, (long long)d->user_us, (long long)d->base_sys_us, (long long)d->base_user_us);
+	} else {
+		T_EQ_S(d->stop_reason, "done", "it completed");
+		T_CHECK(d->yields >= PROBE_SWITCH_MIN_YIELDS && d->base_yields >= PROBE_SWITCH_MIN_YIELDS,
+			"both passes yielded (%llu, %llu)", (unsigned long long)d->yields, (unsigned long long)d->base_yields);
+		T_CHECK(d->sys_us_per_yield > 0 && d->sys_us_per_yield < 1000, "system us per yield plausible (%.3f)",
+			d->sys_us_per_yield);
+	}
 	T_CHECK(d->result == d->sys_us_per_yield, "result = system us per yield");
 	T_EQ_I(o.done[1].kind, CHURN_PROBE_CAPACITY, "the capacity probe ran after it");
 	T_CHECK(o.done[1].start_mono_ms >= d->start_mono_ms + d->duration_ms, "and only once the switch probe was over");
