@@ -15,6 +15,7 @@
 #include "common/num.h"
 #include "common/strbuf.h"
 #include "common/wrap.h"
+#include "report/causes.h"
 #include "report/compare.h"
 #include "report/gfp.h"
 #include "report/headroom.h"
@@ -114,10 +115,14 @@ static int parse(int argc, char **argv, struct cli_args *a)
 				return bad(cmd, "--compare: '%s %s' are not two run ids (ID or NAME:ID)", argv[i + 1], argv[i + 2]);
 			a->compare = 1;
 			i += 2;
-		} else if (strcmp(o, "--failures") == 0 && i + 1 < argc) {
+		} else if (strcmp(o, "--failures") == 0 && i + 1 < argc && strcmp(cmd, "summary") == 0) {
 			if (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "own") != 0)
 				return bad(cmd, "--failures: '%s' is not own or all", argv[i + 1]);
 			a->failures_all = strcmp(argv[++i], "all") == 0;
+		} else if (strcmp(o, "--failures") == 0 && strcmp(cmd, "summary") != 0) {
+			/* The saved report is the page: it counts each run's own and shows the rest in its whose table. */
+			return bad(cmd, "--failures is summary's (the report's page shows every process's failures beside the"
+				   " run's own)");
 		} else if (strcmp(o, "--failures") == 0 || strcmp(o, "--db") == 0 ||
 			   (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
 			   strcmp(o, "--run") == 0 || strcmp(o, "--compare") == 0) {
@@ -467,6 +472,19 @@ static int atomic_cb(void *arg, const struct report_atomic *a)
 	return 0;
 }
 
+/* Failure causes (schema 14): a line per source, then one per cause it had (report_cause_line). */
+static void cause_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_causes *rc = calloc(1, sizeof *rc);
+	char line[256];
+
+	if (!rc || report_causes(q, id, -1, -1, rc) < 0)
+		*err = 1;
+	for (int i = 0; rc && !*err && report_cause_line(rc, i, line, sizeof line) == 0; i++)
+		put("  %s", line);
+	free(rc);
+}
+
 /* The trace (schema 8): failed allocations by class and order, fallbacks, the fragmenting trend. */
 static void trace_lines(struct query *q, int64_t id, int *err)
 {
@@ -593,6 +611,7 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		if (l.len)
 			put("    per zone's own check: %s", l.text);
 	}
+	cause_lines(q, id, err);
 	trace_lines(q, id, err);
 }
 
@@ -660,43 +679,6 @@ static int headline(struct query *q, int64_t id)
 	return err ? -1 : 0;
 }
 
-/* What differs between the runs, first: the experiment, or every difference when there are several. */
-static void differs_lines(const struct report_cmp *c)
-{
-	if (c->diff.n == 0) {
-		put("What differs: nothing recorded (kernel, settings, load, --gfp-mode, vm knobs%s): a difference below is"
-		    " run-to-run variation.", c->diff.vm_unknown ? " not recorded for a run" : "");
-		return;
-	}
-	if (c->diff.n == 1) {
-		put("What differs: %s %s (A) vs %s (B).  Each verdict below is B against A under this one difference%s.",
-		    c->diff.f[0].name, c->diff.f[0].a, c->diff.f[0].b,
-		    c->diff.vm_unknown ? " (the vm knobs of a run were not recorded)" : "");
-		return;
-	}
-	put("What differs (%d): the lines below cannot tell which of these made a difference:", c->diff.n + c->diff.dropped);
-	for (int i = 0; i < c->diff.n; i++)
-		put("  %s %s (A) vs %s (B)", c->diff.f[i].name, c->diff.f[i].a, c->diff.f[i].b);
-	if (c->diff.dropped)
-		put("  and %d more", c->diff.dropped);
-}
-
-/* Whose failures the runs' sources saw: this run's own, other processes', unknown (report/whose.h). */
-static void whose_lines(const struct report_cmp *c)
-{
-	static const char *const src[2] = { "kernel log", "trace" };
-
-	for (int s = 0; s < 2; s++) {
-		const struct report_whose_counts *w = s ? c->trace : c->kmsg;
-		if (!w[0].facts && !w[1].facts)
-			continue;
-		put("Failed allocations (%s), own / other processes' / unknown: A %" PRId64 " / %" PRId64 " / %" PRId64
-		    ", B %" PRId64 " / %" PRId64 " / %" PRId64 "%s", src[s], w[0].n[0], w[0].n[1], w[0].n[2], w[1].n[0],
-		    w[1].n[1], w[1].n[2], c->opts.all_failures ? " (the verdict counts them all: --failures all)" :
-		    " (the verdict counts each run's own)");
-	}
-}
-
 static int summary(const struct query_set *set, const struct cli_args *a)
 {
 	struct env ea, eb;
@@ -730,7 +712,7 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 		goto dberr;
 	put("fpusoakd: run %s (B) compared with run %s (A)", refb, refa);
 	put("%s", "");
-	differs_lines(c);
+	cli_verdict_differs(c, put);
 	put("%s", "");
 	env_two(&ea, &eb, refa, refb);
 	put("%s", "");
@@ -742,29 +724,7 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 	if (headline(qb, a->b.id) < 0)
 		goto dberr;
 	put("%s", "");
-	whose_lines(c);
-	if (!c->pair.comparable)
-		put("The runs are not comparable: %s", c->pair.why);
-	for (int i = 0; i < c->pair.ncaveats; i++)
-		put("Note: %s", c->pair.caveat[i]);
-	if (!c->pair.comparable || c->pair.ncaveats)
-		put("%s", "");
-	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
-	for (int i = 0; i < c->n; i++) {
-		const struct report_line *l = &c->line[i];
-		put("%s", l->full);
-		for (int k = 0; k < l->gate.ncaveats; k++)
-			put("  caveat: %s", l->gate.caveat[k]);
-		if (l->gate.dropped)
-			put("  caveat: %d more", l->gate.dropped);
-		if (l->attrib[0])
-			put("  %s", l->attrib);
-	}
-	put("%s", "");
-	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann shift CI and Mann-Whitney p (one value"
-	    " per probe or minute); headroom: OLS slopes on minute rollups (under 10 minutes: per tick, AR(1)-corrected),"
-	    " Welch CI; failures, spawn failures, OOM kills per hour: exact conditional binomial test, exact 95%% CIs of"
-	    " each rate and of the rate ratio.  docs/verdict.md says why each.");
+	cli_verdict_lines(c, put);
 	free(c);
 	return EX_OK;
 dberr:

@@ -2,7 +2,7 @@
 /*
  * fpusoakd: soak a Linux guest with FPU-using processes and record memory
  * fragmentation.  main() picks what this run of the program is: the churn
- * engine's FPU-cost probe child, `summary` and `import` (cli/cli.h), `serve` and
+ * engine's FPU-cost probe child, `summary` (cli/cli.h), `import` and `upgrade` (cmd/import.h), `serve` and
  * `report`, which are the web executable's (fpusoakd-web, exec'd in place,
  * git-style), or the daemon's core (daemon/daemon.h) with the supervised
  * web process as its front end (front.h).
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cmd/import.h"
 #include "cmd/front.h"
+#include "cmd/import.h"
 #include "common/helper.h"
 #include "daemon/daemon.h"
 #include "spawner/probe.h"
@@ -82,6 +82,8 @@ int main(int argc, char **argv)
 		return cli_main(argc - 1, argv + 1, NULL);
 	if (argc > 1 && !strcmp(argv[1], "import"))
 		return import_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "upgrade"))
+		return upgrade_main(argc - 1, argv + 1);
 	without_tcache(argv);
 	memset(&front, 0, sizeof front);
 	front_hooks(&front, &hooks);

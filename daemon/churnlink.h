@@ -94,4 +94,7 @@ double churnlink_last_switch(const struct churnlink *cl);
 /* OOM kills in the kernel log that hit our workers. */
 uint64_t churnlink_worker_oom_kills(const struct churnlink *cl);
 
+/* Move the refused HOLDs the spawner reported since the last call into out (at most cap); how many. */
+int churnlink_refusals(struct churnlink *cl, struct churn_gfp_refusal *out, int cap);
+
 #endif

@@ -25,6 +25,7 @@
 #include "common/netaddr.h"
 #include "common/pathcheck.h"
 #include "common/procfile.h"
+#include "daemon/causes.h"
 #include "daemon/churnlink.h"
 #include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
@@ -247,6 +248,15 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 		code = EX_UNAVAILABLE_;
 		goto out;
 	}
+	/*
+	 * A database path that cannot work is the one line the user sees, before the OOM-score and
+	 * confinement warnings of a start that is not going to happen (issue 31).
+	 */
+	/* No SQLite connection exists yet in this process: reading the header is safe here (pathcheck.h). */
+	if (pathcheck_db(d->cfg.db, 1, err, sizeof err) < 0 || pathcheck_db_header(d->cfg.db, err, sizeof err) < 0) {
+		log_errx("cannot use database %s: %s", d->cfg.db, err);
+		goto out;
+	}
 	protect_from_oom();
 	if (setup_fds(d) < 0) {
 		log_warn("cannot set up signals and timers");
@@ -301,16 +311,19 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	churnlink_run_started(d->churn, d->store, d->run_id);
 	record_facts(d);
 	d->sampler = sampler_open(d->cfg.proc_root, d->run_env.kernel_release);
-	if (!d->sampler) {
+	d->causes = causes_open(d->run_env.kernel_release);
+	if (!d->sampler || !d->causes) {
 		log_errx("out of memory");
 		goto out;
 	}
+	gfplink_set_causes(d->gfp, d->causes);
 	d->start_mono_ms = clock_mono_ms();
 
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, d->run_env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
 	kwatch_set_proc_root(d->kwatch, d->cfg.proc_root);
+	kwatch_set_causes(d->kwatch, d->causes);
 	open_trace(d);
 
 	/* READY=1 promises: DB open, first sample stored, the front end (HTTP) serving. */
@@ -357,6 +370,7 @@ out:
 	gfplink_close(d->gfp);
 	kwatch_close(d->kwatch);
 	tracewatch_close(d->trace);
+	causes_close(d->causes);
 	sampler_close(d->sampler);
 	query_close(d->reader);
 	store_close(d->store);

@@ -10,89 +10,14 @@
 #include <string.h>
 
 #include "common/num.h"
+#include "report/causes.h"
 #include "report/headroom.h"
 #include "report/rare.h"
 
 #define HOUR_MS 3.6e6
 
-static const char test_samples[] = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U p";
 static const char test_slopes[] = "OLS slopes on minute rollups, Welch difference, 95% CI";
 static const char test_slopes_ticks[] = "OLS slopes per tick, AR(1)-corrected (Santer 2000), Welch difference, 95% CI";
-
-/* Set the line's word and its two verdict lines (the 72-column one and the whole one). */
-static void line_word(struct report_line *l, enum report_word w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void line_word(struct report_line *l, enum report_word w, const char *fmt, ...)
-{
-	va_list ap;
-
-	l->w = w;
-	va_start(ap, fmt);
-	vsnprintf(l->word, sizeof l->word, fmt, ap);
-	va_end(ap);
-}
-
-/* A line without a test: not comparable (the gate's reason) or too few data (counts and need). */
-static void line_plain(struct report_line *l)
-{
-	snprintf(l->full, sizeof l->full, "%s: %s", l->label, l->word);
-	snprintf(l->verdict, sizeof l->verdict, "%s", l->full);
-	if (strlen(l->full) >= sizeof l->verdict)
-		/* The 72-column form cuts the reason at a word; the whole line is in full. */
-		for (char *sp = strrchr(l->verdict, ' '); sp && strlen(l->verdict) > STATS_VERDICT_COLS - 3;
-		     sp = strrchr(l->verdict, ' ')) {
-			*sp = 0;
-			if (strlen(l->verdict) <= STATS_VERDICT_COLS - 3) {
-				strcat(l->verdict, "...");
-				break;
-			}
-		}
-}
-
-static void line_refuse(struct report_line *l)
-{
-	line_word(l, REPORT_W_NOT_COMPARABLE, REPORT_NOT_COMPARABLE ": %s", l->gate.why);
-	line_plain(l);
-}
-
-/* Too few data with counts the caller knows (no stats_cmp to say them). */
-static void line_too_few(struct report_line *l, const char *counts)
-{
-	line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (%s)", counts);
-	line_plain(l);
-}
-
-/* Finish a line from the stats module's result: the verdict, too few data, or (a failure) not comparable. */
-static void line_done(struct report_line *l, int rc, const char *what)
-{
-	if (rc == STATS_OK && stats_verdict(&l->c, l->verdict, sizeof l->verdict) >= 0) {
-		stats_verdict_full(&l->c, l->full, sizeof l->full);
-		l->ok = 1;
-		l->significant = stats_significant(&l->c);
-		line_word(l, l->significant ? REPORT_W_SIGNIFICANT : REPORT_W_NOT_SIGNIFICANT, "%s",
-			  l->significant ? REPORT_SIGNIFICANT : REPORT_NOT_SIGNIFICANT);
-		return;
-	}
-	l->ok = 0;
-	if (rc == STATS_ETOOFEW && l->c.too_few) {
-		if (l->c.is_ratio)
-			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu events; needs %llu)",
-				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, (unsigned long long)l->c.need_a);
-		else
-			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu%s%s; needs %llu+%llu)",
-				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, l->c.n_unit ? " " : "",
-				  l->c.n_unit ? l->c.n_unit : "", (unsigned long long)l->c.need_a,
-				  (unsigned long long)l->c.need_b);
-		if (stats_verdict_full(&l->c, l->full, sizeof l->full) < 0 ||
-		    stats_verdict(&l->c, l->verdict, sizeof l->verdict) < 0)
-			line_plain(l);
-		return;
-	}
-	/* No verdict the numbers support (an overflow, a line too long to print): say so, never guess. */
-	report_gate_refuse(&l->gate, "%s: %s", what, rc == STATS_OK ? "verdict does not fit" : stats_strerror(rc));
-	l->comparable = 0;
-	line_refuse(l);
-}
 
 struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind kind, const char *test,
 				    const char *unit, const char *fmt, ...)
@@ -118,7 +43,7 @@ struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind 
 	report_gate_line(kind, &c->ca, &c->cb, &l->gate);
 	l->comparable = l->gate.comparable;
 	if (!l->comparable)
-		line_refuse(l);
+		report_line_refuse(l);
 	return l;
 }
 
@@ -145,71 +70,6 @@ static int vec_push(struct vec *s, double x)
 	return 0;
 }
 
-/* A copy of n points into s (the rows of a line, for its chart); 0 or -1. */
-static int series_copy(struct report_series *s, const int64_t *t, const double *v, size_t n, const char *what)
-{
-	s->what = what;
-	s->n = 0;
-	if (!n)
-		return 0;
-	if (!(s->t = malloc(n * sizeof *s->t)) || !(s->v = malloc(n * sizeof *s->v)))
-		return -1;
-	memcpy(s->t, t, n * sizeof *t);
-	memcpy(s->v, v, n * sizeof *v);
-	s->n = n;
-	return 0;
-}
-
-/* Each side's median as the line's figures (NaN for an empty side), whatever its word will be; 0 or -1. */
-static int line_medians(struct report_line *l, const struct vec *a, const struct vec *b)
-{
-	double *scratch = malloc((a->n > b->n ? a->n : b->n) * sizeof *scratch + 1);
-
-	if (!scratch)
-		return -1;
-	l->has_ab = 1;
-	l->na = (double)a->n;
-	l->nb = (double)b->n;
-	if (!a->n || stats_median(a->v, a->n, scratch, &l->fa) != STATS_OK)
-		l->fa = NAN;
-	if (!b->n || stats_median(b->v, b->n, scratch, &l->fb) != STATS_OK)
-		l->fb = NAN;
-	free(scratch);
-	return 0;
-}
-
-/* Two samples into one line (HL + Mann-Whitney). */
-static int cmp_samples(struct report_line *l, const struct vec *a, const struct vec *b, const char *what,
-		       const char *n_unit)
-{
-	double *scratch;
-	int rc;
-
-	if (line_medians(l, a, b) < 0)
-		return -1;
-	/* An empty side is too few data too: stats_cmp_samples says the counts and what would do. */
-	if (!(scratch = malloc((a->n + b->n + 1) * sizeof *scratch)))
-		return -1;
-	rc = stats_cmp_samples(l->label, a->v, a->n, b->v, b->n, scratch, &l->c);
-	l->c.n_unit = n_unit;
-	free(scratch);
-	line_done(l, rc, what);
-	return 0;
-}
-
-int report_line_samples(struct report_line *l, const char *label, const char *unit, const double *a, size_t na,
-			const double *b, size_t nb, const char *what, const char *n_unit)
-{
-	memset(l, 0, sizeof *l);
-	snprintf(l->label, sizeof l->label, "%s", label);
-	l->kind = REPORT_LINE_CAPACITY;
-	l->test = test_samples;
-	l->unit = unit;
-	l->comparable = l->gate.comparable = 1;
-	return cmp_samples(l, &(struct vec){ (double *)a, na, na, 0 }, &(struct vec){ (double *)b, nb, nb, 0 }, what,
-			   n_unit);
-}
-
 /* The probe results of both runs (report_probes), loaded once for the two probe lines. */
 struct probe_pair {
 	int loaded;
@@ -219,7 +79,7 @@ struct probe_pair {
 static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost, const char *label,
 		      const char *unit, const char *what)
 {
-	struct report_line *l = report_cmp_line(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, test_samples, unit,
+	struct report_line *l = report_cmp_line(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, report_test_samples, unit,
 					 "%s", label);
 	const struct report_probe_set *sa, *sb;
 
@@ -241,18 +101,17 @@ static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost,
 		report_gate_censored('A', sa->n, sa->censored, sa->censored_reason, &l->gate);
 		report_gate_censored('B', sb->n, sb->censored, sb->censored_reason, &l->gate);
 		if (!(l->comparable = l->gate.comparable))
-			line_refuse(l);
+			report_line_refuse(l);
 	} else if (fpu_cost && (sa->censored || sb->censored))
 		report_gate_caveat(&l->gate, "%zu + %zu FPU-cost probes did not finish (left out)", sa->censored,
 				   sb->censored);
 	/* The rows the line compares, for its chart: the probes kept, not the censored or another mode's. */
-	if (c->opts.keep_series && (series_copy(&l->s[0], sa->t, sa->v, sa->n, "probes") < 0 ||
-				    series_copy(&l->s[1], sb->t, sb->v, sb->n, "probes") < 0))
+	if (c->opts.keep_series && (report_series_copy(&l->s[0], sa->t, sa->v, sa->n, "probes") < 0 ||
+				    report_series_copy(&l->s[1], sb->t, sb->v, sb->n, "probes") < 0))
 		return -1;
 	if (!l->comparable)
-		return line_medians(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 });
-	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what,
-			   "probes");
+		return report_line_medians(l, sa->v, sa->n, sb->v, sb->n);
+	return report_line_cmp_samples(l, sa->v, sa->n, sb->v, sb->n, what, "probes");
 }
 
 /*
@@ -320,13 +179,13 @@ static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
 	if ((ma | mb) == 1u << REPORT_GFP_NONE || !ma || !mb)
 		return cmp_probes(c, pp, 0, "capacity", "workers", "capacity probes");
 	if (!common) {
-		if (!(l = report_cmp_line(c, REPORT_LINE_CAPACITY, test_samples, "workers", "%s", "capacity")))
+		if (!(l = report_cmp_line(c, REPORT_LINE_CAPACITY, report_test_samples, "workers", "%s", "capacity")))
 			return 0;
 		if (l->comparable) {     /* else the gate has refused it already, for a reason of the pair */
 			report_gate_refuse(&l->gate, "A's capacity probes held %s, B's %s", modes_text(ma, ta, sizeof ta),
 					   modes_text(mb, tb, sizeof tb));
 			l->comparable = 0;
-			line_refuse(l);
+			report_line_refuse(l);
 		}
 		return 0;
 	}
@@ -384,7 +243,7 @@ static int headroom_line(struct report_cmp *c, int k, struct report_trend *ta, i
 	if (ia < 0 && na > 0 && nb > 0) {
 		report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
 		l->comparable = 0;
-		line_refuse(l);
+		report_line_refuse(l);
 		return 0;
 	}
 	if (ia < 0) {
@@ -396,7 +255,7 @@ static int headroom_line(struct report_cmp *c, int k, struct report_trend *ta, i
 			mb = tb[y].n > mb ? tb[y].n : mb;
 		snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ma, mb, REPORT_TREND_MIN_POINTS,
 			 REPORT_TREND_MIN_POINTS);
-		line_too_few(l, counts);
+		report_line_too_few(l, counts);
 		return 0;
 	}
 	if (!ta[ia].ok || !tb[ib].ok) {
@@ -407,10 +266,10 @@ static int headroom_line(struct report_cmp *c, int k, struct report_trend *ta, i
 		else
 			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ta[ia].n, tb[ib].n,
 				 REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
-		line_too_few(l, counts);
+		report_line_too_few(l, counts);
 		return 0;
 	}
-	line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
+	report_line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
 	return 0;
 }
 
@@ -517,6 +376,42 @@ static int cmp_failures(struct report_cmp *c)
 	return 0;
 }
 
+/* The module was loaded in run (report_cause_module of its mode); the exposure in *ms. */
+static int module_cb(void *arg, const struct query_run *r)
+{
+	int64_t *v = arg;
+
+	v[0] = report_run_exposure_ms(r);
+	v[1] = report_cause_module(r->gfp_mode);
+	return 0;
+}
+
+/* Fragmentation failures per hour (report/causes.h), one line per source both runs observed: the kernel log
+ * always, the trace when both traced, the module when both had it loaded; none from a database before them. */
+static int cmp_causes(struct report_cmp *c)
+{
+	struct report_causes *ca = calloc(1, sizeof *ca), *cb = calloc(1, sizeof *cb);
+	int64_t xa[2] = { 0, 0 }, xb[2] = { 0, 0 };
+	int r = -1;
+
+	if (!ca || !cb || report_causes(c->qa, c->a, -1, -1, ca) < 0 || report_causes(c->qb, c->b, -1, -1, cb) < 0 ||
+	    query_run(c->qa, c->a, module_cb, xa) < 0 || query_run(c->qb, c->b, module_cb, xb) < 0)
+		goto out;
+	r = 0;
+	for (int s = 1; ca->have && cb->have && s <= REPORT_CAUSE_SOURCES; s++) {
+		char label[64];
+		if ((s == 2 && (strcmp(c->ca.tracefs, "on") || strcmp(c->cb.tracefs, "on"))) || (s == 3 && !(xa[1] && xb[1])))
+			continue;
+		snprintf(label, sizeof label, "fragmentation failures/h (%s)", report_cause_source(s));
+		report_rare_add(c, REPORT_LINE_ALLOC_FAIL, label, (uint64_t)ca->total[s - 1][2], xa[0],
+				(uint64_t)cb->total[s - 1][2], xb[0]);
+	}
+out:
+	free(ca);
+	free(cb);
+	return r;
+}
+
 /*
  * The trace's two rates: failed allocations per hour (every one, the kernel
  * log's among them) and fragmenting fallbacks per hour, each over the run's
@@ -618,15 +513,15 @@ static int cmp_churn(struct report_cmp *c)
 			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.spawn_failures : 0, rb ? cb.tot.span_ms : 0);
 	report_rare_add(c, REPORT_LINE_OOM, "churn OOM kills/h", ra ? (uint64_t)ca.tot.c[QC_OOM] : 0,
 			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.tot.c[QC_OOM] : 0, rb ? cb.tot.span_ms : 0);
-	tp = report_cmp_line(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
+	tp = report_cmp_line(c, REPORT_LINE_SPAWNS, report_test_samples, "spawns/s", "spawns/s");
 	if (!tp)
 		return 0;
 	if (throughput(c->qa, c->a, &a) < 0 || throughput(c->qb, c->b, &b) < 0)
 		r = -1;
 	else if (!tp->comparable)
-		r = line_medians(tp, &a, &b);   /* the figures, without a verdict */
+		r = report_line_medians(tp, a.v, a.n, b.v, b.n);   /* the figures, without a verdict */
 	else
-		r = cmp_samples(tp, &a, &b, "whole minute of churn", "minutes");
+		r = report_line_cmp_samples(tp, a.v, a.n, b.v, b.n, "whole minute of churn", "minutes");
 	free(a.v);
 	free(b.v);
 	return r;
@@ -662,7 +557,7 @@ static int request_values(struct query *q, int64_t run, int order, struct vec *o
 static int cmp_atomic(struct report_cmp *c)
 {
 	for (int i = 0; i < c->orders.n; i++) {
-		struct report_line *l = report_cmp_line(c, REPORT_LINE_ATOMIC, test_samples, "% of samples", "atomic risk o%d %%",
+		struct report_line *l = report_cmp_line(c, REPORT_LINE_ATOMIC, report_test_samples, "% of samples", "atomic risk o%d %%",
 						 c->orders.order[i]);
 		struct vec a = { 0 }, b = { 0 };
 		int r;
@@ -672,196 +567,14 @@ static int cmp_atomic(struct report_cmp *c)
 		l->order = c->orders.order[i];
 		r = request_values(c->qa, c->a, c->orders.order[i], &a) < 0 ||
 		    request_values(c->qb, c->b, c->orders.order[i], &b) < 0 ? -1
-		    : !l->comparable ? line_medians(l, &a, &b)
-		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples", "minutes");
+		    : !l->comparable ? report_line_medians(l, a.v, a.n, b.v, b.n)
+		    : report_line_cmp_samples(l, a.v, a.n, b.v, b.n, "minute of atomic-risk samples", "minutes");
 		free(a.v);
 		free(b.v);
 		if (r < 0)
 			return -1;
 	}
 	return 0;
-}
-
-/* ---------------------------------------------------------------- what a run ran under */
-
-/* "key=value" of config_describe's text (one per line) into out; 1 if the key is there, else 0. */
-static int config_value(const char *config, const char *key, char *out, size_t len)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = config; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
-			snprintf(out, len, "%.*s", (int)(n - kl - 1), p + kl + 1);
-			return 1;
-		}
-		p += n + (nl ? 1 : 0);
-	}
-	return 0;
-}
-
-static int64_t config_dur(const char *config, const char *key)
-{
-	char v[64];
-	int64_t ms;
-
-	return config_value(config, key, v, sizeof v) && num_parse_duration_ms(v, &ms) == 0 ? ms : -1;
-}
-
-static int64_t config_size(const char *config, const char *key)
-{
-	char v[64];
-	uint64_t b;
-
-	return config_value(config, key, v, sizeof v) && num_parse_size(v, &b) == 0 && b <= INT64_MAX ? (int64_t)b : -1;
-}
-
-static int64_t config_int(const char *config, const char *key)
-{
-	char v[64];
-	int64_t n;
-
-	return config_value(config, key, v, sizeof v) && num_parse_i64(v, strlen(v), &n) == 0 ? n : -1;
-}
-
-void report_cond_of_run(const struct query_run *r, struct report_cond *c)
-{
-	const char *cfg = r->config;
-
-	report_cond_init(c);
-	/* The confinement: as read back (schema 7), or the version an older run recorded, limits as configured. */
-	if (r->cgroup) {
-		snprintf(c->cgroup, sizeof c->cgroup, "%s", r->cgroup);
-		c->conf_exact = r->confinement_exact == 1;
-		c->pop_cap = strcmp(r->cgroup, "none") == 0 ? r->pop_cap : -1;
-		if (r->unconfined_reason)
-			snprintf(c->unconfined_why, sizeof c->unconfined_why, "%s", r->unconfined_reason);
-		report_gate_short_paths(c->unconfined_why);
-		if (strcmp(r->cgroup, "none") != 0) {
-			/* What the user set is compared; the read-back says whether the kernel took it. */
-			c->memory_set = config_size(cfg, "cgroup-memory-max");
-			c->pids_set = config_int(cfg, "cgroup-pids-max");
-			c->memory_max = c->conf_exact ? r->cgroup_memory_max : c->memory_set;
-			c->pids_max = c->conf_exact ? r->cgroup_pids_max : c->pids_set;
-		}
-	}
-	/* --gfp-mode in force, as the run recorded it ("off (module not loaded)": its first word). */
-	if (r->gfp_mode)
-		snprintf(c->gfp_mode, sizeof c->gfp_mode, "%.*s", (int)strcspn(r->gfp_mode, " "), r->gfp_mode);
-	c->workers = config_int(cfg, "workers");
-	c->has_churn = r->cgroup != NULL && c->workers != 0;
-	c->lifetime_ms = config_dur(cfg, "lifetime");
-	c->worker_memory = config_size(cfg, "worker-memory");
-	c->probe_limit = config_int(cfg, "probe-limit");
-	c->switch_threads = config_int(cfg, "switch-threads");
-	c->sample_interval_ms = config_dur(cfg, "sample-interval");
-	config_value(cfg, "spawn-rate", c->spawn_rate, sizeof c->spawn_rate);
-	config_value(cfg, "lifetime-dist", c->lifetime_dist, sizeof c->lifetime_dist);
-	config_value(cfg, "probe-scope", c->probe_scope, sizeof c->probe_scope);
-	/* The FPU kind in use (auto resolved by the spawner), else as configured. */
-	if (r->fpu_kind)
-		snprintf(c->fpu_kind, sizeof c->fpu_kind, "%s", r->fpu_kind);
-	snprintf(c->hypervisor, sizeof c->hypervisor, "%s", r->hypervisor ? r->hypervisor : "");
-	/* An fpusoakd before issue 31 kept the CPUID signature's blank padding ("other:bhyve bhyve "). */
-	for (size_t n = strlen(c->hypervisor); n && c->hypervisor[n - 1] == ' '; n--)
-		c->hypervisor[n - 1] = 0;
-	snprintf(c->guest_type, sizeof c->guest_type, "%s", r->guest_type ? r->guest_type : "");
-	c->mem_total_kb = r->mem_total_kb;
-	c->xstate_bytes = r->xstate_bytes;
-	snprintf(c->kernel_release, sizeof c->kernel_release, "%s", r->kernel_release ? r->kernel_release : "");
-	snprintf(c->label, sizeof c->label, "%s", r->label ? r->label : "");
-	snprintf(c->cmdline, sizeof c->cmdline, "%s", r->cmdline ? r->cmdline : "");
-}
-
-struct cond_ctx {
-	struct report_cond *c;
-	struct report_side *s;
-	int newest;               /* the run is the newest of a database a daemon writes */
-};
-
-/* Copy s into dst (s may be dst) keeping printable ASCII only (kernel, label and host strings come from the DB). */
-static void side_text(char *dst, size_t len, const char *s)
-{
-	if (s != dst)
-		snprintf(dst, len, "%s", s ? s : "");
-	for (char *p = dst; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
-			*p = '?';
-}
-
-static int cond_cb(void *arg, const struct query_run *r)
-{
-	struct cond_ctx *x = arg;
-	struct report_side *s = x->s;
-
-	report_cond_of_run(r, x->c);
-	s->run_id = r->run_id;
-	s->started_ms = r->started_ms;
-	s->first_sample_ms = r->first_sample_ms;
-	s->last_sample_ms = r->last_sample_ms;
-	s->nsamples = r->nsamples;
-	s->duration_ms = report_run_duration(r);
-	side_text(s->state, sizeof s->state, report_run_state(r, x->newest));
-	side_text(s->label, sizeof s->label, r->label);
-	side_text(s->kernel, sizeof s->kernel, r->kernel_release);
-	snprintf(s->hypervisor, sizeof s->hypervisor, "%s%s%.15s", x->c->hypervisor, r->guest_type ? " " : "",
-		 r->guest_type ? r->guest_type : "");
-	side_text(s->hypervisor, sizeof s->hypervisor, s->hypervisor);
-	side_text(s->hostname, sizeof s->hostname, r->hostname);
-	side_text(s->cpu, sizeof s->cpu, r->cpu_model);
-	side_text(s->fpu, sizeof s->fpu, r->fpu_features);
-	report_eagerfpu(r->cmdline, s->eager, sizeof s->eager);
-	side_text(s->eager, sizeof s->eager, s->eager);
-	s->xstate = r->xstate_bytes;
-	s->memtotal = r->mem_total_kb;
-	report_run_confinement(r, s->conf, sizeof s->conf);
-	side_text(s->conf, sizeof s->conf, s->conf);
-	s->unconfined = r->cgroup && strcmp(r->cgroup, "none") == 0;
-	return 0;
-}
-
-/* What the page says of one run besides its row: FPU kind, deaths and both populations' identities. */
-static int side_more(struct query *q, int64_t run, struct report_side *s)
-{
-	struct report_deaths d;
-	int has;
-
-	if ((has = query_has_table(q, "churn_info")) < 0 ||
-	    (has && query_run_fpu_kind(q, run, s->fpu_kind, sizeof s->fpu_kind) < 0))
-		return -1;
-	side_text(s->fpu_kind, sizeof s->fpu_kind, s->fpu_kind);
-	if (report_run_deaths(q, run, s->deaths, sizeof s->deaths) < 0 || report_run_population(q, run, &d) < 0)
-		return -1;
-	if (!report_deaths_identity(&d, s->churn_identity, sizeof s->churn_identity, s->probe_identity,
-				    sizeof s->probe_identity))
-		s->churn_identity[0] = s->probe_identity[0] = 0;
-	return 0;
-}
-
-/* Whether run is the newest of q while a daemon writes q (then an unended run is "running"). */
-static int newest_running(struct query *q, int64_t run)
-{
-	int64_t latest;
-	int got = query_latest_run(q, &latest);
-
-	if (got < 0)
-		return -1;
-	return got && latest == run && query_writer_active(q) == 1;
-}
-
-static int exists_cb(void *arg, const struct query_run *r)
-{
-	(void)r;
-	*(int *)arg = 1;
-	return 0;
-}
-
-int report_run_exists(struct query *q, int64_t run)
-{
-	int found = 0;
-
-	return query_run(q, run, exists_cb, &found) < 0 ? -1 : found;
 }
 
 void report_compare_free(struct report_cmp *c)
@@ -874,26 +587,6 @@ void report_compare_free(struct report_cmp *c)
 			free(c->line[i].s[w].v);
 			memset(&c->line[i].s[w], 0, sizeof c->line[i].s[w]);
 		}
-}
-
-/* The trace's part of what a run ran under: on or off (with the reason), and the slab its instance took. */
-static void cond_trace(const struct report_trace *t, struct report_cond *c)
-{
-	const char *why = strchr(t->note, '(');
-	size_t n;
-
-	if (!t->note[0])
-		return;   /* before schema 8: not recorded */
-	snprintf(c->tracefs, sizeof c->tracefs, "%s", t->on ? "on" : "off");
-	c->trace_kb = t->on ? t->setup_slab_kb : -1;
-	if (!t->on && why) {
-		/* "tracefs=off (not mounted: ...)": the reason inside the parentheses. */
-		snprintf(c->trace_why, sizeof c->trace_why, "%s", why + 1);
-		n = strlen(c->trace_why);
-		if (n && c->trace_why[n - 1] == ')')
-			c->trace_why[n - 1] = 0;
-		/* Paths kept whole: "neither /sys/kernel/tracing nor /sys/kernel/debug/tracing" says which. */
-	}
 }
 
 /* The pair is comparable when every line is: each distinct reason a line was refused for is said once for the
@@ -936,36 +629,6 @@ static void pair_from_lines(struct report_cmp *c)
 	}
 }
 
-static int vm_cb(void *arg, const char *name, const char *value)
-{
-	struct report_cond *c = arg;
-
-	if (c->nvm == REPORT_VM_MAX || !name || !value)
-		return 0;
-	snprintf(c->vm[c->nvm].name, sizeof c->vm[c->nvm].name, "%s", name);
-	snprintf(c->vm[c->nvm].value, sizeof c->vm[c->nvm].value, "%s", value);
-	c->nvm++;
-	return 0;
-}
-
-/* What a run ran under beyond its row: the fragmenting load that ran, the allocator's knobs. */
-static int cond_more(struct query *q, int64_t run, struct report_cond *c)
-{
-	struct report_fragment f;
-	int r = 0, has;
-
-	if ((has = query_has_table(q, "fragment")) < 0 || (has && (r = report_fragment(q, run, -1, -1, &f)) < 0))
-		return -1;
-	/* Before schema 10 no load could run: off.  A load asked for that never started is off too. */
-	snprintf(c->fragment, sizeof c->fragment, "%s", has && r > 0 ? f.level : "off");
-	if ((has = query_has_table(q, "run_vm")) < 0)
-		return -1;
-	if (has && (r = query_run_vm(q, run, vm_cb, c)) < 0)
-		return -1;
-	c->vm_known = has && r > 0;
-	return 0;
-}
-
 /* "fragmenting load off (A) vs heavy (B)", several joined by "; ", into out. */
 static void differs_text(const struct report_factors *d, char *out, size_t len)
 {
@@ -1002,11 +665,9 @@ static void attribute(struct report_cmp *c)
 				last = j;
 			}
 		if (k == 1) {
-			/* Through a local: l->attrib and the factor's words are one object (-Werror=restrict at -O1). */
-			char what[sizeof l->attrib];
-			snprintf(what, sizeof what, "%s %s (A) vs %s (B)", c->diff.f[last].name, c->diff.f[last].a,
-				 c->diff.f[last].b);
-			snprintf(l->attrib, sizeof l->attrib, "B vs A: the effect of %s%s", what,
+			/* Through a copy: the factor and the line are in one struct, which -Wrestrict takes for overlap. */
+			struct report_factor f = c->diff.f[last];
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: the effect of %s %s (A) vs %s (B)%s", f.name, f.a, f.b,
 				 c->diff.vm_unknown ? " (vm knobs not recorded)" : "");
 		}
 		else if (k > 1)
@@ -1044,20 +705,9 @@ int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b
 	for (int i = 0; i < ob.n; i++)
 		report_orders_add(&out->orders, ob.order[i], ob.kind[i]);
 	/* What each run ran under decides which lines may be compared at all (report/gate.h). */
-	report_cond_init(&out->ca);
-	report_cond_init(&out->cb);
-	{
-		struct cond_ctx xa = { &out->ca, &out->side[0], 0 }, xb = { &out->cb, &out->side[1], 0 };
-		if ((xa.newest = newest_running(qa, a)) < 0 || (xb.newest = newest_running(qb, b)) < 0 ||
-		    query_run(qa, a, cond_cb, &xa) < 0 || query_run(qb, b, cond_cb, &xb) < 0 ||
-		    side_more(qa, a, &out->side[0]) < 0 || side_more(qb, b, &out->side[1]) < 0)
-			return -1;
-	}
-	if (report_trace(qa, a, &ta) < 0 || report_trace(qb, b, &tb) < 0)
-		return -1;
-	cond_trace(&ta, &out->ca);
-	cond_trace(&tb, &out->cb);
-	if (cond_more(qa, a, &out->ca) < 0 || cond_more(qb, b, &out->cb) < 0)
+	if (report_trace(qa, a, &ta) < 0 || report_trace(qb, b, &tb) < 0 ||
+	    report_cond_load(qa, a, &ta, &out->ca, &out->side[0]) < 0 ||
+	    report_cond_load(qb, b, &tb, &out->cb, &out->side[1]) < 0)
 		return -1;
 	report_gate_pair(&out->ca, &out->cb, &out->pair);
 	report_gate_factors(&out->ca, &out->cb, &out->diff);
@@ -1065,6 +715,7 @@ int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b
 	r = cmp_capacity(out, &pp) < 0 ||
 	    cmp_headroom(out) < 0 ||
 	    cmp_failures(out) < 0 ||
+	    cmp_causes(out) < 0 ||
 	    cmp_trace(out, &ta, &tb) < 0 ||
 	    cmp_churn(out) < 0 ||
 	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
@@ -1078,4 +729,14 @@ int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b
 		report_probes_free(&pp.b);
 	}
 	return r;
+}
+
+struct report_line *report_rare_add(struct report_cmp *c, enum report_line_kind like, const char *label, uint64_t a,
+				    int64_t exposure_a_ms, uint64_t b, int64_t exposure_b_ms)
+{
+	struct report_line *l = report_cmp_line(c, like, report_rare_test, "per hour", "%s", label);
+
+	if (l)
+		report_rare_line(l, a, exposure_a_ms, b, exposure_b_ms);
+	return l;
 }

@@ -48,20 +48,12 @@ static const char *p_text(double p, char *out, size_t len)
 /* The 72-column form: the first candidate that fits, else the last one cut at a word. */
 static void fit_verdict(struct report_line *l, const char *const *cand, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n - 1; i++)
 		if (strlen(cand[i]) <= STATS_VERDICT_COLS) {
 			snprintf(l->verdict, sizeof l->verdict, "%s", cand[i]);
 			return;
 		}
-	snprintf(l->verdict, sizeof l->verdict, "%s", cand[n - 1]);
-	for (char *sp = strrchr(l->verdict, ' '); sp && strlen(l->verdict) > STATS_VERDICT_COLS - 3;
-	     sp = strrchr(l->verdict, ' ')) {
-		*sp = 0;
-		if (strlen(l->verdict) <= STATS_VERDICT_COLS - 3) {
-			strcat(l->verdict, "...");
-			break;
-		}
-	}
+	report_line_cut72(l, cand[n - 1]);
 }
 
 /* The stats_cmp the other surfaces read (a, b, the ratio and its interval). */
@@ -177,14 +169,4 @@ int report_rare_line(struct report_line *l, uint64_t a, int64_t exposure_a_ms, u
 	cand[2] = c2;
 	fit_verdict(l, cand, 3);
 	return 0;
-}
-
-struct report_line *report_rare_add(struct report_cmp *c, enum report_line_kind like, const char *label, uint64_t a,
-				    int64_t exposure_a_ms, uint64_t b, int64_t exposure_b_ms)
-{
-	struct report_line *l = report_cmp_line(c, like, report_rare_test, "per hour", "%s", label);
-
-	if (l)
-		report_rare_line(l, a, exposure_a_ms, b, exposure_b_ms);
-	return l;
 }

@@ -11,8 +11,9 @@
  *   alloc failures/h: A 4 in 3m 58.2s = 60.4 [16.5, 155]/h vs B 0 in
  *   3m 59.0s = 0 [0, 55.6]/h: too few data (n=4+0 events; needs 6)
  *
- * and ends in the words of report/compare.h.  The exposure is the run's
- * exact tick span (report_run_exposure_ms), in milliseconds.
+ * and ends in the words of report/line.h.  The exposure is the run's
+ * exact tick span (report_run_exposure_ms), in milliseconds.  To add such a line to a comparison:
+ * report_rare_add (report/compare.h), gated like an existing line kind.
  */
 #ifndef FPUSOAK_REPORT_RARE_H
 #define FPUSOAK_REPORT_RARE_H
@@ -20,7 +21,7 @@
 #include <stdint.h>
 
 #include "analysis/poisson.h"
-#include "report/compare.h"
+#include "report/line.h"
 
 /* The test a rare-event line names (report_line.test). */
 extern const char report_rare_test[];
@@ -28,11 +29,6 @@ extern const char report_rare_test[];
 /* Fill l (its label set, through the gate) with the verdict on a events over exposure_a_ms against b over
  * exposure_b_ms; 0 (l->rare holds the figures), or -1 when the statistics failed (l says so, not comparable). */
 int report_rare_line(struct report_line *l, uint64_t a, int64_t exposure_a_ms, uint64_t b, int64_t exposure_b_ms);
-
-/* Add a line "label" (per hour) to c, gated as line kind `like`, filled by report_rare_line; the line, or NULL
- * when c is full.  A line the gate refused keeps its reason and still shows both counts and rates. */
-struct report_line *report_rare_add(struct report_cmp *c, enum report_line_kind like, const char *label, uint64_t a,
-				    int64_t exposure_a_ms, uint64_t b, int64_t exposure_b_ms);
 
 /* "3m 58.2s" / "41.7s" / "2h 03m 11s": an exposure as said in a rare-event line; returns out. */
 const char *report_exposure_text(int64_t ms, char *out, size_t len);

@@ -360,8 +360,11 @@ int report_deaths_identity(const struct report_deaths *d, char *churn, size_t cl
 	/* Every death once (schema 7, 9): signals, the spawner's own kills, refused HOLDs. */
 	identity("churn workers", d->churn_spawned, d->churn_exited, d->churn_killed + d->churn_ours + d->churn_gfp,
 		 d->churn_oom, d->churn_alive, churn, clen);
-	identity("probe workers", d->probe_spawned, d->probe_exited, d->probe_killed + d->probe_ours + d->probe_gfp,
-		 d->probe_oom, d->probe_alive, probe, plen);
+	if (d->probe_alive == -2)
+		snprintf(probe, plen, "probe workers: not accounted (a run of an fpusoakd before schema 7)");
+	else
+		identity("probe workers", d->probe_spawned, d->probe_exited, d->probe_killed + d->probe_ours + d->probe_gfp,
+			 d->probe_oom, d->probe_alive, probe, plen);
 	return 1;
 }
 

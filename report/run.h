@@ -157,7 +157,7 @@ struct report_deaths {
 	int64_t unattributed;     /* OOM kills the cgroup counted that matched no worker's death */
 	int64_t oom_total;        /* churn_oom + probe_oom + unattributed: every OOM kill, once */
 	int64_t churn_gfp, probe_gfp;       /* killed themselves on a refused HOLD (--gfp-mode) */
-	int64_t churn_alive, probe_alive;   /* at the run's last tick; -1 unknown (report_run_population) */
+	int64_t churn_alive, probe_alive;   /* at the run's last tick; -1 unknown, probe -2 not accounted (report_run_population) */
 	int64_t span_ms;          /* the time the churn counts cover */
 };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* migrate: a database's integrity and its migrations to this fpusoakd's schema; see migrate.h. */
+/* migrate: a database's integrity, the writer's settings and the migrations to this fpusoakd's schema; see migrate.h. */
 #include "store/migrate.h"
 
 #include <stdint.h>
@@ -8,6 +8,12 @@
 
 #include "common/log.h"
 #include "store/migrations.h"
+
+/* The writer's page cache, the WAL's checkpoint interval (pages) and the size it is cut back to. */
+#define STORE_CACHE_KIB 256
+#define STORE_WAL_PAGES 256
+#define STORE_WAL_LIMIT (1024 * 1024)
+
 
 int migrate_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
@@ -18,6 +24,27 @@ int migrate_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 	snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
 	sqlite3_free(msg);
 	return -1;
+}
+
+/*
+ * The writer's connection settings.  Sized for a 64 MB guest, where the writer's memory is locked and
+ * every megabyte of it is one the capacity probe cannot use (issue 20).  A tick appends to ~6 B-tree
+ * pages (one wide sample row, per-zone rows) and updates a few rollup pages, so the working set is a
+ * few dozen pages: STORE_CACHE_KIB of page cache cost nothing measurable against 2 MiB
+ * (bench/RESULTS.md).  The WAL is checkpointed every STORE_WAL_PAGES pages and cut back to
+ * STORE_WAL_LIMIT after: on a tmpfs (the Xen test guest) the WAL is memory too, and SQLite's default
+ * lets it reach 4 MiB.
+ */
+int migrate_settings(sqlite3 *db, char *err, size_t errlen)
+{
+	char sql[256];
+
+	sqlite3_busy_timeout(db, MIGRATE_BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(db, 1);
+	snprintf(sql, sizeof sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;"
+		 " PRAGMA cache_size=-%d; PRAGMA wal_autocheckpoint=%d; PRAGMA journal_size_limit=%d;",
+		 STORE_CACHE_KIB, STORE_WAL_PAGES, STORE_WAL_LIMIT);
+	return migrate_exec(db, sql, err, errlen);
 }
 
 static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
@@ -76,8 +103,7 @@ static int marker_table(const char *sql, char *out, size_t len)
 	return 1;
 }
 
-/* 1 if db has a table called name, 0 if not, -1 on error. */
-static int has_table(sqlite3 *db, const char *name)
+int migrate_has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -107,7 +133,7 @@ static int needs(sqlite3 *db, const struct migration *m, int64_t have)
 		return 1;
 	if (!marker_table(m->sql, table, sizeof table))
 		return 0;
-	r = has_table(db, table);
+	r = migrate_has_table(db, table);
 	return r < 0 ? -1 : !r;
 }
 
@@ -151,4 +177,21 @@ int migrate_apply(sqlite3 *db, char *err, size_t errlen)
 			have = m->version;
 	}
 	return 0;
+}
+
+int migrate_version(sqlite3 *db, int64_t *version)
+{
+	return pragma_int(db, "PRAGMA user_version", version);
+}
+
+int migrate_pending(sqlite3 *db, int64_t have)
+{
+	int n = 0, r;
+
+	for (int i = 0; i < store_nmigrations; i++) {
+		if ((r = have > 0 ? needs(db, &store_migrations[i], have) : 1) < 0)
+			return -1;
+		n += r;
+	}
+	return n;
 }

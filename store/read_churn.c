@@ -29,7 +29,7 @@ static const char *const SQL[S_COUNT] = {
 	[S_PROBES] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, detail, gfp_mode FROM v_probes "
 		     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY ts_ms LIMIT ?5",
 	[S_FPU_KIND] = "SELECT fpu_kind FROM churn_info WHERE run_id = ?1",
-	[S_CHURN_LAST] = "SELECT population, coalesce(probe_population, 0) FROM samples WHERE run_id = ?1 "
+	[S_CHURN_LAST] = "SELECT population, probe_population FROM samples WHERE run_id = ?1 "
 			 "AND population IS NOT NULL ORDER BY ts_ms DESC LIMIT 1",
 };
 
@@ -218,7 +218,8 @@ int query_churn_alive(struct query *q, int64_t run_id, int64_t *churn, int64_t *
 	sqlite3_bind_int64(st, 1, run_id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*churn = sqlite3_column_int64(st, 0);
-		*probe = sqlite3_column_int64(st, 1);
+		/* Before schema 7 probe workers were not accounted: not recorded, not none. */
+		*probe = sqlite3_column_type(st, 1) == SQLITE_NULL ? -2 : sqlite3_column_int64(st, 1);
 		got = 1;
 	}
 	if (step_err(q, st, rc) < 0)

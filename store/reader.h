@@ -13,6 +13,7 @@
  *   read_trace.c     what the tracefs instance saw: failed allocations, fallbacks, their rollups
  *   read_gfp.c       the fpusoak_gfp module's model checks
  *   read_facts.c     what a comparison needs of a run (schema 013): vm knobs, own processes, failing tasks
+ *   read_cause.c     why failed allocations failed (schema 014): hourly counts, the classified rows
  *
  * Each file holds the SQL of its own statements in a file-local array SQL[],
  * indexed by enum stmt_id (the other files' ids left NULL); stmt(q, id)
@@ -55,6 +56,8 @@ enum stmt_id {
 	S_MODEL_CHECKS,
 	/* read_facts.c */
 	S_RUN_VM, S_RUN_PROCS, S_FAIL_TASKS,
+	/* read_cause.c */
+	S_CAUSE_ROLLED, S_CAUSE_HOURS, S_CAUSE_ROWS, S_CAUSE_ROWS_COUNT,
 	S_COUNT
 };
 

@@ -141,6 +141,12 @@ static const char *const STMT_SQL[S_COUNT] = {
 	[S_ROLL_TFAIL] = "INSERT INTO trace_fail_rollup(run_id, tier, bucket_ms, page_order, class, failures)"
 			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (run_id, tier, bucket_ms, page_order, class)"
 			 " DO UPDATE SET failures = failures + excluded.failures",
+	[S_CAUSE] = "INSERT INTO failure_cause(run_id, ts_ms, source, comm, pid, page_order, gfp_flags, decided_node,"
+		    " decided_name, free_kb, min_kb, largest_order, cause, lag_ms, note)"
+		    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	[S_ROLL_CAUSE] = "INSERT INTO failure_cause_rollup(run_id, tier, bucket_ms, source, cause, page_order, failures)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (run_id, tier, bucket_ms, source, cause,"
+			 " page_order) DO UPDATE SET failures = failures + excluded.failures",
 };
 
 int stmts_prepare(struct stmts *p, sqlite3 *db, const char *path, char *err, size_t errlen)

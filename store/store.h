@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * store: the SQLite writer.  The only code that writes the sample tables
- * (store/writer.h lists its files, store/writer.c is its core; store/query.h is the reader).
+ * (store/writer.c is its core and the one owner of its state, and lists the writer's other files;
+ * store/query.h is the reader).
  *
  * One writer (the daemon's loop thread), WAL so HTTP threads can read
  * through store/query while it writes, synchronous=NORMAL (a crash may lose
@@ -57,6 +58,14 @@ typedef void (*store_import_fn)(void *arg, int64_t source_run, int64_t run, int 
  * here (same host, boot id, pid, start); the source is only read (store/import.c).  0, or -1 with err (the target
  * unchanged: one transaction per source; a newer schema, a corrupt or foreign file, the target itself). */
 int store_import(struct store *st, const char *source, store_import_fn fn, void *arg, char *err, size_t errlen);
+
+/*
+ * Migrate path in place to this fpusoakd's schema without adding a run (`fpusoakd upgrade`): refused while a
+ * daemon holds it, when it is not an fpusoakd database, damaged or newer; a copy is made first into
+ * backup (PATH.schemaN.bak, with the time added when that exists).  *from and *to get the versions;
+ * backup stays "" when nothing needed doing.  0, or -1 with err.
+ */
+int store_upgrade(const char *path, char *backup, size_t blen, int *from, int *to, char *err, size_t errlen);
 
 /* Mark every run without an end (but imported ones: store_import) as ended by 'crash' at its last sample; how many, or -1. */
 int store_mark_crashed(struct store *st);
@@ -232,6 +241,29 @@ struct store_extfrag {
  * its failures and fallbacks, either list may be empty; 0 or -1 (nothing attached). */
 int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, int nf,
 		     const struct store_extfrag *x, int nx);
+/* A failed allocation and its cause (v_failure_causes; daemon/causes.h): strings are copied, comm up to 64
+ * bytes, gfp_flags up to 256, the zone name up to 15, the note up to 95 (longer ones are cut). */
+struct store_failure_cause {
+	int64_t ts_ms;
+	int source;                    /* 1 kmsg, 2 trace, 3 module */
+	const char *comm;              /* NULL: none */
+	size_t comm_len;
+	int64_t pid;                   /* -1: none */
+	int order;
+	const char *gfp_flags;         /* NULL: none */
+	int cause;                     /* enum cause (analysis/cause.h): 0 unknown .. 3 reserve */
+	int node;                      /* the zone that decided: node (-1 none or not printed) and name (NULL: none) */
+	const char *zone;
+	int64_t free_kb, min_kb;       /* -1: none */
+	int largest_order;             /* -1: none */
+	int has_lag;
+	int64_t lag_ms;
+	const char *note;              /* NULL: none */
+};
+
+/* Attach one classified failure; 0 or -1. */
+int store_tick_failure_cause(struct store_tick *t, const struct store_failure_cause *c);
+
 /* The confinement in force, read back from the kernel (v_runs' cgroup_* columns). */
 struct store_confinement {
 	int confined;                   /* 0: unconfined, reason says why */

@@ -40,6 +40,7 @@ void tick_free(struct store_tick *t)
 	free(t->kv);
 	free(t->tfail);
 	free(t->xfrag);
+	free(t->causes);
 	free(t);
 }
 
@@ -354,6 +355,34 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 		return -1;
 	}
 	t->bytes += sizeof *r + (r->buddy ? strlen(r->buddy) : 0);
+	return 0;
+}
+
+int store_tick_failure_cause(struct store_tick *t, const struct store_failure_cause *c)
+{
+	struct tick_cause *r = tick_grow(t, (void **)&t->causes, &t->ncauses, sizeof *r);
+
+	if (!r)
+		return -1;
+	r->ts_ms = c->ts_ms;
+	r->source = c->source;
+	r->pid = c->pid;
+	r->order = c->order;
+	r->cause = c->cause;
+	r->node = c->node;
+	r->free_kb = c->free_kb;
+	r->min_kb = c->min_kb;
+	r->largest_order = c->largest_order;
+	r->has_lag = c->has_lag;
+	r->lag_ms = c->lag_ms;
+	r->has_comm = c->comm != NULL;
+	r->comm_len = (uint8_t)(c->comm_len < sizeof r->comm ? c->comm_len : sizeof r->comm);
+	if (c->comm)
+		memcpy(r->comm, c->comm, r->comm_len);
+	r->has_gfp = c->gfp_flags != NULL;
+	snprintf(r->gfp_flags, sizeof r->gfp_flags, "%s", c->gfp_flags ? c->gfp_flags : "");
+	snprintf(r->zone, sizeof r->zone, "%s", c->zone ? c->zone : "");
+	snprintf(r->note, sizeof r->note, "%s", c->note ? c->note : "");
 	return 0;
 }
 

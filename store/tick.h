@@ -91,6 +91,17 @@ struct tick_tfail {
 	char task_cgroup[512];
 };
 
+/* A classified failure (store_failure_cause, copied). */
+struct tick_cause {
+	int64_t ts_ms, pid, free_kb, min_kb, lag_ms;
+	int source, order, cause, node, largest_order, has_lag, has_comm, has_gfp;
+	uint8_t comm_len;
+	char comm[64];
+	char gfp_flags[257];
+	char zone[16];
+	char note[96];
+};
+
 /* A completed rollup bucket travelling with the tick that completed it. */
 struct tick_rollbuddy {
 	int64_t run_id, tier, bucket_ms;
@@ -140,6 +151,8 @@ struct store_tick {
 	int ntfail, nxfrag;
 	struct tick_tfail *tfail;
 	struct store_extfrag *xfrag;
+	int ncauses;
+	struct tick_cause *causes;
 	int have_slow, pageblock_order;
 	int64_t pagetype_us, slabinfo_us;    /* -1: not read this tick */
 	char cursor_boot[40];

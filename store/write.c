@@ -404,7 +404,7 @@ static int write_tick(struct wr *w, const struct store_tick *t)
 		if ((rc = stmts_step(w->s, id)) != SQLITE_OK)
 			return rc;
 	}
-	if ((rc = write_trace(w->s, t)) != SQLITE_OK)
+	if ((rc = write_trace(w->s, t)) != SQLITE_OK || (rc = write_causes(w->s, t)) != SQLITE_OK)
 		return rc;
 	return write_tick_slow(w, t);
 }

@@ -2,8 +2,8 @@
 /*
  * write: the queued ticks' rows, all in one transaction (write.c: the sample row, the zone rows on
  * change, the counters, what the slow sources, the kernel log and the probes brought; write_trace.c: the
- * trace's rows), with the closed rollup buckets each tick carries (rollup_write.h).  Included by the
- * writer's files in store/ only.
+ * trace's rows; write_cause.c: the classified failures), with the closed rollup buckets each tick
+ * carries (rollup_write.h).  Included by the writer's files in store/ only.
  */
 #ifndef FPUSOAK_WRITE_H
 #define FPUSOAK_WRITE_H
@@ -45,5 +45,8 @@ int write_ticks(struct rowlog *rl, struct stmts *s, const struct dims *d, const 
 
 /* write_trace.c: the tick's traced failures and fallbacks; SQLITE_OK or the error code. */
 int write_trace(struct stmts *s, const struct store_tick *t);
+
+/* write_cause.c: the tick's classified failures; SQLITE_OK or the error code. */
+int write_causes(struct stmts *s, const struct store_tick *t);
 
 #endif

@@ -7,10 +7,13 @@
  *   tick.c          a tick assembled in memory (store_tick_*), against the tick context
  *   dims.c          the names and zones interned for it
  *   rollup_write.c  the minute and hour buckets closed as ticks arrive, and their rows
- *   write.c         the queue's rows in one transaction (write_trace.c: the trace's)
+ *   write.c         the queue's rows in one transaction (write_trace.c: the trace's, write_cause.c:
+ *                   the classified failures')
  *   statements.c    the prepared statements
- *   migrate.c       the database's integrity and migrations
+ *   migrate.c       the database's integrity, the connection's settings, the migrations
+ *   upgrade.c       an older database migrated in place, a backup first (store_upgrade)
  *   retain.c        deleting old raw rows in bounded slices
+ *   write_facts.c   what a run records once for its comparisons (vm knobs, its own processes)
  *
  * Data flow: store_submit accounts a tick in the rollups and queues it; the flush writes every queued
  * tick in one transaction (write_ticks) and forgets them once it committed.
@@ -34,15 +37,10 @@
 #include "store/statements.h"
 #include "store/tick.h"
 #include "store/write.h"
+#include "store/write_facts.h"
 
-/* How long one write may wait for another writer's lock while all is well. */
-#define BUSY_TIMEOUT_MS 100
 /* While the DB refuses writes: retry this often, without waiting (a tick must never stall on it). */
 #define RETRY_MS 1000
-/* The writer's page cache, the WAL's checkpoint interval (pages) and the size it is cut back to. */
-#define STORE_CACHE_KIB 256
-#define STORE_WAL_PAGES 256
-#define STORE_WAL_LIMIT (1024 * 1024)
 
 /* ------------------------------------------------------------ the store */
 
@@ -66,27 +64,6 @@ struct store {
 };
 
 /* ------------------------------------------------------------ open, lock */
-
-/*
- * The writer's connection settings.  Sized for a 64 MB guest, where the writer's memory is locked and
- * every megabyte of it is one the capacity probe cannot use (issue 20).  A tick appends to ~6 B-tree
- * pages (one wide sample row, per-zone rows) and updates a few rollup pages, so the working set is a
- * few dozen pages: STORE_CACHE_KIB of page cache cost nothing measurable against 2 MiB
- * (bench/RESULTS.md).  The WAL is checkpointed every STORE_WAL_PAGES pages and cut back to
- * STORE_WAL_LIMIT after: on a tmpfs (the Xen test guest) the WAL is memory too, and SQLite's default
- * lets it reach 4 MiB.
- */
-static int writer_settings(sqlite3 *db, char *err, size_t errlen)
-{
-	char sql[256];
-
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-	sqlite3_extended_result_codes(db, 1);
-	snprintf(sql, sizeof sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;"
-		 " PRAGMA cache_size=-%d; PRAGMA wal_autocheckpoint=%d; PRAGMA journal_size_limit=%d;",
-		 STORE_CACHE_KIB, STORE_WAL_PAGES, STORE_WAL_LIMIT);
-	return migrate_exec(db, sql, err, errlen);
-}
 
 struct store *store_open(const char *path, size_t queue_max_bytes, char *err, size_t errlen)
 {
@@ -117,13 +94,13 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 			 "another fpusoakd is using this database" : strerror(errno));
 		goto fail;
 	}
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(st->db, MIGRATE_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
 	if (migrate_check(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
 		goto fail;
 	}
-	if (writer_settings(st->db, e2, sizeof e2) < 0) {
+	if (migrate_settings(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: %s", path, e2);
 		goto fail;
 	}
@@ -309,43 +286,16 @@ int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* One row of a prepared INSERT of up to 7 columns: ints where txt[i] is NULL and the flag says, else text or NULL. */
-static int insert_row(struct store *st, const char *sql, int n, const int64_t *iv, const char *const *tv)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (!st->db)   /* suspended (store_suspend) */
-		return -1;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		if (tv[i])
-			sqlite3_bind_text(s, i + 1, tv[i], -1, SQLITE_TRANSIENT);
-		else if (iv[i] != INT64_MIN)
-			sqlite3_bind_int64(s, i + 1, iv[i]);
-	}
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
+/* What a run records once for its comparisons: write_facts.c, on this store's connection. */
 int store_run_vm(struct store *st, int64_t run_id, const char *name, const char *value)
 {
-	int64_t iv[3] = { run_id, INT64_MIN, INT64_MIN };
-	const char *tv[3] = { NULL, name, value };
-
-	return insert_row(st, "INSERT OR REPLACE INTO run_vm(run_id, name, value) VALUES (?1, ?2, ?3)", 3, iv, tv);
+	return st->db ? facts_run_vm(st->db, run_id, name, value) : -1;   /* -1 while suspended */
 }
 
 int store_run_proc(struct store *st, int64_t run_id, int64_t ts_ms, const char *role, int64_t pid, const char *comm,
 		   const char *cgroup)
 {
-	int64_t iv[6] = { run_id, ts_ms, INT64_MIN, pid, INT64_MIN, INT64_MIN };
-	const char *tv[6] = { NULL, NULL, role, NULL, comm && comm[0] ? comm : NULL, cgroup && cgroup[0] ? cgroup : NULL };
-
-	return insert_row(st, "INSERT INTO run_procs(run_id, ts_ms, role, pid, comm, cgroup) VALUES (?1, ?2, ?3, ?4,"
-			  " CAST(?5 AS BLOB), ?6)", 6, iv, tv);
+	return st->db ? facts_run_proc(st->db, run_id, ts_ms, role, pid, comm, cgroup) : -1;
 }
 
 int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
@@ -482,7 +432,7 @@ static int flush_queue(struct store *st)
 	}
 	if (st->failing) {
 		log_notice("database: writable again; wrote %zu queued tick(s)", st->qcount);
-		sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+		sqlite3_busy_timeout(st->db, MIGRATE_BUSY_TIMEOUT_MS);
 	}
 	st->failing = 0;
 	dims_committed(&st->tc.dims);
@@ -609,7 +559,7 @@ int store_resume(struct store *st, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", st->path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
 		goto fail;
 	}
-	if (writer_settings(st->db, e2, sizeof e2) < 0) {
+	if (migrate_settings(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: %s", st->path, e2);
 		goto fail;
 	}

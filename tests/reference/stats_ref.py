@@ -517,6 +517,8 @@ def gnum(v, digits):
         v = 0.0
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
+    if 1e4 <= abs(v) < 1e15:
+        return "%.0f" % v
     return "%.*g" % (digits, v)
 
 

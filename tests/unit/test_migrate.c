@@ -129,6 +129,34 @@ int main(void)
 		before[v] = cli(path, views[v]);
 	T_CHECK(before[1] && strlen(before[1]) > 10000 && before[2] && strlen(before[2]) > 1000, "views readable before");
 
+	/* fpusoakd upgrade (store_upgrade): the same migration, no run added, a backup of schema 4 first. */
+	{
+		char up[300], bak[400], e3[512] = "";
+		int from, to;
+		snprintf(up, sizeof up, "%s/up.db", dir);
+		snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, up);
+		T_CHECK(system(cmd) == 0, "a copy to upgrade");
+		T_CHECK(store_upgrade(up, bak, sizeof bak, &from, &to, e3, sizeof e3) == 0 && from == 4 &&
+			to == store_migrations[store_nmigrations - 1].version, "upgrade: 4 -> %d (%s)", to, e3);
+		T_CHECK(strstr(bak, "/up.db.schema4.bak") && cli_int(bak, "PRAGMA user_version") == 4 &&
+			cli_int(bak, "SELECT count(*) FROM runs") == 2, "the backup as the file was: %s", bak);
+		T_EQ_I(cli_int(up, "SELECT count(*) FROM runs"), 2, "no run added");
+		for (int v = 0; v < NV; v++) {
+			char *u = cli(up, views[v]);
+			T_CHECK(before[v] && u && strcmp(before[v], u) == 0, "upgraded, %s: same text", views[v]);
+			free(u);
+		}
+		T_CHECK(store_upgrade(up, bak, sizeof bak, &from, &to, e3, sizeof e3) == 0 && !bak[0] && from == to,
+			"a second upgrade: nothing to do, no backup");
+		st = store_open(up, 1 << 20, err, sizeof err);
+		T_CHECK(st && store_upgrade(up, bak, sizeof bak, &from, &to, e3, sizeof e3) < 0 && strstr(e3, "running fpusoakd"),
+			"refused while a daemon holds it (%s)", e3);
+		store_close(st);
+		snprintf(up, sizeof up, "%s/none.db", dir);
+		T_CHECK(store_upgrade(up, bak, sizeof bak, &from, &to, e3, sizeof e3) < 0 && access(up, F_OK) != 0,
+			"a file that is not there: refused, and not created (%s)", e3);
+	}
+
 	st = store_open(path, 1 << 20, err, sizeof err);
 	T_CHECK(st != NULL, "store_open migrates it (%s)", st ? "ok" : err);
 	store_close(st);

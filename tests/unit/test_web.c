@@ -369,8 +369,8 @@ static void test_pages(unsigned port)
 	T_CHECK(body_has(&r, "<details id=\"environment\"><summary>Environment and configuration"),
 		"the environment folded away");
 	T_CHECK(body_has(&r, "<a href=\"/compare?a=") || body_has(&r, "<select name=\"a\">"), "a run picker");
-	T_CHECK(body_has(&r, "action=\"/runs/1\"") && body_has(&r, "name=\"from\" step=\"1\" value=\"2024-06-01T12:00\""),
-		"window form prefilled with the run's extent");
+	T_CHECK(body_has(&r, "action=\"/runs/1\"") && body_has(&r, "name=\"from\" step=\"1\" value=\"2024-06-01T12:00:00\""),
+		"window form prefilled with the run's extent, to the second");
 	resp_free(&r);
 
 	T_CHECK(req(port, "GET", "/runs/1?from=2024-06-01T12:05&to=1717243559000", &r) == 0 && r.status == 200,

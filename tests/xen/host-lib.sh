@@ -113,6 +113,36 @@ scenario_prepare() { # NAME STAGE DIR
 					[ -e "$SC_STAGING/files$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$SC_STAGING/files$lib"
 				done
 		}
+		# DEST [optional]: the fpusoak_gfp module built on the host against the guest kernel's own headers
+		# packages (prepare-kmod.sh), never loaded here, staged at DEST; KMOD_KVER is then set.  Without
+		# the headers the scenario is skipped, or with "optional" 77 is returned and the reason is in
+		# KMOD_WHY.  A module that does not build (or warns) once the headers are there is a failure.
+		sc_kmod() {
+			local repo cache out log rc
+			repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
+			cache=${XEN_CACHE:-$repo/tests/xen/cache}
+			out=$SC_STAGING/build
+			log=$SC_STAGING/kmod.log
+			mkdir -p "$out"
+			bash "$repo/tests/xen/prepare-kmod.sh" >"$log" 2>&1
+			rc=$?
+			if [ "$rc" = 77 ]; then
+				KMOD_WHY="no headers for the guest's kernel: $(grep -m1 'cannot prepare' "$log")"
+				[ "${2:-}" = optional ] && return 77
+				sc_skip "$KMOD_WHY"
+			fi
+			if [ "$rc" != 0 ]; then
+				echo "tests/xen/prepare-kmod.sh exited $rc: $(tail -2 "$log" | tr '\n' ' ')" >&2
+				return 1
+			fi
+			# shellcheck disable=SC1091
+			. "$cache/kmod/env"
+			if ! make -C "$repo" --no-print-directory kmod KDIR="$KMOD_KDIR" BUILD="$out" KCFLAGS=-Werror >>"$log" 2>&1; then
+				echo "make kmod against $KMOD_KVER failed: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ')" >&2
+				return 1
+			fi
+			sc_payload "$out/kmod/fpusoak_gfp.ko" "$1"
+		}
 		_scenario_conf "$name"
 		case " $SC_STAGES " in *" $stage "*) ;; *) sc_skip "does not apply to the $stage stage (SC_STAGES=$SC_STAGES)" ;; esac
 		if [ "$SC_NEEDS" = daemon ] && [ "${PAYLOAD:-daemon}" != daemon ]; then

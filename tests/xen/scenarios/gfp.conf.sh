@@ -18,33 +18,17 @@ SC_SERVE=0
 SC_BUDGET=${XEN_GFP_SECONDS:-240}
 
 sc_prepare() {
-	local repo cache out log rc
+	local repo out log
 	repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
-	cache=${XEN_CACHE:-$repo/tests/xen/cache}
 	out=$SC_STAGING/build
 	log=$SC_STAGING/kmod.log
-	mkdir -p "$out"
-	bash "$repo/tests/xen/prepare-kmod.sh" >"$log" 2>&1
-	rc=$?
-	[ "$rc" = 77 ] && sc_skip "no headers for the guest's kernel: $(grep -m1 'cannot prepare' "$log")"
-	if [ "$rc" != 0 ]; then
-		echo "tests/xen/prepare-kmod.sh exited $rc: $(tail -2 "$log" | tr '\n' ' ')" >&2
-		return 1
-	fi
-	# shellcheck disable=SC1091
-	. "$cache/kmod/env"
-	# With the headers there, a module that does not build (or warns) is a failure, not a skip.
-	if ! make -C "$repo" --no-print-directory kmod KDIR="$KMOD_KDIR" BUILD="$out" KCFLAGS=-Werror >>"$log" 2>&1; then
-		echo "make kmod against $KMOD_KVER failed: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ')" >&2
-		return 1
-	fi
+	sc_kmod /gfp/fpusoak_gfp.ko || return 1
 	# The interface checker runs in the guest's initramfs world: static, no library to carry.
 	if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I"$repo" "$XEN_SCENARIO_DIR/gfp_iface.c" \
 		-o "$out/gfp_iface" >>"$log" 2>&1; then
 		echo "gfp_iface did not build: $(grep -m2 error "$log" | tr '\n' ' ')" >&2
 		return 1
 	fi
-	sc_payload "$out/kmod/fpusoak_gfp.ko" /gfp/fpusoak_gfp.ko
 	sc_payload "$out/gfp_iface" /gfp/gfp_iface 0755
 	sc_env GFP_KVER "$KMOD_KVER"
 	sc_env GFP_PROBES "${XEN_GFP_PROBES:-4}"
