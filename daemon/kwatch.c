@@ -106,10 +106,7 @@ struct kwatch *kwatch_open(const char *path, const char *boot_id, struct store *
 
 	if (!kw || !(kw->pending = calloc(KW_MAX_PENDING, sizeof *kw->pending)) ||
 	    !(kw->cpending = calloc(KW_MAX_CAUSES, sizeof *kw->cpending))) {
-		if (kw)
-			free(kw->pending);
-	free(kw->cpending);
-		free(kw);
+		kwatch_close(kw);
 		return NULL;
 	}
 	kw->proc_root = "/proc";
@@ -140,6 +137,7 @@ void kwatch_close(struct kwatch *kw)
 		return;
 	kmsgdev_close(kw->dev);
 	free(kw->pending);
+	free(kw->cpending);
 	free(kw);
 }
 
