@@ -23,7 +23,7 @@ RUNTOOLS = sqlite3 curl
 BUILD   ?= build
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
 HARDEN   = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
-# Full RELRO; and every symbol bound at load, which churn/spawner_fork.c needs before it stops
+# Full RELRO; and every symbol bound at load, which spawner/spawner_fork.c needs before it stops
 # forking the daemon's libraries into each worker (a lazy binding there would need them).
 LDHARDEN = -Wl,-z,relro,-z,now
 OPT     ?= -O2 -g
@@ -40,11 +40,11 @@ CFLAGS  += -DFPUSOAK_VERSION='"$(VERSION)"' -DFPUSOAK_LIBEXECDIR='"$(LIBEXECDIR)
 # Every module folder feeds one static library; cmd/ holds the programs' entries: cmd/main.c (with
 # cmd/front.c, which runs and supervises the web process) is fpusoakd, the daemon's core; cmd/web_main.c is fpusoakd-web, the web process (`fpusoakd serve` and
 # `fpusoakd report` exec it); cmd/spawner_main.c the churn spawner the core execs (static: see
-# churn/spawner.h).  Each links only its own libraries: a web symbol reaching the core fails its link.
-LIBDIRS  = common collector analysis churn store report web daemon
+# spawner/spawner.h).  Each links only its own libraries: a web symbol reaching the core fails its link.
+LIBDIRS  = common collector analysis cgroup worker spawner fragload churn store report web cli daemon
 LIBSRC   = $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBSRC)) $(BUILD)/obj/gen/schema.o
-CMDOBJ   = $(BUILD)/obj/cmd/main.o $(BUILD)/obj/cmd/front.o
+CMDOBJ   = $(BUILD)/obj/cmd/main.o $(BUILD)/obj/cmd/front.o $(BUILD)/obj/cmd/import.o
 WEBOBJ   = $(BUILD)/obj/cmd/web_main.o $(BUILD)/obj/cmd/serve.o
 UNITSRC  = $(wildcard tests/unit/test_*.c)
 UNITBIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNITSRC))

@@ -133,59 +133,6 @@ int stats_median(const double *x, size_t n, double *scratch, double *out)
 	return stats_quantiles(x, n, &half, 1, scratch, out);
 }
 
-/* ---- random numbers ---- */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-void stats_rng_seed(struct stats_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-uint64_t stats_rng_next(struct stats_rng *r)
-{
-	uint64_t *s = r->s, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-uint64_t stats_rng_below(struct stats_rng *r, uint64_t n)
-{
-	uint64_t x, lim;
-
-	if (n == 0)
-		return 0;
-	lim = (0 - n) % n;  /* 2^64 mod n: reject the short last stripe */
-	do
-		x = stats_rng_next(r);
-	while (x < lim);
-	return x % n;
-}
-
-double stats_rng_unit(struct stats_rng *r)
-{
-	return (double)(stats_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
 /* ---- errors ---- */
 
 const char *stats_strerror(int err)

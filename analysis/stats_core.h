@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/rng.h"
+
 enum stats_err {
 	STATS_OK = 0,
 	STATS_EARG = -1,        /* NULL pointer, p outside [0,1], size over a cap, bad label */
@@ -62,22 +64,6 @@ int stats_quantiles(const double *x, size_t n, const double *p, size_t np, doubl
 /* Median (type 7 at 0.5) of x[0..n); scratch: n doubles. */
 int stats_median(const double *x, size_t n, double *scratch, double *out);
 
-/* ---- random numbers (xoshiro256**, state from splitmix64) ---- */
-
-struct stats_rng {
-	uint64_t s[4];
-};
-
-/* Seed the generator; every seed (0 included) gives a valid, distinct stream. */
-void stats_rng_seed(struct stats_rng *r, uint64_t seed);
-
-/* Next 64 random bits. */
-uint64_t stats_rng_next(struct stats_rng *r);
-
-/* Uniform integer in [0, n), n >= 1, unbiased (rejection); 0 when n == 0. */
-uint64_t stats_rng_below(struct stats_rng *r, uint64_t n);
-
-/* Uniform double in [0, 1) with 53 random bits. */
-double stats_rng_unit(struct stats_rng *r);
+/* Random numbers: common/rng.h (struct rng, rng_seed, rng_below, rng_unit). */
 
 #endif

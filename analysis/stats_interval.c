@@ -14,12 +14,12 @@
 /* ---- bootstrap ---- */
 
 /* Median of n values drawn with replacement from x, using tmp[0..n). */
-static double resample_median(const double *x, size_t n, double *tmp, struct stats_rng *rng)
+static double resample_median(const double *x, size_t n, double *tmp, struct rng *rng)
 {
 	double m;
 
 	for (size_t i = 0; i < n; i++)
-		tmp[i] = x[stats_rng_below(rng, n)];
+		tmp[i] = x[rng_below(rng, n)];
 	stats_sort(tmp, n);
 	stats_quantile_sorted(tmp, n, 0.5, &m);
 	return m;
@@ -46,7 +46,7 @@ int stats_boot_median_diff(const double *a, size_t n1, const double *b, size_t n
                            uint64_t seed, double *scratch, struct stats_boot *out)
 {
 	double *boot = scratch, *tmp = scratch + reps, ma, mb;
-	struct stats_rng rng;
+	struct rng rng;
 	int rc;
 
 	if (!out)
@@ -56,7 +56,7 @@ int stats_boot_median_diff(const double *a, size_t n1, const double *b, size_t n
 		return rc;
 	if ((rc = stats_median(a, n1, tmp, &ma)) != STATS_OK || (rc = stats_median(b, n2, tmp, &mb)) != STATS_OK)
 		return rc;
-	stats_rng_seed(&rng, seed);
+	rng_seed(&rng, seed);
 	/* Per replicate: n1 draws for a, then n2 for b (tests/reference/stats_ref.py replays this). */
 	for (uint32_t r = 0; r < reps; r++) {
 		double ra = resample_median(a, n1, tmp, &rng);

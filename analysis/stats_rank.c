@@ -237,11 +237,11 @@ static int kth_diff(const struct pair *pr, uint64_t k, double *out)
 {
 	struct window w = { 0, 0, 0.0, 0.0 };
 	uint64_t below = 0, upto = (uint64_t)pr->n1 * pr->n2;  /* #(<= vlo), #(< vhi) */
-	struct stats_rng rng;
+	struct rng rng;
 
-	stats_rng_seed(&rng, HL_SELECT_SEED ^ k);
+	rng_seed(&rng, HL_SELECT_SEED ^ k);
 	while (upto > below) {
-		double piv = window_pick(pr, &w, stats_rng_below(&rng, upto - below));
+		double piv = window_pick(pr, &w, rng_below(&rng, upto - below));
 		uint64_t lt = count_below(pr, piv, 1), le = count_below(pr, piv, 0);
 
 		if (lt < k && k <= le) {

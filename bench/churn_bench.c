@@ -27,13 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "churn/probe.h"
-#include "churn/cgroup.h"
+#include "cgroup/cgroup.h"
 #include "churn/churn.h"
-#include "common/log.h"
-#include "collector/procfile.h"
-#include "common/num.h"
 #include "common/clock.h"
+#include "common/log.h"
+#include "common/num.h"
+#include "common/procfile.h"
+#include "spawner/probe.h"
 
 struct opts {
 	int spawner_set;
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	static struct opts o;
 	static struct churn_rec rec;
 
-	probe_switch_exec_main(argc, argv);     /* the switch probe's child (churn/probe.h) */
+	probe_switch_exec_main(argc, argv);     /* the switch probe's child (spawner/probe.h) */
 	static int64_t counts[1024];
 	char err[512], name[64], line[512];
 	struct churn_status fin;
@@ -300,9 +300,10 @@ int main(int argc, char **argv)
 				break;
 			case CHURN_REC_PROBE_DONE: {
 				const struct churn_probe_done *d = &rec.u.probe_done;
-				printf("probe kind=%s result=%.4f stop_reason=%s duration_ms=%lld %s\n",
-				       churn_probe_kind_name(d->kind), d->result, d->stop_reason, (long long)d->duration_ms,
-				       d->detail);
+				printf("probe kind=%s result=%.4f stop_reason=%s duration_ms=%lld spawned=%lld ready=%lld"
+				       " oom_kills=%lld\n", churn_probe_kind_name(d->kind), d->result, d->stop_reason,
+				       (long long)d->duration_ms, (long long)d->spawned, (long long)d->ready,
+				       (long long)d->oom_kills);
 				if (d->kind == CHURN_PROBE_CAPACITY) {
 					if (probes_done < 1024)
 						counts[probes_done] = d->count;

@@ -29,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "churn/cgroup.h"
-#include "churn/fpu.h"
-#include "churn/worker.h"
+#include "cgroup/cgroup.h"
 #include "common/num.h"
+#include "worker/fpu.h"
+#include "worker/worker.h"
 
 extern char **environ;
 

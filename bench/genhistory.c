@@ -52,10 +52,10 @@
 #include "collector/kmsg.h"
 #include "collector/kv.h"
 #include "collector/pagetypeinfo.h"
-#include "collector/procfile.h"
 #include "collector/slabinfo.h"
 #include "common/log.h"
 #include "common/num.h"
+#include "common/procfile.h"
 #include "store/store.h"
 
 #define DAY_MS 86400000LL
@@ -265,7 +265,8 @@ static void tick_slow(struct gen *g, struct store *st, struct store_tick *t)
 
 static void tick_probe(struct gen *g, struct store_tick *t, int64_t ts_ms, double f)
 {
-	char buddy[4096], detail[256];
+	char buddy[4096];
+	struct store_probe_capacity cap;
 	size_t off = 0;
 	struct store_probe p;
 	double held = 1800.0 * (1.0 - 0.15 * f) + (double)(rnd(g) % 40);
@@ -278,11 +279,13 @@ static void tick_probe(struct gen *g, struct store_tick *t, int64_t ts_ms, doubl
 						(unsigned long long)g->cur.z[z].free[k]);
 		off += (size_t)snprintf(buddy + off, sizeof buddy - off, "\n");
 	}
-	snprintf(detail, sizeof detail, "count=%.0f oom_kills=1 retire_ms=%llu release_ms=%llu mem_peak=%llu", held,
-		 (unsigned long long)(200 + rnd(g) % 100), (unsigned long long)(100 + rnd(g) % 50),
-		 (unsigned long long)(held * 300 * 1024));
+	cap = (struct store_probe_capacity){ .scope = "cgroup", .fpu = "avx", .fork_charge = "group", .cgroup = "v1:gen",
+					     .limit = 2048, .spawned = (int64_t)held + 1, .ready = (int64_t)held,
+					     .oom_kills = 1, .worker_memory = 256 * 1024, .mem_limit = 512 << 20,
+					     .mem_peak = (int64_t)(held * 300 * 1024), .retire_ms = 200 + (int64_t)(rnd(g) % 100),
+					     .release_ms = 100 + (int64_t)(rnd(g) % 50), .pids_limit = 4097 };
 	p = (struct store_probe){ .ts_ms = ts_ms, .kind = "capacity", .result = held, .stop_reason = "oom_kill",
-				  .detail = detail, .buddyinfo_before = buddy, .duration_ms = 4000 + (int64_t)(rnd(g) % 2000) };
+				  .cap = &cap, .buddyinfo_before = buddy, .duration_ms = 4000 + (int64_t)(rnd(g) % 2000) };
 	store_tick_probe(t, &p);
 }
 

@@ -4,12 +4,12 @@
  * the reference that fpusoakd's own probe is compared with (issue 20: the
  * instrument must not move the measurement).
  *
- * Same workers: each is churn/worker.c's worker_run (FPU touch, then
+ * Same workers: each is worker/worker.c's worker_run (FPU touch, then
  * --worker-memory touched, a ready byte, FPU work every 10 ms until
  * SIGTERM), forked one at a time by this single-threaded static process
  * into a cgroup of its own (clone3 CLONE_INTO_CGROUP on v2, as the spawner
  * does) with no memory limit (guest scope) and the daemon's default pids
- * limit.  Same rules: churn/probe.c's state machine decides every step
+ * limit.  Same rules: spawner/probe.c's state machine decides every step
  * (spawn, wait for the ready byte with the step timeout, reap, compare the
  * group's oom_kill counter; the first unclean step ends the fill), and the
  * spawner's own settings: oom_score_adj -1000 for the prober, capabilities
@@ -39,11 +39,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "churn/cgroup.h"
+#include "cgroup/cgroup.h"
 #include "churn/churn.h"
-#include "churn/probe.h"
-#include "churn/worker.h"
 #include "common/num.h"
+#include "spawner/probe.h"
+#include "worker/worker.h"
 
 #define MAX_CHILDREN CHURN_MAX_PROBE
 #define RELEASE_KILL_NS (10LL * 1000000000)   /* SIGKILL what has not left 10 s after SIGTERM, like the spawner */

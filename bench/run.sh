@@ -189,7 +189,7 @@ if want churn && [ "$(id -u)" = 0 ]; then
 		fN+=("$(kv per_s <<<" $out")")
 		# The same loop plus everything a churn worker can do before it exits (worker_run: PDEATHSIG,
 		# move into a child cgroup, oom_score_adj, capabilities, non-dumpable, close_range, sigprocmask);
-		# the engine's workers now skip the move (v1) and the capabilities (see churn/spawner.h).
+		# the engine's workers now skip the move (v1) and the capabilities (see spawner/spawner.h).
 		out=$(cg_exec "$B/forkloop" --procs 1 --seconds 4s --mode worker); say "[round $r] \$ build/bench/forkloop --procs 1 --seconds 4s --mode worker"; say "$out"
 		fw+=("$(kv per_s <<<" $out")")
 		out=$(cg_exec "$B/churn_bench" --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500 2>&1)
@@ -197,7 +197,7 @@ if want churn && [ "$(id -u)" = 0 ]; then
 		say "$out" | grep -E '^(final|seconds)'
 		en+=("$(kv lifecycles_per_s <<<" $out")")
 		# The same engine without the static spawner: its forked copy spawns (what a sanitizer
-		# build or a partial install runs; churn/spawner.h).
+		# build or a partial install runs; spawner/spawner.h).
 		out=$(cg_exec "$B/churn_bench" --spawner none --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500 2>&1)
 		say "[round $r] \$ build/bench/churn_bench --spawner none --workers 64 --rate max --lifetime 0 --seconds 4s --sandbox-memory 192M --sandbox-pids 1500"
 		say "$out" | grep -E '^(final|seconds)'

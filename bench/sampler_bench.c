@@ -71,7 +71,7 @@ static int64_t wall_ms(void)
 
 /*
  * One bare read of an open /proc file.  to_eof: pread until it returns 0, as
- * collector/procfile does.  Otherwise the floor: pread until `whole` bytes
+ * common/procfile does.  Otherwise the floor: pread until `whole` bytes
  * (the size a to-EOF read found before the timed loop), without the final
  * read that returns 0.  One pread is not the floor: seq_file returns one
  * 4 KiB buffer of records per call whatever the size asked for, so one

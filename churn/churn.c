@@ -18,11 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "churn/spawner.h"
-#include "churn/worker.h"
-#include "common/log.h"
 #include "common/clock.h"
 #include "common/helper.h"
+#include "common/log.h"
+#include "spawner/spawner.h"
+#include "worker/worker.h"
 
 #define HELLO_TIMEOUT_MS 5000
 #define STOP_TIMEOUT_MS 10000
@@ -45,6 +45,9 @@ struct churn {
 	int frag_sock;
 	int frag_have_hello;
 	struct fragload_hello frag_hello;
+	/* Records read while starting and stopping (8 KiB with a raw buddyinfo: off the stack). */
+	struct churn_rec rec;
+	struct fragload_rec frec;
 };
 
 
@@ -119,13 +122,13 @@ static int wait_readable(int fd, int64_t deadline_ms)
 /* Wait for HELLO; log NOTE records on the way (the last one explains a failure). */
 static int await_hello(struct churn *ch, int *heard, char *err, size_t errlen)
 {
-	static struct churn_rec rec;
+	struct churn_rec *rec = &ch->rec;
 	int64_t deadline = clock_mono_ms() + HELLO_TIMEOUT_MS;
 
 	*heard = 0;
 	snprintf(err, errlen, "spawner did not start");
 	while (clock_mono_ms() < deadline) {
-		int r = take(ch, &rec);
+		int r = take(ch, rec);
 		if (r < 0)
 			return -1;
 		if (r == 0) {
@@ -133,14 +136,14 @@ static int await_hello(struct churn *ch, int *heard, char *err, size_t errlen)
 			continue;
 		}
 		*heard = 1;
-		if (rec.type == CHURN_REC_NOTE) {
-			snprintf(err, errlen, "%s", rec.u.note.text);
-			if (rec.u.note.level <= LOG_LVL_WARN)
-				log_warnx("churn: %s", rec.u.note.text);
+		if (rec->type == CHURN_REC_NOTE) {
+			snprintf(err, errlen, "%s", rec->u.note.text);
+			if (rec->u.note.level <= LOG_LVL_WARN)
+				log_warnx("churn: %s", rec->u.note.text);
 			else
-				log_notice("churn: %s", rec.u.note.text);
-		} else if (rec.type == CHURN_REC_HELLO) {
-			ch->hello = rec.u.hello;
+				log_notice("churn: %s", rec->u.note.text);
+		} else if (rec->type == CHURN_REC_HELLO) {
+			ch->hello = rec->u.hello;
 			return 0;
 		}
 	}
@@ -321,22 +324,22 @@ static int frag_reap(struct churn *ch, int64_t wait_ms)
 
 static void frag_await_hello(struct churn *ch)
 {
-	static struct fragload_rec rec;
+	struct fragload_rec *rec = &ch->frec;
 	/* Twice the spawner's: it execs right after it, while the guest is busiest. */
 	int64_t deadline = clock_mono_ms() + 2 * HELLO_TIMEOUT_MS;
 
 	while (clock_mono_ms() < deadline && !ch->frag_have_hello) {
-		int r = frag_take(ch, &rec);
+		int r = frag_take(ch, rec);
 		if (r < 0)
 			break;
 		if (r == 0) {
 			wait_readable(ch->frag_sock, deadline);
 			continue;
 		}
-		if (rec.type == FRAGLOAD_REC_NOTE)
-			log_warnx("fragment: %s", rec.u.note.text);
-		else if (rec.type == FRAGLOAD_REC_HELLO) {
-			ch->frag_hello = rec.u.hello;
+		if (rec->type == FRAGLOAD_REC_NOTE)
+			log_warnx("fragment: %s", rec->u.note.text);
+		else if (rec->type == FRAGLOAD_REC_HELLO) {
+			ch->frag_hello = rec->u.hello;
 			ch->frag_have_hello = 1;
 		}
 	}
@@ -413,7 +416,7 @@ out:
 /* Ask it to stop, let it free everything, reap it; SIGKILL if it takes too long. */
 static void stop_frag(struct churn *ch)
 {
-	static struct fragload_rec rec;
+	struct fragload_rec *rec = &ch->frec;
 	struct fragload_cmd cmd = { .type = FRAGLOAD_CMD_STOP };
 	int64_t deadline = clock_mono_ms() + FRAG_STOP_TIMEOUT_MS;
 
@@ -422,8 +425,8 @@ static void stop_frag(struct churn *ch)
 	send(ch->frag_sock, &cmd, sizeof cmd, MSG_DONTWAIT | MSG_NOSIGNAL);
 	shutdown(ch->frag_sock, SHUT_WR);
 	while (clock_mono_ms() < deadline) {
-		int r = frag_take(ch, &rec);
-		if (r < 0 || (r == 1 && rec.type == FRAGLOAD_REC_BYE))
+		int r = frag_take(ch, rec);
+		if (r < 0 || (r == 1 && rec->type == FRAGLOAD_REC_BYE))
 			break;
 		if (r == 0)
 			wait_readable(ch->frag_sock, deadline);
@@ -571,10 +574,10 @@ int churn_status_request(struct churn *ch)
 /* Drain records until BYE or EOF, each to on_rec when given; 0, or -1 on timeout. */
 static int drain_until_bye(struct churn *ch, int64_t deadline, churn_rec_fn *on_rec, void *arg)
 {
-	static struct churn_rec rec;
+	struct churn_rec *rec = &ch->rec;
 
 	while (clock_mono_ms() < deadline) {
-		int r = take(ch, &rec);
+		int r = take(ch, rec);
 		if (r < 0)
 			return 0;
 		if (r == 0) {
@@ -582,8 +585,8 @@ static int drain_until_bye(struct churn *ch, int64_t deadline, churn_rec_fn *on_
 			continue;
 		}
 		if (on_rec)
-			on_rec(arg, &rec);
-		if (rec.type == CHURN_REC_BYE)
+			on_rec(arg, rec);
+		if (rec->type == CHURN_REC_BYE)
 			return 0;
 	}
 	return -1;

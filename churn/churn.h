@@ -2,9 +2,10 @@
 /*
  * churn: the daemon's handle on the churn engine (the process side of the soak).
  *
- * The daemon is multithreaded (libmicrohttpd), so it never forks workers:
- * churn_open() forks one single-threaded spawner process, which must happen
- * before any thread exists; that child execs the small static
+ * The daemon never forks workers itself: churn_open() forks one
+ * single-threaded spawner process at start, before SQLite is opened (the
+ * core is one thread since the web process is its own; a fork from a
+ * threaded process copies only the forking thread); that child execs the small static
  * fpusoakd-spawner when cfg->spawner_exe names one (spawner.h: every worker
  * is a fork of the spawner, and a fork costs more the more the forking
  * process maps), else it runs the spawner itself.  The spawner runs the population
@@ -18,7 +19,7 @@
  * space fork just copied and builds a new one, and what a fork costs grows
  * with the forking process's mappings, hence the small static spawner.  The
  * measurements behind this are in bench/RESULTS.md ("Why fork, not
- * posix_spawn") and README ("Why a forked spawner"); cgroup.h says what
+ * posix_spawn") and docs/measurement.md ("Why a forked spawner"); cgroup.h says what
  * joining the memory group changes for the capacity probe.
  *
  * Lifetimes of the processes involved:
@@ -51,11 +52,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "churn/cgroup.h"
-#include "churn/churn_proto.h"
-#include "churn/churn_ctl.h"
-#include "churn/fpu.h"
-#include "churn/fragload.h"
+#include "cgroup/cgroup.h"
+#include "fragload/fragload.h"
+#include "spawner/churn_ctl.h"
+#include "spawner/churn_proto.h"
+#include "worker/fpu.h"
 
 struct churn;
 

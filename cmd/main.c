@@ -2,7 +2,7 @@
 /*
  * fpusoakd: soak a Linux guest with FPU-using processes and record memory
  * fragmentation.  main() picks what this run of the program is: the churn
- * engine's FPU-cost probe child, `summary`, `import` and `upgrade` (daemon/cli.h), `serve` and
+ * engine's FPU-cost probe child, `summary` (cli/cli.h), `import` and `upgrade` (cmd/import.h), `serve` and
  * `report`, which are the web executable's (fpusoakd-web, exec'd in place,
  * git-style), or the daemon's core (daemon/daemon.h) with the supervised
  * web process as its front end (front.h).
@@ -18,11 +18,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "churn/probe.h"
+#include "cli/cli.h"
 #include "cmd/front.h"
+#include "cmd/import.h"
 #include "common/helper.h"
-#include "daemon/cli.h"
 #include "daemon/daemon.h"
+#include "spawner/probe.h"
 
 /*
  * glibc's per-thread cache (tcache) keeps up to 7 freed chunks of every small size for reuse and never
@@ -70,20 +71,21 @@ static int web_exec(char **argv)
 
 int main(int argc, char **argv)
 {
-	static struct front front;
+	struct front front;          /* the web front end's context; main's frame outlives the daemon */
 	struct daemon_hooks hooks;
 
-	/* The churn engine's switch-probe child runs as a fresh exec of this program (churn/probe.h). */
+	/* The churn engine's switch-probe child runs as a fresh exec of this program (spawner/probe.h). */
 	probe_switch_exec_main(argc, argv);
 	if (argc > 1 && (!strcmp(argv[1], "serve") || !strcmp(argv[1], "report")))
 		return web_exec(argv);
 	if (argc > 1 && !strcmp(argv[1], "summary"))
 		return cli_main(argc - 1, argv + 1, NULL);
 	if (argc > 1 && !strcmp(argv[1], "import"))
-		return cli_import_main(argc - 1, argv + 1);
+		return import_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "upgrade"))
-		return cli_upgrade_main(argc - 1, argv + 1);
+		return upgrade_main(argc - 1, argv + 1);
 	without_tcache(argv);
+	memset(&front, 0, sizeof front);
 	front_hooks(&front, &hooks);
 	return daemon_main(argc, argv, &hooks);
 }

@@ -16,7 +16,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "churn/worker.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/netaddr.h"
@@ -30,9 +29,11 @@
 #include "daemon/notify.h"
 #include "daemon/pin.h"
 #include "store/query.h"
+#include "report/metrics.h"
 #include "web/metrics.h"
 #include "web/sandbox.h"
 #include "web/server.h"
+#include "worker/worker.h"
 
 #define EX_OK 0
 #define EX_FAIL 1
@@ -45,7 +46,7 @@
 /* How long the snapshot watcher sleeps without news: the bound on noticing a stalled core's age. */
 #define LIVE_WAIT_MS 1000
 
-_Static_assert(LIVE_MAX_ORDERS <= METRICS_MAX_ORDERS, "live orders must fit metrics_input");
+_Static_assert(LIVE_MAX_ORDERS <= REPORT_FRAG_ORDERS, "live orders must fit report_frag_now");
 _Static_assert(LIVE_STATUS_MAX <= WEB_STATUS_MAX, "the status line must fit the server's");
 
 struct serve_args {
@@ -234,7 +235,8 @@ static void on_stop(int sig)
 }
 
 /* /metrics from the core's snapshot, as the daemon's in-process front end used to build it. */
-static void publish_metrics(struct web_server *ws, const struct live_data *d, int *warned)
+static void publish_metrics(struct web_server *ws, const struct live_data *d, struct report_frag_now *frag,
+			    int *warned)
 {
 	struct metrics_input in = {
 		.version = FPUSOAK_VERSION,
@@ -252,7 +254,6 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 		.buddy = d->has_buddy ? &d->buddy : NULL,
 		.vmstat = d->has_vmstat ? &d->vmstat : NULL,
 		.meminfo = d->has_meminfo ? &d->meminfo : NULL,
-		.indices = 1,
 		.request_orders = d->request_orders,
 		.request_atomic = d->request_atomic,
 		.request_nowait = d->request_nowait,
@@ -276,8 +277,10 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 	};
 	struct strbuf sb;
 
-	for (int i = 0; i < d->norders; i++)
-		in.headroom_orders[in.nheadroom_orders++] = d->orders[i];
+	if (d->has_buddy) {
+		report_frag_now(&d->buddy, d->orders, d->norders, frag);
+		in.frag = frag;
+	}
 	sb_init(&sb, METRICS_MAX_BYTES);
 	if (metrics_build(&sb, &in) == 0 && !sb.err && sb.buf)
 		web_publish_metrics(ws, sb.buf, sb.len);
@@ -286,28 +289,34 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 	sb_free(&sb);
 }
 
+/* What following the core's snapshot reads it into, and the figures /metrics gets from it (~70 KiB: off the stack). */
+struct follow_state {
+	struct live_data snap;
+	struct report_frag_now frag;
+};
+
 /* Under the daemon: follow its snapshot until SIGTERM (/metrics once per sample, the status line, /healthz). */
-static void follow(struct web_server *ws, const struct live_shm *shm)
+static void follow(struct web_server *ws, const struct live_shm *shm, struct follow_state *fs)
 {
-	static struct live_data d;     /* ~60 KiB: not on the stack */
+	struct live_data *d = &fs->snap;
 	uint64_t seen = 0, seq;
 	int64_t stamp = -1;
 	int warned = 0;
 
 	while (!stop_flag) {
-		seq = live_read(shm, &d);
+		seq = live_read(shm, d);
 		if (seq && seq != seen) {
 			seen = seq;
-			if (d.sample_ts_ms)
-				publish_metrics(ws, &d, &warned);
+			if (d->sample_ts_ms)
+				publish_metrics(ws, d, &fs->frag, &warned);
 			/*
 			 * Health is stamped when the core says so, never when we merely read it: a restarted web
 			 * process must not vouch for a core that stalled before it started.
 			 */
-			if (d.health_mono_ms && d.health_mono_ms != stamp) {
-				stamp = d.health_mono_ms;
-				web_set_status(ws, d.status);
-				web_set_health(ws, d.healthy && clock_mono_ms() - d.health_mono_ms <= HEALTH_MAX_AGE_MS);
+			if (d->health_mono_ms && d->health_mono_ms != stamp) {
+				stamp = d->health_mono_ms;
+				web_set_status(ws, d->status);
+				web_set_health(ws, d->healthy && clock_mono_ms() - d->health_mono_ms <= HEALTH_MAX_AGE_MS);
 			}
 		}
 		live_wait(shm, seen, LIVE_WAIT_MS);
@@ -321,6 +330,7 @@ int serve_main(int argc, char **argv)
 	struct web_config wc = { 0 };
 	struct web_server *ws = NULL;
 	const struct live_shm *shm = NULL;
+	struct follow_state *fs = NULL;  /* under the daemon: the snapshot read and its figures */
 	struct sigaction sa = { .sa_handler = on_stop };
 	char err[1024], status[WEB_STATUS_MAX];
 	sigset_t stop;
@@ -391,7 +401,11 @@ int serve_main(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		signal(SIGHUP, SIG_IGN);
 		pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
-		follow(ws, shm);
+		if ((fs = malloc(sizeof *fs)))
+			follow(ws, shm, fs);
+		else
+			log_warnx("serve: no memory for the daemon's snapshot: stopping");
+		free(fs);
 		web_close(ws);
 		live_unmap(shm);
 		return EX_OK;

@@ -3,17 +3,17 @@
  * fpusoakd-spawner: the churn spawner as a small static executable.
  *
  * Not run by hand: the daemon forks, then execs this with its config in a
- * memfd (churn/spawner_exec.c).  Static, so its address space is its own
+ * memfd (spawner/spawner_exec.c).  Static, so its address space is its own
  * code and data and nothing else: every worker is a fork of it, and fork
  * and exit cost grows with each mapping the forking process has.  The
  * switch probe execs /proc/self/exe, i.e. this file, hence the first call.  The fragmenting
- * load (churn/fragload.h) runs as this file too, with --internal-fragment.
+ * load (fragload/fragload.h) runs as this file too, with --internal-fragment.
  */
 #include <stdio.h>
 
-#include "churn/fragload.h"
-#include "churn/probe.h"
-#include "churn/spawner.h"
+#include "fragload/fragload.h"
+#include "spawner/probe.h"
+#include "spawner/spawner.h"
 
 int main(int argc, char **argv)
 {

@@ -3,7 +3,7 @@
  * fpusoakd-web: the web process, and the subcommands that render HTML.
  *
  *   fpusoakd-web serve ...            (cmd/serve.h)
- *   fpusoakd-web report|summary ...   (daemon/cli.h)
+ *   fpusoakd-web report|summary ...   (cli/cli.h)
  *
  * Users reach it as `fpusoakd serve` and `fpusoakd report`, which exec this
  * program (cmd/main.c), and the daemon runs `serve` as its supervised web
@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cmd/serve.h"
-#include "daemon/cli.h"
 #include "web/offline.h"
 
 int main(int argc, char **argv)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collector/procfile.h"
+#include "common/procfile.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

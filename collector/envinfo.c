@@ -4,14 +4,15 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "collector/cpuinfo.h"
 #include "collector/kv.h"
-#include "collector/procfile.h"
 #include "collector/xenstore.h"
+#include "common/procfile.h"
 
 /* Read a small file into out, trimmed at the first newline; "" if unreadable. */
 static void read_line(const char *root, const char *rel, char *out, size_t outlen)
@@ -32,13 +33,14 @@ static void read_line(const char *root, const char *rel, char *out, size_t outle
 
 static void mem_total(const char *proc_root, struct envinfo *out)
 {
-	static struct kv_set mi;      /* 28 KiB: too big for a daemon thread's stack budget */
+	struct kv_set *mi = malloc(sizeof *mi);   /* 28 KiB, once per run: not on the stack */
 	char buf[16384];
-	ssize_t n = procfile_read(proc_root, "meminfo", buf, sizeof buf);
+	ssize_t n = mi ? procfile_read(proc_root, "meminfo", buf, sizeof buf) : -1;
 	uint64_t v;
 
-	if (n > 0 && meminfo_parse(buf, (size_t)n, &mi) == 0 && kv_get(&mi, "MemTotal", &v) == 0)
+	if (n > 0 && meminfo_parse(buf, (size_t)n, mi) == 0 && kv_get(mi, "MemTotal", &v) == 0)
 		out->mem_total_kb = (int64_t)v;
+	free(mi);
 }
 
 /*

@@ -10,12 +10,6 @@
 #define PRI_MAX ((255 << 3) | 7)   /* facility is 8 bits (LOG_FACILITY), level 3 */
 #define HEADER_MORE_MAX 128        /* ",caller=T123" and friends before ';' */
 
-/* A span of the escaped message. */
-struct span {
-	const char *p;
-	size_t n;
-};
-
 static int is_print(unsigned char c)
 {
 	return c >= 0x20 && c < 0x7f;
@@ -58,25 +52,6 @@ static ssize_t rfind(const char *h, size_t hl, const char *needle)
 	return -1;
 }
 
-static int starts(struct span s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.n >= n && memcmp(s.p, lit, n) == 0;
-}
-
-/* Consume lit from the front of *s; 0 or -1. */
-static int eat(struct span *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if (!starts(*s, lit))
-		return -1;
-	s->p += n;
-	s->n -= n;
-	return 0;
-}
-
 /* Length of the leading run of bytes satisfying pred. */
 static size_t run(struct span s, int (*pred)(char))
 {
@@ -95,32 +70,6 @@ static int is_digit(char c)
 static int is_hexch(char c)
 {
 	return hexval(c) >= 0 || c == 'x' || c == 'X';
-}
-
-/* Consume a decimal uint64 (num_parse_u64 rules); 0 or -1. */
-static int eat_u64(struct span *s, uint64_t *v)
-{
-	size_t n = run(*s, is_digit);
-
-	if (num_parse_u64(s->p, n, v) < 0)
-		return -1;
-	s->p += n;
-	s->n -= n;
-	return 0;
-}
-
-/* Consume a decimal int64 with optional '-'; 0 or -1. */
-static int eat_i64(struct span *s, int64_t *v)
-{
-	size_t n = (s->n > 0 && s->p[0] == '-') ? 1 : 0;
-
-	while (n < s->n && is_digit(s->p[n]))
-		n++;
-	if (num_parse_i64(s->p, n, v) < 0)
-		return -1;
-	s->p += n;
-	s->n -= n;
-	return 0;
 }
 
 /* Consume a gfp mask as %#x or 0x%x prints it: "0x1a" or "0"; 0 or -1. */
@@ -210,9 +159,9 @@ int kmsg_parse_record(const char *buf, size_t len, struct kmsg_record *out)
 	if (!semi)
 		return -1;
 	h = (struct span){ buf, (size_t)(semi - buf) };
-	if (eat_u64(&h, &pri) < 0 || pri > PRI_MAX || eat(&h, ",") < 0 ||
-	    eat_u64(&h, &out->seq) < 0 || eat(&h, ",") < 0 ||
-	    eat_u64(&h, &out->ts_usec) < 0 || eat(&h, ",") < 0)
+	if (span_u64(&h, &pri) < 0 || pri > PRI_MAX || span_eat(&h, ",") < 0 ||
+	    span_u64(&h, &out->seq) < 0 || span_eat(&h, ",") < 0 ||
+	    span_u64(&h, &out->ts_usec) < 0 || span_eat(&h, ",") < 0)
 		return -1;
 	/* One flag character, then optional ",key=value" fields up to ';'. */
 	if (h.n == 0 || h.p[0] == ',' || !is_print((unsigned char)h.p[0]))
@@ -306,16 +255,16 @@ static int parse_alloc_fail(struct span m, size_t at, struct kmsg_event *ev)
 
 	if (set_comm(ev, (struct span){ m.p, at }) < 0)
 		return -1;
-	if (eat(&s, ": page allocation failure") < 0 ||
-	    (eat(&s, ": order:") < 0 && eat(&s, ". order:") < 0) ||
-	    eat_u64(&s, &order) < 0 || order > 63 || eat(&s, ", mode:") < 0 ||
+	if (span_eat(&s, ": page allocation failure") < 0 ||
+	    (span_eat(&s, ": order:") < 0 && span_eat(&s, ". order:") < 0) ||
+	    span_u64(&s, &order) < 0 || order > 63 || span_eat(&s, ", mode:") < 0 ||
 	    eat_gfp(&s, &ev->gfp_mask) < 0 || eat_gfp_flags(&s, ev) < 0)
 		return -1;
 	ev->order = (int)order;
 	ev->has_gfp = 1;
 	if (s.n == 0)
 		return 0;           /* 3.x .. 4.9: nothing after the mode */
-	if (eat(&s, ", nodemask=") < 0)
+	if (span_eat(&s, ", nodemask=") < 0)
 		return -1;
 	/* %*pbl uses commas too ("0-1,3"), so the mask ends at ",cpuset=", not at a comma. */
 	cs = find(s.p, s.n, ",cpuset=");
@@ -329,9 +278,9 @@ static int parse_alloc_fail(struct span m, size_t at, struct kmsg_event *ev)
 /* "warn_alloc: N callbacks suppressed" */
 static int parse_suppressed(struct span s, struct kmsg_event *ev)
 {
-	if (eat(&s, "warn_alloc: ") < 0 && eat(&s, "warn_alloc_failed: ") < 0)
+	if (span_eat(&s, "warn_alloc: ") < 0 && span_eat(&s, "warn_alloc_failed: ") < 0)
 		return -1;
-	if (eat_u64(&s, &ev->count) < 0 || eat(&s, " callbacks suppressed") < 0 || s.n != 0)
+	if (span_u64(&s, &ev->count) < 0 || span_eat(&s, " callbacks suppressed") < 0 || s.n != 0)
 		return -1;
 	return 0;
 }
@@ -346,7 +295,7 @@ static int parse_oom_kill(struct span m, size_t at, struct kmsg_event *ev)
 
 	if (at > 0 && copy_text(ev->constraint, KMSG_CONSTRAINT_MAX, (struct span){ m.p, at - 2 }) < 0)
 		return -1;
-	if (eat(&s, "Killed process ") < 0 || eat_u64(&s, &pid) < 0 || pid > INT32_MAX || eat(&s, " (") < 0)
+	if (span_eat(&s, "Killed process ") < 0 || span_u64(&s, &pid) < 0 || pid > INT32_MAX || span_eat(&s, " (") < 0)
 		return -1;
 	/* COMM may hold ") total-vm:" itself, so take the last one; old kernels end at the ')'. */
 	for (size_t i = 0; i < sizeof tails / sizeof tails[0] && close < 0; i++)
@@ -383,14 +332,14 @@ static int parse_oom_constraint(struct span s, struct kmsg_event *ev)
 	uint64_t pid;
 	struct span p;
 
-	if (eat(&s, "oom-kill:constraint=") < 0)
+	if (span_eat(&s, "oom-kill:constraint=") < 0)
 		return -1;
 	comma = find(s.p, s.n, ",");
 	if (comma <= 0 || copy_text(ev->constraint, KMSG_CONSTRAINT_MAX, (struct span){ s.p, (size_t)comma }) < 0)
 		return -1;
 	s.p += comma;
 	s.n -= (size_t)comma;
-	if (eat(&s, ",nodemask=") < 0)
+	if (span_eat(&s, ",nodemask=") < 0)
 		return -1;
 	task = find(s.p, s.n, ",task=");
 	pidat = rfind(s.p, s.n, ",pid=");
@@ -407,12 +356,12 @@ static int parse_oom_constraint(struct span s, struct kmsg_event *ev)
 	if (set_comm(ev, (struct span){ s.p + task + 6, (size_t)(pidat - task - 6) }) < 0)
 		return -1;
 	p = (struct span){ s.p + pidat, s.n - (size_t)pidat };
-	if (eat(&p, ",pid=") < 0 || eat_u64(&p, &pid) < 0 || pid > INT32_MAX)
+	if (span_eat(&p, ",pid=") < 0 || span_u64(&p, &pid) < 0 || pid > INT32_MAX)
 		return -1;
 	ev->pid = (int64_t)pid;
 	if (p.n == 0)
 		return 0;
-	if (eat(&p, ",uid=") < 0 || eat_u64(&p, &ev->uid) < 0 || p.n != 0)
+	if (span_eat(&p, ",uid=") < 0 || span_u64(&p, &ev->uid) < 0 || p.n != 0)
 		return -1;
 	ev->has_uid = 1;
 	return 0;
@@ -427,7 +376,7 @@ static int parse_oom_invoked(struct span m, size_t at, struct kmsg_event *ev)
 
 	if (set_comm(ev, (struct span){ m.p, at }) < 0)
 		return -1;
-	if (eat(&s, " invoked oom-killer: gfp_mask=") < 0 || eat_gfp(&s, &ev->gfp_mask) < 0 ||
+	if (span_eat(&s, " invoked oom-killer: gfp_mask=") < 0 || eat_gfp(&s, &ev->gfp_mask) < 0 ||
 	    eat_gfp_flags(&s, ev) < 0)
 		return -1;
 	ev->has_gfp = 1;
@@ -436,14 +385,14 @@ static int parse_oom_invoked(struct span m, size_t at, struct kmsg_event *ev)
 		return -1;
 	/* Between the mask and "order=": ", " or ",  " (4.9-4.18), with an optional nodemask. */
 	seg = (struct span){ s.p, (size_t)o };
-	if (eat(&seg, ",") < 0)
+	if (span_eat(&seg, ",") < 0)
 		return -1;
 	if (seg.n > 0 && seg.p[seg.n - 1] == ' ')
 		seg.n--;
 	if (seg.n > 0 && seg.p[seg.n - 1] == ' ')
 		seg.n--;
 	if (seg.n > 0) {
-		if (eat(&seg, " nodemask=") < 0 || seg.n == 0 || seg.p[seg.n - 1] != ',')
+		if (span_eat(&seg, " nodemask=") < 0 || seg.n == 0 || seg.p[seg.n - 1] != ',')
 			return -1;
 		seg.n--;
 		if (set_nodemask(ev, seg) < 0)
@@ -451,12 +400,12 @@ static int parse_oom_invoked(struct span m, size_t at, struct kmsg_event *ev)
 	}
 	s.p += o;
 	s.n -= (size_t)o;
-	if (eat(&s, "order=") < 0 || eat_i64(&s, &order) < 0 || order < -1 || order > 63)
+	if (span_eat(&s, "order=") < 0 || span_i64(&s, &order) < 0 || order < -1 || order > 63)
 		return -1;
 	ev->order = (int)order;
-	if (eat(&s, ", oom_adj=") == 0 && eat_i64(&s, &adj) < 0)   /* 2.6.36 .. 3.x */
+	if (span_eat(&s, ", oom_adj=") == 0 && span_i64(&s, &adj) < 0)   /* 2.6.36 .. 3.x */
 		return -1;
-	if (eat(&s, ", oom_score_adj=") < 0 || eat_i64(&s, &adj) < 0 || s.n != 0)
+	if (span_eat(&s, ", oom_score_adj=") < 0 || span_i64(&s, &adj) < 0 || s.n != 0)
 		return -1;
 	ev->has_oom_score_adj = 1;
 	ev->oom_score_adj = adj;
@@ -532,14 +481,14 @@ int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev)
 		return KMSG_LINE_OTHER;
 	if ((at = rfind(msg, len, ": page allocation failure")) >= 0)
 		kind = KMSG_ALLOC_FAIL;
-	else if (starts(m, "warn_alloc: ") || starts(m, "warn_alloc_failed: "))
+	else if (span_starts(m, "warn_alloc: ") || span_starts(m, "warn_alloc_failed: "))
 		kind = KMSG_ALLOC_SUPPRESSED;
-	else if (starts(m, "oom-kill:"))
+	else if (span_starts(m, "oom-kill:"))
 		kind = KMSG_OOM_CONSTRAINT;
-	else if (starts(m, "Killed process ") ||
+	else if (span_starts(m, "Killed process ") ||
 		 ((at = find(msg, len, ": Killed process ")) >= 0 && oom_prefix(msg, (size_t)at))) {
 		kind = KMSG_OOM_KILL;
-		kill_at = starts(m, "Killed process ") ? 0 : (size_t)at + 2;
+		kill_at = span_starts(m, "Killed process ") ? 0 : (size_t)at + 2;
 	} else if ((at = rfind(msg, len, " invoked oom-killer: ")) >= 0)
 		kind = KMSG_OOM_INVOKED;
 	else

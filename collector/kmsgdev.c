@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/procfile.h"
+#include "common/procfile.h"
 
 struct kmsgdev {
 	int fd;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * lex: a cursor over one line of /proc text, shared by the collector parsers.
+ * lex: the collector parsers' two cursors over a line of kernel text: struct lex (a position and
+ * the line's end: the /proc tables, read left to right) and struct span (a field as start and
+ * length: the parsers that cut a line into fields first, kmsg, zoneinfo and trace).
  *
  * Header-only and static inline: the parsers call these for every byte of
  * every sample, and none of them allocates or looks past c->end.
@@ -66,6 +68,66 @@ static inline int lex_number(struct lex *c, uint64_t *v)
 	while (c->p < c->end && lex_is_digit(*c->p))
 		c->p++;
 	return num_parse_u64(s, (size_t)(c->p - s), v);
+}
+
+/* A field of a line: n bytes at p, not NUL-terminated. */
+struct span {
+	const char *p;
+	size_t n;
+};
+
+/* 1 if s is exactly lit, else 0. */
+static inline int span_is(struct span s, const char *lit)
+{
+	return s.n == strlen(lit) && memcmp(s.p, lit, s.n) == 0;
+}
+
+/* 1 if s begins with lit, else 0. */
+static inline int span_starts(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.n >= n && memcmp(s.p, lit, n) == 0;
+}
+
+/* Consume lit from the front of *s; 0, or -1 with *s unmoved. */
+static inline int span_eat(struct span *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (!span_starts(*s, lit))
+		return -1;
+	s->p += n;
+	s->n -= n;
+	return 0;
+}
+
+/* Consume a run of digits from the front of *s as uint64 (num_parse_u64's rules); 0, or -1 with *s unmoved. */
+static inline int span_u64(struct span *s, uint64_t *v)
+{
+	size_t n = 0;
+
+	while (n < s->n && lex_is_digit(s->p[n]))
+		n++;
+	if (num_parse_u64(s->p, n, v) < 0)
+		return -1;
+	s->p += n;
+	s->n -= n;
+	return 0;
+}
+
+/* Consume an optional '-' and a run of digits as int64 (num_parse_i64's rules); 0, or -1 with *s unmoved. */
+static inline int span_i64(struct span *s, int64_t *v)
+{
+	size_t n = (s->n > 0 && s->p[0] == '-') ? 1 : 0;
+
+	while (n < s->n && lex_is_digit(s->p[n]))
+		n++;
+	if (num_parse_i64(s->p, n, v) < 0)
+		return -1;
+	s->p += n;
+	s->n -= n;
+	return 0;
 }
 
 #endif

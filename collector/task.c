@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collector/procfile.h"
 #include "common/num.h"
+#include "common/procfile.h"
 
 #define TASK_COMM_LEN 16   /* the kernel's, with the NUL */
 

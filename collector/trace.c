@@ -5,15 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collector/lex.h"
 #include "common/num.h"
 
 #define FIELDS_MAX 16
 #define HEADER_MAX 192    /* bytes before the timestamp's ": " */
-
-struct span {
-	const char *p;
-	size_t n;
-};
 
 static int is_digit(char c)
 {
@@ -23,18 +19,6 @@ static int is_digit(char c)
 static int is_name(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
-}
-
-static int span_is(struct span s, const char *lit)
-{
-	return s.n == strlen(lit) && memcmp(s.p, lit, s.n) == 0;
-}
-
-static int starts(struct span s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.n >= n && memcmp(s.p, lit, n) == 0;
 }
 
 /* A decimal int in [lo, hi], '-' allowed; 0 or -1. */
@@ -188,7 +172,7 @@ static int parse_lost(struct span s, struct trace_event *ev)
 	s.n -= i;
 	if (span_is(s, " [LOST EVENTS]"))
 		return 0;
-	if (!starts(s, " [LOST ") || s.n < 16 || memcmp(s.p + s.n - 8, " EVENTS]", 8) != 0)
+	if (!span_starts(s, " [LOST ") || s.n < 16 || memcmp(s.p + s.n - 8, " EVENTS]", 8) != 0)
 		return -1;
 	if (num_parse_u64(s.p + 7, s.n - 15, &v) < 0)
 		return -1;
@@ -317,7 +301,7 @@ int trace_parse_line(const char *buf, size_t len, struct trace_event *ev)
 		return TRACE_LINE_OTHER;
 	if (len > TRACE_LINE_MAX || memchr(buf, '\n', len))
 		return TRACE_LINE_OTHER;
-	if (starts(s, "CPU:") && len > 4 && is_digit(buf[4])) {
+	if (span_starts(s, "CPU:") && len > 4 && is_digit(buf[4])) {
 		ev->kind = TRACE_LOST;
 		if (parse_lost(s, ev) < 0) {
 			reset(ev);
@@ -490,7 +474,7 @@ static int hist_entry(struct span s, struct trace_hists *out)
 	s.n -= 2;
 	for (int k = 0; k < h->nkeys; k++) {
 		if (k > 0) {
-			if (!starts(s, ", "))
+			if (!span_starts(s, ", "))
 				return -1;
 			s.p += 2;
 			s.n -= 2;
@@ -498,7 +482,7 @@ static int hist_entry(struct span s, struct trace_hists *out)
 		if (name_value(&s, h->key[k], &e->key[k]) < 0)
 			return -1;
 	}
-	if (!starts(s, " } "))
+	if (!span_starts(s, " } "))
 		return -1;
 	s.p += 3;
 	s.n -= 3;
@@ -572,12 +556,12 @@ int trace_hist_parse(const char *buf, size_t len, struct trace_hists *out)
 			state = state == 4 ? 0 : state + 1;
 		} else if (s.n == 0) {
 			;
-		} else if (starts(s, "# trigger info: ")) {
+		} else if (span_starts(s, "# trigger info: ")) {
 			rc = state == 0 ? hist_open(s, out) : -1;
 			state = 1;
 		} else if (s.p[0] == '#') {
 			;
-		} else if (starts(s, "{ ")) {
+		} else if (span_starts(s, "{ ")) {
 			rc = state == 1 ? hist_entry(s, out) : -1;
 		} else if (span_is(s, "Totals:")) {
 			rc = state == 1 ? 0 : -1;
@@ -693,7 +677,7 @@ int trace_trigger_removal(const char *line, size_t len, char *out, size_t cap)
 		s.n--;
 	if (s.n >= 9 && (memcmp(s.p + s.n - 9, " [active]", 9) == 0 || memcmp(s.p + s.n - 9, " [paused]", 9) == 0))
 		s.n -= 9;
-	if (!starts(s, head) || (s.n > sizeof head - 1 && s.p[sizeof head - 1] != ':' && s.p[sizeof head - 1] != ' '))
+	if (!span_starts(s, head) || (s.n > sizeof head - 1 && s.p[sizeof head - 1] != ':' && s.p[sizeof head - 1] != ' '))
 		return 0;
 	/* ours carry exactly one filter, on alloc_migratetype */
 	f = NULL;

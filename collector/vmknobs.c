@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collector/procfile.h"
 #include "common/num.h"
+#include "common/procfile.h"
 
 static const struct {
 	const char *name;         /* as stored */

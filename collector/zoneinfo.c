@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "collector/lex.h"
 #include "common/num.h"
 
 #define LINE_MAX_LEN 512
@@ -31,11 +32,6 @@ struct state {
 	struct zoneinfo_zone *z;   /* current zone or NULL */
 	enum section sec;
 	unsigned req;              /* REQ_* seen for z */
-};
-
-struct span {
-	const char *p;
-	size_t n;
 };
 
 static int is_digit(char c)
@@ -58,22 +54,6 @@ static void trim(struct span *s)
 		s->n--;
 }
 
-static int span_is(struct span s, const char *lit)
-{
-	return s.n == strlen(lit) && memcmp(s.p, lit, s.n) == 0;
-}
-
-static int eat(struct span *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if (s->n < n || memcmp(s->p, lit, n) != 0)
-		return -1;
-	s->p += n;
-	s->n -= n;
-	return 0;
-}
-
 /* Consume at least one blank. */
 static int eat_ws(struct span *s)
 {
@@ -84,32 +64,6 @@ static int eat_ws(struct span *s)
 	s->p += n;
 	s->n -= n;
 	return n > 0 ? 0 : -1;
-}
-
-static int eat_u64(struct span *s, uint64_t *v)
-{
-	size_t n = 0;
-
-	while (n < s->n && is_digit(s->p[n]))
-		n++;
-	if (num_parse_u64(s->p, n, v) < 0)
-		return -1;
-	s->p += n;
-	s->n -= n;
-	return 0;
-}
-
-static int eat_i64(struct span *s, int64_t *v)
-{
-	size_t n = (s->n > 0 && s->p[0] == '-') ? 1 : 0;
-
-	while (n < s->n && is_digit(s->p[n]))
-		n++;
-	if (num_parse_i64(s->p, n, v) < 0)
-		return -1;
-	s->p += n;
-	s->n -= n;
-	return 0;
 }
 
 /* "Node N, zone NAME" (the name right-aligned by %8s). */
@@ -123,8 +77,8 @@ static int zone_header(struct state *st, struct span s)
 		return -1;
 	z = &st->out->z[st->out->nzones];
 	memset(z, 0, sizeof *z);
-	if (eat(&s, "Node") < 0 || eat_ws(&s) < 0 || eat_u64(&s, &node) < 0 || node > INT_MAX ||
-	    eat(&s, ",") < 0 || eat_ws(&s) < 0 || eat(&s, "zone") < 0 || eat_ws(&s) < 0)
+	if (span_eat(&s, "Node") < 0 || eat_ws(&s) < 0 || span_u64(&s, &node) < 0 || node > INT_MAX ||
+	    span_eat(&s, ",") < 0 || eat_ws(&s) < 0 || span_eat(&s, "zone") < 0 || eat_ws(&s) < 0)
 		return -1;
 	while (n < s.n && is_name(s.p[n]))
 		n++;
@@ -148,15 +102,15 @@ static int protection(struct state *st, struct span s)
 {
 	struct zoneinfo_zone *z = st->z;
 
-	if (st->req & REQ_PROT || eat(&s, "(") < 0)
+	if (st->req & REQ_PROT || span_eat(&s, "(") < 0)
 		return -1;
 	for (;;) {
-		if (z->nprot == ZONEINFO_MAX_PROT || eat_i64(&s, &z->protection[z->nprot]) < 0)
+		if (z->nprot == ZONEINFO_MAX_PROT || span_i64(&s, &z->protection[z->nprot]) < 0)
 			return -1;
 		z->nprot++;
-		if (eat(&s, ")") == 0)
+		if (span_eat(&s, ")") == 0)
 			break;
-		if (eat(&s, ", ") < 0)
+		if (span_eat(&s, ", ") < 0)
 			return -1;
 	}
 	if (s.n != 0)
@@ -230,7 +184,7 @@ static int key_value(struct span s, struct span *key, int64_t *v)
 	if (i == 0)
 		return -1;
 	val = (struct span){ s.p + i, s.n - i };
-	if (eat_i64(&val, v) < 0 || val.n != 0)
+	if (span_i64(&val, v) < 0 || val.n != 0)
 		return -1;
 	*key = (struct span){ s.p, i };
 	trim(key);
@@ -266,15 +220,15 @@ static int line(struct state *st, struct span s)
 		st->sec = SEC_PCP;
 		return 0;
 	}
-	if (eat(&s, "protection:") == 0) {
+	if (span_eat(&s, "protection:") == 0) {
 		if (st->sec == SEC_PCP || eat_ws(&s) < 0)
 			return -1;
 		return protection(st, s);
 	}
-	if (eat(&s, "pages free") == 0) {
+	if (span_eat(&s, "pages free") == 0) {
 		uint64_t f;
 
-		if (st->sec == SEC_PCP || eat_ws(&s) < 0 || eat_u64(&s, &f) < 0 || s.n != 0 || f > INT64_MAX)
+		if (st->sec == SEC_PCP || eat_ws(&s) < 0 || span_u64(&s, &f) < 0 || s.n != 0 || f > INT64_MAX)
 			return -1;
 		st->sec = SEC_ZONE;
 		return set_once(&st->req, REQ_FREE, &st->z->free, (int64_t)f);

@@ -30,6 +30,7 @@ struct causes {
 	int next;                      /* ring slot the next snapshot goes to */
 	struct snap ring[CAUSES_RING];
 	uint64_t counts[CAUSES_SOURCES][CAUSE_COUNT][CAUSES_ORDERS];
+	struct cause_zone zones[CAUSE_MAX_ZONES];   /* a dump's zones (20 KiB: here, off the loop's stack) */
 };
 
 struct causes *causes_open(const char *kernel_release)
@@ -267,7 +268,6 @@ static const struct snap *latest(const struct causes *c)
 void causes_from_dump(struct causes *c, const struct memdump *d, int64_t ts_ms, unsigned order,
 		      const struct gfp_info *gfp, const char *names, size_t len, struct causes_row *out)
 {
-	static struct cause_zone z[CAUSE_MAX_ZONES];   /* 20 KiB: static, off the loop's stack */
 	const char *layout[CAUSES_LAYOUT_MAX];
 	const struct snap *sn = c ? latest(c) : NULL;
 	struct cause_request rq;
@@ -286,7 +286,7 @@ void causes_from_dump(struct causes *c, const struct memdump *d, int64_t ts_ms, 
 		return;
 	}
 	nl = layout_of(sn, layout);
-	n = causes_dump_zones(d, layout, nl, -1, z, CAUSE_MAX_ZONES);
+	n = causes_dump_zones(d, layout, nl, -1, c->zones, CAUSE_MAX_ZONES);
 	if (n <= 0) {
 		out->note = "dump zones not in the zone layout";
 		return;
@@ -295,10 +295,10 @@ void causes_from_dump(struct causes *c, const struct memdump *d, int64_t ts_ms, 
 	rq.order = order;
 	cause_gfp(gfp, names, len, &rq.gfp);
 	rq.highest_idx = cause_highest_index(layout, nl, cause_zone_type_of(gfp));
-	cause_classify(z, n, &rq, c->kver, -1, &res);
+	cause_classify(c->zones, n, &rq, c->kver, -1, &res);
 	out->has_lag = 1;
 	out->lag_ms = 0;
-	row_result(out, z, &res, d->z[0].page_kb);
+	row_result(out, c->zones, &res, d->z[0].page_kb);
 }
 
 /* The ring's sample nearest to ts_ms within CAUSES_MAX_LAG_MS; NULL if none. */

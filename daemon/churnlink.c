@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "churn/churn.h"
-#include "churn/gfpmod.h"
-#include "churn/worker.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "store/store.h"
+#include "worker/gfpmod.h"
+#include "worker/worker.h"
 
 /* Recently dead workers remembered for tying kernel-log OOM lines to them. */
 #define DEATH_RING 256
@@ -55,6 +55,8 @@ struct churnlink {
 	int64_t cap_wait_ms;                        /* a capacity probe waits for the load's pause since (0: none) */
 	char instance_key[4096];                    /* canonical DB path: names the workers' group */
 	int warned_exit_code;                       /* last worker setup failure logged (0: none yet) */
+	struct churn_rec rec;                       /* the record being drained (8 KiB with a raw buddyinfo) */
+	struct fragload_rec frec;                   /* ... of the fragmenting load */
 };
 
 /*
@@ -218,18 +220,19 @@ static void frag_status(struct churnlink *cl, const struct fragload_status *st)
 
 int churnlink_frag_drain(struct churnlink *cl)
 {
-	static struct fragload_rec rec;
+	struct fragload_rec *rec;
 	int rc, status = 0;
 
 	if (!cl)
 		return 0;
-	while ((rc = churn_frag_read(cl->ch, &rec, &status)) == 1) {
-		if (rec.type == FRAGLOAD_REC_STATUS)
-			frag_status(cl, &rec.u.status);
-		else if (rec.type == FRAGLOAD_REC_NOTE && rec.u.note.level <= LOG_LVL_WARN)
-			log_warnx("fragment: %s", rec.u.note.text);
-		else if (rec.type == FRAGLOAD_REC_NOTE)
-			log_info("fragment: %s", rec.u.note.text);
+	rec = &cl->frec;
+	while ((rc = churn_frag_read(cl->ch, rec, &status)) == 1) {
+		if (rec->type == FRAGLOAD_REC_STATUS)
+			frag_status(cl, &rec->u.status);
+		else if (rec->type == FRAGLOAD_REC_NOTE && rec->u.note.level <= LOG_LVL_WARN)
+			log_warnx("fragment: %s", rec->u.note.text);
+		else if (rec->type == FRAGLOAD_REC_NOTE)
+			log_info("fragment: %s", rec->u.note.text);
 	}
 	if (rc < 0) {
 		if (WIFSIGNALED(status))
@@ -335,13 +338,14 @@ int churnlink_stop(struct churnlink *cl)
 
 int churnlink_drain(struct churnlink *cl)
 {
-	static struct churn_rec rec;   /* 8 KiB (a raw buddyinfo); the loop thread is the only caller */
+	struct churn_rec *rec;
 	int rc;
 
 	if (!cl)
 		return 0;
-	while ((rc = churn_read(cl->ch, &rec)) == 1)
-		on_rec(cl, &rec);
+	rec = &cl->rec;
+	while ((rc = churn_read(cl->ch, rec)) == 1)
+		on_rec(cl, rec);
 	if (rc < 0) {
 		log_warnx("churn: the spawner is gone; sampling goes on without churn");
 		return -1;
@@ -447,17 +451,34 @@ void churnlink_attach(struct churnlink *cl, struct store_tick *t)
 		return;
 	for (int i = 0; i < cl->ndone; i++) {
 		const struct churn_probe_done *pd = &cl->done[i];
-		char bi[CHURN_BUDDYINFO_MAX + 1];
+		char bi[CHURN_BUDDYINFO_MAX + 1], cg[128], to[sizeof pd->timeout + 1];
 		int cap = pd->kind == CHURN_PROBE_CAPACITY && cl->start.kind == CHURN_PROBE_CAPACITY &&
 			  cl->start.buddyinfo_err == 0;
+		const char *fpu = fpu_kind_name((enum fpu_kind)pd->fpu_kind);
+		snprintf(to, sizeof to, "%.*s", (int)sizeof pd->timeout, pd->timeout);
+		struct store_probe_capacity cond = {
+			.scope = churn_scope_name(pd->scope), .fpu = fpu, .fork_charge = churn_fork_charge_name(pd->fork_charge),
+			.cgroup = churn_probe_cgroup(pd, cg, sizeof cg), .limit = pd->limit, .spawned = pd->spawned,
+			.ready = pd->ready, .oom_kills = pd->oom_kills, .worker_memory = (int64_t)pd->worker_memory,
+			.mem_limit = (int64_t)pd->mem_limit, .mem_peak = (int64_t)pd->mem_peak, .retire_ms = pd->retire_ms,
+			.release_ms = pd->release_ms, .mem_limit_lifted = pd->mem_limit_lifted,
+			.pids_limit = (int64_t)pd->pids_limit, .gfp_failed = pd->gfp_failed,
+			.time_limit_ms = pd->time_limit_ms, .timeout = to,
+		};
+		struct store_probe_switch ps = {
+			.fpu = fpu, .threads = pd->threads, .yields = (int64_t)pd->yields, .sys_us = pd->sys_us,
+			.user_us = pd->user_us, .base_yields = (int64_t)pd->base_yields, .base_sys_us = pd->base_sys_us,
+			.base_user_us = pd->base_user_us, .wall_ms = pd->wall_ms,
+		};
 		struct store_probe p = {
 			.ts_ms = pd->start_real_ms,
 			.kind = churn_probe_kind_name(pd->kind),
 			.result = pd->result,
 			.stop_reason = pd->stop_reason,
-			.detail = pd->detail,
 			.duration_ms = pd->duration_ms,
 			.gfp_mode = pd->kind == CHURN_PROBE_CAPACITY && pd->gfp_mode ? gfpmod_mode_name(pd->gfp_mode) : NULL,
+			.cap = pd->kind == CHURN_PROBE_CAPACITY ? &cond : NULL,
+			.sw = pd->kind == CHURN_PROBE_SWITCH && pd->have_switch ? &ps : NULL,
 		};
 		if (cap) {
 			memcpy(bi, cl->start.buddyinfo, cl->start.buddyinfo_len);

@@ -2,7 +2,7 @@
 /*
  * churnlink: the daemon's side of the churn engine.
  *
- * The spawner (churn/) is forked before any thread exists and reports in
+ * The spawner (spawner/, forked by churn/) starts before any thread exists and reports in
  * records over a socket; this module drains them from the event loop, turns
  * its cumulative counters into per-tick rows (v_churn), stores finished
  * probes (v_probes), schedules capacity and FPU-cost probes, ties kernel-log

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 
 #include "churn/churn.h"
-#include "churn/gfpmod.h"
 #include "common/netaddr.h"
 #include "common/num.h"
+#include "worker/gfpmod.h"
 
 enum opt_type { T_STR, T_DUR, T_SIZE, T_LEVEL, T_LISTEN, T_INT, T_U64, T_RATE, T_DIST, T_FPU, T_SCOPE, T_TRACE, T_BOOL, T_GFP,
 		T_FRAG };
@@ -68,6 +68,39 @@ static const struct opt OPTS[] = {
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 _Static_assert(NOPTS <= CONFIG_MAX_OPTS, "raise CONFIG_MAX_OPTS");
 
+/*
+ * An option whose value is one word of a list (T_DIST, T_FPU, T_TRACE, T_GFP, T_SCOPE, T_FRAG): its
+ * enum as an int, by the parser of its kind; 0 or -1.
+ */
+static int word_value(enum opt_type t, const char *val, int *v)
+{
+	enum churn_dist dist;
+	enum fpu_kind k;
+	enum gfp_mode g;
+	enum churn_probe_scope sc;
+	enum fragload_level fl;
+
+	switch (t) {
+	case T_DIST:
+		return churn_dist_parse(val, &dist) < 0 ? -1 : (*v = (int)dist, 0);
+	case T_FPU:
+		return fpu_kind_parse(val, &k) < 0 ? -1 : (*v = (int)k, 0);
+	case T_GFP:
+		return gfpmod_mode_parse(val, &g) < 0 ? -1 : (*v = (int)g, 0);
+	case T_SCOPE:
+		return churn_scope_parse(val, &sc) < 0 ? -1 : (*v = (int)sc, 0);
+	case T_FRAG:
+		return fragload_level_parse(val, &fl) < 0 ? -1 : (*v = (int)fl, 0);
+	case T_TRACE:
+		if (strcmp(val, "auto") && strcmp(val, "none"))
+			return -1;
+		*v = strcmp(val, "auto") == 0 ? CONFIG_TRACE_AUTO : CONFIG_TRACE_NONE;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* Set one option from text; 0 or -1 (why in err). */
 static int opt_set(struct config *cfg, const struct opt *o, const char *val, char *err, size_t errlen)
 {
@@ -75,6 +108,7 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 	int64_t d;
 	uint64_t sz;
 	enum log_level lv;
+	int v;
 
 	switch (o->type) {
 	case T_STR:
@@ -89,15 +123,12 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 		socklen_t sl;
 		int r = strlen(val) < o->size ? netaddr_parse(val, &ss, &sl) : -1;
 		/* Port 0 would bind "any free port", which nobody could then find. */
-		if (r < 0 || (r == 0 && netaddr_port(&ss) == 0)) {
-			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
-			return -1;
-		}
+		if (r < 0 || (r == 0 && netaddr_port(&ss) == 0))
+			goto bad;
 		memcpy(p, val, strlen(val) + 1);
 		return 0;
 	}
-	case T_BOOL: {
-		int v;
+	case T_BOOL:
 		if (!strcmp(val, "yes") || !strcmp(val, "true") || !strcmp(val, "on") || !strcmp(val, "1"))
 			v = 1;
 		else if (!strcmp(val, "no") || !strcmp(val, "false") || !strcmp(val, "off") || !strcmp(val, "0"))
@@ -106,23 +137,18 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 			goto bad;
 		memcpy(p, &v, sizeof v);
 		return 0;
-	}
 	case T_DUR:
 		/* A duration whose default is computed at start (model-check-interval: 10s only with the module)
 		 * takes "auto", which is also how config_describe writes that default back. */
 		if (!o->def && strcmp(val, "auto") == 0)
 			d = -1;
-		else if (num_parse_duration_ms(val, &d) < 0) {
-			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
-			return -1;
-		}
+		else if (num_parse_duration_ms(val, &d) < 0)
+			goto bad;
 		memcpy(p, &d, sizeof d);
 		return 0;
 	case T_SIZE:
-		if (num_parse_size(val, &sz) < 0) {
-			snprintf(err, errlen, "%s: '%s' is not %s", o->name, val, o->form);
-			return -1;
-		}
+		if (num_parse_size(val, &sz) < 0)
+			goto bad;
 		memcpy(p, &sz, sizeof sz);
 		return 0;
 	case T_LEVEL:
@@ -145,62 +171,16 @@ static int opt_set(struct config *cfg, const struct opt *o, const char *val, cha
 			goto bad;
 		memcpy(p, &sz, sizeof sz);
 		return 0;
-	case T_DIST: {
-		enum churn_dist dist;
-		int v;
-		if (churn_dist_parse(val, &dist) < 0)
-			goto bad;
-		v = (int)dist;
-		memcpy(p, &v, sizeof v);
-		return 0;
-	}
-	case T_FPU: {
-		enum fpu_kind k;
-		int v;
-		if (fpu_kind_parse(val, &k) < 0)
-			goto bad;
-		v = (int)k;
-		memcpy(p, &v, sizeof v);
-		return 0;
-	}
-	case T_TRACE: {
-		int v;
-		if (strcmp(val, "auto") == 0)
-			v = CONFIG_TRACE_AUTO;
-		else if (strcmp(val, "none") == 0)
-			v = CONFIG_TRACE_NONE;
-		else
+	case T_DIST:
+	case T_FPU:
+	case T_TRACE:
+	case T_GFP:
+	case T_SCOPE:
+	case T_FRAG:
+		if (word_value(o->type, val, &v) < 0)
 			goto bad;
 		memcpy(p, &v, sizeof v);
 		return 0;
-	}
-	case T_GFP: {
-		enum gfp_mode g;
-		int v;
-		if (gfpmod_mode_parse(val, &g) < 0)
-			goto bad;
-		v = (int)g;
-		memcpy(p, &v, sizeof v);
-		return 0;
-	}
-	case T_SCOPE: {
-		enum churn_probe_scope sc;
-		int v;
-		if (churn_scope_parse(val, &sc) < 0)
-			goto bad;
-		v = (int)sc;
-		memcpy(p, &v, sizeof v);
-		return 0;
-	}
-	case T_FRAG: {
-		enum fragload_level fl;
-		int v;
-		if (fragload_level_parse(val, &fl) < 0)
-			goto bad;
-		v = (int)fl;
-		memcpy(p, &v, sizeof v);
-		return 0;
-	}
 	}
 	return -1;
 bad:

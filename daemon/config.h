@@ -57,7 +57,7 @@ struct config {
 	int64_t switch_probe_interval_ms;
 	int64_t switch_threads;
 	int fragment;                /* enum fragload_level: the fragmenting background load */
-	int gfp_mode;                /* enum gfp_mode (churn/gfpmod.h) as asked; the module may be missing */
+	int gfp_mode;                /* enum gfp_mode (worker/gfpmod.h) as asked; the module may be missing */
 	int64_t model_check_interval_ms; /* -1: 10s when the module is loaded, else off; 0: off */
 	enum log_level log_level;
 	int allow_unconfined;        /* run even when a limit given explicitly cannot be applied */

@@ -18,28 +18,27 @@
 #include <unistd.h>
 
 #include "collector/envinfo.h"
-#include "collector/procfile.h"
 #include "collector/task.h"
 #include "collector/vmknobs.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/netaddr.h"
 #include "common/pathcheck.h"
+#include "common/procfile.h"
 #include "daemon/causes.h"
 #include "daemon/churnlink.h"
 #include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
-#include "daemon/tracewatch.h"
 #include "daemon/notify.h"
 #include "daemon/pin.h"
 #include "daemon/sampler.h"
+#include "daemon/tracewatch.h"
 #include "store/query.h"
 #include "store/store.h"
 
 /* Start the run: crash-mark leftovers, record the environment. 0 or -1. */
-static int begin_run(struct daemon *d, struct envinfo *envp)
+static int begin_run(struct daemon *d, struct envinfo *env)
 {
-	struct envinfo env;
 	char cfgtext[8192];
 	struct store_run r;
 	char dom[48] = "";
@@ -47,43 +46,42 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 
 	if (crashed > 0)
 		log_notice("marked %d earlier run(s) without an end as 'crash'", crashed);
-	envinfo_collect(d->cfg.proc_root, d->cfg.sys_root, &env);
+	envinfo_collect(d->cfg.proc_root, d->cfg.sys_root, env);
 	config_describe(&d->cfg, cfgtext, sizeof cfgtext);
 	r = (struct store_run){
 		.label = d->cfg.label[0] ? d->cfg.label : NULL,
 		.version = FPUSOAK_VERSION,
-		.boot_id = env.boot_id,
-		.hostname = env.hostname,
-		.kernel_release = env.kernel_release,
-		.kernel_version = env.kernel_version,
-		.cmdline = env.cmdline,
-		.hypervisor = env.hypervisor,
-		.guest_type = env.guest_type[0] ? env.guest_type : NULL,
-		.xen_domain = env.xen_domain[0] ? env.xen_domain : NULL,
-		.xen_domid = env.xen_domid,
-		.cpu_model = env.cpu_model,
-		.cpu_model_kernel = env.cpu_model_kernel[0] ? env.cpu_model_kernel : NULL,
-		.fpu_features = env.fpu_features,
-		.xstate_detail = env.xstate_detail,
+		.boot_id = env->boot_id,
+		.hostname = env->hostname,
+		.kernel_release = env->kernel_release,
+		.kernel_version = env->kernel_version,
+		.cmdline = env->cmdline,
+		.hypervisor = env->hypervisor,
+		.guest_type = env->guest_type[0] ? env->guest_type : NULL,
+		.xen_domain = env->xen_domain[0] ? env->xen_domain : NULL,
+		.xen_domid = env->xen_domid,
+		.cpu_model = env->cpu_model,
+		.cpu_model_kernel = env->cpu_model_kernel[0] ? env->cpu_model_kernel : NULL,
+		.fpu_features = env->fpu_features,
+		.xstate_detail = env->xstate_detail,
 		.config = cfgtext,
 		.gfp_mode = gfplink_describe(d->gfp),
 		.started_ms = clock_wall_ms(),
-		.xstate_bytes = env.xstate_bytes,
-		.mem_total_kb = env.mem_total_kb,
-		.page_size = env.page_size,
+		.xstate_bytes = env->xstate_bytes,
+		.mem_total_kb = env->mem_total_kb,
+		.page_size = env->page_size,
 		.pid = getpid(),
 	};
 	d->run_started_ms = r.started_ms;
 	snprintf(d->run_label, sizeof d->run_label, "%s", d->cfg.label);
 	if (store_run_begin(d->store, &r, &d->run_id) < 0)
 		return -1;
-	if (env.xen_domain[0] && env.xen_domid >= 0)
-		snprintf(dom, sizeof dom, ", %s id %lld", env.xen_domain, (long long)env.xen_domid);
-	else if (env.xen_domain[0])
-		snprintf(dom, sizeof dom, ", %s (id unknown)", env.xen_domain);
+	if (env->xen_domain[0] && env->xen_domid >= 0)
+		snprintf(dom, sizeof dom, ", %s id %lld", env->xen_domain, (long long)env->xen_domid);
+	else if (env->xen_domain[0])
+		snprintf(dom, sizeof dom, ", %s (id unknown)", env->xen_domain);
 	log_info("run %lld started: kernel %s, hypervisor %s%s%s%s, db %s", (long long)d->run_id,
-		 env.kernel_release, env.hypervisor, env.guest_type[0] ? "/" : "", env.guest_type, dom, d->cfg.db);
-	*envp = env;
+		 env->kernel_release, env->hypervisor, env->guest_type[0] ? "/" : "", env->guest_type, dom, d->cfg.db);
 	return 0;
 }
 
@@ -225,7 +223,6 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 {
 	static const struct daemon_hooks none = { 0 };
 	struct daemon *d = calloc(1, sizeof *d);
-	static struct envinfo env;    /* 5 KiB, filled once */
 	char err[512];
 	int rc, code = 1;
 
@@ -305,16 +302,16 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 		log_warnx("status line: %s; it shows no headroom trend", err);
 	else
 		query_cache_kib(d->reader, DAEMON_READER_CACHE_KIB);
-	if (begin_run(d, &env) < 0)
+	if (begin_run(d, &d->run_env) < 0)
 		goto out;
-	d->env = &env;
+	d->env = &d->run_env;
 	log_set_run_id(d->run_id);
 	/* After the start-up refusals (confinement, the DB: 41_confinement, 43_startup): each stays one line. */
 	gfplink_announce(d->gfp);
 	churnlink_run_started(d->churn, d->store, d->run_id);
 	record_facts(d);
-	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
-	d->causes = causes_open(env.kernel_release);
+	d->sampler = sampler_open(d->cfg.proc_root, d->run_env.kernel_release);
+	d->causes = causes_open(d->run_env.kernel_release);
 	if (!d->sampler || !d->causes) {
 		log_errx("out of memory");
 		goto out;
@@ -323,7 +320,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	d->start_mono_ms = clock_mono_ms();
 
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
-		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
+		d->kwatch = kwatch_open(d->cfg.kmsg_path, d->run_env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
 	kwatch_set_proc_root(d->kwatch, d->cfg.proc_root);
 	kwatch_set_causes(d->kwatch, d->causes);

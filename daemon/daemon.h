@@ -20,11 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "churn/churn_ctl.h"
 #include "collector/buddyinfo.h"
+#include "collector/envinfo.h"
 #include "collector/kv.h"
 #include "daemon/config.h"
 #include "report/run.h"
+#include "spawner/churn_ctl.h"
 
 #define DAEMON_STATUS_MS 5000   /* the status line, health, queue flush and retention period */
 /* The status line's read-only handle reads an hour of minute rollups every period: a few pages; its cache is locked. */
@@ -111,7 +112,8 @@ struct daemon {
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
 	struct gfplink *gfp;         /* the fpusoak_gfp module (mode in force, model checks) */
 	struct causes *causes;       /* why failed allocations failed (daemon/causes.h) */
-	const struct envinfo *env;   /* the run's environment, read once at start; NULL before */
+	struct envinfo run_env;      /* the run's environment, read once at start (5 KiB) */
+	const struct envinfo *env;   /* &run_env once it is read; NULL before */
 	char run_label[sizeof ((struct config *)0)->label];   /* as stored with the run: SIGHUP does not change it */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */
 	int64_t run_id;

@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include "analysis/atomic.h"
-#include "churn/gfpmod.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "daemon/causes.h"
 #include "daemon/sampler.h"
 #include "store/store.h"
+#include "worker/gfpmod.h"
 
 #define DEFAULT_CHECK_MS 10000
 #define XSTATE_CACHE "fpusoak_xstate"    /* the module's slab cache (kmod/fpusoak_gfp.c) */

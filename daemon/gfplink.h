@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * gfplink: the daemon's side of the optional fpusoak_gfp module (kmod/, churn/gfpmod.h).
+ * gfplink: the daemon's side of the optional fpusoak_gfp module (kmod/, worker/gfpmod.h).
  *
  * At start it looks for /dev/fpusoak_gfp once.  Without it (the normal case)
  * one line says so, the run records "off (module not loaded)", and nothing

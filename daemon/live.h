@@ -25,9 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "churn/churn_ctl.h"
 #include "collector/buddyinfo.h"
 #include "collector/kv.h"
+#include "spawner/churn_ctl.h"
 
 #define LIVE_MAGIC 0x464c5631u        /* "FLV1" */
 #define LIVE_VERSION 5             /* 3: the trace and fpusoak_gfp figures; 4: the run's facts, request verdicts;

@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "churn/maps.h"
-#include "collector/procfile.h"
+#include "collector/maps.h"
+#include "common/procfile.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21   /* Linux 5.4; older kernels refuse it and nothing is handed back */

@@ -4,8 +4,7 @@
  *
  * A guest-scope capacity probe fills the guest until allocation fails; with
  * no swap the kernel first evicts page cache, the core's own code included,
- * and sampling stalled for up to 21 s re-reading it (README, "Running in
- * Xen PV guests").  So the core runs under mlockall(MCL_CURRENT |
+ * and sampling stalled for up to 21 s re-reading it (docs/xen.md).  So the core runs under mlockall(MCL_CURRENT |
  * MCL_FUTURE | MCL_ONFAULT).  But every locked page is one the probe cannot
  * use, and what is mapped when mlockall runs is far more than what the core
  * runs: the dynamic loader read whole libraries ahead, and each fault maps

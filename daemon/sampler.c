@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "analysis/atomic.h"
-#include "collector/procfile.h"
 #include "collector/zoneinfo.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/procfile.h"
 #include "store/store.h"
 
 /* The largest of our files is slabinfo (~30 KiB) or zoneinfo on many-CPU machines (~1 KiB per CPU per zone). */
@@ -44,6 +44,9 @@ struct sampler {
 	int task_order;
 	int rq_orders;               /* orders of the last tick's request verdicts; 0: none (rq unset) */
 	uint32_t rq_atomic, rq_nowait, rq_kernel;
+	/* The atomic model's scratch, off the loop's stack: one zone's state, and a request's zonelist (~26 KiB). */
+	struct atomic_zone az;
+	struct atomic_zl_zone *zl;   /* [ATOMIC_MAX_ZONES] */
 };
 
 struct sampler *sampler_open(const char *proc_root, const char *kernel_release)
@@ -56,7 +59,8 @@ struct sampler *sampler_open(const char *proc_root, const char *kernel_release)
 	s->zi = malloc(sizeof *s->zi);
 	s->pt = malloc(sizeof *s->pt);
 	s->sl = malloc(sizeof *s->sl);
-	if (!s->buf || !s->zi || !s->pt || !s->sl) {
+	s->zl = malloc(ATOMIC_MAX_ZONES * sizeof *s->zl);
+	if (!s->buf || !s->zi || !s->pt || !s->sl || !s->zl) {
 		sampler_close(s);
 		return NULL;
 	}
@@ -81,6 +85,7 @@ void sampler_close(struct sampler *s)
 	free(s->zi);
 	free(s->pt);
 	free(s->sl);
+	free(s->zl);
 	free(s);
 }
 
@@ -185,7 +190,7 @@ static void model_zone(const struct sampler *s, const struct zoneinfo_zone *z, c
 /* Evaluate GFP_ATOMIC and GFP_KERNEL at every order of every populated zone. */
 static void atomic_risk(struct sampler *s, struct store *st, struct store_tick *t)
 {
-	static struct atomic_zone az;     /* 400 B; static keeps the loop's stack small */
+	struct atomic_zone *az = &s->az;
 
 	if (!s->have_kver || !s->src[SRC_ZONEINFO].have || !s->src[SRC_BUDDY].have)
 		return;
@@ -197,11 +202,11 @@ static void atomic_risk(struct sampler *s, struct store *st, struct store_tick *
 
 		if (!z || !z->populated)
 			continue;
-		model_zone(s, z, b, &az);
-		if (atomic_eval(&az, 0, s->kver, &r0) < 0)
+		model_zone(s, z, b, az);
+		if (atomic_eval(az, 0, s->kver, &r0) < 0)
 			continue;
 		for (int k = 0; k < s->bi.norders; k++)
-			if (atomic_eval(&az, (unsigned)k, s->kver, &r) == 0) {
+			if (atomic_eval(az, (unsigned)k, s->kver, &r) == 0) {
 				amask |= (uint32_t)r.atomic_ok << k;
 				kmask |= (uint32_t)r.kernel_ok << k;
 			}
@@ -261,7 +266,7 @@ static int request_zones(const struct sampler *s, struct atomic_zl_zone *zl, int
 
 static void atomic_request(struct sampler *s, struct store *st, struct store_tick *t)
 {
-	static struct atomic_zl_zone zl[ATOMIC_MAX_ZONES];   /* ~26 KiB: static, off the loop's stack */
+	struct atomic_zl_zone *zl = s->zl;
 	int bz[ATOMIC_MAX_ZONES];                             /* zl[j] is buddyinfo's zone bz[j] */
 	struct store_request rq;
 	int n, local, highest;
@@ -293,7 +298,7 @@ static void atomic_request(struct sampler *s, struct store *st, struct store_tic
 
 int sampler_predict(const struct sampler *s, unsigned order, enum atomic_req req, int *ok, int64_t *margin)
 {
-	static struct atomic_zl_zone zl[ATOMIC_MAX_ZONES];
+	struct atomic_zl_zone *zl = s->zl;
 	int bz[ATOMIC_MAX_ZONES], n, local, highest, serving;
 	int64_t best = INT64_MIN;
 	struct atomic_request r;

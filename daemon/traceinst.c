@@ -14,9 +14,9 @@
 
 #include "collector/cexpr.h"
 #include "collector/kv.h"
-#include "collector/procfile.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/procfile.h"
 
 #define TRACEFS_MAGIC 0x74726163
 #define ALLOC_DIR "events/kmem/mm_page_alloc"

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "collector/gfp.h"
-#include "collector/procfile.h"
 #include "common/log.h"
+#include "common/procfile.h"
 #include "store/store.h"
 
 #define NMT TRACEINST_NMT

@@ -3,7 +3,7 @@
  * fpusoak_gfp.h: the user-space interface of the fpusoak_gfp module.
  *
  * One header for both sides: the module (kmod/fpusoak_gfp.c) and fpusoakd
- * (churn/gfpmod.c) include it.  Only fixed-width types, every struct a multiple
+ * (worker/gfpmod.c) include it.  Only fixed-width types, every struct a multiple
  * of 8 bytes with explicit padding, so 32- and 64-bit callers see the same
  * layout (tests/unit/test_gfp_uapi.c pins sizes, offsets and the ioctl
  * numbers; change them only with FPUSOAK_GFP_ABI).

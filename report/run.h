@@ -147,7 +147,7 @@ struct report_churn {
 };
 
 /*
- * Every death counted once (churn/churn_ctl.h): per set (churn workers, capacity-probe workers), the
+ * Every death counted once (spawner/churn_ctl.h): per set (churn workers, capacity-probe workers), the
  * identity spawned = exited + each kind of death + alive holds; an OOM kill is counted in the set of the
  * worker that died.  These are a window's sums of v_churn.
  */
@@ -243,7 +243,7 @@ struct report_request {
 /* The request at order k of a run in [from, to] (-1 = open): 1, 0 without samples, -1. */
 int report_request(struct query *q, int64_t run_id, int order, int64_t from_ms, int64_t to_ms,
 		   struct report_request *out);
-/* The fragmenting background load of a run (churn/fragload.h, v_fragment): its recipe and holdings. */
+/* The fragmenting background load of a run (fragload/fragload.h, v_fragment): its recipe and holdings. */
 struct report_fragment {
 	char level[8];            /* light|heavy */
 	int64_t base_bytes, cap_bytes, keep_cap_bytes;

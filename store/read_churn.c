@@ -25,7 +25,8 @@ static const char *const SQL[S_COUNT] = {
 	[S_CHURN_ROLLED] = "SELECT 0, MIN(bucket_ms), MAX(bucket_ms), SUM(churn_n), SUM(population_sum) * 1.0 / SUM(churn_n), "
 			   "MAX(population_max)" STORE_CHURN_COUNTS(X_CRSUM) " FROM tick_rollup WHERE run_id = ?1 AND tier = ?4 "
 			   "AND bucket_ms >= ?2 AND bucket_ms < ?3 AND churn_n > 0",
-	[S_PROBES] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, detail, gfp_mode FROM probes "
+	/* v_probes: since schema 015 a probe's detail is made of its columns there. */
+	[S_PROBES] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, detail, gfp_mode FROM v_probes "
 		     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY ts_ms LIMIT ?5",
 	[S_FPU_KIND] = "SELECT fpu_kind FROM churn_info WHERE run_id = ?1",
 	[S_CHURN_LAST] = "SELECT population, probe_population FROM samples WHERE run_id = ?1 "

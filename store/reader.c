@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "collector/locks.h"
-#include "collector/procfile.h"
 #include "common/pathcheck.h"
+#include "common/procfile.h"
 #include "store/reader.h"
 
 #define BUSY_TIMEOUT_MS 200   /* a page waits this long for a WAL reset, then fails */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* retain: deleting raw rows older than the cutoff in bounded slices (store_retain in store.h). */
-#include "store/writer.h"
+/* retain: deleting raw rows older than the cutoff in bounded slices; see retain.h (store_retain in store.h). */
+#include "store/retain.h"
 
 #define RETAIN_SLICE_MS (10 * 60 * 1000)   /* raw history deleted per call: ~600 ticks at 1 s */
 
-static int64_t query_i64(struct store *st, const char *sql, int64_t a, int64_t b, int64_t dflt)
+static int64_t query_i64(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t dflt)
 {
 	sqlite3_stmt *s;
 	int64_t v = dflt;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
 		return dflt;
 	sqlite3_bind_int64(s, 1, a);
 	sqlite3_bind_int64(s, 2, b);
@@ -19,13 +19,13 @@ static int64_t query_i64(struct store *st, const char *sql, int64_t a, int64_t b
 	return v;
 }
 
-static int exec_bind(struct store *st, const char *sql, int64_t a, int64_t b, int64_t c)
+static int exec_bind(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c)
 {
 	sqlite3_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return sqlite3_errcode(st->db);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return sqlite3_errcode(db);
 	sqlite3_bind_int64(s, 1, a);
 	sqlite3_bind_int64(s, 2, b);
 	sqlite3_bind_int64(s, 3, c);
@@ -34,7 +34,7 @@ static int exec_bind(struct store *st, const char *sql, int64_t a, int64_t b, in
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-int64_t store_retain(struct store *st, int64_t cutoff_ms)
+int64_t retain(sqlite3 *db, struct stmts *p, const struct dims *d, int64_t cutoff_ms)
 {
 	/* Tables whose key starts (run_id, ts_ms): one range delete each. */
 	static const char *const by_ts[] = {
@@ -68,9 +68,7 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 	int64_t run, oldest, upto, rolled, deleted = 0;
 	int rc = SQLITE_OK;
 
-	if (!st->db || st->qcount || st->failing)   /* suspended, or writes pending */
-		return 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT run_id, min(ts_ms) FROM samples WHERE ts_ms < ?1 GROUP BY run_id"
+	if (sqlite3_prepare_v2(db, "SELECT run_id, min(ts_ms) FROM samples WHERE ts_ms < ?1 GROUP BY run_id"
 				       " ORDER BY 2 LIMIT 1", -1, &s, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(s, 1, cutoff_ms);
@@ -84,29 +82,29 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 	/* A bounded slice per call: the tick that follows never waits on a big delete. */
 	upto = oldest + RETAIN_SLICE_MS < cutoff_ms ? oldest + RETAIN_SLICE_MS : cutoff_ms;
 	/* Never delete raw rows the minute rollup has not consumed yet. */
-	rolled = query_i64(st, "SELECT next_ms FROM rollup_state WHERE run_id = ?1 AND tier = ?2", run, STORE_TIER_MINUTE_MS, 0);
+	rolled = query_i64(db, "SELECT next_ms FROM rollup_state WHERE run_id = ?1 AND tier = ?2", run, STORE_TIER_MINUTE_MS, 0);
 	if (upto > rolled)
 		upto = rolled;
-	if (upto <= oldest || stmts_step(st, S_BEGIN) != SQLITE_OK)
+	if (upto <= oldest || stmts_step(p, S_BEGIN) != SQLITE_OK)
 		return 0;
 	for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_ts / sizeof by_ts[0]; i++) {
-		rc = exec_bind(st, by_ts[i], run, upto, 0);
-		deleted += sqlite3_changes(st->db);
+		rc = exec_bind(db, by_ts[i], run, upto, 0);
+		deleted += sqlite3_changes(db);
 	}
-	for (int id = 0; rc == SQLITE_OK && id < st->nnames; id++)
+	for (int id = 0; rc == SQLITE_OK && id < d->nnames; id++)
 		for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_name / sizeof by_name[0]; i++) {
-			if (!st->names[id].name[0] || st->names[id].src != SRC_VMSTAT)
+			if (!d->names[id].name[0] || d->names[id].src != SRC_VMSTAT)
 				continue;
-			rc = exec_bind(st, by_name[i], run, upto, id);
-			deleted += sqlite3_changes(st->db);
+			rc = exec_bind(db, by_name[i], run, upto, id);
+			deleted += sqlite3_changes(db);
 		}
-	for (int id = 0; rc == SQLITE_OK && id < st->nzones; id++)
+	for (int id = 0; rc == SQLITE_OK && id < d->nzones; id++)
 		for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_zone / sizeof by_zone[0]; i++) {
-			rc = exec_bind(st, by_zone[i], run, upto, id);
-			deleted += sqlite3_changes(st->db);
+			rc = exec_bind(db, by_zone[i], run, upto, id);
+			deleted += sqlite3_changes(db);
 		}
-	if (rc != SQLITE_OK || stmts_step(st, S_COMMIT) != SQLITE_OK) {
-		stmts_step(st, S_ROLLBACK);
+	if (rc != SQLITE_OK || stmts_step(p, S_COMMIT) != SQLITE_OK) {
+		stmts_step(p, S_ROLLBACK);
 		return -1;
 	}
 	return deleted;

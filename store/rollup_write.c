@@ -3,12 +3,12 @@
  * rollup_write: the writer's side of the minute and hour rollups (rollup.c
  * does the sums): buckets close as ticks are submitted, a closed bucket's
  * rows ride on the tick that closed it, and they are written in that tick's
- * transaction.  See store.h (store_rollup) and writer.h.
+ * transaction.  See rollup_write.h.
  */
+#include "store/rollup_write.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#include "store/writer.h"
 
 /* The tiers by acc[] index: the minute and the hour. */
 static const int64_t TIER_MS[2] = { STORE_TIER_MINUTE_MS, STORE_TIER_HOUR_MS };
@@ -44,9 +44,9 @@ static int rollup_emit(struct store_tick *t, const struct rollup_bucket *b, int 
  * or always when t is NULL-run (final); the rows ride on t.  A minute folds
  * into its hour when it closes, so the hour needs no second pass.
  */
-static int rollup_close(struct store *st, struct store_tick *t, int final)
+static int rollup_close(struct rollacc *acc, struct store_tick *t, int final)
 {
-	struct rollup_bucket *m = &st->acc[0], *h = &st->acc[1];
+	struct rollup_bucket *m = &acc->b[0], *h = &acc->b[1];
 	int64_t mb = t->ts_ms - t->ts_ms % TIER_MS[0], hb = t->ts_ms - t->ts_ms % TIER_MS[1];
 
 	if (m->active && (final || m->run_id != t->run_id || m->bucket_ms != mb)) {
@@ -86,15 +86,15 @@ static void rollup_account_trace(struct rollup_bucket *m, const struct store_tic
 	}
 	rollup_add_trace(m, xf, frag);
 	for (int i = 0; i < t->ntfail; i++)
-		rollup_add_trace_failure(m, t->tfail[i].order, trace_class(t->tfail[i].atomic, t->tfail[i].opportunistic));
+		rollup_add_trace_failure(m, t->tfail[i].order, tick_trace_class(t->tfail[i].atomic, t->tfail[i].opportunistic));
 }
 
-int rollup_account_tick(struct store *st, struct store_tick *t)
+int rollup_account_tick(struct rollacc *acc, struct store_tick *t)
 {
-	struct rollup_bucket *m = &st->acc[0];
+	struct rollup_bucket *m = &acc->b[0];
 	int64_t churn[STORE_NCHURN];
 
-	if (rollup_close(st, t, 0) < 0)
+	if (rollup_close(acc, t, 0) < 0)
 		return -1;
 	if (t->have_churn)
 		tick_churn_values(&t->churn, churn);
@@ -114,22 +114,31 @@ int rollup_account_tick(struct store *st, struct store_tick *t)
 	return 0;
 }
 
-int store_rollup(struct store *st, int64_t run_id, int64_t now_ms)
+struct store_tick *rollup_final(struct rollacc *acc, int64_t run_id, int *failed)
 {
 	struct store_tick *t;
 
-	/* Buckets close as ticks are submitted; only the run's end has work: its partial buckets. */
-	if (now_ms != INT64_MAX || !st->acc[0].active || st->acc[0].run_id != run_id)
-		return 0;
-	if (!(t = store_tick_new(st, run_id, st->acc[0].bucket_ms)))
-		return -1;
-	t->no_sample = 1;
-	if (rollup_close(st, t, 1) < 0) {
-		tick_free(t);
-		return -1;
+	*failed = 0;
+	if (!acc->b[0].active || acc->b[0].run_id != run_id)
+		return NULL;
+	if (!(t = tick_new(run_id, acc->b[0].bucket_ms))) {
+		*failed = 1;
+		return NULL;
 	}
-	st->acc[0].active = st->acc[1].active = 0;
-	return store_submit(st, t) == 0 ? 0 : 1;
+	t->no_sample = 1;
+	if (rollup_close(acc, t, 1) < 0) {
+		tick_free(t);
+		*failed = 1;
+		return NULL;
+	}
+	acc->b[0].active = acc->b[1].active = 0;
+	return t;
+}
+
+void rollup_acc_free(struct rollacc *acc)
+{
+	rollup_free(&acc->b[0]);
+	rollup_free(&acc->b[1]);
 }
 
 static void bind_opt_i64(sqlite3_stmt *s, int i, int have, int64_t v)
@@ -141,7 +150,7 @@ static void bind_opt_i64(sqlite3_stmt *s, int i, int have, int64_t v)
 }
 
 /* A bucket's trace rows: totals when any of its ticks carried the trace, failures per order and class. */
-static int rollup_write_trace(struct store *st, const struct tick_rolltick *r)
+static int rollup_write_trace(struct stmts *ps, const struct tick_rolltick *r)
 {
 	const struct rollup_ticks *v = &r->v;
 	int rc;
@@ -149,16 +158,16 @@ static int rollup_write_trace(struct store *st, const struct tick_rolltick *r)
 	if (v->trace_n == 0)
 		return SQLITE_OK;
 	{
-		sqlite3_stmt *s = st->stmt[S_ROLL_TRACE];
+		sqlite3_stmt *s = ps->s[S_ROLL_TRACE];
 		const int64_t a[] = { r->run_id, r->tier, r->bucket_ms, v->trace_n, v->trace_fail, v->trace_xf, v->trace_frag };
 		for (int k = 0; k < (int)(sizeof a / sizeof a[0]); k++)
 			sqlite3_bind_int64(s, k + 1, a[k]);
-		if ((rc = stmts_step(st, S_ROLL_TRACE)) != SQLITE_OK)
+		if ((rc = stmts_step(ps, S_ROLL_TRACE)) != SQLITE_OK)
 			return rc;
 	}
 	for (int k = 0; k < ROLLUP_MAX_ORDER; k++)
 		for (int c = 0; c < ROLLUP_TRACE_CLASSES; c++) {
-			sqlite3_stmt *s = st->stmt[S_ROLL_TFAIL];
+			sqlite3_stmt *s = ps->s[S_ROLL_TFAIL];
 			if (!v->trace_fail_oc[k][c])
 				continue;
 			sqlite3_bind_int64(s, 1, r->run_id);
@@ -167,40 +176,40 @@ static int rollup_write_trace(struct store *st, const struct tick_rolltick *r)
 			sqlite3_bind_int(s, 4, k);
 			sqlite3_bind_int(s, 5, c);
 			sqlite3_bind_int64(s, 6, v->trace_fail_oc[k][c]);
-			if ((rc = stmts_step(st, S_ROLL_TFAIL)) != SQLITE_OK)
+			if ((rc = stmts_step(ps, S_ROLL_TFAIL)) != SQLITE_OK)
 				return rc;
 		}
 	return SQLITE_OK;
 }
 
 /* A bucket's classified failures: one row per source, cause and order that had any. */
-static int rollup_write_causes(struct store *st, const struct tick_rolltick *r)
+static int rollup_write_causes(struct stmts *ps, const struct tick_rolltick *r)
 {
 	int rc;
 
 	for (int so = 0; so < ROLLUP_CAUSE_SOURCES; so++)
 		for (int c = 0; c < ROLLUP_CAUSES; c++)
 			for (int k = 0; k < ROLLUP_MAX_ORDER; k++) {
-				sqlite3_stmt *s = st->stmt[S_ROLL_CAUSE];
+				sqlite3_stmt *s = ps->s[S_ROLL_CAUSE];
 				const int64_t v[] = { r->run_id, r->tier, r->bucket_ms, so + 1, c, k, r->v.cause_n[so][c][k] };
 				if (!r->v.cause_n[so][c][k])
 					continue;
 				for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
 					sqlite3_bind_int64(s, i + 1, v[i]);
-				if ((rc = stmts_step(st, S_ROLL_CAUSE)) != SQLITE_OK)
+				if ((rc = stmts_step(ps, S_ROLL_CAUSE)) != SQLITE_OK)
 					return rc;
 			}
 	return SQLITE_OK;
 }
 
-int rollup_write_rows(struct store *st, const struct store_tick *t)
+int rollup_write_rows(struct stmts *ps, const struct store_tick *t)
 {
 	int rc;
 
 	for (int i = 0; i < t->nrollb; i++) {
 		const struct tick_rollbuddy *r = &t->rollb[i];
 		const struct rollup_zo *o = &r->v;
-		sqlite3_stmt *s = st->stmt[S_ROLL_BUDDY];
+		sqlite3_stmt *s = ps->s[S_ROLL_BUDDY];
 		const int64_t v[] = { r->run_id, r->tier, r->bucket_ms, r->zone_id, r->order, o->n,
 				      o->free_min, o->free_max, o->free_sum, o->free_last, o->head_min, o->head_max,
 				      o->head_sum, o->head_last, o->unusable_max, o->atomic_n, o->atomic_fail_n,
@@ -210,13 +219,13 @@ int rollup_write_rows(struct store *st, const struct store_tick *t)
 			sqlite3_bind_int64(s, k + 1, v[k]);
 		bind_opt_i64(s, k + 1, o->has_margin, o->margin_min);
 		bind_opt_i64(s, k + 2, o->has_margin, o->kernel_margin_min);
-		if ((rc = stmts_step(st, S_ROLL_BUDDY)) != SQLITE_OK)
+		if ((rc = stmts_step(ps, S_ROLL_BUDDY)) != SQLITE_OK)
 			return rc;
 	}
 	/* The chart form: a zone's orders in one row (rows of one bucket and zone are consecutive). */
 	for (int i = 0; i < t->nrollb;) {
 		const struct tick_rollbuddy *r = &t->rollb[i];
-		sqlite3_stmt *s = st->stmt[S_ROLL_WIDE];
+		sqlite3_stmt *s = ps->s[S_ROLL_WIDE];
 		int j = i, norders = 0;
 		sqlite3_bind_int64(s, 1, r->run_id);
 		sqlite3_bind_int64(s, 2, r->tier);
@@ -235,14 +244,14 @@ int rollup_write_rows(struct store *st, const struct store_tick *t)
 				norders = o->order + 1;
 		}
 		sqlite3_bind_int64(s, 6, norders);
-		if ((rc = stmts_step(st, S_ROLL_WIDE)) != SQLITE_OK)
+		if ((rc = stmts_step(ps, S_ROLL_WIDE)) != SQLITE_OK)
 			return rc;
 		i = j;
 	}
 	for (int i = 0; i < t->nrollt; i++) {
 		const struct tick_rolltick *r = &t->rollt[i];
 		const struct rollup_ticks *v = &r->v;
-		sqlite3_stmt *s = st->stmt[S_ROLL_TICK];
+		sqlite3_stmt *s = ps->s[S_ROLL_TICK];
 		int p = 1;
 		sqlite3_bind_int64(s, p++, r->run_id);
 		sqlite3_bind_int64(s, p++, r->tier);
@@ -257,10 +266,10 @@ int rollup_write_rows(struct store *st, const struct store_tick *t)
 			bind_opt_i64(s, p, v->churn_n > 0, v->churn_sum[k]);
 		bind_opt_i64(s, p++, v->n > 0, v->first_ms);
 		bind_opt_i64(s, p++, v->n > 0, v->last_ms);
-		if ((rc = stmts_step(st, S_ROLL_TICK)) != SQLITE_OK)
+		if ((rc = stmts_step(ps, S_ROLL_TICK)) != SQLITE_OK)
 			return rc;
 		for (int k = 0; k < ROLLUP_MAX_ORDER; k++) {
-			sqlite3_stmt *q = st->stmt[S_ROLL_REQUEST];
+			sqlite3_stmt *q = ps->s[S_ROLL_REQUEST];
 			if (!v->req_n[k])
 				continue;
 			sqlite3_bind_int64(q, 1, r->run_id);
@@ -273,15 +282,15 @@ int rollup_write_rows(struct store *st, const struct store_tick *t)
 			sqlite3_bind_int64(q, 8, v->req_kfail[k]);
 			sqlite3_bind_int64(q, 9, v->req_aonly[k]);
 			sqlite3_bind_int64(q, 10, v->req_nonly[k]);
-			if ((rc = stmts_step(st, S_ROLL_REQUEST)) != SQLITE_OK)
+			if ((rc = stmts_step(ps, S_ROLL_REQUEST)) != SQLITE_OK)
 				return rc;
 		}
-		if ((rc = rollup_write_trace(st, r)) != SQLITE_OK || (rc = rollup_write_causes(st, r)) != SQLITE_OK)
+		if ((rc = rollup_write_trace(ps, r)) != SQLITE_OK || (rc = rollup_write_causes(ps, r)) != SQLITE_OK)
 			return rc;
-		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 1, r->run_id);
-		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 2, r->tier);
-		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 3, r->bucket_ms + r->tier);
-		if ((rc = stmts_step(st, S_ROLL_STATE)) != SQLITE_OK)
+		sqlite3_bind_int64(ps->s[S_ROLL_STATE], 1, r->run_id);
+		sqlite3_bind_int64(ps->s[S_ROLL_STATE], 2, r->tier);
+		sqlite3_bind_int64(ps->s[S_ROLL_STATE], 3, r->bucket_ms + r->tier);
+		if ((rc = stmts_step(ps, S_ROLL_STATE)) != SQLITE_OK)
 			return rc;
 	}
 	return SQLITE_OK;

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * statements: the writer's prepared statements; see writer.h.
+ * statements: the writer's prepared statements; see statements.h.
  *
  * Column lists that repeat per field or per order are generated from
  * store/fields.h, so adding a field there changes every statement at once.
  * Parameters past the fixed leading ones are unnumbered ("?" is the
  * previous number plus one), so each generated column gets the next one.
  */
-#include <stdio.h>
+#include "store/statements.h"
 
-#include "store/writer.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "store/fields.h"
+#include "store/store.h"
 
 /* ", col" / ", col_sum" per meminfo field (X(i, name, col)) or churn column (X(i, col)); ", ?" per field. */
 #define X_COL(i, name, col) ", " #col
@@ -60,8 +64,15 @@ static const char *const STMT_SQL[S_COUNT] = {
 		   " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_SLAB] = "INSERT OR REPLACE INTO slab(run_id, ts_ms, name_id, active_objs, num_objs, objsize, objperslab,"
 		   " pagesperslab) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[S_PROBE] = "INSERT OR REPLACE INTO probes(run_id, ts_ms, kind, result, stop_reason, duration_ms, detail,"
-		    " buddyinfo_before, gfp_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	/* detail stays NULL: v_probes makes it from the probe's columns (schema 015). */
+	[S_PROBE] = "INSERT OR REPLACE INTO probes(run_id, ts_ms, kind, result, stop_reason, duration_ms,"
+		    " buddyinfo_before, gfp_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_PROBE_CAP] = "INSERT OR REPLACE INTO probe_capacity(run_id, ts_ms, scope, probe_limit, spawned, ready, oom_kills,"
+			" worker_memory, fpu, mem_limit, mem_peak, retire_ms, release_ms, fork_charge, cgroup, mem_limit_lifted,"
+			" pids_limit, gfp_failed, time_limit_ms, timeout) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+			" ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+	[S_PROBE_SW] = "INSERT OR REPLACE INTO probe_switch(run_id, ts_ms, fpu, threads, yields, sys_us, user_us, base_yields,"
+		       " base_sys_us, base_user_us, wall_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[S_MODEL_CHECK] = "INSERT OR REPLACE INTO model_check(run_id, ts_ms, page_order, mode, predicted_ok, actual_ok,"
 			  " margin_pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[S_ATOMIC] = "INSERT OR REPLACE INTO atomic_risk(run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask,"
@@ -138,26 +149,26 @@ static const char *const STMT_SQL[S_COUNT] = {
 			 " page_order) DO UPDATE SET failures = failures + excluded.failures",
 };
 
-int stmts_prepare(struct store *st, char *err, size_t errlen)
+int stmts_prepare(struct stmts *p, sqlite3 *db, const char *path, char *err, size_t errlen)
 {
 	for (int i = 0; i < S_COUNT; i++)
-		if (sqlite3_prepare_v3(st->db, STMT_SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i], NULL)
-		    != SQLITE_OK) {
-			snprintf(err, errlen, "%s: preparing statement: %s", st->path, sqlite3_errmsg(st->db));
+		if (sqlite3_prepare_v3(db, STMT_SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &p->s[i], NULL) != SQLITE_OK) {
+			snprintf(err, errlen, "%s: preparing statement: %s", path, sqlite3_errmsg(db));
 			return -1;
 		}
 	return 0;
 }
 
-void stmts_finalize(struct store *st)
+void stmts_finalize(struct stmts *p)
 {
 	for (int i = 0; i < S_COUNT; i++)
-		sqlite3_finalize(st->stmt[i]);
+		sqlite3_finalize(p->s[i]);
+	memset(p->s, 0, sizeof p->s);
 }
 
-int stmts_step(struct store *st, enum stmt_id id)
+int stmts_step(struct stmts *p, enum stmt_id id)
 {
-	sqlite3_stmt *s = st->stmt[id];
+	sqlite3_stmt *s = p->s[id];
 	int rc = sqlite3_step(s);
 
 	sqlite3_reset(s);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * store: the SQLite writer.  The only code that writes the sample tables
- * (store/writer.h lists its files, store/writer.c is its core; store/query.h is the reader).
+ * (store/writer.c is its core and the one owner of its state, and lists the writer's other files;
+ * store/query.h is the reader).
  *
  * One writer (the daemon's loop thread), WAL so HTTP threads can read
  * through store/query while it writes, synchronous=NORMAL (a crash may lose
@@ -130,13 +131,30 @@ int store_kmsg_cursor(struct store *st, const char *boot_id, uint64_t *seq);
 struct store_churn {
 	uint64_t population, spawned, spawn_failed_eagain, spawn_failed_enomem, spawn_failed_other;
 	uint64_t exited, killed_sigkill, killed_sigsegv, killed_sigill, killed_other, oom_killed, exited_error;
-	/* schema 7: every death counted once (churn/churn_ctl.h), churn workers' own kills and the probes' set */
+	/* schema 7: every death counted once (spawner/churn_ctl.h), churn workers' own kills and the probes' set */
 	uint64_t killed_ours;
 	uint64_t probe_spawned, probe_spawn_failed, probe_exited, probe_killed_sigkill, probe_killed_other;
 	uint64_t probe_oom_killed, probe_killed_ours;
 	uint64_t oom_unattributed;     /* a difference: may be "negative" (stored as int64) */
 	uint64_t probe_population;
-	uint64_t gfp_failed, probe_gfp_failed;   /* schema 9: died of a refused HOLD (churn/gfpmod.h) */
+	uint64_t gfp_failed, probe_gfp_failed;   /* schema 9: died of a refused HOLD (worker/gfpmod.h) */
+};
+
+/* A capacity probe's conditions, as it ran (v_probe_capacity; v_probes.detail is made of them). */
+struct store_probe_capacity {
+	const char *scope;             /* cgroup | guest */
+	const char *fpu;               /* the FPU kind its workers touched */
+	const char *fork_charge;       /* group | outside | none */
+	const char *cgroup;            /* v1:NAME | v2:NAME | none */
+	int64_t limit, spawned, ready, oom_kills, worker_memory, mem_limit, mem_peak, retire_ms, release_ms;
+	int64_t mem_limit_lifted, pids_limit, gfp_failed, time_limit_ms;
+	const char *timeout;           /* fill | step: the bound that ended it; NULL or "" when none did */
+};
+
+/* An FPU-cost probe's two passes (v_probe_switch). */
+struct store_probe_switch {
+	const char *fpu;
+	int64_t threads, yields, sys_us, user_us, base_yields, base_sys_us, base_user_us, wall_ms;
 };
 
 /* A finished probe (v_probes). */
@@ -144,9 +162,11 @@ struct store_probe {
 	int64_t ts_ms;                 /* when it started */
 	const char *kind;              /* capacity|switch */
 	double result;
-	const char *stop_reason, *detail, *buddyinfo_before;
+	const char *stop_reason, *buddyinfo_before;
 	const char *gfp_mode;          /* capacity: the mode its workers held in; NULL for none */
 	int64_t duration_ms;
+	const struct store_probe_capacity *cap;   /* capacity: its conditions (NULL: none recorded) */
+	const struct store_probe_switch *sw;      /* switch: its passes (NULL: its child never reported) */
 };
 
 /* A model check (v_model_check): the model's verdict on a request and the allocator's answer. */
@@ -166,7 +186,7 @@ struct store_request {
 
 /* Attach the tick's request verdicts for orders 0..norders-1 (v_atomic_request); 0 or -1. */
 int store_tick_request(struct store *st, struct store_tick *t, int norders, const struct store_request *r);
-/* What the fragmenting load (churn/fragload.h) held at the tick (v_fragment). */
+/* What the fragmenting load (fragload/fragload.h) held at the tick (v_fragment). */
 struct store_fragment {
 	int32_t state;                 /* enum fragload_state */
 	uint64_t cycles;

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* tick: assembling a tick in memory, and the names and zones it interns; see store.h and writer.h. */
+/* tick: assembling a tick in memory against what the last ticks held; see tick.h and store.h. */
+#include "store/tick.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "store/writer.h"
-
-const char *const store_src_names[NSRC] = { "vmstat", "meminfo", "counter", "migratetype", "slab" };
 
 /* The meminfo fields that matter for fragmentation and churn: one column each (store/fields.h). */
 #define X_NAME(i, name, col) name,
@@ -29,10 +27,8 @@ void tick_free(struct store_tick *t)
 		free(t->events[i].task_cgroup);
 	}
 	free(t->events);
-	for (int i = 0; i < t->nprobes; i++) {
-		free(t->probes[i].detail);
+	for (int i = 0; i < t->nprobes; i++)
 		free(t->probes[i].buddy);
-	}
 	free(t->probes);
 	free(t->checks);
 	free(t->ptfree);
@@ -82,36 +78,10 @@ void tick_churn_values(const struct store_churn *c, int64_t v[STORE_NCHURN])
 		v[k] = (int64_t)u[k];
 }
 
-/* Interned id of (src, name); new names are persisted by the next flush. -1 when full. */
-static int name_id(struct store *st, uint8_t src, const char *name)
-{
-	for (int i = 0; i < st->nnames; i++)
-		if (st->names[i].src == src && st->names[i].name[0] && strcmp(st->names[i].name, name) == 0)
-			return i;
-	if (st->nnames >= MAX_NAMES)
-		return -1;
-	snprintf(st->names[st->nnames].name, KV_NAME_MAX, "%s", name);
-	st->names[st->nnames].src = src;
-	return st->nnames++;
-}
-
-static int zone_id(struct store *st, int node, const char *name)
-{
-	for (int i = 0; i < st->nzones; i++)
-		if (st->zones[i].node == node && strcmp(st->zones[i].name, name) == 0)
-			return i;
-	if (st->nzones >= MAX_ZONES)
-		return -1;
-	st->zones[st->nzones].node = node;
-	snprintf(st->zones[st->nzones].name, ZONE_NAME_MAX, "%s", name);
-	return st->nzones++;
-}
-
-struct store_tick *store_tick_new(struct store *st, int64_t run_id, int64_t ts_ms)
+struct store_tick *tick_new(int64_t run_id, int64_t ts_ms)
 {
 	struct store_tick *t = calloc(1, sizeof *t);
 
-	(void)st;
 	if (!t)
 		return NULL;
 	t->run_id = run_id;
@@ -132,14 +102,14 @@ void store_tick_late(struct store_tick *t, int64_t late_ms, int64_t missed)
 	t->missed = missed > 0 ? missed : 0;
 }
 
-int store_tick_buddyinfo(struct store *st, struct store_tick *t, const struct buddyinfo *bi)
+int tick_buddyinfo(struct tick_ctx *c, struct store_tick *t, const struct buddyinfo *bi)
 {
 	struct tick_buddy *b = calloc((size_t)bi->nzones, sizeof *b);
 
 	if (!b && bi->nzones)
 		return -1;
 	for (int i = 0; i < bi->nzones; i++) {
-		int id = zone_id(st, bi->z[i].node, bi->z[i].zone);
+		int id = dims_zone(&c->dims, bi->z[i].node, bi->z[i].zone);
 		if (id < 0) {
 			free(b);
 			return -1;
@@ -175,7 +145,7 @@ static int vmstat_keep(const char *name)
 }
 
 /* What to do with vmstat counter name: VM_DROP, VM_HOT(k), its interned id, or VM_FULL. */
-static int vmstat_class(struct store *st, const char *name)
+static int vmstat_class(struct tick_ctx *c, const char *name)
 {
 	int k, id;
 
@@ -183,30 +153,30 @@ static int vmstat_class(struct store *st, const char *name)
 		return VM_DROP;
 	if ((k = store_vmstat_hot(name)) >= 0)
 		return VM_HOT(k);
-	id = name_id(st, SRC_VMSTAT, name);
+	id = dims_name(&c->dims, SRC_VMSTAT, name);
 	return id < 0 ? VM_FULL : id;
 }
 
-int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm)
+int tick_vmstat(struct tick_ctx *c, struct store_tick *t, const struct kv_set *vm)
 {
-	int keyframe = t->run_id != st->keyframe_run || t->ts_ms - st->keyframe_ms >= KEYFRAME_MS;
+	int keyframe = t->run_id != c->keyframe_run || t->ts_ms - c->keyframe_ms >= KEYFRAME_MS;
 
 	if (tick_add_kv(t, vm->n) < 0)
 		return -1;
 	if (keyframe) {
-		st->keyframe_run = t->run_id;
-		st->keyframe_ms = t->ts_ms;
+		c->keyframe_run = t->run_id;
+		c->keyframe_ms = t->ts_ms;
 	}
 	for (int i = 0; i < vm->n; i++) {
 		const char *name = vm->e[i].name;
-		struct vm_memo *m = i < VM_MEMO_MAX ? &st->vmemo[i] : NULL;
+		struct vm_memo *m = i < VM_MEMO_MAX ? &c->vmemo[i] : NULL;
 		struct name_ent *ne;
 		int cls;
 
 		if (m && strcmp(m->name, name) == 0) {
 			cls = m->cls;
 		} else {
-			cls = vmstat_class(st, name);
+			cls = vmstat_class(c, name);
 			/* Not remembered when the names table was full: the id is asked for again. */
 			if (m && cls != VM_FULL) {
 				snprintf(m->name, sizeof m->name, "%s", name);
@@ -223,7 +193,7 @@ int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_se
 		}
 		if (cls < 0)
 			continue;
-		ne = &st->names[cls];
+		ne = &c->dims.names[cls];
 		if (!keyframe && ne->have_last && ne->last == vm->e[i].value)
 			continue;
 		ne->have_last = 1;
@@ -233,24 +203,24 @@ int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_se
 	return 0;
 }
 
-int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_set *mi)
+int tick_meminfo(struct tick_ctx *c, struct store_tick *t, const struct kv_set *mi)
 {
 	t->mem_mask = 0;
 	for (int k = 0; k < STORE_NMEMINFO; k++) {
-		int pos = st->mipos[k] - 1;
+		int pos = c->mipos[k] - 1;
 		uint64_t v;
 
 		/* Where it was last tick (meminfo's order is fixed), else a search that remembers. */
 		if (pos >= 0 && pos < mi->n && strcmp(mi->e[pos].name, MEMINFO_KEEP[k]) == 0) {
 			v = mi->e[pos].value;
 		} else {
-			st->mipos[k] = 0;
+			c->mipos[k] = 0;
 			for (pos = 0; pos < mi->n && strcmp(mi->e[pos].name, MEMINFO_KEEP[k]) != 0; pos++)
 				;
 			if (pos == mi->n)
 				continue;
 			v = mi->e[pos].value;
-			st->mipos[k] = (int16_t)(pos + 1);
+			c->mipos[k] = (int16_t)(pos + 1);
 		}
 		/* kB values beyond INT64_MAX do not occur; store the bit pattern as vmstat does. */
 		t->mem[k] = (int64_t)v;
@@ -362,15 +332,29 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 	snprintf(r->kind, sizeof r->kind, "%s", p->kind);
 	snprintf(r->stop_reason, sizeof r->stop_reason, "%s", p->stop_reason ? p->stop_reason : "");
 	snprintf(r->gfp_mode, sizeof r->gfp_mode, "%s", p->gfp_mode ? p->gfp_mode : "");
-	r->detail = strdup(p->detail ? p->detail : "");
+	r->have_cap = p->cap != NULL;
+	r->have_sw = p->sw != NULL;
+	memset(&r->cap, 0, sizeof r->cap);
+	memset(&r->sw, 0, sizeof r->sw);
+	r->scope[0] = r->fpu[0] = r->fork_charge[0] = r->cgroup[0] = 0;
+	if (p->cap) {
+		r->cap = *p->cap;
+		snprintf(r->scope, sizeof r->scope, "%s", p->cap->scope ? p->cap->scope : "");
+		snprintf(r->fpu, sizeof r->fpu, "%s", p->cap->fpu ? p->cap->fpu : "");
+		snprintf(r->fork_charge, sizeof r->fork_charge, "%s", p->cap->fork_charge ? p->cap->fork_charge : "");
+		snprintf(r->cgroup, sizeof r->cgroup, "%s", p->cap->cgroup ? p->cap->cgroup : "");
+		snprintf(r->timeout, sizeof r->timeout, "%s", p->cap->timeout ? p->cap->timeout : "");
+	} else if (p->sw) {
+		r->sw = *p->sw;
+		snprintf(r->fpu, sizeof r->fpu, "%s", p->sw->fpu ? p->sw->fpu : "");
+	}
+	r->cap.scope = r->cap.fpu = r->cap.fork_charge = r->cap.cgroup = r->cap.timeout = r->sw.fpu = NULL;
 	r->buddy = p->buddyinfo_before ? strdup(p->buddyinfo_before) : NULL;
-	if (!r->detail || (p->buddyinfo_before && !r->buddy)) {
-		free(r->detail);
-		free(r->buddy);
+	if (p->buddyinfo_before && !r->buddy) {
 		t->nprobes--;
 		return -1;
 	}
-	t->bytes += strlen(r->detail) + (r->buddy ? strlen(r->buddy) : 0);
+	t->bytes += sizeof *r + (r->buddy ? strlen(r->buddy) : 0);
 	return 0;
 }
 
@@ -418,14 +402,14 @@ void store_tick_cursor(struct store_tick *t, const char *boot_id, uint64_t last_
 	t->cursor_seq = last_seq;
 }
 
-int store_tick_counter(struct store *st, struct store_tick *t, const char *name, uint64_t value)
+int tick_counter(struct tick_ctx *c, struct store_tick *t, const char *name, uint64_t value)
 {
-	int id = name_id(st, SRC_COUNTER, name);
+	int id = dims_name(&c->dims, SRC_COUNTER, name);
 	struct name_ent *ne;
 
 	if (id < 0)
 		return -1;
-	ne = &st->names[id];
+	ne = &c->dims.names[id];
 	if (ne->have_last && ne->last == value && ne->last_run == t->run_id)
 		return 0;
 	if (tick_add_kv(t, 1) < 0)
@@ -437,15 +421,15 @@ int store_tick_counter(struct store *st, struct store_tick *t, const char *name,
 	return 0;
 }
 
-int store_tick_pagetypeinfo(struct store *st, struct store_tick *t, const struct pagetypeinfo *p, uint32_t cost_us)
+int tick_pagetypeinfo(struct tick_ctx *c, struct store_tick *t, const struct pagetypeinfo *p, uint32_t cost_us)
 {
 	for (int zi = 0; zi < p->nzones; zi++) {
 		const struct pagetypeinfo_zone *z = &p->z[zi];
-		int zid = zone_id(st, z->node, z->zone);
+		int zid = dims_zone(&c->dims, z->node, z->zone);
 		if (zid < 0)
 			return -1;
 		for (int ty = 0; ty < p->ntypes; ty++) {
-			int tid = name_id(st, SRC_MIGRATETYPE, p->type[ty]);
+			int tid = dims_name(&c->dims, SRC_MIGRATETYPE, p->type[ty]);
 			struct tick_ptfree *r;
 			if (tid < 0)
 				return -1;
@@ -479,13 +463,13 @@ static int slab_keep(const char *name)
 	return 0;
 }
 
-int store_tick_slabinfo(struct store *st, struct store_tick *t, const struct slabinfo *sl, uint32_t cost_us)
+int tick_slabinfo(struct tick_ctx *ctx, struct store_tick *t, const struct slabinfo *sl, uint32_t cost_us)
 {
 	for (int i = 0; i < sl->n; i++) {
 		const struct slabinfo_cache *c = &sl->c[i];
 		struct tick_slab *r;
 		int id;
-		if (!slab_keep(c->name) || (id = name_id(st, SRC_SLAB, c->name)) < 0)
+		if (!slab_keep(c->name) || (id = dims_name(&ctx->dims, SRC_SLAB, c->name)) < 0)
 			continue;
 		r = tick_grow(t, (void **)&t->slab, &t->nslab, sizeof *r);
 		if (!r)
@@ -500,14 +484,14 @@ int store_tick_slabinfo(struct store *st, struct store_tick *t, const struct sla
 	return 0;
 }
 
-int store_tick_request(struct store *st, struct store_tick *t, int norders, const struct store_request *r)
+int tick_request(struct tick_ctx *c, struct store_tick *t, int norders, const struct store_request *r)
 {
 	int64_t packed[2] = { 0, 0 };
 
 	if (norders <= 0 || norders > STORE_NORDERS)
 		return -1;
 	for (int k = 0; k < STORE_NORDERS; k++) {
-		int zid = k < norders && r->zone[k] ? zone_id(st, r->node[k], r->zone[k]) : -1;
+		int zid = k < norders && r->zone[k] ? dims_zone(&c->dims, r->node[k], r->zone[k]) : -1;
 		uint64_t v = zid >= 0 && zid < STORE_REQ_NO_ZONE ? (uint64_t)zid : STORE_REQ_NO_ZONE;
 		packed[k / 8] = (int64_t)((uint64_t)packed[k / 8] | v << (8 * (k % 8)));
 	}
@@ -521,11 +505,11 @@ int store_tick_request(struct store *st, struct store_tick *t, int norders, cons
 	return 0;
 }
 
-int store_tick_atomic(struct store *st, struct store_tick *t, int node, const char *zone, int norders,
-		      uint32_t atomic_mask, uint32_t kernel_mask, int64_t margin0, int64_t kernel_margin0,
+int tick_atomic(struct tick_ctx *c, struct store_tick *t, int node, const char *zone, int norders,
+		uint32_t atomic_mask, uint32_t kernel_mask, int64_t margin0, int64_t kernel_margin0,
 		      int legacy)
 {
-	int zid = zone_id(st, node, zone);
+	int zid = dims_zone(&c->dims, node, zone);
 	struct tick_atomic *r;
 
 	if (zid < 0 || !(r = tick_grow(t, (void **)&t->atomic, &t->natomic, sizeof *r)))

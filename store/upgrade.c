@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* upgrade: an older database migrated in place, a backup first, no run added (store_upgrade in store.h). */
+#include "store/store.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,8 +11,8 @@
 
 #include "common/clock.h"
 #include "common/pathcheck.h"
+#include "store/migrate.h"
 #include "store/migrations.h"
-#include "store/writer.h"
 
 #define BUSY_TIMEOUT_MS 5000
 
@@ -73,21 +75,21 @@ int store_upgrade(const char *path, char *backup, size_t blen, int *from, int *t
 		goto out;
 	}
 	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-	if ((r = writer_has_table(db, "runs")) <= 0) {
+	if ((r = migrate_has_table(db, "runs")) <= 0) {
 		snprintf(err, errlen, "%s", r < 0 ? (sqlite3_errcode(db) == SQLITE_NOTADB ? "not an SQLite database (or its header"
 			 " is damaged)" : sqlite3_errmsg(db)) : "not an fpusoakd database (no runs table)");
 		goto out;
 	}
-	if (writer_check(db, e2, sizeof e2) < 0) {
+	if (migrate_check(db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "refusing to change it (it is left untouched): %s", e2);
 		goto out;
 	}
-	if (writer_version(db, &have) < 0) {
+	if (migrate_version(db, &have) < 0) {
 		snprintf(err, errlen, "cannot read the schema version: %s", sqlite3_errmsg(db));
 		goto out;
 	}
 	*from = *to = (int)have;
-	if ((r = writer_pending(db, have)) < 0) {
+	if ((r = migrate_pending(db, have)) < 0) {
 		snprintf(err, errlen, "cannot read the schema: %s", sqlite3_errmsg(db));
 		goto out;
 	}
@@ -107,8 +109,8 @@ int store_upgrade(const char *path, char *backup, size_t blen, int *from, int *t
 		backup[0] = 0;
 		goto out;
 	}
-	if (writer_migrate(db, e2, sizeof e2) < 0 ||
-	    writer_version(db, &have) < 0) {
+	if (migrate_settings(db, e2, sizeof e2) < 0 || migrate_apply(db, e2, sizeof e2) < 0 ||
+	    migrate_version(db, &have) < 0) {
 		snprintf(err, errlen, "%s (the backup %s is as the file was)", e2, backup);
 		goto out;
 	}

@@ -1,52 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * write: one queued tick's rows inside the flush transaction (see writer.h):
- * the sample row, the zone rows on change, the counters, and what the slow
+ * write: the queued ticks' rows in one transaction (see write.h): each tick's
+ * sample row, the zone rows on change, the counters, and what the slow
  * sources, the kernel log and the probes brought.
  */
+#include "store/write.h"
+
 #include <string.h>
 
-#include "store/writer.h"
+#include "store/rollup_write.h"
 
-int write_dimensions(struct store *st)
-{
-	int rc;
-
-	for (int i = 0; i < st->nnames; i++) {
-		struct name_ent *ne = &st->names[i];
-		if (ne->persisted || !ne->name[0])
-			continue;
-		sqlite3_bind_int(st->stmt[S_NAME], 1, i);
-		sqlite3_bind_text(st->stmt[S_NAME], 2, store_src_names[ne->src], -1, SQLITE_STATIC);
-		sqlite3_bind_text(st->stmt[S_NAME], 3, ne->name, -1, SQLITE_STATIC);
-		if ((rc = stmts_step(st, S_NAME)) != SQLITE_OK)
-			return rc;
-	}
-	for (int i = 0; i < st->nzones; i++) {
-		struct zone_ent *ze = &st->zones[i];
-		if (ze->persisted)
-			continue;
-		sqlite3_bind_int(st->stmt[S_ZONE], 1, i);
-		sqlite3_bind_int(st->stmt[S_ZONE], 2, ze->node);
-		sqlite3_bind_text(st->stmt[S_ZONE], 3, ze->name, -1, SQLITE_STATIC);
-		if ((rc = stmts_step(st, S_ZONE)) != SQLITE_OK)
-			return rc;
-	}
-	return SQLITE_OK;
-}
+/* What writing one tick needs: the statements, the rows last written, the zones there are. */
+struct wr {
+	struct stmts *s;
+	struct rowlog *rl;
+	const struct dims *d;
+};
 
 /* The sample row: cost, the meminfo columns, the churn columns; counted in runs.ticks when new. */
-static int write_sample(struct store *st, const struct store_tick *t)
+static int write_sample(struct wr *w, const struct store_tick *t)
 {
-	sqlite3_stmt *s = st->stmt[S_SAMPLE];
+	sqlite3_stmt *s = w->s->s[S_SAMPLE];
 	int rc, fresh = 1;
 
 	/* Ticks arrive in time order; only a wall-clock step back can repeat a timestamp. */
-	if (t->run_id == st->wlast_run && t->ts_ms <= st->wlast_ts) {
-		sqlite3_bind_int64(st->stmt[S_HAS_SAMPLE], 1, t->run_id);
-		sqlite3_bind_int64(st->stmt[S_HAS_SAMPLE], 2, t->ts_ms);
-		fresh = sqlite3_step(st->stmt[S_HAS_SAMPLE]) != SQLITE_ROW;
-		sqlite3_reset(st->stmt[S_HAS_SAMPLE]);
+	if (t->run_id == w->rl->wlast_run && t->ts_ms <= w->rl->wlast_ts) {
+		sqlite3_bind_int64(w->s->s[S_HAS_SAMPLE], 1, t->run_id);
+		sqlite3_bind_int64(w->s->s[S_HAS_SAMPLE], 2, t->ts_ms);
+		fresh = sqlite3_step(w->s->s[S_HAS_SAMPLE]) != SQLITE_ROW;
+		sqlite3_reset(w->s->s[S_HAS_SAMPLE]);
 	}
 	sqlite3_bind_int64(s, 1, t->run_id);
 	sqlite3_bind_int64(s, 2, t->ts_ms);
@@ -72,15 +54,15 @@ static int write_sample(struct store *st, const struct store_tick *t)
 		sqlite3_bind_int64(s, p++, t->req_zones_lo);
 		sqlite3_bind_int64(s, p, t->req_zones_hi);
 	}
-	if ((rc = stmts_step(st, S_SAMPLE)) != SQLITE_OK)
+	if ((rc = stmts_step(w->s, S_SAMPLE)) != SQLITE_OK)
 		return rc;
-	if (t->run_id != st->wlast_run || t->ts_ms > st->wlast_ts) {
-		st->wlast_run = t->run_id;
-		st->wlast_ts = t->ts_ms;
+	if (t->run_id != w->rl->wlast_run || t->ts_ms > w->rl->wlast_ts) {
+		w->rl->wlast_run = t->run_id;
+		w->rl->wlast_ts = t->ts_ms;
 	}
 	if (fresh) {
-		sqlite3_bind_int64(st->stmt[S_TICKS], 1, t->run_id);
-		if ((rc = stmts_step(st, S_TICKS)) != SQLITE_OK)
+		sqlite3_bind_int64(w->s->s[S_TICKS], 1, t->run_id);
+		if ((rc = stmts_step(w->s, S_TICKS)) != SQLITE_OK)
 			return rc;
 	}
 	return SQLITE_OK;
@@ -113,9 +95,9 @@ static int atomic_same(const struct tick_atomic *a, const struct tick_atomic *b)
 	       a->margin0 == b->margin0 && a->kmargin0 == b->kmargin0;
 }
 
-static int write_buddy_row(struct store *st, int64_t run_id, int64_t ts_ms, const struct tick_buddy *b)
+static int write_buddy_row(struct wr *w, int64_t run_id, int64_t ts_ms, const struct tick_buddy *b)
 {
-	sqlite3_stmt *s = st->stmt[S_BUDDY];
+	sqlite3_stmt *s = w->s->s[S_BUDDY];
 
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int64(s, 2, ts_ms);
@@ -123,12 +105,12 @@ static int write_buddy_row(struct store *st, int64_t run_id, int64_t ts_ms, cons
 	sqlite3_bind_int(s, 4, b->norders);
 	for (int k = 0; k < b->norders && k < BUDDY_MAX_ORDER; k++)
 		sqlite3_bind_int64(s, 5 + k, (sqlite3_int64)b->free[k]);
-	return stmts_step(st, S_BUDDY);
+	return stmts_step(w->s, S_BUDDY);
 }
 
-static int write_atomic_row(struct store *st, int64_t run_id, int64_t ts_ms, const struct tick_atomic *r)
+static int write_atomic_row(struct wr *w, int64_t run_id, int64_t ts_ms, const struct tick_atomic *r)
 {
-	sqlite3_stmt *s = st->stmt[S_ATOMIC];
+	sqlite3_stmt *s = w->s->s[S_ATOMIC];
 
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int64(s, 2, ts_ms);
@@ -139,7 +121,7 @@ static int write_atomic_row(struct store *st, int64_t run_id, int64_t ts_ms, con
 	sqlite3_bind_int64(s, 7, r->margin0);
 	sqlite3_bind_int64(s, 8, r->kmargin0);
 	sqlite3_bind_int(s, 9, r->legacy);
-	return stmts_step(st, S_ATOMIC);
+	return stmts_step(w->s, S_ATOMIC);
 }
 
 /*
@@ -148,45 +130,45 @@ static int write_atomic_row(struct store *st, int64_t run_id, int64_t ts_ms, con
  * the tick lacks gets a norders = 0 row, so the views show a gap, not the
  * previous counts.  buddy_at / atomic_at (schema 006) fill the ticks between.
  */
-static int write_zones(struct store *st, const struct store_tick *t)
+static int write_zones(struct wr *w, const struct store_tick *t)
 {
 	uint8_t bseen[MAX_ZONES] = { 0 }, aseen[MAX_ZONES] = { 0 };
 	int rc;
 
 	for (int i = 0; i < t->nbuddy; i++) {
 		const struct tick_buddy *b = &t->buddy[i];
-		struct zone_last *l = &st->zlast[b->zone_id];
+		struct zone_last *l = &w->rl->zlast[b->zone_id];
 		bseen[b->zone_id] = 1;
 		if (!zone_due(&l->bs, t->run_id, t->ts_ms, buddy_same(&l->b, b)))
 			continue;
-		if ((rc = write_buddy_row(st, t->run_id, t->ts_ms, b)) != SQLITE_OK)
+		if ((rc = write_buddy_row(w, t->run_id, t->ts_ms, b)) != SQLITE_OK)
 			return rc;
 		l->b = *b;
 		zone_wrote(&l->bs, t->run_id, t->ts_ms);
 	}
 	for (int i = 0; i < t->natomic; i++) {
 		const struct tick_atomic *r = &t->atomic[i];
-		struct zone_last *l = &st->zlast[r->zone_id];
+		struct zone_last *l = &w->rl->zlast[r->zone_id];
 		aseen[r->zone_id] = 1;
 		if (!zone_due(&l->as, t->run_id, t->ts_ms, atomic_same(&l->a, r)))
 			continue;
-		if ((rc = write_atomic_row(st, t->run_id, t->ts_ms, r)) != SQLITE_OK)
+		if ((rc = write_atomic_row(w, t->run_id, t->ts_ms, r)) != SQLITE_OK)
 			return rc;
 		l->a = *r;
 		zone_wrote(&l->as, t->run_id, t->ts_ms);
 	}
-	for (int z = 0; z < st->nzones; z++) {
-		struct zone_last *l = &st->zlast[z];
+	for (int z = 0; z < w->d->nzones; z++) {
+		struct zone_last *l = &w->rl->zlast[z];
 		if (!bseen[z] && l->bs.run_id == t->run_id && l->b.norders) {
 			struct tick_buddy gap = { .zone_id = (uint16_t)z };
-			if ((rc = write_buddy_row(st, t->run_id, t->ts_ms, &gap)) != SQLITE_OK)
+			if ((rc = write_buddy_row(w, t->run_id, t->ts_ms, &gap)) != SQLITE_OK)
 				return rc;
 			l->b = gap;
 			zone_wrote(&l->bs, t->run_id, t->ts_ms);
 		}
 		if (!aseen[z] && l->as.run_id == t->run_id && l->a.norders) {
 			struct tick_atomic gap = { .zone_id = (uint16_t)z };
-			if ((rc = write_atomic_row(st, t->run_id, t->ts_ms, &gap)) != SQLITE_OK)
+			if ((rc = write_atomic_row(w, t->run_id, t->ts_ms, &gap)) != SQLITE_OK)
 				return rc;
 			l->a = gap;
 			zone_wrote(&l->as, t->run_id, t->ts_ms);
@@ -203,9 +185,9 @@ static void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
-static int write_event(struct store *st, const struct store_tick *t, const struct tick_event *e)
+static int write_event(struct wr *w, const struct store_tick *t, const struct tick_event *e)
 {
-	sqlite3_stmt *s = st->stmt[S_EVENT];
+	sqlite3_stmt *s = w->s->s[S_EVENT];
 	const struct kmsg_event *ev = &e->ev;
 
 	sqlite3_bind_int64(s, 1, t->run_id);
@@ -232,26 +214,70 @@ static int write_event(struct store *st, const struct store_tick *t, const struc
 		sqlite3_bind_int64(s, 15, e->task_ppid);
 	if (e->has_task && e->task_cgroup)
 		sqlite3_bind_text(s, 16, e->task_cgroup, -1, SQLITE_STATIC);
-	return stmts_step(st, S_EVENT);
+	return stmts_step(w->s, S_EVENT);
 }
 
 /* Everything a tick carries besides the fast sources. */
-static int write_tick_slow(struct store *st, const struct store_tick *t)
+/* A probe's conditions (capacity) or passes (switch) into its own table; SQLITE_OK when it has none. */
+static int write_probe_columns(struct wr *w, int64_t run_id, const struct tick_probe *r)
+{
+	const struct store_probe_capacity *c = &r->cap;
+	const struct store_probe_switch *sw = &r->sw;
+	sqlite3_stmt *s;
+
+	if (r->have_cap) {
+		const int64_t v[] = { c->limit, c->spawned, c->ready, c->oom_kills, c->worker_memory };
+		s = w->s->s[S_PROBE_CAP];
+		sqlite3_bind_int64(s, 1, run_id);
+		sqlite3_bind_int64(s, 2, r->ts_ms);
+		sqlite3_bind_text(s, 3, r->scope, -1, SQLITE_STATIC);
+		for (int i = 0; i < 5; i++)
+			sqlite3_bind_int64(s, 4 + i, v[i]);
+		sqlite3_bind_text(s, 9, r->fpu, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 10, c->mem_limit);
+		sqlite3_bind_int64(s, 11, c->mem_peak);
+		sqlite3_bind_int64(s, 12, c->retire_ms);
+		sqlite3_bind_int64(s, 13, c->release_ms);
+		sqlite3_bind_text(s, 14, r->fork_charge, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 15, r->cgroup, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 16, c->mem_limit_lifted);
+		sqlite3_bind_int64(s, 17, c->pids_limit);
+		sqlite3_bind_int64(s, 18, c->gfp_failed);
+		sqlite3_bind_int64(s, 19, c->time_limit_ms);
+		if (r->timeout[0])
+			sqlite3_bind_text(s, 20, r->timeout, -1, SQLITE_STATIC);
+		return stmts_step(w->s, S_PROBE_CAP);
+	}
+	if (r->have_sw) {
+		const int64_t v[] = { sw->threads, sw->yields, sw->sys_us, sw->user_us, sw->base_yields, sw->base_sys_us,
+				      sw->base_user_us, sw->wall_ms };
+		s = w->s->s[S_PROBE_SW];
+		sqlite3_bind_int64(s, 1, run_id);
+		sqlite3_bind_int64(s, 2, r->ts_ms);
+		sqlite3_bind_text(s, 3, r->fpu, -1, SQLITE_STATIC);
+		for (int i = 0; i < 8; i++)
+			sqlite3_bind_int64(s, 4 + i, v[i]);
+		return stmts_step(w->s, S_PROBE_SW);
+	}
+	return SQLITE_OK;
+}
+
+static int write_tick_slow(struct wr *w, const struct store_tick *t)
 {
 	int rc;
 
 	for (int i = 0; i < t->nevents; i++)
-		if ((rc = write_event(st, t, &t->events[i])) != SQLITE_OK)
+		if ((rc = write_event(w, t, &t->events[i])) != SQLITE_OK)
 			return rc;
 	if (t->cursor_boot[0]) {
-		sqlite3_bind_text(st->stmt[S_CURSOR], 1, t->cursor_boot, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st->stmt[S_CURSOR], 2, (sqlite3_int64)t->cursor_seq);
-		if ((rc = stmts_step(st, S_CURSOR)) != SQLITE_OK)
+		sqlite3_bind_text(w->s->s[S_CURSOR], 1, t->cursor_boot, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(w->s->s[S_CURSOR], 2, (sqlite3_int64)t->cursor_seq);
+		if ((rc = stmts_step(w->s, S_CURSOR)) != SQLITE_OK)
 			return rc;
 	}
 	for (int i = 0; i < t->nptfree; i++) {
 		const struct tick_ptfree *r = &t->ptfree[i];
-		sqlite3_stmt *s = st->stmt[S_PTFREE];
+		sqlite3_stmt *s = w->s->s[S_PTFREE];
 		sqlite3_bind_int64(s, 1, t->run_id);
 		sqlite3_bind_int64(s, 2, t->ts_ms);
 		sqlite3_bind_int(s, 3, r->zone_id);
@@ -261,11 +287,11 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->blocks);
 		for (int k = 0; k < r->norders && k < PAGETYPEINFO_MAX_ORDER; k++)
 			sqlite3_bind_int64(s, 8 + k, (sqlite3_int64)r->free[k]);
-		if ((rc = stmts_step(st, S_PTFREE)) != SQLITE_OK)
+		if ((rc = stmts_step(w->s, S_PTFREE)) != SQLITE_OK)
 			return rc;
 	}
 	if (t->have_slow) {
-		sqlite3_stmt *s = st->stmt[S_SLOW];
+		sqlite3_stmt *s = w->s->s[S_SLOW];
 		sqlite3_bind_int64(s, 1, t->run_id);
 		sqlite3_bind_int64(s, 2, t->ts_ms);
 		if (t->pageblock_order >= 0)
@@ -274,12 +300,12 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 			sqlite3_bind_int64(s, 4, t->pagetype_us);
 		if (t->slabinfo_us >= 0)
 			sqlite3_bind_int64(s, 5, t->slabinfo_us);
-		if ((rc = stmts_step(st, S_SLOW)) != SQLITE_OK)
+		if ((rc = stmts_step(w->s, S_SLOW)) != SQLITE_OK)
 			return rc;
 	}
 	for (int i = 0; i < t->nslab; i++) {
 		const struct tick_slab *r = &t->slab[i];
-		sqlite3_stmt *s = st->stmt[S_SLAB];
+		sqlite3_stmt *s = w->s->s[S_SLAB];
 		sqlite3_bind_int64(s, 1, t->run_id);
 		sqlite3_bind_int64(s, 2, t->ts_ms);
 		sqlite3_bind_int(s, 3, r->name_id);
@@ -288,29 +314,28 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 		sqlite3_bind_int64(s, 6, (sqlite3_int64)r->objsize);
 		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->perslab);
 		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->pages);
-		if ((rc = stmts_step(st, S_SLAB)) != SQLITE_OK)
+		if ((rc = stmts_step(w->s, S_SLAB)) != SQLITE_OK)
 			return rc;
 	}
 	for (int i = 0; i < t->nprobes; i++) {
 		const struct tick_probe *r = &t->probes[i];
-		sqlite3_stmt *s = st->stmt[S_PROBE];
+		sqlite3_stmt *s = w->s->s[S_PROBE];
 		sqlite3_bind_int64(s, 1, t->run_id);
 		sqlite3_bind_int64(s, 2, r->ts_ms);
 		sqlite3_bind_text(s, 3, r->kind, -1, SQLITE_STATIC);
 		sqlite3_bind_double(s, 4, r->result);
 		sqlite3_bind_text(s, 5, r->stop_reason, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 6, r->duration_ms);
-		sqlite3_bind_text(s, 7, r->detail, -1, SQLITE_STATIC);
 		if (r->buddy)
-			sqlite3_bind_text(s, 8, r->buddy, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, 7, r->buddy, -1, SQLITE_STATIC);
 		if (r->gfp_mode[0])
-			sqlite3_bind_text(s, 9, r->gfp_mode, -1, SQLITE_STATIC);
-		if ((rc = stmts_step(st, S_PROBE)) != SQLITE_OK)
+			sqlite3_bind_text(s, 8, r->gfp_mode, -1, SQLITE_STATIC);
+		if ((rc = stmts_step(w->s, S_PROBE)) != SQLITE_OK || (rc = write_probe_columns(w, t->run_id, r)) != SQLITE_OK)
 			return rc;
 	}
 	for (int i = 0; i < t->nchecks; i++) {
 		const struct store_model_check *c = &t->checks[i];
-		sqlite3_stmt *s = st->stmt[S_MODEL_CHECK];
+		sqlite3_stmt *s = w->s->s[S_MODEL_CHECK];
 		sqlite3_bind_int64(s, 1, t->run_id);
 		sqlite3_bind_int64(s, 2, t->ts_ms);
 		sqlite3_bind_int(s, 3, c->page_order);
@@ -318,16 +343,16 @@ static int write_tick_slow(struct store *st, const struct store_tick *t)
 		sqlite3_bind_int(s, 5, c->predicted_ok);
 		sqlite3_bind_int(s, 6, c->actual_ok);
 		sqlite3_bind_int64(s, 7, c->margin_pages);
-		if ((rc = stmts_step(st, S_MODEL_CHECK)) != SQLITE_OK)
+		if ((rc = stmts_step(w->s, S_MODEL_CHECK)) != SQLITE_OK)
 			return rc;
 	}
 	return SQLITE_OK;
 }
 
 /* The fragmenting load's row (values past INT64_MAX do not occur: they are bytes and counts). */
-static int write_fragment(struct store *st, const struct store_tick *t)
+static int write_fragment(struct wr *w, const struct store_tick *t)
 {
-	sqlite3_stmt *s = st->stmt[S_FRAGMENT];
+	sqlite3_stmt *s = w->s->s[S_FRAGMENT];
 	const struct store_fragment *f = &t->frag;
 	const uint64_t v[] = { f->cycles, f->anon_bytes, f->pipe_bytes, f->pgtable_bytes, f->socket_bytes, f->files,
 			       f->kept_bytes, f->alloc_failed };
@@ -337,49 +362,71 @@ static int write_fragment(struct store *st, const struct store_tick *t)
 	sqlite3_bind_int(s, 3, f->state);
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		sqlite3_bind_int64(s, 4 + (int)i, (sqlite3_int64)v[i]);
-	return stmts_step(st, S_FRAGMENT);
+	return stmts_step(w->s, S_FRAGMENT);
 }
 
 /* A late tick's row (v_tick_late): sparse, so a healthy run stores none. */
-static int write_late(struct store *st, const struct store_tick *t)
+static int write_late(struct wr *w, const struct store_tick *t)
 {
-	sqlite3_stmt *s = st->stmt[S_TICK_LATE];
+	sqlite3_stmt *s = w->s->s[S_TICK_LATE];
 
 	sqlite3_bind_int64(s, 1, t->run_id);
 	sqlite3_bind_int64(s, 2, t->ts_ms);
 	sqlite3_bind_int64(s, 3, t->late_ms);
 	sqlite3_bind_int64(s, 4, t->missed);
-	return stmts_step(st, S_TICK_LATE);
+	return stmts_step(w->s, S_TICK_LATE);
 }
 
-int write_tick(struct store *st, const struct store_tick *t)
+static int write_tick(struct wr *w, const struct store_tick *t)
 {
 	int rc;
 
-	if ((rc = rollup_write_rows(st, t)) != SQLITE_OK)
+	if ((rc = rollup_write_rows(w->s, t)) != SQLITE_OK)
 		return rc;
 	if (t->no_sample)
 		return SQLITE_OK;
-	if ((rc = write_sample(st, t)) != SQLITE_OK)
+	if ((rc = write_sample(w, t)) != SQLITE_OK)
 		return rc;
-	if ((t->late_ms >= STORE_LATE_MS || t->missed > 0) && (rc = write_late(st, t)) != SQLITE_OK)
+	if ((t->late_ms >= STORE_LATE_MS || t->missed > 0) && (rc = write_late(w, t)) != SQLITE_OK)
 		return rc;
-	if ((rc = write_zones(st, t)) != SQLITE_OK)
+	if ((rc = write_zones(w, t)) != SQLITE_OK)
 		return rc;
-	if (t->have_frag && (rc = write_fragment(st, t)) != SQLITE_OK)
+	if (t->have_frag && (rc = write_fragment(w, t)) != SQLITE_OK)
 		return rc;
 	for (int i = 0; i < t->nkv; i++) {
 		enum stmt_id id = t->kv[i].src == SRC_COUNTER ? S_COUNTER : S_VMSTAT;
-		sqlite3_stmt *s = st->stmt[id];
+		sqlite3_stmt *s = w->s->s[id];
 		sqlite3_bind_int64(s, 1, t->run_id);
 		sqlite3_bind_int64(s, 2, t->ts_ms);
 		sqlite3_bind_int(s, 3, t->kv[i].name_id);
 		/* Counters beyond INT64_MAX do not occur in practice; store the bit pattern. */
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)t->kv[i].value);
-		if ((rc = stmts_step(st, id)) != SQLITE_OK)
+		if ((rc = stmts_step(w->s, id)) != SQLITE_OK)
 			return rc;
 	}
-	if ((rc = write_trace(st, t)) != SQLITE_OK || (rc = write_causes(st, t)) != SQLITE_OK)
+	if ((rc = write_trace(w->s, t)) != SQLITE_OK || (rc = write_causes(w->s, t)) != SQLITE_OK)
 		return rc;
-	return write_tick_slow(st, t);
+	return write_tick_slow(w, t);
+}
+
+int write_ticks(struct rowlog *rl, struct stmts *s, const struct dims *d, const struct store_tick *head)
+{
+	struct wr w = { s, rl, d };
+	int rc;
+
+	memcpy(rl->zsaved, rl->zlast, (size_t)d->nzones * sizeof rl->zlast[0]);
+	rc = stmts_step(s, S_BEGIN);
+	if (rc == SQLITE_OK)
+		rc = dims_write(d, s);
+	for (const struct store_tick *t = head; rc == SQLITE_OK && t; t = t->next)
+		rc = write_tick(&w, t);
+	if (rc == SQLITE_OK)
+		rc = stmts_step(s, S_COMMIT);
+	if (rc != SQLITE_OK) {
+		if (!sqlite3_get_autocommit(sqlite3_db_handle(s->s[S_BEGIN])))
+			stmts_step(s, S_ROLLBACK);
+		/* The rolled-back zone rows were never stored: compare the retry with what is. */
+		memcpy(rl->zlast, rl->zsaved, (size_t)d->nzones * sizeof rl->zlast[0]);
+	}
+	return rc;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* write_cause: the tick's classified failures (store_tick_failure_cause in store.h; writer.h). */
-#include "store/writer.h"
+/* write_cause: the tick's classified failures (store_tick_failure_cause in store.h; write.h). */
+#include "store/write.h"
 
-static int write_one(struct store *st, const struct store_tick *t, const struct tick_cause *c)
+static int write_one(struct stmts *ps, const struct store_tick *t, const struct tick_cause *c)
 {
-	sqlite3_stmt *s = st->stmt[S_CAUSE];
+	sqlite3_stmt *s = ps->s[S_CAUSE];
 
 	sqlite3_bind_int64(s, 1, t->run_id);
 	sqlite3_bind_int64(s, 2, c->ts_ms);
@@ -33,15 +33,15 @@ static int write_one(struct store *st, const struct store_tick *t, const struct 
 		sqlite3_bind_int64(s, 14, c->lag_ms);
 	if (c->note[0])
 		sqlite3_bind_text(s, 15, c->note, -1, SQLITE_STATIC);
-	return stmts_step(st, S_CAUSE);
+	return stmts_step(ps, S_CAUSE);
 }
 
-int write_causes(struct store *st, const struct store_tick *t)
+int write_causes(struct stmts *ps, const struct store_tick *t)
 {
 	int rc;
 
 	for (int i = 0; i < t->ncauses; i++)
-		if ((rc = write_one(st, t, &t->causes[i])) != SQLITE_OK)
+		if ((rc = write_one(ps, t, &t->causes[i])) != SQLITE_OK)
 			return rc;
 	return SQLITE_OK;
 }

@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* write_trace: the tick's traced failures and fallbacks (store_tick_trace in store.h; writer.h). */
-#include "store/writer.h"
+/* write_trace: the tick's traced failures and fallbacks (store_tick_trace in store.h; write.h). */
+#include "store/write.h"
 
-int trace_class(int atomic, int opportunistic)
+static int write_failure(struct stmts *p, const struct store_tick *t, const struct tick_tfail *f)
 {
-	return opportunistic ? 2 : atomic ? 1 : 0;
-}
-
-static int write_failure(struct store *st, const struct store_tick *t, const struct tick_tfail *f)
-{
-	sqlite3_stmt *s = st->stmt[S_TFAIL];
+	sqlite3_stmt *s = p->s[S_TFAIL];
 
 	sqlite3_bind_int64(s, 1, t->run_id);
 	sqlite3_bind_int64(s, 2, f->ts_ms);
@@ -26,17 +21,17 @@ static int write_failure(struct store *st, const struct store_tick *t, const str
 	sqlite3_bind_int(s, 9, f->nowarn);
 	sqlite3_bind_int(s, 10, f->opportunistic);
 	sqlite3_bind_int(s, 11, f->atomic);
-	sqlite3_bind_int(s, 12, trace_class(f->atomic, f->opportunistic));
+	sqlite3_bind_int(s, 12, tick_trace_class(f->atomic, f->opportunistic));
 	if (f->has_task && f->task_ppid >= 0)
 		sqlite3_bind_int64(s, 13, f->task_ppid);
 	if (f->has_task && f->task_cgroup[0])
 		sqlite3_bind_text(s, 14, f->task_cgroup, -1, SQLITE_STATIC);
-	return stmts_step(st, S_TFAIL);
+	return stmts_step(p, S_TFAIL);
 }
 
-static int write_extfrag(struct store *st, const struct store_tick *t, const struct store_extfrag *x)
+static int write_extfrag(struct stmts *p, const struct store_tick *t, const struct store_extfrag *x)
 {
-	sqlite3_stmt *s = st->stmt[S_XFRAG];
+	sqlite3_stmt *s = p->s[S_XFRAG];
 
 	sqlite3_bind_int64(s, 1, t->run_id);
 	sqlite3_bind_int64(s, 2, t->ts_ms);
@@ -47,18 +42,18 @@ static int write_extfrag(struct store *st, const struct store_tick *t, const str
 	sqlite3_bind_int64(s, 7, x->events > (uint64_t)INT64_MAX ? INT64_MAX : (sqlite3_int64)x->events);
 	if (x->fragmenting >= 0)
 		sqlite3_bind_int(s, 8, x->fragmenting);
-	return stmts_step(st, S_XFRAG);
+	return stmts_step(p, S_XFRAG);
 }
 
-int write_trace(struct store *st, const struct store_tick *t)
+int write_trace(struct stmts *p, const struct store_tick *t)
 {
 	int rc;
 
 	for (int i = 0; i < t->ntfail; i++)
-		if ((rc = write_failure(st, t, &t->tfail[i])) != SQLITE_OK)
+		if ((rc = write_failure(p, t, &t->tfail[i])) != SQLITE_OK)
 			return rc;
 	for (int i = 0; i < t->nxfrag; i++)
-		if ((rc = write_extfrag(st, t, &t->xfrag[i])) != SQLITE_OK)
+		if ((rc = write_extfrag(p, t, &t->xfrag[i])) != SQLITE_OK)
 			return rc;
 	return SQLITE_OK;
 }

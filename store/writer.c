@@ -1,8 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * writer: the writer's core (store.h is the contract, writer.h lists the
- * writer's files): open, migrate and lock the DB, the run rows, and the
- * bounded queue of ticks with its flush.
+ * writer: the store, and the one owner of its state (store.h is the contract).  It opens, migrates
+ * and locks the database, writes the run rows, queues the ticks and flushes them, and hands each of
+ * the writer's files the part of the state that file works on:
+ *
+ *   tick.c          a tick assembled in memory (store_tick_*), against the tick context
+ *   dims.c          the names and zones interned for it
+ *   rollup_write.c  the minute and hour buckets closed as ticks arrive, and their rows
+ *   write.c         the queue's rows in one transaction (write_trace.c: the trace's, write_cause.c:
+ *                   the classified failures')
+ *   statements.c    the prepared statements
+ *   migrate.c       the database's integrity, the connection's settings, the migrations
+ *   upgrade.c       an older database migrated in place, a backup first (store_upgrade)
+ *   retain.c        deleting old raw rows in bounded slices
+ *   write_facts.c   what a run records once for its comparisons (vm knobs, its own processes)
+ *
+ * Data flow: store_submit accounts a tick in the rollups and queues it; the flush writes every queued
+ * tick in one transaction (write_ticks) and forgets them once it committed.
  */
 #include "store/store.h"
 
@@ -16,226 +30,40 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/pathcheck.h"
 #include "common/log.h"
-#include "store/migrations.h"
-#include "store/writer.h"
+#include "store/migrate.h"
+#include "store/retain.h"
+#include "store/rollup_write.h"
+#include "store/statements.h"
+#include "store/tick.h"
+#include "store/write.h"
+#include "store/write_facts.h"
 
-/* How long one write may wait for another writer's lock while all is well. */
-#define BUSY_TIMEOUT_MS 100
 /* While the DB refuses writes: retry this often, without waiting (a tick must never stall on it). */
 #define RETRY_MS 1000
-/* The writer's page cache, the WAL's checkpoint interval (pages) and the size it is cut back to. */
-#define STORE_CACHE_KIB 256
-#define STORE_WAL_PAGES 256
-#define STORE_WAL_LIMIT (1024 * 1024)
 
-/* ------------------------------------------------------------ open, migrate, lock */
-
-static int exec_sql(sqlite3 *db, const char *sql, char *err, size_t errlen)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
-		return 0;
-	snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
-	sqlite3_free(msg);
-	return -1;
-}
-
-static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : -1;
-}
-
-/* PRAGMA quick_check: "ok" or the first problem. Never repairs anything. */
-int writer_check(sqlite3 *db, char *err, size_t errlen)
-{
-	sqlite3_stmt *s;
-	int rc, ok = 0;
-
-	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &s, NULL);
-	if (rc != SQLITE_OK) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-		return -1;
-	}
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		const char *r = (const char *)sqlite3_column_text(s, 0);
-		ok = r && strcmp(r, "ok") == 0;
-		if (!ok)
-			snprintf(err, errlen, "integrity check failed: %s", r ? r : "?");
-	} else {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-	}
-	sqlite3_finalize(s);
-	return ok ? 0 : -1;
-}
-
-/* The table a migration names in its "-- applied-if-table: NAME" line, into out; 1, or 0 without one. */
-static int marker_table(const char *sql, char *out, size_t len)
-{
-	static const char key[] = "-- applied-if-table: ";
-	const char *p = strstr(sql, key);
-	size_t n = 0;
-
-	if (!p)
-		return 0;
-	p += sizeof key - 1;
-	while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9'))
-		n++;
-	if (!n || n >= len)
-		return 0;
-	memcpy(out, p, n);
-	out[n] = 0;
-	return 1;
-}
-
-/* 1 if db has a table called name, 0 if not, -1 on error. */
-int writer_has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
+/* ------------------------------------------------------------ the store */
 
 /*
- * Should migration m run on a database at version have?  Every one above it;
- * and one at or below it that says "-- applied-if-table: NAME" when NAME is
- * missing: migration numbers are handed out per task and merged in any order,
- * so a database made between two merges (at 12, say) never ran a lower number
- * merged later (008).  Only a migration that says so is checked (a table some
- * migration makes may be dropped by a later one).  1, 0, or -1 on error.
+ * The writer's one state, owned here: every other file of the writer is handed the part it works on
+ * (the statements, the tick context, the rows last written, the rollup buckets) and nothing else.
  */
-static int needs(sqlite3 *db, const struct migration *m, int64_t have)
-{
-	char table[64];
-	int r;
+struct store {
+	sqlite3 *db;                 /* NULL while suspended (store_suspend) */
+	char *path;
+	int lockfd;                  /* flock: one fpusoakd per database */
+	struct stmts stmts;
+	struct tick_ctx tc;          /* interned names and zones, what the last ticks held */
+	struct rowlog rows;          /* the zone rows last written */
+	struct rollacc acc;          /* the minute and the hour being filled */
+	struct store_tick *qhead, *qtail;
+	size_t qcount, qbytes, qmax;
+	uint64_t dropped;
+	int failing;                 /* last flush failed: log once per episode */
+	int64_t retry_ms;            /* while failing: no new attempt before this (monotonic ms) */
+};
 
-	if (m->version > have)
-		return 1;
-	if (!marker_table(m->sql, table, sizeof table))
-		return 0;
-	r = writer_has_table(db, table);
-	return r < 0 ? -1 : !r;
-}
-
-static int migrate(sqlite3 *db, char *err, size_t errlen)
-{
-	int64_t have;
-	int latest = store_migrations[store_nmigrations - 1].version;
-
-	if (pragma_int(db, "PRAGMA user_version", &have) < 0) {
-		snprintf(err, errlen, "cannot read schema version: %s", sqlite3_errmsg(db));
-		return -1;
-	}
-	if (have > latest) {
-		snprintf(err, errlen, "database schema version %lld is newer than this fpusoakd knows (%d):"
-			 " use a newer fpusoakd or another --db", (long long)have, latest);
-		return -1;
-	}
-	for (int i = 0; i < store_nmigrations; i++) {
-		const struct migration *m = &store_migrations[i];
-		char sql[64], e2[256];
-		int need = have > 0 ? needs(db, m, have) : 1;
-
-		if (need < 0) {
-			snprintf(err, errlen, "cannot read the schema: %s", sqlite3_errmsg(db));
-			return -1;
-		}
-		if (!need)
-			continue;
-		if (exec_sql(db, "BEGIN IMMEDIATE", err, errlen) < 0)
-			return -1;
-		/* A late one (below the version) leaves the version as it is. */
-		snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", (long long)(m->version > have ? m->version : have));
-		if (exec_sql(db, m->sql, e2, sizeof e2) < 0 || exec_sql(db, sql, e2, sizeof e2) < 0 ||
-		    exec_sql(db, "COMMIT", e2, sizeof e2) < 0) {
-			snprintf(err, errlen, "migration %s failed: %s", m->name, e2);
-			exec_sql(db, "ROLLBACK", e2, sizeof e2);
-			return -1;
-		}
-		log_info("database: applied migration %s%s", m->name, m->version > have ? "" : " (merged after a later one)");
-		if (m->version > have)
-			have = m->version;
-	}
-	return 0;
-}
-
-static int load_dimensions(struct store *st)
-{
-	sqlite3_stmt *s;
-
-	if (sqlite3_prepare_v2(st->db, "SELECT name_id, source, name FROM names", -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int id = sqlite3_column_int(s, 0);
-		const char *src = (const char *)sqlite3_column_text(s, 1);
-		const char *name = (const char *)sqlite3_column_text(s, 2);
-		if (id < 0 || id >= MAX_NAMES || !src || !name)
-			continue;
-		snprintf(st->names[id].name, sizeof st->names[id].name, "%s", name);
-		st->names[id].src = SRC_VMSTAT;
-		for (int k = 0; k < NSRC; k++)
-			if (strcmp(src, store_src_names[k]) == 0)
-				st->names[id].src = (uint8_t)k;
-		st->names[id].persisted = 1;
-		if (id >= st->nnames)
-			st->nnames = id + 1;
-	}
-	sqlite3_finalize(s);
-	if (sqlite3_prepare_v2(st->db, "SELECT zone_id, node, name FROM zones", -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int id = sqlite3_column_int(s, 0);
-		const char *name = (const char *)sqlite3_column_text(s, 2);
-		if (id < 0 || id >= MAX_ZONES || !name)
-			continue;
-		st->zones[id].node = sqlite3_column_int(s, 1);
-		snprintf(st->zones[id].name, sizeof st->zones[id].name, "%s", name);
-		st->zones[id].persisted = 1;
-		if (id >= st->nzones)
-			st->nzones = id + 1;
-	}
-	sqlite3_finalize(s);
-	return 0;
-}
-
-/*
- * The writer's connection settings.  Sized for a 64 MB guest, where the writer's memory is locked and
- * every megabyte of it is one the capacity probe cannot use (issue 20).  A tick appends to ~6 B-tree
- * pages (one wide sample row, per-zone rows) and updates a few rollup pages, so the working set is a
- * few dozen pages: STORE_CACHE_KIB of page cache cost nothing measurable against 2 MiB
- * (bench/RESULTS.md).  The WAL is checkpointed every STORE_WAL_PAGES pages and cut back to
- * STORE_WAL_LIMIT after: on a tmpfs (the Xen test guest) the WAL is memory too, and SQLite's default
- * lets it reach 4 MiB.
- */
-static int writer_settings(sqlite3 *db, char *err, size_t errlen)
-{
-	char sql[256];
-
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-	sqlite3_extended_result_codes(db, 1);
-	snprintf(sql, sizeof sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;"
-		 " PRAGMA cache_size=-%d; PRAGMA wal_autocheckpoint=%d; PRAGMA journal_size_limit=%d;",
-		 STORE_CACHE_KIB, STORE_WAL_PAGES, STORE_WAL_LIMIT);
-	return exec_sql(db, sql, err, errlen);
-}
+/* ------------------------------------------------------------ open, lock */
 
 struct store *store_open(const char *path, size_t queue_max_bytes, char *err, size_t errlen)
 {
@@ -266,23 +94,23 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 			 "another fpusoakd is using this database" : strerror(errno));
 		goto fail;
 	}
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(st->db, MIGRATE_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
-	if (writer_check(st->db, e2, sizeof e2) < 0) {
+	if (migrate_check(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
 		goto fail;
 	}
-	if (writer_settings(st->db, e2, sizeof e2) < 0) {
+	if (migrate_settings(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: %s", path, e2);
 		goto fail;
 	}
-	if (migrate(st->db, e2, sizeof e2) < 0) {
+	if (migrate_apply(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: %s", path, e2);
 		goto fail;
 	}
-	if (stmts_prepare(st, err, errlen) < 0)
+	if (stmts_prepare(&st->stmts, st->db, st->path, err, errlen) < 0)
 		goto fail;
-	if (load_dimensions(st) < 0) {
+	if (dims_load(&st->tc.dims, st->db) < 0) {
 		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
@@ -290,30 +118,6 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 fail:
 	store_close(st);
 	return NULL;
-}
-
-/* ---- what store_upgrade (upgrade.c) shares with store_open ---- */
-
-int writer_version(sqlite3 *db, int64_t *version)
-{
-	return pragma_int(db, "PRAGMA user_version", version);
-}
-
-int writer_pending(sqlite3 *db, int64_t have)
-{
-	int n = 0, r;
-
-	for (int i = 0; i < store_nmigrations; i++) {
-		if ((r = have > 0 ? needs(db, &store_migrations[i], have) : 1) < 0)
-			return -1;
-		n += r;
-	}
-	return n;
-}
-
-int writer_migrate(sqlite3 *db, char *err, size_t errlen)
-{
-	return writer_settings(db, err, errlen) < 0 ? -1 : migrate(db, err, errlen);
 }
 
 static int flush_queue(struct store *st);
@@ -334,9 +138,8 @@ void store_close(struct store *st)
 		tick_free(st->qhead);
 		st->qhead = n;
 	}
-	stmts_finalize(st);
-	rollup_free(&st->acc[0]);
-	rollup_free(&st->acc[1]);
+	stmts_finalize(&st->stmts);
+	rollup_acc_free(&st->acc);
 	if (st->db) {
 		/* Leave a small WAL behind: the next open has less to replay. */
 		sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
@@ -366,7 +169,7 @@ int store_mark_crashed(struct store *st)
 		/* A run imported before it ended is not this daemon's: its writer may well still be running. */
 		" AND run_id NOT IN (SELECT run_id FROM run_import)";
 
-	if (exec_sql(st->db, sql, err, sizeof err) < 0) {
+	if (migrate_exec(st->db, sql, err, sizeof err) < 0) {
 		log_warnx("database: marking crashed runs: %s", err);
 		return -1;
 	}
@@ -481,6 +284,18 @@ int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* What a run records once for its comparisons: write_facts.c, on this store's connection. */
+int store_run_vm(struct store *st, int64_t run_id, const char *name, const char *value)
+{
+	return st->db ? facts_run_vm(st->db, run_id, name, value) : -1;   /* -1 while suspended */
+}
+
+int store_run_proc(struct store *st, int64_t run_id, int64_t ts_ms, const char *role, int64_t pid, const char *comm,
+		   const char *cgroup)
+{
+	return st->db ? facts_run_proc(st->db, run_id, ts_ms, role, pid, comm, cgroup) : -1;
 }
 
 int store_churn_info(struct store *st, int64_t run_id, const char *fpu_kind, int amx_ok, const char *cgroup,
@@ -604,19 +419,8 @@ static int flush_queue(struct store *st)
 		return 0;
 	if (!st->db || (st->failing && clock_mono_ms() < st->retry_ms))
 		return 1;
-	memcpy(st->zsaved, st->zlast, (size_t)st->nzones * sizeof st->zlast[0]);
-	rc = stmts_step(st, S_BEGIN);
-	if (rc == SQLITE_OK)
-		rc = write_dimensions(st);
-	for (struct store_tick *t = st->qhead; rc == SQLITE_OK && t; t = t->next)
-		rc = write_tick(st, t);
-	if (rc == SQLITE_OK)
-		rc = stmts_step(st, S_COMMIT);
+	rc = write_ticks(&st->rows, &st->stmts, &st->tc.dims, st->qhead);
 	if (rc != SQLITE_OK) {
-		if (!sqlite3_get_autocommit(st->db))
-			stmts_step(st, S_ROLLBACK);
-		/* The rolled-back zone rows were never stored: compare the retry with what is. */
-		memcpy(st->zlast, st->zsaved, (size_t)st->nzones * sizeof st->zlast[0]);
 		if (!st->failing)
 			log_warnx("database: cannot write (%s); keeping up to %zu KiB of samples in memory"
 				  " until it can", sqlite3_errstr(rc), st->qmax / 1024);
@@ -628,13 +432,10 @@ static int flush_queue(struct store *st)
 	}
 	if (st->failing) {
 		log_notice("database: writable again; wrote %zu queued tick(s)", st->qcount);
-		sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+		sqlite3_busy_timeout(st->db, MIGRATE_BUSY_TIMEOUT_MS);
 	}
 	st->failing = 0;
-	for (int i = 0; i < st->nnames; i++)
-		st->names[i].persisted = 1;
-	for (int i = 0; i < st->nzones; i++)
-		st->zones[i].persisted = 1;
+	dims_committed(&st->tc.dims);
 	while (st->qhead) {
 		struct store_tick *n = st->qhead->next;
 		tick_free(st->qhead);
@@ -675,7 +476,7 @@ static void kv_hand_on(struct store *st, struct store_tick *from, struct store_t
 
 int store_submit(struct store *st, struct store_tick *t)
 {
-	if (!t->no_sample && rollup_account_tick(st, t) < 0)
+	if (!t->no_sample && rollup_account_tick(&st->acc, t) < 0)
 		log_warnx("database: out of memory rolling up the tick at %lld", (long long)t->ts_ms);
 	if (st->qtail)
 		st->qtail->next = t;
@@ -740,8 +541,7 @@ int store_suspend(struct store *st)
 	flush_queue(st);
 	/* Empty the WAL: on a tmpfs its pages are memory the fill could use. */
 	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-	stmts_finalize(st);
-	memset(st->stmt, 0, sizeof st->stmt);
+	stmts_finalize(&st->stmts);
 	sqlite3_close(st->db);
 	st->db = NULL;
 	/* Schema, statements and page cache are gone; hand the heap pages they held back to the kernel. */
@@ -759,18 +559,17 @@ int store_resume(struct store *st, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", st->path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
 		goto fail;
 	}
-	if (writer_settings(st->db, e2, sizeof e2) < 0) {
+	if (migrate_settings(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: %s", st->path, e2);
 		goto fail;
 	}
-	if (stmts_prepare(st, err, errlen) < 0)
+	if (stmts_prepare(&st->stmts, st->db, st->path, err, errlen) < 0)
 		goto fail;
 	st->retry_ms = 0;
 	flush_queue(st);
 	return 0;
 fail:
-	stmts_finalize(st);
-	memset(st->stmt, 0, sizeof st->stmt);
+	stmts_finalize(&st->stmts);
 	sqlite3_close(st->db);
 	st->db = NULL;
 	return -1;
@@ -794,4 +593,74 @@ size_t store_queued_bytes(const struct store *st)
 uint64_t store_dropped(const struct store *st)
 {
 	return st->dropped;
+}
+
+/* ------------------------------------------------------------ ticks, rollups, retention */
+
+struct store_tick *store_tick_new(struct store *st, int64_t run_id, int64_t ts_ms)
+{
+	(void)st;
+	return tick_new(run_id, ts_ms);
+}
+
+int store_tick_buddyinfo(struct store *st, struct store_tick *t, const struct buddyinfo *bi)
+{
+	return tick_buddyinfo(&st->tc, t, bi);
+}
+
+int store_tick_vmstat(struct store *st, struct store_tick *t, const struct kv_set *vm)
+{
+	return tick_vmstat(&st->tc, t, vm);
+}
+
+int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_set *mi)
+{
+	return tick_meminfo(&st->tc, t, mi);
+}
+
+int store_tick_counter(struct store *st, struct store_tick *t, const char *name, uint64_t value)
+{
+	return tick_counter(&st->tc, t, name, value);
+}
+
+int store_tick_pagetypeinfo(struct store *st, struct store_tick *t, const struct pagetypeinfo *p, uint32_t cost_us)
+{
+	return tick_pagetypeinfo(&st->tc, t, p, cost_us);
+}
+
+int store_tick_slabinfo(struct store *st, struct store_tick *t, const struct slabinfo *s, uint32_t cost_us)
+{
+	return tick_slabinfo(&st->tc, t, s, cost_us);
+}
+
+int store_tick_request(struct store *st, struct store_tick *t, int norders, const struct store_request *r)
+{
+	return tick_request(&st->tc, t, norders, r);
+}
+
+int store_tick_atomic(struct store *st, struct store_tick *t, int node, const char *zone, int norders,
+		      uint32_t atomic_mask, uint32_t kernel_mask, int64_t margin0, int64_t kernel_margin0,
+		      int legacy)
+{
+	return tick_atomic(&st->tc, t, node, zone, norders, atomic_mask, kernel_mask, margin0, kernel_margin0, legacy);
+}
+
+int store_rollup(struct store *st, int64_t run_id, int64_t now_ms)
+{
+	struct store_tick *t;
+	int failed;
+
+	/* Buckets close as ticks are submitted; only the run's end has work: its partial buckets. */
+	if (now_ms != INT64_MAX)
+		return 0;
+	if (!(t = rollup_final(&st->acc, run_id, &failed)))
+		return failed ? -1 : 0;
+	return store_submit(st, t) == 0 ? 0 : 1;
+}
+
+int64_t store_retain(struct store *st, int64_t cutoff_ms)
+{
+	if (!st->db || st->qcount || st->failing)   /* suspended, or writes pending */
+		return 0;
+	return retain(st->db, &st->stmts, &st->tc.dims, cutoff_ms);
 }

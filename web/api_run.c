@@ -30,7 +30,7 @@ static int import_json(const struct web_req *r, int db, int64_t run_id, cJSON *o
 {
 	struct query_import *im = calloc(1, sizeof *im);
 	cJSON *x;
-	int got = im ? query_run_import(r->dbs.q[db], run_id, im) : -1;
+	int got = im ? report_read_run_import(r->dbs.q[db], run_id, im) : -1;
 
 	if (got == 1 && (x = cJSON_AddObjectToObject(o, "imported"))) {
 		api_json_str(x, "source_file", im->source_file, tmp);
@@ -120,7 +120,7 @@ int api_status(struct web_req *r)
 	sb_init(&tmp, WEB_BODY_MAX);
 	if (root && (got = page_latest(r, &o.db, &id)) > 0)
 		o.newest = r->dbs.writing[o.db];
-	if (!root || got < 0 || (got && query_run(r->dbs.q[o.db], id, one_run_cb, &o) < 0)) {
+	if (!root || got < 0 || (got && report_read_run(r->dbs.q[o.db], id, one_run_cb, &o) < 0)) {
 		cJSON_Delete(root);
 		sb_free(&tmp);
 		return -1;
@@ -129,7 +129,7 @@ int api_status(struct web_req *r)
 	cJSON_AddBoolToObject(root, "healthy", web_healthy(r->ws));
 	api_json_str(root, "status", status, &tmp);
 	api_json_str(root, "version", web_version(r->ws), &tmp);
-	cJSON_AddNumberToObject(root, "schema_version", query_schema_version(r->q));
+	cJSON_AddNumberToObject(root, "schema_version", report_read_schema_version(r->q));
 	if (o.obj)
 		cJSON_AddItemToObject(root, "latest_run", o.obj);
 	else
@@ -201,7 +201,7 @@ int api_runs(struct web_req *r)
 	for (n = 0, c.db = 0; c.db < r->dbs.n && n >= 0; c.db++) {
 		c.n = 0;
 		c.newest_live = r->dbs.writing[c.db];
-		n = query_runs(r->dbs.q[c.db], runs_cb, &c);
+		n = report_read_runs(r->dbs.q[c.db], runs_cb, &c);
 	}
 	sb_free(&c.tmp);
 	if (n < 0) {
@@ -495,12 +495,12 @@ int api_run(struct web_req *r)
 	sb_init(&tmp, WEB_BODY_MAX);
 	if ((o.newest = page_newest(r, r->db, r->id)) < 0)
 		goto fail;
-	if ((got = query_run(r->q, r->id, one_run_cb, &o)) < 0)
+	if ((got = report_read_run(r->q, r->id, one_run_cb, &o)) < 0)
 		goto fail;
 	sb_free(&tmp);
 	if (!got)
 		return web_error(r, 404, "no such run");
-	if (!(b = calloc(1, sizeof *b)) || (got = query_buddy_latest(r->q, r->id, b, &ts)) < 0)
+	if (!(b = calloc(1, sizeof *b)) || (got = report_read_buddy_latest(r->q, r->id, b, &ts)) < 0)
 		goto fail;
 	if (got) {
 		cJSON *lb = cJSON_AddObjectToObject(o.obj, "latest_buddyinfo"), *zones;

@@ -96,10 +96,10 @@ int api_buddyinfo(struct web_req *r)
 		r->ctype = api_csv_type;
 		snprintf(r->filename, sizeof r->filename, "run-%" PRId64 "-buddyinfo.csv", r->id);
 		sb_puts(&r->body, "ts_ms,ts,node,zone,page_order,free_blocks\r\n");
-		return query_buddy_series(r->q, r->id, &rg, buddy_csv_cb, &o) < 0 ? -1 : 0;
+		return report_read_buddy_series(r->q, r->id, &rg, buddy_csv_cb, &o) < 0 ? -1 : 0;
 	}
 	r->ctype = api_json_type;
-	n = query_buddy_series(r->q, r->id, &rg, buddy_json_cb, &o);
+	n = report_read_buddy_series(r->q, r->id, &rg, buddy_json_cb, &o);
 	if (n < 0) {
 		for (int i = 0; i < o.nz; i++)
 			r->body.err |= o.z[i]->pts.err;   /* over the cap: a 400, not a 500 */
@@ -169,7 +169,7 @@ static int scalar(struct web_req *r, const char *source, series_fn fn, const cha
 		return web_error(r, 400, "name is required, e.g. ?name=MemFree or ?name=compact_stall");
 	if (api_series_range(r, &rg) < 0)
 		return -1;
-	if ((has = query_has_name(r->q, source, name)) < 0)
+	if ((has = report_read_has_name(r->q, source, name)) < 0)
 		return -1;
 	if (!has) {
 		snprintf(msg, sizeof msg, "no %s field of that name", source);
@@ -260,7 +260,7 @@ int api_failures(struct web_req *r)
 	if (api_series_range(r, &rg) < 0)
 		return -1;
 	limit = p->has_max_points ? (int)p->max_points : API_DEFAULT_POINTS;
-	if ((has = query_has_table(r->q, "kmsg_events")) < 0)
+	if ((has = report_read_has_table(r->q, "kmsg_events")) < 0)
 		return -1;
 	if (!has)
 		return web_error(r, 404, "this database has no kernel-log events");
@@ -269,13 +269,13 @@ int api_failures(struct web_req *r)
 		r->ctype = api_csv_type;
 		snprintf(r->filename, sizeof r->filename, "run-%" PRId64 "-failures.csv", r->id);
 		sb_puts(&r->body, "ts_ms,ts,comm,pid,page_order,gfp_flags,gfp_mask\r\n");
-		return query_alloc_failures(r->q, r->id, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit,
+		return report_read_alloc_failures(r->q, r->id, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit,
 					    &total, fail_cb, &o) < 0 ? -1 : 0;
 	}
 	r->ctype = api_json_type;
 	sb_init(&rows, WEB_BODY_MAX);
 	o.b = &rows;
-	if (query_alloc_failures(r->q, r->id, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit, &total,
+	if (report_read_alloc_failures(r->q, r->id, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit, &total,
 				 fail_cb, &o) < 0)
 		return api_drop_rows(r, &rows);
 	sb_printf(&r->body, "{\"run_id\":%" PRId64 ",\"total\":%" PRId64 ",\"max_points\":%d,\"failures\":[", r->id, total,
@@ -358,11 +358,11 @@ int api_frag(struct web_req *r)
 		return -1;
 	if (o.csv) {
 		api_csv_head(r, "frag", "ts_ms,ts,node,zone,page_order,unusable_index,fragmentation_index,headroom_blocks\r\n");
-		return query_frag_series(r->q, r->id, &rg, frag_cb, &o) < 0 ? -1 : 0;
+		return report_read_frag_series(r->q, r->id, &rg, frag_cb, &o) < 0 ? -1 : 0;
 	}
 	r->status = 200;
 	r->ctype = api_json_type;
-	if (query_frag_series(r->q, r->id, &rg, frag_cb, &o) < 0) {
+	if (report_read_frag_series(r->q, r->id, &rg, frag_cb, &o) < 0) {
 		for (int i = 0; i < o.nz; i++)
 			for (int j = 0; j < 3; j++)
 				r->body.err |= o.z[i]->s[j].err;
@@ -434,17 +434,17 @@ int api_churn(struct web_req *r)
 	n += (size_t)snprintf(cols + n, sizeof cols - n, "ts_ms,%sspan_ms,population_mean,population_max",
 			      o.csv ? "ts," : "");
 	for (int i = 0; i < QC_N; i++)
-		n += (size_t)snprintf(cols + n, sizeof cols - n, ",%s", query_churn_column(i));
+		n += (size_t)snprintf(cols + n, sizeof cols - n, ",%s", report_read_churn_column(i));
 	if (o.csv) {
 		api_csv_head(r, "churn", cols);
 		sb_puts(&r->body, "\r\n");
-		return query_churn_series(r->q, r->id, &rg, churn_cb, &o) < 0 ? -1 : 0;
+		return report_read_churn_series(r->q, r->id, &rg, churn_cb, &o) < 0 ? -1 : 0;
 	}
 	r->status = 200;
 	r->ctype = api_json_type;
 	sb_init(&pts, WEB_BODY_MAX);
 	o.b = &pts;
-	if (query_churn_series(r->q, r->id, &rg, churn_cb, &o) < 0)
+	if (report_read_churn_series(r->q, r->id, &rg, churn_cb, &o) < 0)
 		return api_drop_rows(r, &pts);   /* over the cap: server.c answers 400, not 500 */
 	api_series_head(r, &rg, NULL, NULL);
 	sb_puts(&r->body, "\"columns\":");
@@ -511,14 +511,14 @@ int api_probes(struct web_req *r)
 		return web_error(r, 400, "name must be capacity or switch (the probe kind)");
 	if (o.csv) {
 		api_csv_head(r, "probes", "ts_ms,ts,kind,result,stop_reason,duration_ms,detail,gfp_mode\r\n");
-		return query_probes(r->q, r->id, kind, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit,
+		return report_read_probes(r->q, r->id, kind, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit,
 				    probe_cb, &o) < 0 ? -1 : 0;
 	}
 	r->status = 200;
 	r->ctype = api_json_type;
 	sb_init(&rows, WEB_BODY_MAX);
 	o.b = &rows;
-	if (query_probes(r->q, r->id, kind, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit, probe_cb,
+	if (report_read_probes(r->q, r->id, kind, p->has_from ? p->from_ms : -1, p->has_to ? p->to_ms : -1, limit, probe_cb,
 			 &o) < 0)
 		return api_drop_rows(r, &rows);
 	sb_printf(&r->body, "{\"run_id\":%" PRId64 ",\"max_points\":%d,\"about\":\"oldest first; capacity: workers "

@@ -116,7 +116,7 @@ int api_series_range(struct web_req *r, struct query_range *rg)
 	rg->max_points = p->has_max_points ? (int)p->max_points : API_DEFAULT_POINTS;
 	if (p->has_from && p->has_to && p->from_ms > p->to_ms)
 		return web_error(r, 400, "from is after to");
-	if (query_run(r->q, r->id, page_run_info_cb, &ri) < 0)
+	if (report_read_run(r->q, r->id, page_run_info_cb, &ri) < 0)
 		return -1;
 	if (!ri.found)
 		return web_error(r, 404, "no such run");
@@ -144,7 +144,7 @@ void api_series_head(struct web_req *r, const struct query_range *rg, const char
 int api_need_table(struct web_req *r, const char *table)
 {
 	char msg[96];
-	int has = query_has_table(r->q, table);
+	int has = report_read_has_table(r->q, table);
 
 	if (has <= 0) {
 		if (has == 0) {

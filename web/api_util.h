@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
-#include "store/query.h"
+#include "report/read.h"
 #include "web/request.h"
 
 #define API_DEFAULT_POINTS 1000   /* max_points of a series (and rows of a list) when not given */

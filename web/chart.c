@@ -194,7 +194,7 @@ int chart_unusable(struct web_req *r, int64_t run_id, int64_t from, int64_t to, 
 	struct query_range rg = { from, to, CHART_POINTS, 0, 0 };
 	int ret = 0;
 
-	if (query_frag_series(r->q, run_id, &rg, frag_cb, &a) < 0) {
+	if (report_read_frag_series(r->q, run_id, &rg, frag_cb, &a) < 0) {
 		ret = -1;
 		goto out;
 	}
@@ -241,7 +241,7 @@ int chart_headroom(struct web_req *r, int64_t run_id, int64_t from, int64_t to, 
 			       .t0_ms = CHART_AXIS(from, to), .t1_ms = CHART_AXIS(to, from) };
 	int ns = 0, ntl = 0, ret = 0;
 
-	if (query_frag_series(r->q, run_id, &rg, frag_cb, &a) < 0) {
+	if (report_read_frag_series(r->q, run_id, &rg, frag_cb, &a) < 0) {
 		ret = -1;
 		goto out;
 	}

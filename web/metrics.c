@@ -6,7 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "analysis/frag.h"
 #include "web/escape.h"
 
 static void family(struct strbuf *sb, const char *name, const char *type, const char *help)
@@ -157,33 +156,25 @@ static void index_value(struct strbuf *sb, int x1000)
 		  (x1000 < 0 ? -x1000 : x1000) % 1000);
 }
 
-/* Headroom and the kernel's indices, from the same free counts as the buddy families (analysis/frag: v_frag's numbers). */
+/* Headroom and the kernel's indices of the same free counts as the buddy families (report/metrics.h). */
 static void derived_families(struct strbuf *sb, const struct metrics_input *in)
 {
 	const struct buddyinfo *b = in->buddy;
-	int norders = b->norders < 0 ? 0 : b->norders > BUDDY_MAX_ORDER ? BUDDY_MAX_ORDER : b->norders;
-	int nzones = b->nzones < 0 ? 0 : b->nzones > BUDDY_MAX_ZONES ? BUDDY_MAX_ZONES : b->nzones;
-	int nk = in->nheadroom_orders < 0 ? 0 : in->nheadroom_orders > METRICS_MAX_ORDERS ? METRICS_MAX_ORDERS
-											  : in->nheadroom_orders;
+	const struct report_frag_now *f = in->frag;
 
-	if (nzones == 0 || norders == 0)
+	if (f->nzones == 0 || f->norders == 0)
 		return;
-	if (nk) {
+	if (f->nk) {
 		family(sb, "fpusoakd_headroom_blocks", "gauge",
 		       "Free blocks able to satisfy an order-k allocation (sum over o >= k of free[o] << (o - k)), at the "
 		       "orders of interest: the task_struct slab's and the pageblock order.");
-		for (int i = 0; i < nzones; i++)
-			for (int j = 0; j < nk; j++) {
-				int k = in->headroom_orders[j];
-				if (k < 0 || k >= norders)
-					continue;
+		for (int i = 0; i < f->nzones; i++)
+			for (int j = 0; j < f->nk; j++) {
 				sb_puts(sb, "fpusoakd_headroom_blocks{");
 				zone_labels(sb, &b->z[i]);
-				sb_printf(sb, ",order=\"%d\"} %" PRIu64 "\n", k, frag_headroom(b->z[i].free, norders, (unsigned)k));
+				sb_printf(sb, ",order=\"%d\"} %" PRIu64 "\n", f->orders[j], f->z[i].headroom[j]);
 			}
 	}
-	if (!in->indices)
-		return;
 	for (int which = 0; which < 2; which++) {
 		const char *name = which ? "fpusoakd_fragmentation_index" : "fpusoakd_unusable_free_index";
 		family(sb, name, "gauge", which ? "The kernel's external fragmentation index per order (debugfs "
@@ -191,14 +182,12 @@ static void derived_families(struct strbuf *sb, const struct metrics_input *in)
 		       "fragmentation, towards 0 when to lack of memory."
 		       : "The kernel's unusable free space index per order (debugfs unusable_index): the share of free "
 		       "memory in blocks too small for the order.");
-		for (int i = 0; i < nzones; i++)
-			for (int k = 0; k < norders; k++) {
-				int u, f;
-				frag_indices(b->z[i].free, norders, (unsigned)k, &u, &f);
+		for (int i = 0; i < f->nzones; i++)
+			for (int k = 0; k < f->norders; k++) {
 				sb_printf(sb, "%s{", name);
 				zone_labels(sb, &b->z[i]);
 				sb_printf(sb, ",order=\"%d\"} ", k);
-				index_value(sb, which ? f : u);
+				index_value(sb, which ? f->z[i].fragmentation[k] : f->z[i].unusable[k]);
 			}
 	}
 }
@@ -354,7 +343,7 @@ int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 		kv_family(sb, in->meminfo, "fpusoakd_meminfo_hugepages", "gauge",
 			  "HugePages_* fields of /proc/meminfo (counts of huge pages).", is_hugepages, 1, 1);
 	}
-	if (in->buddy)
+	if (in->buddy && in->frag)
 		derived_families(sb, in);
 	if (in->request_orders > 0)
 		request_family(sb, in);

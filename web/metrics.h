@@ -3,8 +3,9 @@
  * metrics: the Prometheus text exposition (format 0.0.4) of the latest
  * sample, built from plain structs.
  *
- * The daemon's front end (cmd/front.c) calls metrics_build() once per
- * sample and hands the bytes to web_publish_metrics(); a scrape then copies
+ * The web process (cmd/serve.c) calls metrics_build() once per sample, from
+ * the core's snapshot (daemon/live.h), and hands the bytes to
+ * web_publish_metrics(); a scrape then copies
  * nothing and queries nothing (it serves the last published buffer), so
  * scrapes cost almost nothing however often they come.  Families appear only when their input
  * is present; each has # HELP and # TYPE; counters end in _total; label
@@ -54,12 +55,12 @@
 #include <stdint.h>
 
 #include "collector/buddyinfo.h"
-#include "churn/churn_ctl.h"
 #include "collector/kv.h"
 #include "common/strbuf.h"
+#include "report/metrics.h"
+#include "spawner/churn_ctl.h"
 
 #define METRICS_MAX_BYTES (4u << 20)   /* cap of the exposition buffer (a few hundred KB in practice) */
-#define METRICS_MAX_ORDERS 4
 
 struct metrics_input {
 	const char *version;             /* build version (FPUSOAK_VERSION) */
@@ -75,10 +76,10 @@ struct metrics_input {
 	const struct buddyinfo *buddy;   /* last snapshot, or NULL */
 	const struct kv_set *vmstat;     /* last snapshot, or NULL */
 	const struct kv_set *meminfo;    /* last snapshot, or NULL */
-	/* With buddy: headroom at these orders (the task_struct slab's, the pageblock order); 0 = no family. */
-	int headroom_orders[METRICS_MAX_ORDERS];
-	int nheadroom_orders;
-	int indices;                     /* with buddy: 1 = the kernel's indices per zone and order */
+	/* With buddy: headroom at the orders of interest (the task_struct slab's, the pageblock order) and the
+	 * kernel's indices per zone and order, as report/metrics.h computes them from buddy; NULL = no such
+	 * families (frag->nk 0: no headroom family). */
+	const struct report_frag_now *frag;
 	int request_orders;              /* request verdicts for orders 0..request_orders-1 (max 16); 0 = no family */
 	uint32_t request_atomic, request_nowait, request_kernel;   /* bit k: order k passes */
 	const struct churn_counters *churn;   /* NULL = churn off: no worker or probe families */

@@ -21,7 +21,7 @@ static void fake_request(struct web_req *r, struct url *u, const struct query_se
 	for (int i = 0; i < set->n; i++) {
 		r->dbs.q[i] = set->q[i];
 		r->dbs.name[i] = set->name[i];
-		r->dbs.writing[i] = query_writer_active(set->q[i]) != 0;
+		r->dbs.writing[i] = report_read_writer_active(set->q[i]) != 0;
 	}
 	r->db = d;
 	r->q = set->q[d];
@@ -47,7 +47,7 @@ static int finish(struct web_req *r, int rc, struct strbuf *out, char *err, size
 	else if (r->status == 404)
 		snprintf(err, errlen, "no run %" PRId64 " in this database", r->id);
 	else
-		snprintf(err, errlen, "%s", query_errmsg(r->q));
+		snprintf(err, errlen, "%s", report_read_errmsg(r->q));
 	sb_free(&r->body);
 	return r->status == 404 ? 1 : -1;
 }
@@ -79,8 +79,8 @@ int offline_compare(const struct query_set *set, int da, int64_t a, int db, int6
 	for (int i = 0; i < 2; i++) {
 		struct page_run_info ri = { 0 };
 		struct query *q = set->q[i ? db : da];
-		if (query_run(q, i ? b : a, page_run_info_cb, &ri) < 0) {
-			snprintf(err, errlen, "%s", query_errmsg(q));
+		if (report_read_run(q, i ? b : a, page_run_info_cb, &ri) < 0) {
+			snprintf(err, errlen, "%s", report_read_errmsg(q));
 			return -1;
 		}
 		if (!ri.found) {

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
-#include "store/query.h"
+#include "report/read.h"
 
 /* Render the report of run run_id of database d of set into out (sb_init'ed by the caller): 0, 1 if there is no such run, -1 with err set. */
 int offline_run(const struct query_set *set, int d, int64_t run_id, struct strbuf *out, char *err, size_t errlen);

@@ -128,7 +128,7 @@ static void page_import_row(struct web_req *r, int64_t run_id)
 	struct query_import *im = calloc(1, sizeof *im);
 	char t[FMT_TIME_LEN];
 
-	if (!im || query_run_import(r->q, run_id, im) != 1) {
+	if (!im || report_read_run_import(r->q, run_id, im) != 1) {
 		free(im);
 		return;
 	}
@@ -198,7 +198,7 @@ int page_buddy_table(struct web_req *r, int64_t run_id, int64_t page_size)
 
 	if (!b)
 		return -1;
-	got = query_buddy_latest(r->q, run_id, b, &ts);
+	got = report_read_buddy_latest(r->q, run_id, b, &ts);
 	if (got < 0) {
 		free(b);
 		return -1;
@@ -293,8 +293,8 @@ int page_latest(struct web_req *r, int *db, int64_t *id)
 
 	for (int d = 0; d < r->dbs.n; d++) {
 		int64_t rid, started = -1;
-		int got = query_latest_run(r->dbs.q[d], &rid);
-		if (got < 0 || (got && query_run(r->dbs.q[d], rid, started_cb, &started) < 0))
+		int got = report_read_latest_run(r->dbs.q[d], &rid);
+		if (got < 0 || (got && report_read_run(r->dbs.q[d], rid, started_cb, &started) < 0))
 			return -1;
 		if (got && (!found || started > best)) {
 			best = started;
@@ -313,7 +313,7 @@ int page_newest(struct web_req *r, int db, int64_t id)
 
 	if (!r->dbs.writing[db])
 		return 0;
-	if ((got = query_latest_run(r->dbs.q[db], &latest)) < 0)
+	if ((got = report_read_latest_run(r->dbs.q[db], &latest)) < 0)
 		return -1;
 	return got && latest == id;
 }

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "store/query.h"
+#include "report/read.h"
 #include "web/request.h"
 
 /* "/": the current (newest) run at a glance. */
@@ -76,7 +76,7 @@ struct page_run_info {
 	int64_t run_id, started_ms, first_sample_ms, last_sample_ms, page_size, nsamples;
 };
 
-/* query_run() callback: arg is a struct page_run_info; copies the numbers. */
+/* report_read_run() callback: arg is a struct page_run_info; copies the numbers. */
 int page_run_info_cb(void *arg, const struct query_run *run);
 
 /* The page's time window: from/to parameters, else the run's samples (from = to - default_span_ms when that is > 0); 0, or -1 after a 400 (from > to). */

@@ -147,15 +147,15 @@ int page_index(struct web_req *r)
 	r->q = r->dbs.q[r->db];
 	snprintf(title, sizeof title, "Current run: %s", page_ref(r, r->db, id, ref, sizeof ref));
 	page_begin(r, title);
-	if ((x.newest = page_newest(r, r->db, id)) < 0 || query_run(r->q, id, page_run_info_cb, &ri) < 0 ||
-	    query_run(r->q, id, state_cb, &x) < 0)
+	if ((x.newest = page_newest(r, r->db, id)) < 0 || report_read_run(r->q, id, page_run_info_cb, &ri) < 0 ||
+	    report_read_run(r->q, id, state_cb, &x) < 0)
 		return -1;
 	status(r);
 	if (page_headline(r, id) < 0)
 		return -1;
 	sb_printf(&r->body, "<p><a href=\"/runs/%s\">Full report of run %s</a> (every figure, the environment and the "
 		  "configuration) &#183; <a href=\"/runs\">all runs</a></p>\n", ref, ref);
-	if (query_run(r->q, id, env_cb, r) < 0)
+	if (report_read_run(r->q, id, env_cb, r) < 0)
 		return -1;
 	if (page_compare_links(r, r->db, id, x.has_label ? x.label : NULL, x.started_ms) < 0 || recent(r, id, &ri) < 0)
 		return -1;

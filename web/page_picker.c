@@ -56,7 +56,7 @@ int page_compare_links(struct web_req *r, int db, int64_t id, const char *label,
 	page_ref(r, db, id, self, sizeof self);
 	for (int d = 0; d < r->dbs.n; d++) {
 		int64_t pid, pstart;
-		int got = query_run_before(r->dbs.q[d], label, started_ms, &pid, &pstart);
+		int got = report_read_run_before(r->dbs.q[d], label, started_ms, &pid, &pstart);
 		if (got < 0)
 			return -1;
 		if (got && (pstart > best_start) && !(d == db && pid == id)) {
@@ -76,7 +76,7 @@ int page_compare_links(struct web_req *r, int db, int64_t id, const char *label,
 		sb_puts(&r->body, "no earlier run has this label &#183; ");
 	}
 	for (int d = 0; d < r->dbs.n; d++) {
-		int n = query_runs(r->dbs.q[d], count_cb, NULL);
+		int n = report_read_runs(r->dbs.q[d], count_cb, NULL);
 		if (n < 0)
 			return -1;
 		others += n;
@@ -88,7 +88,7 @@ int page_compare_links(struct web_req *r, int db, int64_t id, const char *label,
 	sb_printf(&r->body, "<form method=\"get\" action=\"/compare\"><input type=\"hidden\" name=\"b\" value=\"%s\"/>"
 		  "<label>with <select name=\"a\">\n", self);
 	for (c.db = 0; c.db < r->dbs.n; c.db++)
-		if (query_runs(r->dbs.q[c.db], option_cb, &c) < 0)
+		if (report_read_runs(r->dbs.q[c.db], option_cb, &c) < 0)
 			return -1;
 	sb_puts(&r->body, "</select></label> <input type=\"submit\" value=\"compare\"/></form>"
 		" &#183; <a href=\"/runs\">all runs</a></div>\n");

@@ -41,7 +41,7 @@ static const struct section {
 /* The section, or a note when this database predates its table. */
 static int section(struct run_page *p, const struct section *s)
 {
-	int has = s->needs ? query_has_table(p->r->q, s->needs) : 1;
+	int has = s->needs ? report_read_has_table(p->r->q, s->needs) : 1;
 
 	if (has < 0)
 		return -1;
@@ -166,7 +166,7 @@ int page_run(struct web_req *r)
 	char a[FMT_TIME_LEN], b[FMT_TIME_LEN];
 	int got, ret = -1;
 
-	if ((got = query_run(r->q, r->id, page_run_info_cb, &p.ri)) < 0)
+	if ((got = report_read_run(r->q, r->id, page_run_info_cb, &p.ri)) < 0)
 		return -1;
 	if (!got)
 		return web_error(r, 404, "no such run");
@@ -174,11 +174,11 @@ int page_run(struct web_req *r)
 		return -1;
 	if (page_window(r, &p.ri, 0, &p.from, &p.to) < 0)
 		return -1;
-	if (query_run(r->q, r->id, head_cb, &h) < 0 || page_headline(r, r->id) < 0 ||
+	if (report_read_run(r->q, r->id, head_cb, &h) < 0 || page_headline(r, r->id) < 0 ||
 	    page_compare_links(r, r->db, r->id, h.has_label ? h.label : NULL, h.started_ms) < 0)
 		return -1;
 	toc(r);
-	if (query_run(r->q, r->id, env_cb, &p) < 0)
+	if (report_read_run(r->q, r->id, env_cb, &p) < 0)
 		return -1;
 	sb_puts(&r->body, "<h2 id=\"window\">Detail</h2>\n");
 	if (!r->offline)

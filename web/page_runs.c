@@ -125,8 +125,8 @@ int page_runs(struct web_req *r)
 	int filtered = f->has_label || f->has_kernel || f->has_host, ret = -1;
 
 	for (c.db = 0; c.db < r->dbs.n; c.db++) {
-		int got = query_latest_run(r->dbs.q[c.db], &latest[c.db]);
-		if (got < 0 || query_runs(r->dbs.q[c.db], collect_cb, &c) < 0)
+		int got = report_read_latest_run(r->dbs.q[c.db], &latest[c.db]);
+		if (got < 0 || report_read_runs(r->dbs.q[c.db], collect_cb, &c) < 0)
 			goto out;
 		if (!got)
 			latest[c.db] = -1;
@@ -149,7 +149,7 @@ int page_runs(struct web_req *r)
 		"<th>host</th><th>hypervisor</th><th>started</th><th>duration</th><th>end</th><th>samples</th></tr>\n");
 	for (size_t i = 0; i < c.n && i < RUNS_SHOWN; i++) {
 		struct row_ctx rc = { r, c.e[i].db, r->dbs.writing[c.e[i].db] && latest[c.e[i].db] == c.e[i].id };
-		if (query_run(r->dbs.q[rc.db], c.e[i].id, row_cb, &rc) < 0)
+		if (report_read_run(r->dbs.q[rc.db], c.e[i].id, row_cb, &rc) < 0)
 			goto out;
 	}
 	sb_puts(&r->body, "</table>\n");

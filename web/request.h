@@ -19,7 +19,7 @@
 
 #include "common/runref.h"
 #include "common/strbuf.h"
-#include "store/query.h"
+#include "report/read.h"
 #include "web/url.h"
 
 struct web_server;

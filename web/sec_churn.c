@@ -274,7 +274,7 @@ int sec_probes(struct run_page *p)
 	sb_printf(&r->body, "<details><summary>The %d probe%s of this window</summary>\n", a.rows, a.rows == 1 ? "" : "s");
 	sb_printf(&r->body, "<table class=\"probes\">\n<tr><th>started</th><th>kind</th><th class=\"n\">result</th>"
 		  "<th>stop reason</th><th class=\"n\">duration</th><th>detail</th></tr>\n");
-	if (query_probes(r->q, p->ri.run_id, NULL, p->from, p->to, PROBES_LISTED, probe_row, r) < 0)
+	if (report_read_probes(r->q, p->ri.run_id, NULL, p->from, p->to, PROBES_LISTED, probe_row, r) < 0)
 		goto out;
 	sb_puts(&r->body, "</table>\n");
 	if (a.rows > PROBES_LISTED)

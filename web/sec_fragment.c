@@ -81,7 +81,7 @@ int sec_fragment(struct run_page *p)
 		return 0;
 	if (!(s = calloc(1, sizeof *s)))
 		return -1;
-	if (query_fragment_series(r->q, p->ri.run_id, &rg, frag_cb, s) < 0) {
+	if (report_read_fragment_series(r->q, p->ri.run_id, &rg, frag_cb, s) < 0) {
 		free(s);
 		return -1;
 	}

@@ -60,7 +60,7 @@ static int failure_chart(struct run_page *p)
 	if (!a)
 		return -1;
 	/* Newest first from the store; time order does not matter for dots. */
-	if (query_failure_times(r->q, p->ri.run_id, p->from, p->to, FAILURES_DRAWN, fail_pt, a) < 0) {
+	if (report_read_failure_times(r->q, p->ri.run_id, p->from, p->to, FAILURES_DRAWN, fail_pt, a) < 0) {
 		free(a);
 		return -1;
 	}
@@ -164,7 +164,7 @@ int sec_failures(struct run_page *p)
 	struct web_req *r = p->r;
 	int64_t total;
 
-	if (causes_block(p) < 0 || query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, 0, &total, NULL, NULL) < 0)
+	if (causes_block(p) < 0 || report_read_alloc_failures(r->q, p->ri.run_id, p->from, p->to, 0, &total, NULL, NULL) < 0)
 		return -1;
 	if (total == 0) {
 		sb_puts(&r->body, "<p class=\"pending\">No page allocation failure in this window: the kernel logged none "
@@ -179,7 +179,7 @@ int sec_failures(struct run_page *p)
 		sb_printf(&r->body, " (the newest %d listed)", FAILURES_SHOWN);
 	sb_puts(&r->body, "</summary>\n<table class=\"failures\">\n<tr><th>time</th><th>comm</th><th>pid</th>"
 		"<th>order</th><th>GFP flags</th><th>GFP mask</th></tr>\n");
-	if (query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, FAILURES_SHOWN, &total, failure_row, r) < 0)
+	if (report_read_alloc_failures(r->q, p->ri.run_id, p->from, p->to, FAILURES_SHOWN, &total, failure_row, r) < 0)
 		return -1;
 	sb_puts(&r->body, "</table>\n<p>Each is a <code>warn_alloc</code> line: an allocation of 2^order pages the "
 		"kernel could not satisfy; failures at low orders with plenty of free memory are the fragmentation "
@@ -264,7 +264,7 @@ int sec_slow(struct run_page *p)
 	struct report_orders o;
 	struct pt_ctx pc = { r, 0, 0, 0 };
 	struct slab_ctx sc = { r, 0 };
-	int has = query_has_table(r->q, "pagetype_free");
+	int has = report_read_has_table(r->q, "pagetype_free");
 
 	if (has < 0 || report_orders(r->q, p->ri.run_id, &o) < 0)
 		return -1;
@@ -278,7 +278,7 @@ int sec_slow(struct run_page *p)
 			"root).</p>\n");
 	sb_puts(&r->body, "<details><summary>pagetypeinfo: free blocks per migratetype at the latest slow sample"
 		"</summary>\n");
-	if (has && query_pagetype_latest(r->q, p->ri.run_id, pt_row, &pc) < 0)
+	if (has && report_read_pagetype_latest(r->q, p->ri.run_id, pt_row, &pc) < 0)
 		return -1;
 	if (pc.n)
 		sb_puts(&r->body, "</table>\n<p>&gt; marks counts the kernel printed as &gt;100000 (a lower bound). "
@@ -287,7 +287,7 @@ int sec_slow(struct run_page *p)
 	else
 		sb_puts(&r->body, "<p class=\"pending\">No pagetypeinfo sample for this run (it needs root).</p>\n");
 	sb_puts(&r->body, "</details>\n<details><summary>slabinfo: the caches at the latest slow sample</summary>\n");
-	if (query_slab_latest(r->q, p->ri.run_id, slab_row, &sc) < 0)
+	if (report_read_slab_latest(r->q, p->ri.run_id, slab_row, &sc) < 0)
 		return -1;
 	if (sc.n)
 		sb_puts(&r->body, "</table>\n");

@@ -101,7 +101,7 @@ int sec_trace(struct run_page *p)
 	fallbacks(r, &t);
 	sb_puts(&r->body, "<table class=\"failures\">\n<tr><th>time</th><th>comm</th><th>pid</th><th>order</th>"
 		"<th>class</th><th>GFP flags</th><th>GFP mask</th><th>in the kernel log</th></tr>\n");
-	if (query_trace_failures(r->q, p->ri.run_id, p->from, p->to, TRACED_SHOWN, &total, traced_row, r) < 0)
+	if (report_read_trace_failures(r->q, p->ri.run_id, p->from, p->to, TRACED_SHOWN, &total, traced_row, r) < 0)
 		return -1;
 	sb_puts(&r->body, "</table>\n");
 	sb_printf(&r->body, "<p>%" PRId64 " traced failure%s in this window", total, total == 1 ? "" : "s");

@@ -17,16 +17,16 @@
 
 #include <microhttpd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/netaddr.h"
 #include "common/num.h"
-#include "common/sdlisten.h"
 #include "common/runref.h"
-#include "web/escape.h"
+#include "common/sdlisten.h"
 #include "web/api.h"
+#include "web/escape.h"
 #include "web/page.h"
 #include "web/request.h"
-#include "common/clock.h"
 
 #define CONN_MEMORY (32u * 1024)   /* per connection: request line, headers, our response headers */
 
@@ -193,11 +193,11 @@ static int pool_fresh(struct web_server *ws, int i, int d)
 {
 	char err[512];
 
-	if (ws->pool[i][d] && query_stale(ws->pool[i][d])) {
-		query_close(ws->pool[i][d]);
+	if (ws->pool[i][d] && report_read_stale(ws->pool[i][d])) {
+		report_read_close(ws->pool[i][d]);
 		ws->pool[i][d] = NULL;
 	}
-	if (!ws->pool[i][d] && !(ws->pool[i][d] = query_open(ws->db_path[d], err, sizeof err))) {
+	if (!ws->pool[i][d] && !(ws->pool[i][d] = report_read_open(ws->db_path[d], err, sizeof err))) {
 		log_warnx("http: %s", err);
 		return -1;
 	}
@@ -226,7 +226,7 @@ static int pool_get(struct web_server *ws, struct web_dbs *dbs, int *slot)
 		}
 		dbs->q[d] = ws->pool[i][d];
 		/* The daemon's own server runs beside the writer; serve asks the kernel who holds the lock. */
-		dbs->writing[d] = ws->serve ? query_writer_active(ws->pool[i][d]) == 1 : 1;
+		dbs->writing[d] = ws->serve ? report_read_writer_active(ws->pool[i][d]) == 1 : 1;
 	}
 	*slot = i;
 	return 0;
@@ -500,7 +500,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (r.body.err)
 			web_error(&r, 400, "response too large; narrow from/to or lower max_points");
 		else if (r.status == 0 || r.status == 200) {
-			log_warnx("http: %s: %s", u.path, r.q ? query_errmsg(r.q) : "handler failed");
+			log_warnx("http: %s: %s", u.path, r.q ? report_read_errmsg(r.q) : "handler failed");
 			web_error(&r, 500, "internal error; see the daemon's log");
 		}
 	}
@@ -571,7 +571,7 @@ static int open_dbs(struct web_server *ws, const struct web_config *cfg, char *e
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		if (!(ws->pool[0][d] = query_open(paths[d], err, errlen)))
+		if (!(ws->pool[0][d] = report_read_open(paths[d], err, errlen)))
 			return -1;
 	}
 	runref_names(paths, n, ws->db_name);
@@ -704,7 +704,7 @@ void web_close(struct web_server *ws)
 	}
 	for (unsigned i = 0; i < WEB_MAX_THREADS; i++)
 		for (int d = 0; d < RUNREF_MAX_DBS; d++)
-			query_close(ws->pool[i][d]);
+			report_read_close(ws->pool[i][d]);
 	snap_put(ws->metrics);
 	pthread_mutex_destroy(&ws->lock);
 	for (int d = 0; d < RUNREF_MAX_DBS; d++)

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * server: fpusoakd's HTTP side — libmicrohttpd setup, limits, routing, and
- * the little state the daemon (through its front end, cmd/front.c) shares
- * with the request threads.
+ * the little state the web process's main thread (cmd/serve.c) shares with
+ * the request threads: the /metrics buffer, the status line and the health
+ * it takes from the core's snapshot (daemon/live.h).  It runs in
+ * fpusoakd-web, a process of its own; the core maps none of it.
  *
  * libmicrohttpd runs an internal pool of epoll threads (MHD 0.9.75 has no
  * PostProcessor use here: GET and HEAD only, anything else is 405).  Each
  * request thread borrows one read-only store handle (store/query.h) from a
  * pool as large as the thread pool, so no SQLite connection is ever used
- * by two threads at once and a page never blocks the sampler (WAL).
+ * by two threads at once, and a page never blocks the core's writer (WAL:
+ * readers and the writer do not wait for each other).
  * Limits: total and per-IP connections, an idle timeout (libmicrohttpd's
  * default is none), 32 KiB of memory per connection, request-target
  * URL_MAX (414), query caps (400, web/url.h), response bodies of at most
@@ -40,17 +43,19 @@
  *   /api/v1/runs/{id}/probes     JSON, CSV; name (capacity|switch), from, to, max_points (= most rows, oldest first)
  *   /api/v1/compare?a=ID&b=ID    JSON: the comparison of /compare
  *
- * Integration contract (cmd/front.c keeps it for the daemon, through the
- * hooks of daemon/daemon.h; bench/webserve.c and the tests call it directly):
- *   1. Open the store (writer) and store the first sample; then call
- *      web_open() with the effective listen address and the DB path.  With
+ * Integration contract (cmd/serve.c keeps it in fpusoakd-web, which the core
+ * starts once its first sample is stored, cmd/front.c; bench/webserve.c and
+ * the tests call it directly):
+ *   1. With a database that holds a run, call web_open() with the effective
+ *      listen address and the DB path.  With
  *      listen "none" it returns a server that serves nothing (every web_*
  *      call stays valid).  A listening socket passed by systemd
  *      (LISTEN_FDS, fd 3) is used instead of binding, and LISTEN_* are
  *      removed from the environment: call web_open() before creating other
  *      threads that read the environment.
  *   2. After each sample: build the exposition with metrics_build()
- *      (web/metrics.h) and call web_publish_metrics().  Every status period:
+ *      (web/metrics.h) and call web_publish_metrics() (cmd/serve.c does both when the
+ *      core's snapshot says a new sample is in).  Every status period:
  *      web_set_health(ws, ok) (0 when the sampler is stalled) and
  *      web_set_status() with the one-line status (the sd_notify STATUS= text).
  *      If health_max_age_ms is set, /healthz turns 503 when web_set_health

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * fuzz_maps: libFuzzer harness for maps_parse_line (churn/maps.h), fed one
+ * fuzz_maps: libFuzzer harness for maps_parse_line (collector/maps.h), fed one
  * line at a time as the spawner does with /proc/self/maps.
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_maps.c churn/maps.c \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_maps.c collector/maps.c \
  *     common/num.c -o /tmp/fz_maps && /tmp/fz_maps -max_total_time=10 /tmp/corpus_maps
  * Besides the sanitizers, it traps when an accepted line breaks the header's
  * contract: start < end, a 4-character permission string, a path (if any)
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "churn/maps.h"
+#include "collector/maps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

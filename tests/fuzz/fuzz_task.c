@@ -3,7 +3,7 @@
  * fuzz_task: libFuzzer harness for /proc/PID/stat's parent, /proc/PID/cgroup's kept lines and the vm
  * knobs' two formats, on arbitrary bytes.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_task.c collector/task.c \
- *     collector/vmknobs.c collector/procfile.c common/num.c -o /tmp/fz && /tmp/fz -max_total_time=10
+ *     collector/vmknobs.c common/procfile.c common/num.c -o /tmp/fz && /tmp/fz -max_total_time=10
  * Traps when an accepted parse breaks the header's contract.
  */
 #include <stdint.h>

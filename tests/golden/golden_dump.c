@@ -27,6 +27,7 @@
 #include "collector/kv.h"
 #include "common/log.h"
 #include "common/strbuf.h"
+#include "report/metrics.h"
 #include "web/metrics.h"
 #include "web/server.h"
 
@@ -180,11 +181,13 @@ static int fixed_metrics(struct strbuf *sb)
 	struct churn_counters c = { .spawned = 123456, .spawn_failed_eagain = 12, .spawn_failed_enomem = 3,
 				    .spawn_failed_other = 1, .exited = 123000, .killed_sigkill = 400, .killed_sigsegv = 2,
 				    .killed_sigill = 1, .killed_other = 5, .oom_killed = 390, .population = 32 };
+	static const int orders[] = { 3, 9 };
+	static struct report_frag_now frag;
 	struct metrics_input in = {
 		.version = "golden", .run_id = 7, .run_started_ms = TDB_T1, .samples_total = 3600,
 		.samples_queued = 2, .samples_dropped = 1, .sample_ts_ms = TDB_T1 + 3599000, .sample_us = 1234,
-		.buddy = &bi, .vmstat = &vm, .meminfo = &mi, .headroom_orders = { 3, 9 }, .nheadroom_orders = 2,
-		.indices = 1, .request_orders = 11, .request_atomic = 0x7, .request_nowait = 0x3, .request_kernel = 0x7ff,
+		.buddy = &bi, .vmstat = &vm, .meminfo = &mi, .frag = &frag, .request_orders = 11, .request_atomic = 0x7,
+		.request_nowait = 0x3, .request_kernel = 0x7ff,
 		.churn = &c, .last_capacity = 71, .last_switch_us = 2.5, .alloc_failures = fails,
 		.has_oom_kills = 1, .oom_kills = 6, .trace_failures = tfails, .trace_fallbacks = 80, .trace_fragmenting = 76,
 	};
@@ -194,6 +197,7 @@ static int fixed_metrics(struct strbuf *sb)
 	    read_fixture("vmstat.xenpv", buf, sizeof buf, &len) < 0 || vmstat_parse(buf, len, &vm) < 0 ||
 	    read_fixture("meminfo.xenpv", buf, sizeof buf, &len) < 0 || meminfo_parse(buf, len, &mi) < 0)
 		return -1;
+	report_frag_now(&bi, orders, 2, &frag);
 	return metrics_build(sb, &in);
 }
 

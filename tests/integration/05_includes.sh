@@ -5,16 +5,24 @@
 #      web/page.h are one), an edge is '#include "dir/name.h"'; a cycle is a strongly connected
 #      component of more than one module.  The finder is first run on a planted cycle, so a finder
 #      that finds nothing cannot pass for a tree without cycles;
-#   2. the layers (README, Architecture): nothing below web/ includes web/ (common, collector,
-#      analysis, churn, store, report, daemon), and nothing but cmd/ includes cmd/;
+#   2. the layers (docs/architecture.md): nothing below the renderers includes them (web/, and cli/,
+#      the text one): not common, collector, analysis, cgroup, worker, spawner, fragload, churn, store,
+#      report or daemon; nothing but cmd/ includes cmd/, and the programs' rooms (cgroup/, worker/, spawner/, fragload/: code that runs
+#      in the spawner, its workers and the fragmenting load) include only each other, collector/,
+#      common/ and kmod/'s UAPI header: none of them reaches the daemon's side (churn/, daemon/),
+#      the store, the report or the web;
+#      and the renderers (web/, cli/) read only through report/: no store/ header, no query_ call
+#      (report/read.h hands them the rows they draw, the report/ modules every figure);
 #   3. no production .c over MAX_LINES lines (store/ is checked by its own rule, 05_layout.sh).
-# No exceptions: a file over the limit is split by role, a cycle is broken (churn/churn_proto.h is
+# No exceptions: a file over the limit is split by role, a cycle is broken (spawner/churn_proto.h is
 # how churn.h, spawner.h and probe.h share the spawner's types without including each other).
 . "$(dirname "$0")/../lib.sh"
 cd "$(dirname "$0")/../.." || exit 1
 MAX_LINES=800
-PROD="common collector analysis churn store report web daemon cmd"
-BELOW_WEB="common collector analysis churn store report daemon"
+PROD="common collector analysis cgroup worker spawner fragload churn store report web cli daemon cmd"
+BELOW_WEB="common collector analysis cgroup worker spawner fragload churn store report daemon"
+PROGRAMS="cgroup worker spawner fragload"
+PROGRAM_MAY="cgroup worker spawner fragload collector common kmod"
 tmp=$(mktemp -d /tmp/fpusoak-includes-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -68,10 +76,27 @@ done <"$tmp/cycles"
 [ "$cycles" -eq 0 ] && pass "no include cycle between modules ($(wc -l <"$tmp/edges") include edges)"
 
 # 2. Layers.
-bad=$(for d in $BELOW_WEB; do grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"web/' "$d"/*.[ch] 2>/dev/null; done)
-[ -z "$bad" ] && pass "nothing in $BELOW_WEB includes web/" || fail "web/ included from below it: $(echo "$bad" | tr '\n' ' ')"
+bad=$(for d in $BELOW_WEB; do grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(web\|cli\)/' "$d"/*.[ch] 2>/dev/null; done)
+[ -z "$bad" ] && pass "nothing in $BELOW_WEB includes web/ or cli/" || fail "a renderer included from below it: $(echo "$bad" | tr '\n' ' ')"
 bad=$(for d in $PROD; do [ "$d" = cmd ] || grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"cmd/' "$d"/*.[ch] 2>/dev/null; done)
 [ -z "$bad" ] && pass "only cmd/ includes cmd/" || fail "cmd/ included from a module: $(echo "$bad" | tr '\n' ' ')"
+
+bad=
+for d in $PROGRAMS; do
+	for f in "$d"/*.[ch]; do
+		for to in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([a-z_]*\)\/.*/\1/p' "$f"); do
+			case " $PROGRAM_MAY " in *" $to "*) ;; *) bad="$bad $f->$to/" ;; esac
+		done
+	done
+done
+[ -z "$bad" ] && pass "the programs' rooms ($PROGRAMS) include only $PROGRAM_MAY" ||
+	fail "a program's room reaches above it:$bad"
+
+bad=$(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"store/' web/*.[ch] cli/*.[ch] 2>/dev/null)
+[ -z "$bad" ] && pass "web/ and cli/ include nothing from store/ (report/ is their only reader)" ||
+	fail "a renderer includes store/: $(echo "$bad" | tr '\n' ' ')"
+bad=$(grep -Hn '\bquery_[a-z_]*(' web/*.c cli/*.c 2>/dev/null | grep -v 'struct query_' | head -5)
+[ -z "$bad" ] && pass "web/ and cli/ call no query_ function" || fail "a renderer reads the store itself: $(echo "$bad" | tr '\n' ' ')"
 
 # 3. File size.
 over=0 n=0 biggest=0 bigname=

@@ -81,7 +81,7 @@ sbpdir=$(sed -n 's/^sandbox_pids=//p' "$log")
 if [ -z "$owner" ] || [ -z "$spawner" ] || [ -z "$wdir" ]; then
 	fail "churn_bench --hold did not start: $(tr '\n' ' ' <"$log")"
 else
-	# On v1 the spawner sits in the memory group too (churn/cgroup.h): count the others.
+	# On v1 the spawner sits in the memory group too (cgroup/cgroup.h): count the others.
 	for i in $(seq 60); do [ "$(grep -cvx "$spawner" "$wdir/cgroup.procs")" -ge 16 ] && break; sleep 0.05; done
 	workers=$(grep -v "^$spawner\$" "$wdir/cgroup.procs" | tr '\n' ' ')
 	check "16 workers running before the kill" test "$(wc -w <<<"$workers")" -ge 16
@@ -140,7 +140,7 @@ run_daemon() { # run_daemon LOG: start the daemon inside the sandbox; its PID in
 
 for sig in TERM KILL; do
 	run_daemon "$tmp/log.$sig"
-	# The group is named after the DB (fpusoakd-workers-<hash>, churn/cgroup.h), the only one in the sandbox.
+	# The group is named after the DB (fpusoakd-workers-<hash>, cgroup/cgroup.h), the only one in the sandbox.
 	for i in $(seq 50); do wd=$(ls -d "$SBM"/fpusoakd-workers-* 2>/dev/null | head -1); [ -n "$wd" ] && break; sleep 0.1; done
 	wp=$SBP/${wd##*/}
 	# Workers live 2 s: one that just exited may not be replaced yet, so look for 16 at some moment.

@@ -5,7 +5,7 @@
 #
 # The spawner starts with the daemon's capabilities and drops all of them once it has set itself
 # up, so workers inherit none (a worker whose spawner could not drop them drops its own:
-# churn/worker.c).  Read from the kernel (/proc/PID/status) for the spawner and the live workers of
+# worker/worker.c).  Read from the kernel (/proc/PID/status) for the spawner and the live workers of
 #   1. the engine alone (build/bench/churn_bench --spawner none: the spawner runs in its forked
 #      copy, its own sandbox cgroup; run with LD_BIND_NOW=1), and
 #   2. the daemon ($FPUSOAKD, which execs the static fpusoakd-spawner beside it) in a 64 MB /
@@ -14,7 +14,7 @@
 # and compared with the process that started the spawner, which must hold capabilities (else the
 # check proves nothing and is skipped).  Libraries: /proc/PID/maps of the spawner and of each live
 # worker may name no file but the executable, libc, libm and ld.so (the forked copy unmaps the
-# rest from itself: churn/spawner_fork.c, spawner_fork_shed; the static spawner maps only itself), while
+# rest from itself: spawner/spawner_fork.c, spawner_fork_shed; the static spawner maps only itself), while
 # the process that started them maps more; checked only where the executable is bound at load
 # (-z now or LD_BIND_NOW), else skipped with the reason.
 # Bounded by timeouts; only PIDs started here are signalled; groups are removed.  Without
@@ -70,7 +70,7 @@ check_workers() {
 
 # other_files PID EXE: the files PID maps besides EXE, libc, libm and ld.so, one per line.
 other_files() {
-	# /dev/zero: the spawner's PID table, a shared anonymous mapping (churn/spawner_tab.c, spawner_tab_alloc).
+	# /dev/zero: the spawner's PID table, a shared anonymous mapping (spawner/spawner_tab.c, spawner_tab_alloc).
 	awk -v exe="$2" '$6 ~ /^\// && $6 != exe && $6 != "/dev/zero" && $6 !~ /\/lib[cm]\.so[.0-9]*$/ && $6 !~ /\/ld-linux[^\/]*\.so[.0-9]*$/ { print $6 }' \
 		"/proc/$1/maps" 2>/dev/null | sort -u
 }

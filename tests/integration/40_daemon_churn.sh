@@ -111,6 +111,22 @@ if wait_for "SELECT count(*) FROM v_probes WHERE kind='capacity'" 1 600; then
 	python3 -c "import sys; sys.exit(0 if float('$n') > 0 else 1)" && pass "capacity probe in ${nocg:+no cgroup (unconfined, stops at 64), not }48 MB: $r" || fail "capacity probe result: $r"
 	check "probe stop reason recorded" test -n "$(q "SELECT stop_reason FROM v_probes WHERE kind='capacity' AND stop_reason != ''")"
 	check "buddyinfo before the probe recorded" test "$(q "SELECT buddyinfo_before LIKE 'Node 0, zone%' FROM v_probes WHERE kind='capacity'")" = 1
+	# Where and under which limits it ran: columns since schema 015 (v_probe_capacity), and v_probes.detail
+	# the spawner's key=value text made of them, every field in its place.
+	c=$(q "SELECT scope || ' ' || probe_limit || ' ' || worker_memory || ' ' || cgroup || ' ' || mem_limit || ' ' ||
+		mem_limit_lifted || ' ' || (spawned >= ready) || ' ' || (ready >= workers) FROM v_probe_capacity")
+	if [ -n "$nocg" ]; then want="cgroup 1500 262144 none 0 0 1 1"; else want="cgroup 1500 262144 v[12]:[a-z-]*-[0-9a-f]\{12\} 50331648 0 1 1"; fi
+	check "D: the probe's conditions as columns ($c)" sh -c "echo '$c' | grep -qx '$want'"
+	d=$(q "SELECT detail FROM v_probes WHERE kind='capacity'")
+	if [ -n "$nocg" ]; then chg=none; else chg="group|outside"; fi
+	re="^scope=cgroup limit=1500 spawned=[0-9]+ ready=[0-9]+ oom_kills=[0-9]+ worker_memory=262144 fpu=[a-z0-9]+"
+	re="$re mem_limit=[0-9]+ mem_peak=[0-9]+ retire_ms=-?[0-9]+ release_ms=-?[0-9]+ fork_charge=($chg) cgroup=[^ ]+"
+	re="$re mem_limit_lifted=0 pids_limit=[0-9]+ gfp_mode=off gfp_failed=0 time_limit_ms=300000( timeout=(fill|step))?\$"
+	check "D: v_probes.detail is the spawner's key=value text, every field in its place ($d)" sh -c "echo '$d' | grep -Eq '$re'"
+	check "D: ... made of the probe's columns" test "$(q "SELECT count(*) FROM v_probes p JOIN v_probe_capacity c USING (run_id, ts_ms)
+		WHERE p.detail LIKE '% mem_limit=' || c.mem_limit || ' mem_peak=' || c.mem_peak || ' %'
+		AND p.detail LIKE '% cgroup=' || c.cgroup || ' %'")" = 1
+	check "D: and no text is stored" test "$(q "SELECT count(*) FROM probes WHERE detail IS NOT NULL")" = 0
 	t=$(q "SELECT ts_ms + duration_ms FROM v_probes WHERE kind='capacity'")
 	wait_for "SELECT count(*) > 0 FROM v_churn WHERE ts_ms > $t + 1000 AND population > 0" 1 \
 		&& pass "churn resumes after the probe" || fail "churn did not resume"

@@ -36,7 +36,7 @@ SMALL=(--db "$R_DB" --listen none --kmsg none --sample-interval 100ms --spawn-ra
 	--lifetime 1s --cgroup-memory-max 64M --cgroup-pids-max 300 ${nocg:+--allow-unconfined} --probe-interval 0 --probe-limit 400
 	--switch-threads 4 --retain-raw 1h --queue-max 1M)
 CHURN=(--workers 8 --switch-probe-interval 1h)
-# The daemon names its workers' group after its DB (churn/cgroup.h: fpusoakd-workers-<hash> on v1,
+# The daemon names its workers' group after its DB (cgroup/cgroup.h: fpusoakd-workers-<hash> on v1,
 # workers-<hash> on v2); it is the only group the daemon makes in the test cgroup.  None without
 # a test cgroup.
 workers_dir() { [ -z "$R_CGROUP_MEM" ] || ls -d "$R_CGROUP_MEM"/fpusoakd-workers-* "$R_CGROUP_MEM"/workers-* 2>/dev/null | head -1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Hostile and malformed config files (daemon/config.c through inih), the
-# cases fuzz_config pointed at.  README's contract: a bad value is one line
+# cases fuzz_config pointed at.  fpusoakd(8)'s contract: a bad value is one line
 # on stderr and exit 78 with file:line; nothing is clamped silently.  So
 # each file below must either be refused (78, naming the file and a line)
 # or load exactly as written; the daemon must never run with a setting the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The Debian package: `make deb` (dpkg-buildpackage -us -uc -b from a copy of the tree) builds
 # fpusoakd_*.deb, lintian reports no error and no warning at its default level (overrides only
-# where debian/*.lintian-overrides says why), and the package holds what the README and
+# where debian/*.lintian-overrides says why), and the package holds what docs/systemd.md and
 # debian/README.Debian promise: the daemon built for /usr/libexec/fpusoakd/fpusoakd-spawner,
 # the static spawner there, both units, the man page, the conffile, no enabling or starting in
 # its maintainer scripts.  Installing it, its lifecycle under systemd and purge are tested in a

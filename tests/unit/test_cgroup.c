@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-#include "churn/cgroup.h"
-#include "collector/procfile.h"
+#include "cgroup/cgroup.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 
 static void test_parse_self(void)

@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "churn/churn_ctl.h"
-#include "churn/probe.h"
-#include "churn/worker.h"
+#include "spawner/churn_ctl.h"
+#include "spawner/probe.h"
 #include "tests/unit/test.h"
+#include "worker/worker.h"
 
 #define MS 1000000LL
 #define SEC 1000000000LL
@@ -265,15 +265,15 @@ static void test_lifetimes(void)
 static void test_accounting(void)
 {
 	struct churn_counters k;
-	struct churn_rng r;
+	struct rng r;
 	uint64_t want[8] = { 0 }, alive = 0;
 	enum { W_SPAWNED, W_EAGAIN, W_ENOMEM, W_OTHER, W_EXITED, W_KILL, W_SEGV, W_ILL };
 	uint64_t other = 0, retired = 0, errs = 0;
 
 	memset(&k, 0, sizeof k);
-	churn_rng_seed(&r, seed);
+	rng_seed(&r, seed);
 	for (int i = 0; i < 200000; i++) {
-		uint64_t x = churn_rng_next(&r) % 100;
+		uint64_t x = rng_next(&r) % 100;
 		if (x < 40) {
 			churn_count_spawned(&k);
 			want[W_SPAWNED]++;

@@ -25,12 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "churn/probe.h"
-#include "churn/cgroup.h"
+#include "cgroup/cgroup.h"
 #include "churn/churn.h"
 #include "collector/buddyinfo.h"
-#include "collector/procfile.h"
 #include "common/log.h"
+#include "common/procfile.h"
+#include "spawner/probe.h"
 #include "tests/unit/test.h"
 
 struct obs {
@@ -393,8 +393,11 @@ static void test_capacity(void)
 			buddyinfo_parse(o.start.buddyinfo, o.start.buddyinfo_len, &bi) == 0 && bi.nzones > 0,
 		"it carries a buddyinfo snapshot that parses (%u bytes)", o.start.buddyinfo_len);
 	const struct churn_probe_done *d = &o.done[0];
-	printf("capacity: count %lld reason %s duration %lld ms; %s\n", (long long)d->count, d->stop_reason,
-	       (long long)d->duration_ms, d->detail);
+	char cg[128];
+	printf("capacity: count %lld reason %s duration %lld ms; cgroup=%s mem_limit=%llu mem_limit_lifted=%d"
+	       " pids_limit=%llu spawned=%lld\n", (long long)d->count, d->stop_reason, (long long)d->duration_ms,
+	       churn_probe_cgroup(d, cg, sizeof cg), (unsigned long long)d->mem_limit, d->mem_limit_lifted,
+	       (unsigned long long)d->pids_limit, (long long)d->spawned);
 	T_EQ_I(d->kind, CHURN_PROBE_CAPACITY, "kind capacity");
 	T_CHECK(d->count > 0, "a positive count (%lld)", (long long)d->count);
 	T_CHECK(d->count <= 128, "no more than 32 MB / 256 KB = 128 (%lld)", (long long)d->count);
@@ -402,10 +405,9 @@ static void test_capacity(void)
 			!strncmp(d->stop_reason, "spawn_failed:", 13),
 		"stopped by the memory limit (%s)", d->stop_reason);
 	T_CHECK(d->duration_ms > 0 && d->duration_ms < 60000, "duration %lld ms", (long long)d->duration_ms);
-	T_CHECK(strstr(d->detail, " cgroup=v1:w ") || strstr(d->detail, " cgroup=v2:w "),
-		"the detail says where it ran (cgroup=v1:w or v2:w)");
-	T_CHECK(strstr(d->detail, " mem_limit=33554432 ") && strstr(d->detail, " mem_limit_lifted=0 pids_limit="),
-		"and under which limits");
+	T_CHECK(!strcmp(cg, "v1:w") || !strcmp(cg, "v2:w"), "the record says where it ran (v1:w or v2:w: %s)", cg);
+	T_CHECK(d->mem_limit == 33554432 && d->mem_limit_lifted == 0, "and under which limits (%llu, lifted %d)",
+		(unsigned long long)d->mem_limit, d->mem_limit_lifted);
 	uint64_t before = o.st.c.spawned;
 	T_EQ_I(pump(ch, &o, 3000, pop_at_least, &eight), 1, "churn resumes: back to 8 workers");
 	/* Workers that outlived the probe may keep the population at 8 for a while: wait for a spawn. */
@@ -420,10 +422,7 @@ static void test_capacity(void)
 	T_EQ_I(churn_close(ch, &fin), 0, "clean stop");
 	T_EQ_I(churn_counters_check(&fin.c), 0, "invariant");
 	T_EQ_I(fin.c.killed_sigkill, 0, "probe workers never show up as killed churn workers");
-	long long dspawned = -1;
-	const char *sp = strstr(d->detail, "spawned=");
-	if (sp)
-		dspawned = strtoll(sp + 8, NULL, 10);
+	long long dspawned = d->spawned;
 	printf("probe workers: spawned %llu exited %llu (released %llu) sigkill %llu (oom %llu, ours %llu) other %llu;"
 	       " memcg oom_kill %llu (read here %llu), unattributed %llu\n",
 	       (unsigned long long)fin.probe.spawned, (unsigned long long)fin.probe.exited,
@@ -471,11 +470,12 @@ static void test_guest_scope(void)
 	churn_probe_request(ch, CHURN_PROBE_CAPACITY);
 	T_EQ_I(pump(ch, &o, 60000, ndone_at_least, &one), 1, "guest-scope probe finishes");
 	const struct churn_probe_done *d = &o.done[0];
-	printf("guest capacity: count %lld reason %s; %s\n", (long long)d->count, d->stop_reason, d->detail);
+	printf("guest capacity: count %lld reason %s; mem_limit=%llu mem_limit_lifted=%d\n", (long long)d->count,
+	       d->stop_reason, (unsigned long long)d->mem_limit, d->mem_limit_lifted);
 	T_CHECK(d->count > 16, "past the workers' own 4 MB (%lld > 4 MB / 256 KB = 16)", (long long)d->count);
 	T_CHECK(d->count <= 256, "within the 64 MB sandbox (%lld <= 256)", (long long)d->count);
-	T_CHECK(strstr(d->detail, " mem_limit=0 ") && strstr(d->detail, " mem_limit_lifted=1"),
-		"the detail says the limit was lifted while it ran, not the limit restored afterwards");
+	T_CHECK(d->mem_limit == 0 && d->mem_limit_lifted == 1,
+		"the record says the limit was lifted while it ran, not the limit restored afterwards");
 	snprintf(path, sizeof path, "%s/memory.limit_in_bytes", cgroup_dir(churn_cgroup(ch)));
 	if (cgroup_version(churn_cgroup(ch)) == CGROUP_V1 && procfile_read(NULL, path, buf, sizeof buf) > 0)
 		T_EQ_I(strtoll(buf, NULL, 10), 4 << 20, "the 4 MB limit is restored afterwards");
@@ -523,7 +523,8 @@ static void test_unconfined(void)
 	T_EQ_I(pump(ch, &o, 20000, ndone_at_least, &one), 1, "capacity probe finishes");
 	T_CHECK(o.done[0].count == 5 && !strcmp(o.done[0].stop_reason, "limit"), "probe capped at 5 (%lld, %s)",
 		(long long)o.done[0].count, o.done[0].stop_reason);
-	T_CHECK(strstr(o.done[0].detail, " cgroup=none ") != NULL, "its detail says it ran unconfined (cgroup=none)");
+	char cgn[128];
+	T_EQ_S(churn_probe_cgroup(&o.done[0], cgn, sizeof cgn), "none", "its record says it ran unconfined (cgroup none)");
 	churn_status_request(ch);   /* the last STATUS may predate the probe */
 	pump(ch, &o, 200, NULL, NULL);
 	T_EQ_I(o.st.c.exited_retired, 5, "the probe retired the 5 churn workers");
@@ -583,20 +584,20 @@ static void test_switch(void)
 	long cpu1 = cpu_ticks(churn_spawner_pid(ch));
 	T_EQ_I(pump(ch, &o, 30000, ndone_at_least, &two), 1, "switch probe, then the queued capacity probe, finish");
 	const struct churn_probe_done *d = &o.done[0];
-	printf("switch: %s; %s\n", d->stop_reason, d->detail);
+	printf("switch: %s; threads=%d yields=%llu sys_us=%lld base_yields=%llu wall_ms=%lld\n", d->stop_reason,
+	       d->threads, (unsigned long long)d->yields, (long long)d->sys_us, (unsigned long long)d->base_yields,
+	       (long long)d->wall_ms);
 	T_EQ_I(d->kind, CHURN_PROBE_SWITCH, "kind switch first");
 	T_EQ_I(d->threads, 16, "16 threads ran");
 	/* Measured, or said to be too starved to measure (a loaded host): never a number from too little. */
 	if (strcmp(d->stop_reason, "failed:starved") == 0) {
-		/* The rule again, from what the probe printed: each pass's yields and CPU time. */
-		struct probe_switch_result r = { .yields = d->yields, .base_yields = d->base_yields };
-		const char *s = strstr(d->detail, " sys_us="), *u = strstr(d->detail, " user_us="),
-			   *bs = strstr(d->detail, " base_sys_us="), *bu = strstr(d->detail, " base_user_us=");
-		T_CHECK(s && u && bs && bu, "starved: its detail has both passes' CPU times (%s)", d->detail);
-		if (s && u && bs && bu) {
-			r.sys_us = atoll(s + 8), r.user_us = atoll(u + 9), r.base_sys_us = atoll(bs + 13), r.base_user_us = atoll(bu + 14);
-			T_CHECK(probe_switch_starved(&r), "starved: it was (%s)", d->detail);
-		}
+		/* The rule again, from what the probe recorded: each pass's yields and CPU time. */
+		struct probe_switch_result r = { .yields = d->yields, .base_yields = d->base_yields, .sys_us = d->sys_us,
+						 .user_us = d->user_us, .base_sys_us = d->base_sys_us,
+						 .base_user_us = d->base_user_us };
+		T_CHECK(d->have_switch, "starved: its record has both passes' CPU times");
+		T_CHECK(probe_switch_starved(&r), "starved: it was (sys %lld, user %lld, base sys %lld, base user %lld us)",
+			(long long)d->sys_us, (long long)d->user_us, (long long)d->base_sys_us, (long long)d->base_user_us);
 	} else {
 		T_EQ_S(d->stop_reason, "done", "it completed");
 		T_CHECK(d->yields >= PROBE_SWITCH_MIN_YIELDS && d->base_yields >= PROBE_SWITCH_MIN_YIELDS,

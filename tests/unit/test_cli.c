@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * test_cli: fpusoakd report and fpusoakd summary (daemon/cli.c, with the
+ * test_cli: fpusoakd report and fpusoakd summary (cli/cli.c, with the
  * web/offline.h renderer cmd/main.c gives it) on the known DB of
  * testdb.h.  Each call runs cli_main in a forked child with
  * stdout and stderr in files, so exit codes and output are seen as a user
@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "test.h"
 #include "testdb.h"
-#include "daemon/cli.h"
 #include "web/offline.h"
 
 static char g_dir[64], g_db[256];

@@ -12,8 +12,8 @@
 #include <sys/klog.h>
 
 #include "collector/cpuinfo.h"
-#include "collector/procfile.h"
 #include "common/num.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 
 static char procbuf[1 << 20];

@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "churn/cgroup.h"
-#include "churn/fpu.h"
+#include "cgroup/cgroup.h"
 #include "collector/cpuinfo.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
+#include "worker/fpu.h"
 
 static char flags[8192];
 

@@ -16,7 +16,7 @@
 
 #include "analysis/frag.h"
 #include "collector/buddyinfo.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 #include "test.h"
 
 #define DEBUGFS "/sys/kernel/debug"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "churn/fragload.h"
+#include "fragload/fragload.h"
 #include "tests/unit/test.h"
 
 static void names(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * gfpmod (churn/gfpmod.h): the --gfp-mode rules (which mode churn and each capacity probe HOLD
+ * gfpmod (worker/gfpmod.h): the --gfp-mode rules (which mode churn and each capacity probe HOLD
  * in), the accounting of a refused HOLD (gfp_failed, its own cause in the
  * churn identity), the probe's stop reason for it, and the client's answers
  * where the module is not loaded (this machine: the module is never loaded
@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "churn/churn_ctl.h"
-#include "churn/gfpmod.h"
-#include "churn/probe.h"
-#include "churn/worker.h"
+#include "spawner/churn_ctl.h"
+#include "spawner/probe.h"
 #include "tests/unit/test.h"
+#include "worker/gfpmod.h"
+#include "worker/worker.h"
 
 #define SEC 1000000000LL
 

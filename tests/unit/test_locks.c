@@ -6,7 +6,7 @@
 #include <sys/sysmacros.h>
 
 #include "collector/locks.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 #include "test.h"
 
 /* Lines as Linux 6.18 prints them (fs/locks.c), plus a waiter and junk. */

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "churn/maps.h"
-#include "collector/procfile.h"
+#include "collector/maps.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 
 struct good {

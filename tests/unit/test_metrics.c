@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "test.h"
+#include "report/metrics.h"
 #include "web/metrics.h"
 
 static int has_line(const struct strbuf *sb, const char *line)
@@ -32,6 +33,8 @@ int main(void)
 {
 	static struct buddyinfo bi;
 	static struct kv_set vm, mi;
+	static struct report_frag_now frag;
+	static const int orders[] = { 3, 9 };
 	struct metrics_input in = { 0 };
 	struct strbuf sb;
 	char dir[] = "/tmp/test_metrics.XXXXXX", path[128], cmd[512];
@@ -82,10 +85,8 @@ int main(void)
 	in.buddy = &bi;
 	in.vmstat = &vm;
 	in.meminfo = &mi;
-	in.headroom_orders[0] = 3;
-	in.headroom_orders[1] = 9;
-	in.nheadroom_orders = 2;
-	in.indices = 1;
+	report_frag_now(&bi, orders, 2, &frag);
+	in.frag = &frag;
 	/* The request verdicts of 11 orders: GFP_ATOMIC passes up to order 2, GFP_NOWAIT up to 1, GFP_KERNEL at all. */
 	in.request_orders = 11;
 	in.request_atomic = 0x7;

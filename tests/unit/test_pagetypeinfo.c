@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "collector/pagetypeinfo.h"
-#include "collector/procfile.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 
 static char buf[1 << 20];

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/procfile.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 
 static char buf[1 << 20];

@@ -12,11 +12,11 @@
 #include <math.h>
 #include <sqlite3.h>
 
-#include "test.h"
-#include "testdb.h"
 #include "report/compare.h"
 #include "report/headroom.h"
 #include "report/run.h"
+#include "test.h"
+#include "testdb.h"
 
 /* Free blocks able to satisfy order k at tick i of zone z (sum over o >= k of free[o] << (o - k)). */
 static double headroom(int run, int i, int z, int k)

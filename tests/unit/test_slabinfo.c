@@ -8,8 +8,8 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "collector/procfile.h"
 #include "collector/slabinfo.h"
+#include "common/procfile.h"
 #include "tests/unit/test.h"
 
 static char buf[1 << 20];

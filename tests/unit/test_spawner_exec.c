@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The spawner's config across exec (churn/spawner_exec.c): what is packed comes back field for
+ * The spawner's config across exec (spawner/spawner_exec.c): what is packed comes back field for
  * field, pointers never cross, and every damaged blob (each truncation, wrong magic, another
  * layout, a trailing byte, random byte flips) is refused with a reason instead of being used.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "churn/cgroup.h"
-#include "churn/spawner.h"
+#include "cgroup/cgroup.h"
+#include "spawner/spawner.h"
 #include "tests/unit/test.h"
 
 static void sample_cfg(struct spawner_cfg *c)

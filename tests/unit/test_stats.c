@@ -256,31 +256,31 @@ static void test_quantiles(void)
 
 static void test_rng(void)
 {
-	struct stats_rng r = { {1, 2, 3, 4} };
+	struct rng r = { {1, 2, 3, 4} };
 	static const uint64_t want[] = {11520, 0, 1509978240, 1215971899390074240ULL};
 	int ok = 1;
 
 	/* Published xoshiro256** outputs from state {1, 2, 3, 4} (reference implementation). */
 	for (int i = 0; i < 4; i++)
-		ok &= stats_rng_next(&r) == want[i];
+		ok &= rng_next(&r) == want[i];
 	T_CHECK(ok, "xoshiro256** reference vector from state {1,2,3,4}");
 	/* Seeding is four splitmix64 outputs; published splitmix64(0) stream. */
-	stats_rng_seed(&r, 0);
+	rng_seed(&r, 0);
 	T_CHECK(r.s[0] == 0xe220a8397b1dcdafULL && r.s[1] == 0x6e789e6aa1b965f4ULL &&
 	        r.s[2] == 0x06c45d188009454fULL && r.s[3] == 0xf88bb8a8724c81ecULL,
 	        "seed 0 state = published splitmix64(0) outputs");
 	long cnt[7] = {0};
-	stats_rng_seed(&r, rng_state);
+	rng_seed(&r, rng_state);
 	for (int i = 0; i < 70000; i++)
-		cnt[stats_rng_below(&r, 7)]++;
+		cnt[rng_below(&r, 7)]++;
 	ok = 1;
 	for (int i = 0; i < 7; i++)
 		ok &= labs(cnt[i] - 10000) < 480;  /* 5 sd of a binomial(70000, 1/7) count */
 	T_CHECK(ok, "rng_below(7) uniform within 5 sd over 70000 draws");
-	T_CHECK(stats_rng_below(&r, 0) == 0 && stats_rng_below(&r, 1) == 0, "rng_below(0) and (1) are 0");
+	T_CHECK(rng_below(&r, 0) == 0 && rng_below(&r, 1) == 0, "rng_below(0) and (1) are 0");
 	double lo = 1, hi = 0;
 	for (int i = 0; i < 10000; i++) {
-		double u = stats_rng_unit(&r);
+		double u = rng_unit(&r);
 		lo = fmin(lo, u);
 		hi = fmax(hi, u);
 	}

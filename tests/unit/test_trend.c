@@ -491,7 +491,7 @@ static void test_ci_coverage(void)
 
 /*
  * trend_fit_ar1 by hand: values from scipy 1.10 (stats.t.ppf for the quantile), the rest plain
- * arithmetic (README "The report" gives the formulas): 20 points, residual r1 0.276 raw, 0.381 after
+ * arithmetic (docs/guide.md, "The report", gives the formulas): 20 points, residual r1 0.276 raw, 0.381 after
  * the (1 + 4 r1)/n bias correction, n_eff 8.96, se 0.0119 -> 0.0192, df 6.96.
  */
 static void test_ar1_hand(void)

@@ -21,9 +21,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/netaddr.h"
 #include "test.h"
 #include "testdb.h"
-#include "common/netaddr.h"
 #include "web/server.h"
 
 static char g_db[256], g_dir[64];

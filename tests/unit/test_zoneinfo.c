@@ -12,8 +12,8 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "collector/procfile.h"
 #include "collector/zoneinfo.h"
+#include "common/procfile.h"
 #include "test.h"
 
 static char buf[1 << 20];

@@ -162,7 +162,7 @@ else
 	if [ "$payload" = daemon ]; then
 		copy_bin "$daemon" /usr/sbin/fpusoakd
 		# The programs the daemon execs from beside itself, if built: the static churn spawner
-		# (churn/spawner.h) and the web process with its libraries (cmd/front.h).
+		# (spawner/spawner.h) and the web process with its libraries (cmd/front.h).
 		for h in fpusoakd-spawner fpusoakd-web; do
 			sp="$(dirname "$(readlink -f "$daemon")")/$h"
 			if [ -x "$sp" ]; then copy_bin "$sp" "/usr/sbin/$h"; fi

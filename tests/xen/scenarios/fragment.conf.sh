@@ -29,7 +29,7 @@
 # while the fallbacks were counted (9 against 0).  Hence the traced pair, for check 4 alone.
 # It was opt-in for a day (2026-12-02): check 3 (the unusable index at order 3 rose by >= 0.05)
 # failed in every run on main with the old recipe (+0.009 to +0.027 against -0.010 to +0.002); the
-# recipe of churn/fragload.c since then (survivors from the whole batch, a batch of 1/8, a long
+# recipe of fragload/fragload.c since then (survivors from the whole batch, a batch of 1/8, a long
 # rest) gave +0.127 against +0.003.  README "Accelerated aging" has the runs.
 # Failure causes (issue 32, check 6): in the dom0 stage the fpusoak_gfp module is loaded for every run
 # (built here against the guest kernel's headers; none: check 6 is a SKIP), so the daemon's model checks

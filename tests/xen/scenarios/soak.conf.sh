@@ -2,7 +2,7 @@
 # Scenario "soak" (host side): the bounded soak of issue 7 — churn, sampling,
 # kernel log, one capacity probe in guest scope — in the dom0 and in the domU.
 # Knobs: XEN_SOAK_SECONDS (default 150), XEN_FPUSOAKD_ARGS (replaces the
-# churn/probe flags chosen from --help; no probe signal then).
+# spawner/probe flags chosen from --help; no probe signal then).
 SC_STAGES="dom0 domu"
 SC_NEEDS=none    # without the daemon, the sqlite3 stand-in proves the pipeline
 SC_SERVE=1       # the daemon listens; the host fetches the report where it can
