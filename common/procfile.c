@@ -116,3 +116,17 @@ ssize_t procfile_pread(int fd, char *buf, size_t cap)
 {
 	return fill(fd, 1, buf, cap);
 }
+
+int procfile_stat_state(const char *buf, size_t len)
+{
+	size_t i = len;
+
+	/* comm may hold ')' and spaces: the state follows the last ") ". */
+	while (i > 0 && buf[i - 1] != ')')
+		i--;
+	if (i == 0 || i + 1 >= len || buf[i] != ' ')
+		return -1;
+	if (buf[i + 1] < 'A' || buf[i + 1] > 'z')
+		return -1;
+	return (unsigned char)buf[i + 1];
+}

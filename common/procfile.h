@@ -35,6 +35,9 @@ ssize_t procfile_read(const char *root, const char *rel, char *buf, size_t cap);
 /* Open-once variant: pread(fd, 0) loop into buf (NUL-terminated); bytes or -1 with errno (EFBIG on truncation). */
 ssize_t procfile_pread(int fd, char *buf, size_t cap);
 
+/* The state letter of a /proc/<pid>/stat line (the field after the last ')'), or -1 if buf holds none. */
+int procfile_stat_state(const char *buf, size_t len);
+
 /* Build root + rel into out; 0 or -1 if it does not fit. */
 int procfile_path(const char *root, const char *rel, char *out, size_t outlen);
 

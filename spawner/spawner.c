@@ -160,6 +160,8 @@ static void wait_events(struct spawner *s, int64_t now)
 		t = min64(t, s->phase_deadline);
 	if ((s->cap.phase == PROBE_FILLING && s->cap.waiting) || s->cap.phase == PROBE_SETTLING)
 		t = min64(t, s->cap.deadline);
+	if (s->cap.phase == PROBE_FILLING && s->settle.until)
+		t = min64(t, s->settle.until);
 	if (t < now)
 		t = now;
 	t -= now;

@@ -80,6 +80,7 @@ void spawner_probe_cap_start(struct spawner *s, int64_t now)
 	s->lifted = 0;
 	s->cap_gfp = gfpmod_probe_mode(s->gfp_mode, s->cap_probes++);
 	s->cap_gfp_failed = 0;
+	memset(&s->settle, 0, sizeof s->settle);
 	s->state = CHURN_PROBING;
 	s->start_real_ms = spawner_real_ms();
 	probe_cap_begin(&s->cap, limit, now);
@@ -111,16 +112,63 @@ static void cap_probe_start_record(struct spawner *s, int64_t now)
 
 static void cap_release(struct spawner *s, int64_t now)
 {
+	s->settle.pid = 0;
+	s->settle.until = s->settle.give_up = 0;
 	retire_begin(s, ROLE_PROBE, now + RELEASE_NS);
 	retire_progress(s, now, RELEASE_NS);
 }
 
+/*
+ * A probe worker that has written "ready" still has a return and a call to make before it sleeps in
+ * pause().  The write woke the spawner, one nice step above it, which forked the next worker at once;
+ * beside CPU hogs the readied workers then queued runnable behind them: 7 of the daemon's processes
+ * above nice 19 runnable at once in 69_probe_scale beside `stress-ng --cpu 2` and its own two busy
+ * loops (at most 5 without stress-ng).  So the next worker is forked once the last one is no longer
+ * runnable, looked up in its /proc stat every SETTLE_STEP_NS (the spawner sleeps meanwhile, which
+ * is what lets it run), or after SETTLE_MAX_NS anyway: a worker that does not get a CPU in 50 ms
+ * must not stall the fill, and the bound counts it (settle_gave_up= in the probe's detail).
+ */
+#define SETTLE_STEP_NS 200000
+#define SETTLE_MAX_NS 50000000
+
+/* 1 if the fork waits for the last probe worker to sleep (look again at settle.until), else 0. */
+static int settle_wait(struct spawner *s, int64_t now)
+{
+	char path[32], buf[512];
+	ssize_t n;
+
+	if (s->settle.pid <= 0)
+		return 0;
+	snprintf(path, sizeof path, "proc/%d/stat", (int)s->settle.pid);
+	n = procfile_read(NULL, path, buf, sizeof buf);
+	if (n > 0 && procfile_stat_state(buf, (size_t)n) == 'R') {
+		if (!s->settle.give_up) {
+			s->settle.give_up = now + SETTLE_MAX_NS;
+			s->settle.waits++;
+		}
+		if (now < s->settle.give_up) {
+			s->settle.until = now + SETTLE_STEP_NS;
+			return 1;
+		}
+		s->settle.gave_up++;
+	}
+	/* Asleep, gone, or unreadable (a worker we cannot see is no reason to stop filling). */
+	s->settle.pid = 0;
+	s->settle.until = s->settle.give_up = 0;
+	return 0;
+}
+
 static void cap_spawn_next(struct spawner *s, int64_t now)
 {
-	pid_t pid = spawner_fork_worker(s, ROLE_PROBE, -1, now);
-	int err = pid < 0 ? errno : 0;
+	pid_t pid;
+	int err;
 
+	if (settle_wait(s, now))
+		return;
+	pid = spawner_fork_worker(s, ROLE_PROBE, -1, now);
+	err = pid < 0 ? errno : 0;
 	if (pid > 0) {
+		s->settle.pid = pid;
 		s->probe_alive++;
 		churn_count_spawned(&s->pc);
 	} else
@@ -188,6 +236,11 @@ void spawner_probe_cap_finish(struct spawner *s, int64_t now)
 		spawner_rec_note(s, LOG_LVL_WARN, "guest-scope probe: cannot restore the memory limit: %s",
 				 strerror(errno));
 	probe_cap_released(&s->cap, now);
+	if (s->settle.gave_up)
+		spawner_rec_note(s, LOG_LVL_INFO, "capacity probe: %llu of %llu forks waited for the last worker to sleep, "
+				 "%llu of them 50 ms without it getting a CPU",
+				 (unsigned long long)s->settle.waits, (unsigned long long)s->cap.spawned,
+				 (unsigned long long)s->settle.gave_up);
 	close(s->ready_rd);
 	close(s->ready_wr);
 	s->ready_rd = s->ready_wr = -1;
@@ -251,6 +304,13 @@ void spawner_probe_cap_progress(struct spawner *s, int64_t now)
 		}
 		break;
 	case PROBE_FILLING:
+		if (s->settle.until && now >= s->settle.until) {
+			s->settle.until = 0;
+			cap_spawn_next(s, now);
+			if (s->cap.phase != PROBE_FILLING)
+				break;
+		}
+		/* fall through */
 	case PROBE_SETTLING:
 		spawner_probe_cap_act(s, now, probe_cap_tick(&s->cap, now));
 		break;

@@ -80,6 +80,11 @@ struct spawner {
 		uint64_t alive_seen;         /* alive at the last death seen (the deadline moves on) */
 	} retire;
 	int lifted;
+	struct {                     /* the last probe worker, until it sleeps (spawner_probe.c, settle) */
+		pid_t pid;
+		int64_t until, give_up;      /* look again at until; fork anyway at give_up */
+		uint64_t waits, gave_up;     /* this probe: forks deferred, bounds reached */
+	} settle;
 
 	/* switch probe */
 	int sw_pending;

@@ -409,8 +409,28 @@ static void test_fifo(void)
 	rmdir(root);
 }
 
+static void test_stat_state(void)
+{
+	static const char ok[] = "42 (a) b) S 1 42 42 0 -1 4194560";
+	static const char run[] = "7 (fpusoakd-spawne) R 6 1";
+	char st[4096];
+	ssize_t n;
+
+	T_EQ_I(procfile_stat_state(ok, strlen(ok)), 'S', "state after the last ')' (a comm with ') ' in it)");
+	T_EQ_I(procfile_stat_state(run, strlen(run)), 'R', "runnable");
+	T_EQ_I(procfile_stat_state("7 (x)", 5), -1, "no field after the name");
+	T_EQ_I(procfile_stat_state("7 (x) ", 6), -1, "a space and nothing");
+	T_EQ_I(procfile_stat_state("7 (x)S", 6), -1, "no space after the name");
+	T_EQ_I(procfile_stat_state("no paren R", 10), -1, "no name at all");
+	T_EQ_I(procfile_stat_state("", 0), -1, "empty");
+	T_EQ_I(procfile_stat_state("7 (x) \001", 7), -1, "a control byte is not a state");
+	n = procfile_read(NULL, "proc/self/stat", st, sizeof st);
+	T_CHECK(n > 0 && procfile_stat_state(st, (size_t)n) == 'R', "this process reads itself running in /proc/self/stat");
+}
+
 int main(void)
 {
+	test_stat_state();
 	test_path();
 	test_read();
 	test_real_proc();
