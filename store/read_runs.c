@@ -47,6 +47,8 @@ static const char *const SQL[S_COUNT] = {
 	[S_RUNS_PRE12] = "SELECT " RUN_COLS_PRE12 "FROM runs r LEFT JOIN churn_info c USING (run_id)"
 			 " ORDER BY r.run_id DESC LIMIT ?1",
 	[S_RUN_PRE12] = "SELECT " RUN_COLS_PRE12 "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
+	[S_RUN_MEMORY] = "SELECT domain_kb, present_kb, mem_total_kb, mem_free_kb, mem_available_kb FROM run_memory"
+			 " WHERE run_id = ?1",
 	[S_RUN_BEFORE] = "SELECT run_id, started_ms FROM runs WHERE label IS ?1 AND started_ms < ?2"
 			 " ORDER BY started_ms DESC, run_id DESC LIMIT 1",
 	[S_RUN_IMPORT] = "SELECT source_file, source_path, source_host, source_boot_id, source_run_id, source_schema,"
@@ -164,6 +166,30 @@ int query_run_import(struct query *q, int64_t run_id, struct query_import *out)
 		out->source_run_id = col_i64(st, 4);
 		out->source_schema = col_i64(st, 5);
 		out->imported_ms = col_i64(st, 6);
+	}
+	done(st);
+	return rc == SQLITE_ROW;
+}
+
+int query_run_memory(struct query *q, int64_t run_id, struct query_run_memory *out)
+{
+	sqlite3_stmt *st;
+	int has = query_has_table(q, "run_memory"), rc;
+
+	if (has <= 0)
+		return has;   /* a database from before 016: nothing recorded */
+	if (!(st = stmt(q, S_RUN_MEMORY)))
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	if (rc == SQLITE_ROW) {
+		out->domain_kb = col_i64(st, 0);
+		out->present_kb = col_i64(st, 1);
+		out->mem_total_kb = col_i64(st, 2);
+		out->mem_free_kb = col_i64(st, 3);
+		out->mem_available_kb = col_i64(st, 4);
 	}
 	done(st);
 	return rc == SQLITE_ROW;
