@@ -163,7 +163,7 @@ if ! make -s all; then
 	say "WARNING: make all failed; measuring the previous build/fpusoakd and build/libfpusoak.a"
 fi
 CFLAGS_B="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation -I. -Wl,-z,relro,-z,now"
-LIBS_B="build/libfpusoak.a $(pkg-config --libs libmicrohttpd sqlite3 libcjson inih) -lm -lpthread"
+LIBS_B="build/libfpusoak.a $(make -s --no-print-directory print-ldlibs)"
 for b in forkloop churn_bench sampler_bench genhistory webserve; do
 	cc $CFLAGS_B "bench/$b.c" $LIBS_B -o "$B/$b" || { say "bench: building $b failed"; exit 1; }
 done

@@ -76,7 +76,7 @@ static const char *check_cfg(const struct churn_cfg *c)
 		return "nocgroup cap out of range";
 	if (c->probe_limit < 0 || c->probe_limit > CHURN_MAX_PROBE)
 		return "probe limit out of range (0..16384)";
-	if (c->probe_step_timeout_ms < 100 || c->switch_threads < 1 || c->switch_threads > 1024 ||
+	if (c->probe_step_timeout_ms < 100 || c->probe_timeout_ms < 0 || c->switch_threads < 1 || c->switch_threads > 1024 ||
 	    c->switch_ms < 10 || c->switch_ms > 600000)
 		return "probe settings out of range";
 	if (c->status_ms < 10 || c->status_ms > 60000 || c->death_records_max < 0)

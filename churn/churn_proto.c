@@ -20,6 +20,7 @@ void churn_cfg_defaults(struct churn_cfg *cfg)
 	cfg->probe_limit = 2048;
 	cfg->probe_scope = CHURN_SCOPE_CGROUP;
 	cfg->probe_step_timeout_ms = 10000;
+	cfg->probe_timeout_ms = 300000;
 	cfg->switch_threads = 64;
 	cfg->switch_ms = 2000;
 	cfg->status_ms = 250;

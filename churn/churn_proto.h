@@ -48,6 +48,7 @@ struct churn_cfg {
 	int probe_limit;              /* --probe-limit (2048) */
 	enum churn_probe_scope probe_scope; /* --probe-scope */
 	int64_t probe_step_timeout_ms;/* one probe worker must be ready within this (10000) */
+	int64_t probe_timeout_ms;     /* --probe-timeout: the whole fill's bound (300000; 0 = none) */
 	int switch_threads;           /* FPU-cost probe threads (64) */
 	int64_t switch_ms;            /* FPU-cost probe: each of its two passes (2000) */
 	int64_t status_ms;            /* STATUS record period (250) */

@@ -12,7 +12,8 @@
  *            __GFP_ACCOUNT), no __GFP_MOVABLE), FRAGLOAD_PIPE_PAGES per pipe;
  *   pgtable  unmovable: one PTE page per 2 MiB slot of a sparse read-only
  *            mapping (a read fault maps the zero page but allocates the table:
- *            GFP_PGTABLE_USER);
+ *            GFP_PGTABLE_USER; a kernel that maps no zero page there, as the
+ *            development VM's 6.18 does, also allocates a movable data page);
  *   socket   unmovable slab: small messages queued on AF_UNIX stream sockets
  *            (an skb from skbuff_head_cache and a kmalloc head each,
  *            sk_allocation = GFP_KERNEL_ACCOUNT);
@@ -83,6 +84,11 @@ struct fragload_status {
 	uint64_t held_units[FK_NKINDS];/* pages, pipes, PTE pages, messages, files */
 	uint64_t kept_bytes;           /* of which in the long-lived set */
 	uint64_t alloc_failed;         /* units that could not be allocated (ENOMEM, EMFILE, ...) */
+	/* The kernel's view of the load itself (/proc/self/status RssAnon, VmPTE, KiB), read with held_* in the
+	 * record sent at a cycle's end (cycle_end 1); 0 in the others.  What it says it holds and what the
+	 * kernel says it holds, at one instant (45_fragment.sh A compares their growth). */
+	uint64_t rss_anon_kb, vm_pte_kb;
+	int32_t cycle_end, pad;
 };
 
 struct fragload_hello {

@@ -224,6 +224,7 @@ static void step(struct fl *f, int64_t now)
 		if (++f->round >= f->r.rounds) {
 			f->cycles++;
 			enter(f, FRAGLOAD_RESTING, f->cycle_start + period_ms(f));
+			fl_send_cycle_end(f, now);
 		} else
 			f->next_ms = f->cycle_start + fill + hold + f->round * per;
 		break;

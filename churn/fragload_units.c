@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "collector/kv.h"
+#include "collector/procfile.h"
 #include "common/clock.h"
 
 void fl_send_rec(struct fl *f, const struct fragload_rec *r)
@@ -253,10 +255,12 @@ static void held(struct fl *f, struct fragload_status *st)
 	st->held_bytes[FK_FILE] = st->held_units[FK_FILE] * FRAGLOAD_FILE_EST;
 }
 
-void fl_send_status(struct fl *f, int64_t now)
+static void send_status(struct fl *f, int64_t now, int cycle_end)
 {
 	static struct fragload_rec r;
+	static char buf[4096];   /* /proc/self/status: ~1.5 KB */
 	struct fragload_status *st = &r.u.status;
+	ssize_t n;
 
 	memset(&r, 0, sizeof r);
 	r.type = FRAGLOAD_REC_STATUS;
@@ -268,8 +272,23 @@ void fl_send_status(struct fl *f, int64_t now)
 	st->kept_bytes = f->kept_bytes;
 	st->alloc_failed = f->alloc_failed;
 	held(f, st);
+	if (cycle_end && (n = procfile_read(NULL, "proc/self/status", buf, sizeof buf)) > 0) {
+		st->cycle_end = 1;
+		kv_status_kb(buf, (size_t)n, "RssAnon", &st->rss_anon_kb);
+		kv_status_kb(buf, (size_t)n, "VmPTE", &st->vm_pte_kb);
+	}
 	fl_send_rec(f, &r);
 	f->next_status = now + f->cfg->status_ms;
+}
+
+void fl_send_status(struct fl *f, int64_t now)
+{
+	send_status(f, now, 0);
+}
+
+void fl_send_cycle_end(struct fl *f, int64_t now)
+{
+	send_status(f, now, 1);
 }
 
 /* Everything back: every descriptor closed, every mapping gone. */

@@ -86,6 +86,8 @@ void fl_unit_free(struct fl *f, const struct unit *u);
 
 /* A STATUS record of what is held now. */
 void fl_send_status(struct fl *f, int64_t now);
+/* The same at a cycle's end, with the kernel's RssAnon and VmPTE of the load read at that instant. */
+void fl_send_cycle_end(struct fl *f, int64_t now);
 
 /* Pools, mappings and socket pairs for the recipe (the file kind off without a directory); 0 or -1. */
 int fl_setup_kinds(struct fl *f);

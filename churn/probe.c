@@ -77,6 +77,16 @@ void probe_cap_begin(struct probe_cap *p, int limit, int64_t now)
 	p->t_begin = now;
 }
 
+void probe_cap_bound(struct probe_cap *p, int64_t ns)
+{
+	p->time_limit_ns = ns > 0 ? ns : 0;
+}
+
+const char *probe_cap_timeout_name(const struct probe_cap *p)
+{
+	return p->timed_out == PROBE_TIMEOUT_FILL ? "fill" : p->timed_out == PROBE_TIMEOUT_STEP ? "step" : "";
+}
+
 enum probe_act probe_cap_retired(struct probe_cap *p, int64_t now, uint64_t oom_base)
 {
 	if (p->phase != PROBE_RETIRING)
@@ -102,6 +112,9 @@ enum probe_act probe_cap_spawned(struct probe_cap *p, int64_t now, int err, int6
 	p->spawned++;
 	p->waiting = 1;
 	p->deadline = now + step_timeout_ns;
+	/* The step's wait never outlasts the fill's bound: the spawner sleeps until the nearer one. */
+	if (p->time_limit_ns && p->t_fill + p->time_limit_ns < p->deadline)
+		p->deadline = p->t_fill + p->time_limit_ns;
 	return PROBE_ACT_NONE;
 }
 
@@ -124,6 +137,10 @@ enum probe_act probe_cap_ready(struct probe_cap *p, int64_t now, uint64_t oom_no
 	p->count = p->ready;
 	if (p->count >= p->limit)
 		return stop(p, now, "limit");
+	if (p->time_limit_ns && now >= p->t_fill + p->time_limit_ns) {
+		p->timed_out = PROBE_TIMEOUT_FILL;
+		return stop(p, now, "timeout");
+	}
 	return PROBE_ACT_SPAWN;
 }
 
@@ -160,8 +177,11 @@ enum probe_act probe_cap_tick(struct probe_cap *p, int64_t now)
 {
 	if (p->phase == PROBE_SETTLING && now >= p->deadline)
 		return release(p);
-	if (p->phase == PROBE_FILLING && p->waiting && now >= p->deadline)
+	if (p->phase == PROBE_FILLING && p->waiting && now >= p->deadline) {
+		p->timed_out = p->time_limit_ns && now >= p->t_fill + p->time_limit_ns ? PROBE_TIMEOUT_FILL
+										   : PROBE_TIMEOUT_STEP;
 		return stop(p, now, "timeout");
+	}
 	return PROBE_ACT_NONE;
 }
 

@@ -52,12 +52,21 @@ struct probe_cap {
 	int64_t count;              /* workers ready and alive after the last clean step */
 	int64_t spawned, ready;
 	int64_t t_begin, t_fill, t_stop, deadline;   /* monotonic ns; deadline: step or settle */
+	int64_t time_limit_ns;      /* the whole fill's bound (0: none); see probe_cap_bound */
+	int timed_out;              /* 0, or which bound ended it: PROBE_TIMEOUT_STEP / _FILL */
 	uint64_t oom_base, oom_last;
 	char stop_reason[48];
 };
 
+enum { PROBE_TIMEOUT_STEP = 1, PROBE_TIMEOUT_FILL = 2 };
+
 /* Begin: churn must be retired first (phase RETIRING). */
 void probe_cap_begin(struct probe_cap *p, int limit, int64_t now);
+/* Bound the fill (from its first spawn) to ns (0: no bound); call after probe_cap_begin.  A fill the
+ * bound ends stops with "timeout", as a step timeout does: its count is a lower bound. */
+void probe_cap_bound(struct probe_cap *p, int64_t ns);
+/* "step" or "fill" for a probe stopped by a timeout, else "": which bound it was. */
+const char *probe_cap_timeout_name(const struct probe_cap *p);
 /* Churn workers are gone: start filling (SPAWN), or RELEASE at once for a zero limit. */
 enum probe_act probe_cap_retired(struct probe_cap *p, int64_t now, uint64_t oom_base);
 /* A spawn attempt returned (err 0 = forked); RELEASE on failure, else NONE until ready. */

@@ -37,6 +37,7 @@
 #include "collector/cpuinfo.h"
 #include "collector/procfile.h"
 #include "common/log.h"
+#include "common/prio.h"
 
 #define STOP_GIVEUP_NS 3000000000LL /* after SIGKILL: exit anyway (PDEATHSIG finishes the job) */
 #define SPAWNER_MEMCG_FLOOR (32 << 20) /* below this limit the spawner stays out of the v1 memory group */
@@ -381,6 +382,9 @@ void spawner_main(const struct spawner_cfg *cfg)
 	if (!protected_)
 		spawner_rec_note(s, LOG_LVL_WARN, "spawner: cannot set oom_score_adj -1000 (%s): the OOM killer may pick it",
 				 strerror(errno));
+	/* Below the core, above the workers (common/prio.h): the sampler first, then forks and reaps. */
+	if (prio_lower(PRIO_HELPER_STEP, PRIO_WORKER_NICE - 2) < 0)
+		spawner_rec_note(s, LOG_LVL_INFO, "spawner: cannot lower its priority (%s)", strerror(errno));
 	if (cgroup_enter_pids(s->cg) < 0)
 		spawner_rec_note(s, LOG_LVL_WARN, "spawner: cannot join the pids group (%s): pids.max will not stop forks",
 				 strerror(errno));

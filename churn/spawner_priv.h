@@ -30,12 +30,13 @@
 
 enum role { ROLE_FREE = 0, ROLE_CHURN, ROLE_PROBE, ROLE_SWITCH };
 #define SLOT_GFP_FAILED 1           /* the worker wrote its PID to the gfp pipe: its SIGKILL was its own */
+#define SLOT_RELEASED 2             /* a probe worker the release has sent SIGTERM */
 
 struct slot {
 	pid_t pid;
 	int16_t role;
 	uint8_t ours;                /* we sent it SIGKILL: its SIGKILL death is ours, not an OOM kill */
-	uint8_t flags;               /* SLOT_GFP_FAILED */
+	uint8_t flags;               /* SLOT_GFP_FAILED, SLOT_RELEASED */
 	int64_t born_ms;
 };
 
@@ -74,6 +75,10 @@ struct spawner {
 	int ready_rd, ready_wr;
 	int64_t phase_deadline, t_retire, t_released, start_real_ms;
 	uint64_t cap_oom, saved_mem_max;
+	struct {                     /* the retirement in progress (churn, then probe workers): spawner_probe.c */
+		int role;
+		uint64_t alive_seen;         /* alive at the last death seen (the deadline moves on) */
+	} retire;
 	int lifted;
 
 	/* switch probe */

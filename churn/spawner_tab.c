@@ -147,6 +147,21 @@ int spawner_tab_grow(struct spawner *s, int64_t workers)
 }
 
 /* Signal every child of one role (our own children: PIDs cannot be recycled before we reap). */
+int spawner_tab_release(struct spawner *s, int role, int batch)
+{
+	int sent = 0, inflight = 0;
+
+	for (size_t i = 0; i <= s->tab.mask; i++)
+		inflight += s->tab.s[i].role == role && (s->tab.s[i].flags & SLOT_RELEASED);
+	for (size_t i = 0; i <= s->tab.mask && inflight + sent < batch; i++)
+		if (s->tab.s[i].role == role && !(s->tab.s[i].flags & SLOT_RELEASED)) {
+			s->tab.s[i].flags |= SLOT_RELEASED;
+			kill(s->tab.s[i].pid, SIGTERM);
+			sent++;
+		}
+	return sent;
+}
+
 void spawner_tab_signal(struct spawner *s, int role, int sig)
 {
 	for (size_t i = 0; i <= s->tab.mask; i++)

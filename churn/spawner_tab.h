@@ -41,4 +41,8 @@ int spawner_tab_grow(struct spawner *s, int64_t workers);
 /* Send sig to every child of one role; a SIGKILL marks each death as ours first. */
 void spawner_tab_signal(struct spawner *s, int role, int sig);
 
+/* Keep batch children of one role retiring: SIGTERM to ones not sent it yet (SLOT_RELEASED) until batch
+ * of those sent it are alive; how many were sent now. */
+int spawner_tab_release(struct spawner *s, int role, int batch);
+
 #endif

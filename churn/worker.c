@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "churn/gfpmod.h"
+#include "common/prio.h"
 
 static void on_term(int sig)
 {
@@ -166,6 +167,19 @@ static int touch_memory(uint64_t bytes)
 	return 0;
 }
 
+/*
+ * A probe worker's life once it holds what it came for (FPU state, its object, its memory): sleep
+ * until SIGTERM (_exit RETIRED) or the spawner's death (PDEATHSIG).  A held worker that woke every
+ * tick made a probe's cost CPU rather than memory: 1,000 of them asked two cores for 100,000
+ * wakeups a second, the fill slowed to ~20 workers a minute and the sampler lost a third of its
+ * ticks (issue 36).  The 2014 processes touched the FPU and waited, too.
+ */
+static void hold_still(void)
+{
+	for (;;)
+		pause();
+}
+
 void worker_run(const struct worker_args *a)
 {
 	sigset_t none;
@@ -177,6 +191,12 @@ void worker_run(const struct worker_args *a)
 		_exit(WORKER_EXIT_CGROUP);
 	if (set_oom_adj() < 0)
 		_exit(WORKER_EXIT_OOMADJ);
+	/* Below the spawner and the sampler (worker.h): a churn worker at the bottom, a probe worker one step
+	 * below the spawner. */
+	if (a->lifetime_ms < 0)
+		prio_lower(1, PRIO_WORKER_NICE);
+	else
+		prio_lower(PRIO_WORKER_NICE, PRIO_WORKER_NICE);
 	if (!a->privs_dropped && worker_drop_privileges() < 0)
 		_exit(WORKER_EXIT_CAPS);
 	prctl(PR_SET_DUMPABLE, 0);
@@ -196,6 +216,8 @@ void worker_run(const struct worker_args *a)
 		_exit(WORKER_EXIT_MEMORY);
 	if (a->ready_fd >= 0 && write(a->ready_fd, "r", 1) != 1)
 		_exit(WORKER_EXIT_OK);
+	if (a->lifetime_ms < 0)
+		hold_still();
 	for (next = now + tick;; next += tick) {
 		fpu_work(a->kind, a->work_iters);
 		if (next >= end) {

@@ -7,8 +7,22 @@
  * before anything is allocated (so every page is charged there), set
  * oom_score_adj 1000 (workers are the OOM killer's first choice, never the
  * daemon), touch the FPU as the first real act, touch --worker-memory,
- * then live: a few microseconds of FPU work every tick (10 ms), so the
- * state is live at every context switch, until the lifetime ends.
+ * then live.  A churn worker does a few microseconds of FPU work every
+ * tick (10 ms), so the state is live at every context switch (that is the
+ * save/restore path churn exercises), until its lifetime ends.  A probe
+ * worker (lifetime < 0) sleeps once it is ready, until SIGTERM: a probe
+ * measures memory, and 1,000 held workers waking every 10 ms made it
+ * measure CPU instead (issue 36).
+ *
+ * Priority (common/prio.h): the daemon's core runs where the service put it,
+ * the spawner PRIO_HELPER_STEP nice levels below it, and churn workers, the
+ * only ones that use CPU for long, at PRIO_WORKER_NICE (19), so the sampler
+ * is never queued behind its own load.  A probe worker runs one level below
+ * the spawner: it needs CPU only to set itself up (one at a time, the
+ * probe waits for it) and to exit (a few at a time), and sleeps between.
+ * At nice 19 its setup starved beside two busy loops (a fill reached 130
+ * workers in 28 s) and the workers that had written their ready byte
+ * queued, runnable, for the few instructions left before pause().
  *
  * Right after oom_score_adj, before the FPU touch, every capability goes
  * (effective, permitted, inheritable, ambient) and PR_SET_NO_NEW_PRIVS is

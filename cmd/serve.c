@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/netaddr.h"
 #include "common/num.h"
+#include "common/prio.h"
 #include "common/runref.h"
 #include "common/sdlisten.h"
 #include "common/strbuf.h"
@@ -200,9 +201,10 @@ static unsigned per_address_limit(int fd)
 /*
  * Give up what the daemon's core keeps, before the first thread starts (capabilities are per thread):
  * a raised oom_score_adj (an OOM kill takes us before the core, which starts us again), every
- * capability, new privileges, and most system calls (web/sandbox.h).  Raising needs no privilege.
+ * capability, new privileges, and most system calls (web/sandbox.h); under the core, its priority too.
+ * Raising oom_score_adj and nice needs no privilege.
  */
-static void harden(void)
+static void harden(int under_core)
 {
 	char err[256];
 	int fd = open("/proc/self/oom_score_adj", O_RDWR | O_CLOEXEC);
@@ -216,6 +218,9 @@ static void harden(void)
 	}
 	if (worker_drop_privileges() < 0)
 		log_info("serve: cannot drop capabilities (%s)", strerror(errno));
+	/* Under the daemon, below its core (common/prio.h): a report never delays a tick. */
+	if (under_core && prio_lower(PRIO_HELPER_STEP, PRIO_WORKER_NICE - 2) < 0)
+		log_info("serve: cannot lower its priority (%s)", strerror(errno));
 	if (sandbox_web(err, sizeof err) < 0)
 		log_info("serve: %s; serving without a system call filter", err);
 }
@@ -349,7 +354,7 @@ int serve_main(int argc, char **argv)
 			" (another fpusoakd? choose another --listen; port 0 picks a free one)" : "");
 		return EX_UNAVAILABLE;
 	}
-	harden();
+	harden(a.live_fd >= 0);
 	/* The request threads inherit this mask: only this thread takes the stop signals. */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);

@@ -283,6 +283,45 @@ int cpuinfo_xstate_detail(const struct cpuinfo *ci, char *out, size_t outlen)
 	return 0;
 }
 
+static int blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+int cpuinfo_proc_model(const char *buf, size_t len, char *out, size_t outlen)
+{
+	static const char key[] = "model name";
+	size_t pos = 0;
+
+	if (outlen)
+		out[0] = 0;
+	while (pos < len) {
+		const char *l = buf + pos, *nl = memchr(l, '\n', len - pos), *c, *v, *e;
+		size_t n = nl ? (size_t)(nl - l) : len - pos;
+
+		pos += n + 1;
+		if (n < sizeof key - 1 || memcmp(l, key, sizeof key - 1) != 0)
+			continue;
+		for (c = l + sizeof key - 1; c < l + n && blank(*c); c++)
+			;
+		if (c == l + n || *c != ':')
+			continue;
+		for (v = c + 1; v < l + n && blank(*v); v++)
+			;
+		for (e = l + n; e > v && blank(e[-1]); e--)
+			;
+		if ((size_t)(e - v) >= outlen)
+			return -1;
+		for (const char *p = v; p < e; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return -1;
+		memcpy(out, v, (size_t)(e - v));
+		out[e - v] = 0;
+		return 1;
+	}
+	return 0;
+}
+
 const char *cpuinfo_hypervisor_name(const struct cpuinfo *ci)
 {
 	return ci->hypervisor[0] ? ci->hypervisor : "none";

@@ -85,6 +85,13 @@ int cpuinfo_features(const struct cpuinfo *ci, char *out, size_t outlen);
 /* "xcr0=0x2e7 user=2696 max=2696 compacted=2440 avx=256 ...": sizes of the XCR0-enabled components; 0 or -1. */
 int cpuinfo_xstate_detail(const struct cpuinfo *ci, char *out, size_t outlen);
 
+/*
+ * The first "model name" of /proc/cpuinfo text in buf[0..len), blanks trimmed, into out: 1, 0 if there is
+ * none (out ""), -1 if it does not fit or holds a control character.  What the kernel was told, which a
+ * hypervisor may set apart from CPUID's brand string (cpuinfo.model): both are recorded (issue 34).
+ */
+int cpuinfo_proc_model(const char *buf, size_t len, char *out, size_t outlen);
+
 /* xen|kvm|hyperv|vmware|none|other:<sig> from the CPUID hypervisor leaves. */
 const char *cpuinfo_hypervisor_name(const struct cpuinfo *ci);
 

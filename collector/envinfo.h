@@ -27,7 +27,8 @@ struct envinfo {
 	char guest_type[32];         /* from /sys/hypervisor/guest_type, "" if absent */
 	char xen_domain[8];          /* "dom0" | "domU" | "" (not Xen, or cannot tell) */
 	int64_t xen_domid;           /* the domain's id; -1 unknown */
-	char cpu_model[64];
+	char cpu_model[64];          /* CPUID's brand string */
+	char cpu_model_kernel[64];   /* /proc/cpuinfo's model name; "" if none (see cpuinfo_proc_model) */
 	char fpu_features[256];
 	char xstate_detail[512];
 	int64_t xstate_bytes;

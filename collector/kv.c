@@ -98,6 +98,27 @@ int meminfo_parse(const char *buf, size_t len, struct kv_set *out)
 	return kv_parse(buf, len, KV_MEMINFO, out);
 }
 
+int kv_status_kb(const char *buf, size_t len, const char *name, uint64_t *kb)
+{
+	size_t nlen = strlen(name), pos = 0;
+
+	while (pos < len) {
+		const char *l = buf + pos, *nl = memchr(l, '\n', len - pos), *p, *e;
+		size_t n = nl ? (size_t)(nl - l) : len - pos, used;
+
+		pos += n + 1;
+		if (n <= nlen || memcmp(l, name, nlen) != 0 || l[nlen] != ':')
+			continue;
+		for (p = l + nlen + 1, e = l + n; p < e && (*p == ' ' || *p == '\t'); p++)
+			;
+		if (num_prefix_u64(p, (size_t)(e - p), kb, &used) < 0 || used == 0)
+			return -1;
+		p += used;
+		return (size_t)(e - p) == 3 && memcmp(p, " kB", 3) == 0 ? 0 : -1;
+	}
+	return -1;
+}
+
 int kv_get(const struct kv_set *s, const char *name, uint64_t *v)
 {
 	if (!s || !name)

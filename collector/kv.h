@@ -31,6 +31,9 @@ int vmstat_parse(const char *buf, size_t len, struct kv_set *out);
 /* Parse /proc/meminfo text (values in kB, or unitless); 0 or -1 on malformed input. */
 int meminfo_parse(const char *buf, size_t len, struct kv_set *out);
 
+/* In /proc/PID/status text, the "NAME:<blanks>N kB" line's N into *kb: 0, or -1 if absent or not that form. */
+int kv_status_kb(const char *buf, size_t len, const char *name, uint64_t *kb);
+
 /* Look up name; returns 0 and sets *v, or -1 if absent. Linear: sets are small. */
 int kv_get(const struct kv_set *s, const char *name, uint64_t *v);
 

@@ -116,6 +116,7 @@ struct churnlink *churnlink_open(const struct config *cfg, int gfp_mode, enum ch
 	cc.cgroup_memory_max = cfg->cgroup_memory_max;
 	cc.cgroup_pids_max = (uint64_t)cfg->cgroup_pids_max;
 	cc.probe_limit = (int)cfg->probe_limit;
+	cc.probe_timeout_ms = cfg->probe_timeout_ms;
 	cc.probe_scope = (enum churn_probe_scope)cfg->probe_scope;
 	cl->guest_scope = cc.probe_scope == CHURN_SCOPE_GUEST;
 	cc.switch_threads = (int)cfg->switch_threads;
@@ -189,12 +190,14 @@ static void frag_status(struct churnlink *cl, const struct fragload_status *st)
 		total += st->held_bytes[k];
 	if (cl->have_frag && st->cycles != cl->frag.cycles)
 		log_info("fragment: cycle %llu done; holds %llu KiB (anon %llu, pipe %llu, pgtable %llu, socket %llu,"
-			 " file %llu KiB), %llu KiB long-lived, %llu allocations failed",
+			 " file %llu KiB), %llu KiB long-lived, %llu allocations failed; the kernel: RssAnon %llu KiB,"
+			 " VmPTE %llu KiB",
 			 (unsigned long long)st->cycles, (unsigned long long)(total >> 10),
 			 (unsigned long long)(st->held_bytes[FK_ANON] >> 10), (unsigned long long)(st->held_bytes[FK_PIPE] >> 10),
 			 (unsigned long long)(st->held_bytes[FK_PGTABLE] >> 10),
 			 (unsigned long long)(st->held_bytes[FK_SOCKET] >> 10), (unsigned long long)(st->held_bytes[FK_FILE] >> 10),
-			 (unsigned long long)(st->kept_bytes >> 10), (unsigned long long)st->alloc_failed);
+			 (unsigned long long)(st->kept_bytes >> 10), (unsigned long long)st->alloc_failed,
+			 (unsigned long long)st->rss_anon_kb, (unsigned long long)st->vm_pte_kb);
 	if (!cl->have_frag || st->state != cl->frag.state)
 		log_debug("fragment: t=%lld state %d, cycle %llu, %llu KiB held, %llu failed", (long long)st->mono_ms, st->state,
 			  (unsigned long long)st->cycles, (unsigned long long)(total >> 10), (unsigned long long)st->alloc_failed);

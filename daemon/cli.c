@@ -243,7 +243,7 @@ static int env_cb(void *arg, const struct query_run *r)
 		 r->kernel_version ? " " : "", r->kernel_version ? r->kernel_version : "");
 	snprintf(e->hyp, sizeof e->hyp, "%s%s%s", r->hypervisor ? r->hypervisor : "?", r->guest_type ? " " : "",
 		 r->guest_type ? r->guest_type : "");
-	copy(e->cpu, sizeof e->cpu, r->cpu_model);
+	report_cpu_model(r, e->cpu, sizeof e->cpu);
 	copy(e->fpu, sizeof e->fpu, r->fpu_features);
 	copy(e->xdetail, sizeof e->xdetail, r->xstate_detail);
 	copy(e->gfp, sizeof e->gfp, r->gfp_mode);

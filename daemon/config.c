@@ -52,6 +52,7 @@ static const struct opt OPTS[] = {
 	{ "allow-unconfined", T_BOOL, O(allow_unconfined), "no", "run even if a cgroup limit given here cannot be applied", "yes|no", 0 },
 	{ "probe-interval", T_DUR, O(probe_interval_ms), "10m", "capacity probe period (0 = off; SIGUSR1 starts one)", "a duration like 10m, 1h, or 0", 0 },
 	{ "probe-limit", T_INT, O(probe_limit), "2048", "most workers a capacity probe starts", "a whole number 1..16384", CHURN_MAX_PROBE },
+	{ "probe-timeout", T_DUR, O(probe_timeout_ms), "5m", "longest a capacity probe fills (0 = no bound); a probe it stops is a lower bound", "a duration like 2m, 10m, or 0", 0 },
 	{ "probe-scope", T_SCOPE, O(probe_scope), "cgroup", "capacity probe inside the workers' limits (cgroup) or the whole guest (guest)", "cgroup|guest", 0 },
 	{ "switch-probe-interval", T_DUR, O(switch_probe_interval_ms), "1h", "FPU-cost (context switch) probe period (0 = off)", "a duration like 1h, or 0", 0 },
 	{ "switch-threads", T_INT, O(switch_threads), "64", "threads of the FPU-cost probe", "a whole number 1..4096", 4096 },

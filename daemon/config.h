@@ -52,6 +52,7 @@ struct config {
 	int64_t cgroup_pids_max;
 	int64_t probe_interval_ms;
 	int64_t probe_limit;
+	int64_t probe_timeout_ms;
 	int probe_scope;             /* enum churn_probe_scope */
 	int64_t switch_probe_interval_ms;
 	int64_t switch_threads;

@@ -58,6 +58,7 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		.xen_domain = env.xen_domain[0] ? env.xen_domain : NULL,
 		.xen_domid = env.xen_domid,
 		.cpu_model = env.cpu_model,
+		.cpu_model_kernel = env.cpu_model_kernel[0] ? env.cpu_model_kernel : NULL,
 		.fpu_features = env.fpu_features,
 		.xstate_detail = env.xstate_detail,
 		.config = cfgtext,

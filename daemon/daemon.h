@@ -113,6 +113,7 @@ struct daemon {
 	int64_t run_id;
 	int64_t run_started_ms;
 	int64_t last_tick_wall_ms;
+	int64_t tick_late_ms, tick_missed;   /* of the tick about to run (tick_timer_read) */
 	int64_t start_mono_ms;
 	int64_t last_tick_mono_ms;   /* health: when the sampler last completed */
 	int64_t ticks;

@@ -105,6 +105,8 @@ int loop_tick(struct daemon *d)
 		log_warnx("out of memory: tick skipped");
 		return -1;
 	}
+	store_tick_late(t, d->tick_late_ms, d->tick_missed);
+	d->tick_late_ms = d->tick_missed = 0;
 	sampler_fast(d->sampler, d->store, t);
 	/* Right after zoneinfo and buddyinfo: the allocator is asked about the state the model just saw. */
 	gfplink_tick(d->gfp, d->sampler, d->store, t, mono, now);
@@ -230,6 +232,29 @@ static int add_fd(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
+/*
+ * The tick timer fired: how late this tick is against the period it answers (the timer's interval
+ * minus what is left of the next one) and how many periods passed with no tick (expirations - 1).
+ * Missed periods are not replayed, one late tick never turns into a burst; but they are recorded
+ * (v_tick_late), so a gap in the samples is always explained by the row after it.
+ */
+static void tick_timer_read(struct daemon *d)
+{
+	struct itimerspec its;
+	uint64_t expirations = 0;
+	int64_t left_ms, period = d->cfg.sample_interval_ms;
+
+	if (read(d->tick_tfd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
+		log_warn("timerfd read");
+	d->tick_missed = expirations > 1 ? (int64_t)(expirations - 1) : 0;
+	d->tick_late_ms = 0;
+	if (expirations && timerfd_gettime(d->tick_tfd, &its) == 0) {
+		left_ms = (int64_t)its.it_value.tv_sec * 1000 + its.it_value.tv_nsec / 1000000;
+		if (left_ms >= 0 && left_ms <= period)
+			d->tick_late_ms = period - left_ms;
+	}
+}
+
 static void drain_timer(int fd)
 {
 	uint64_t expirations;
@@ -284,7 +309,7 @@ int loop_run(struct daemon *d)
 			if (ev[i].data.fd == d->sigfd) {
 				on_signal(d);
 			} else if (ev[i].data.fd == d->tick_tfd) {
-				drain_timer(d->tick_tfd);
+				tick_timer_read(d);
 				loop_tick(d);
 			} else if (d->kwatch && ev[i].data.fd == kwatch_fd(d->kwatch)) {
 				kwatch_drain(d->kwatch, clock_wall_ms(), clock_mono_us());

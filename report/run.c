@@ -138,6 +138,18 @@ int64_t report_run_exposure_ms(const struct query_run *run)
 	       ? run->last_sample_ms - run->first_sample_ms : 0;
 }
 
+const char *report_cpu_model(const struct query_run *run, char *out, size_t outlen)
+{
+	const char *c = run->cpu_model, *k = run->cpu_model_kernel;
+
+	/* A hypervisor may tell the kernel and CPUID different names (issue 34): both are facts. */
+	if (c && *c && k && *k && strcmp(c, k) != 0)
+		snprintf(out, outlen, "%s (the kernel says %s)", c, k);
+	else
+		snprintf(out, outlen, "%s", c && *c ? c : k ? k : "");
+	return out;
+}
+
 const char *report_eagerfpu(const char *cmdline, char *out, size_t outlen)
 {
 	const char *p = cmdline;

@@ -76,6 +76,9 @@ int report_run_memory(struct query *q, const struct query_run *run, struct repor
 /* The run's exposure for event rates: first to last sample, ms; 0 when it has fewer than two samples. */
 int64_t report_run_exposure_ms(const struct query_run *run);
 
+/* The CPU's name: CPUID's brand, and the kernel's where it differs ("X (the kernel says Y)"); returns out. */
+const char *report_cpu_model(const struct query_run *run, char *out, size_t outlen);
+
 /* The kernel command line's eagerfpu= value into out ("" when absent; the last one wins); returns out. */
 const char *report_eagerfpu(const char *cmdline, char *out, size_t outlen);
 

@@ -48,6 +48,7 @@ struct query_run {
 	const char *label, *end_reason, *version, *boot_id, *hostname;
 	const char *kernel_release, *kernel_version, *cmdline, *hypervisor, *guest_type;
 	const char *cpu_model, *fpu_features, *xstate_detail, *config;
+	const char *cpu_model_kernel;                     /* /proc/cpuinfo's model name; NULL before schema 18 */
 	const char *gfp_mode;                             /* --gfp-mode in force; NULL before schema 9 */
 	const char *xen_domain;                           /* "dom0" | "domU" | NULL */
 	int64_t xen_domid;                                /* -1 when unknown */

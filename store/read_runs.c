@@ -18,8 +18,9 @@
 /* The bucket's raw ticks still exist: they, not the bucket's bounds, give its part of the span. */
 #define RUN_RAW_IN_BUCKET "EXISTS (SELECT 1 FROM samples x WHERE x.run_id = u.run_id AND x.ts_ms >= u.bucket_ms" \
 	" AND x.ts_ms < u.bucket_ms + " STORE_TIER_MINUTE_SQL ")"
-/* XEN: the two schema-012 columns, GFP: 009's gfp_mode, or what a DB from before them stands for (none recorded). */
-#define RUN_COLS_X(XEN, GFP) \
+/* XEN: the two schema-012 columns, GFP: 009's gfp_mode, CPUK: 018's cpu_model_kernel, or what a DB from before
+ * them stands for (none recorded). */
+#define RUN_COLS_X(XEN, GFP, CPUK) \
 	"r.run_id, r.label, r.end_reason, r.version, r.boot_id, r.hostname, r.kernel_release, " \
 	"r.kernel_version, r.cmdline, r.hypervisor, r.guest_type, r.cpu_model, r.fpu_features, " \
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
@@ -34,11 +35,12 @@
 	" ORDER BY u.bucket_ms DESC LIMIT 1))), " \
 	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET "), " \
 	"c.cgroup, c.cgroup_group, c.unconfined_reason, c.fpu_kind, c.cgroup_memory_max, c.cgroup_pids_max, " \
-	"c.pop_cap, c.confinement_exact, " GFP " "
-#define RUN_COLS RUN_COLS_X("r.xen_domain, coalesce(r.xen_domid, -1)", "r.gfp_mode")
+	"c.pop_cap, c.confinement_exact, " GFP ", " CPUK " "
+#define RUN_COLS RUN_COLS_X("r.xen_domain, coalesce(r.xen_domid, -1)", "r.gfp_mode", "r.cpu_model_kernel")
+#define RUN_COLS_PRE18 RUN_COLS_X("r.xen_domain, coalesce(r.xen_domid, -1)", "r.gfp_mode", "NULL")
 /* serve reads DBs it must not migrate: one from before 012 (at 7 to 11) has no Xen columns, and one
  * from before 009 no gfp_mode; 009 and 012 are released together: a DB without 012 is read without both. */
-#define RUN_COLS_PRE12 RUN_COLS_X("NULL, -1", "NULL")
+#define RUN_COLS_PRE12 RUN_COLS_X("NULL, -1", "NULL", "NULL")
 
 static const char *const SQL[S_COUNT] = {
 	[S_LATEST_RUN] = "SELECT MAX(run_id) FROM runs",
@@ -47,6 +49,9 @@ static const char *const SQL[S_COUNT] = {
 	[S_RUNS_PRE12] = "SELECT " RUN_COLS_PRE12 "FROM runs r LEFT JOIN churn_info c USING (run_id)"
 			 " ORDER BY r.run_id DESC LIMIT ?1",
 	[S_RUN_PRE12] = "SELECT " RUN_COLS_PRE12 "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
+	[S_RUNS_PRE18] = "SELECT " RUN_COLS_PRE18 "FROM runs r LEFT JOIN churn_info c USING (run_id)"
+			 " ORDER BY r.run_id DESC LIMIT ?1",
+	[S_RUN_PRE18] = "SELECT " RUN_COLS_PRE18 "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
 	[S_RUN_MEMORY] = "SELECT domain_kb, present_kb, mem_total_kb, mem_free_kb, mem_available_kb FROM run_memory"
 			 " WHERE run_id = ?1",
 	[S_RUN_BEFORE] = "SELECT run_id, started_ms FROM runs WHERE label IS ?1 AND started_ms < ?2"
@@ -100,6 +105,7 @@ static void run_from_row(sqlite3_stmt *st, struct query_run *r)
 	r->pop_cap = col_i64(st, 33);
 	r->confinement_exact = sqlite3_column_int(st, 34);
 	r->gfp_mode = col_text(st, 35);
+	r->cpu_model_kernel = col_text(st, 36);
 }
 
 /* Step st to the end, handing each run to fn; count or -1 (cap: more than cap rows is an error). */
@@ -127,7 +133,7 @@ static int emit_runs(struct query *q, sqlite3_stmt *st, int cap, query_run_fn fn
 
 int query_runs(struct query *q, query_run_fn fn, void *arg)
 {
-	sqlite3_stmt *st = stmt(q, q->has_xen ? S_RUNS : S_RUNS_PRE12);
+	sqlite3_stmt *st = stmt(q, q->has_cpuk ? S_RUNS : q->has_xen ? S_RUNS_PRE18 : S_RUNS_PRE12);
 
 	if (!st)
 		return -1;
@@ -137,7 +143,7 @@ int query_runs(struct query *q, query_run_fn fn, void *arg)
 
 int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg)
 {
-	sqlite3_stmt *st = stmt(q, q->has_xen ? S_RUN : S_RUN_PRE12);
+	sqlite3_stmt *st = stmt(q, q->has_cpuk ? S_RUN : q->has_xen ? S_RUN_PRE18 : S_RUN_PRE12);
 
 	if (!st)
 		return -1;

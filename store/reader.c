@@ -177,6 +177,7 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 		goto fail;
 	}
 	q->has_xen = sqlite3_exec(q->db, "SELECT xen_domain FROM runs LIMIT 0", NULL, NULL, NULL) == SQLITE_OK;
+	q->has_cpuk = sqlite3_exec(q->db, "SELECT cpu_model_kernel FROM runs LIMIT 0", NULL, NULL, NULL) == SQLITE_OK;
 	/* Read-only handles cannot migrate: an older DB is upgraded by the daemon's writer (store_open). */
 	if ((r = query_schema_version(q)) < QUERY_MIN_SCHEMA) {
 		snprintf(err, errlen, "%s: schema version %d is older than this fpusoakd reads (%d); run"

@@ -33,7 +33,8 @@ enum stmt_id {
 	/* read_range.c */
 	S_FIRST_SAMPLE, S_LAST_SAMPLE, S_INTERVAL, S_ROLLUP_FIRST, S_ROLLUP_LAST, S_ROLLUP_MAXN, S_ROLLED_UPTO,
 	/* read_runs.c */
-	S_LATEST_RUN, S_RUNS, S_RUN, S_RUNS_PRE12, S_RUN_PRE12, S_RUN_IMPORT, S_RUN_BEFORE, S_RUN_MEMORY,
+	S_LATEST_RUN, S_RUNS, S_RUN, S_RUNS_PRE12, S_RUN_PRE12, S_RUNS_PRE18, S_RUN_PRE18, S_RUN_IMPORT, S_RUN_BEFORE,
+	S_RUN_MEMORY,
 	/* read_buddy.c */
 	S_BUDDY_LATEST, S_TICK_TIMES, S_BUDDY_RAW, S_ROLLUP_GRID, S_ROLLUP_GRID_FREE, S_FRAG_RAW, S_HEAD_TREND,
 	S_HEAD_TICKS,
@@ -59,6 +60,7 @@ struct query {
 	sqlite3 *db;
 	int has_rollup;            /* schema 003: buddy_rollup exists */
 	int has_xen;               /* schema 012: runs.xen_domain exists (a DB from before it is read as "no domain") */
+	int has_cpuk;              /* schema 018: runs.cpu_model_kernel exists (before it: not recorded) */
 	int immutable;             /* opened as an immutable file: no -wal existed (see query_open) */
 	char *path;
 	sqlite3_stmt *st[S_COUNT];

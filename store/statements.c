@@ -66,6 +66,7 @@ static const char *const STMT_SQL[S_COUNT] = {
 			  " margin_pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[S_ATOMIC] = "INSERT OR REPLACE INTO atomic_risk(run_id, ts_ms, zone_id, norders, atomic_mask, kernel_mask,"
 		     " margin0, kernel_margin0, legacy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[S_TICK_LATE] = "INSERT OR REPLACE INTO tick_late(run_id, ts_ms, late_ms, missed) VALUES (?1, ?2, ?3, ?4)",
 	[S_HAS_SAMPLE] = "SELECT 1 FROM samples WHERE run_id = ?1 AND ts_ms = ?2",
 	[S_TICKS] = "UPDATE runs SET ticks = ticks + 1 WHERE run_id = ?1",
 	/* A bucket seen twice (the wall clock stepped back into it) is merged, not overwritten. */

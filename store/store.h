@@ -36,6 +36,7 @@ struct store_tick;
 struct store_run {
 	const char *label, *version, *boot_id, *hostname, *kernel_release, *kernel_version;
 	const char *cmdline, *hypervisor, *guest_type, *cpu_model, *fpu_features, *xstate_detail;
+	const char *cpu_model_kernel;   /* the kernel's "model name" (/proc/cpuinfo); cpu_model is CPUID's brand */
 	const char *config;
 	const char *gfp_mode;          /* --gfp-mode in force: "alternate", "off (module not loaded)", ... */
 	const char *xen_domain;           /* "dom0" | "domU" | NULL (not Xen, or unknown) */
@@ -214,6 +215,11 @@ int store_confinement(struct store *st, int64_t run_id, const struct store_confi
 
 /* Record what the tick's reads cost, in microseconds. */
 void store_tick_cost(struct store_tick *t, uint32_t sample_us);
+
+/* The tick began late_ms after its period's start, after missed periods without a tick; stored (v_tick_late)
+ * when either is at least STORE_LATE_MS / 1. */
+#define STORE_LATE_MS 50
+void store_tick_late(struct store_tick *t, int64_t late_ms, int64_t missed);
 
 /* Queue the tick (ownership passes) and try to write the queue: 0 written, 1 still queued (the DB refused it). */
 int store_submit(struct store *st, struct store_tick *t);

@@ -123,6 +123,12 @@ void store_tick_cost(struct store_tick *t, uint32_t sample_us)
 	t->sample_us = sample_us;
 }
 
+void store_tick_late(struct store_tick *t, int64_t late_ms, int64_t missed)
+{
+	t->late_ms = late_ms > 0 ? late_ms : 0;
+	t->missed = missed > 0 ? missed : 0;
+}
+
 int store_tick_buddyinfo(struct store *st, struct store_tick *t, const struct buddyinfo *bi)
 {
 	struct tick_buddy *b = calloc((size_t)bi->nzones, sizeof *b);

@@ -335,6 +335,18 @@ static int write_fragment(struct store *st, const struct store_tick *t)
 	return stmts_step(st, S_FRAGMENT);
 }
 
+/* A late tick's row (v_tick_late): sparse, so a healthy run stores none. */
+static int write_late(struct store *st, const struct store_tick *t)
+{
+	sqlite3_stmt *s = st->stmt[S_TICK_LATE];
+
+	sqlite3_bind_int64(s, 1, t->run_id);
+	sqlite3_bind_int64(s, 2, t->ts_ms);
+	sqlite3_bind_int64(s, 3, t->late_ms);
+	sqlite3_bind_int64(s, 4, t->missed);
+	return stmts_step(st, S_TICK_LATE);
+}
+
 int write_tick(struct store *st, const struct store_tick *t)
 {
 	int rc;
@@ -344,6 +356,8 @@ int write_tick(struct store *st, const struct store_tick *t)
 	if (t->no_sample)
 		return SQLITE_OK;
 	if ((rc = write_sample(st, t)) != SQLITE_OK)
+		return rc;
+	if ((t->late_ms >= STORE_LATE_MS || t->missed > 0) && (rc = write_late(st, t)) != SQLITE_OK)
 		return rc;
 	if ((rc = write_zones(st, t)) != SQLITE_OK)
 		return rc;

@@ -365,8 +365,8 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 	const char *sql =
 		"INSERT INTO runs(label, started_ms, pid, version, boot_id, hostname, kernel_release,"
 		" kernel_version, cmdline, hypervisor, guest_type, cpu_model, fpu_features, xstate_bytes,"
-		" xstate_detail, mem_total_kb, page_size, config, xen_domain, xen_domid, gfp_mode)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
+		" xstate_detail, mem_total_kb, page_size, config, xen_domain, xen_domid, gfp_mode, cpu_model_kernel)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
 	sqlite3_stmt *s;
 	int rc;
 
@@ -402,6 +402,7 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 	else
 		sqlite3_bind_null(s, 20);
 	bind_text_or_null(s, 21, r->gfp_mode);
+	bind_text_or_null(s, 22, r->cpu_model_kernel);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {

@@ -41,7 +41,7 @@ enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE, S_MODEL_CHECK,
 	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_REQUEST, S_ROLL_STATE,
-	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL, S_FRAGMENT,
+	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL, S_FRAGMENT, S_TICK_LATE,
 	S_COUNT
 };
 
@@ -159,6 +159,7 @@ struct store_tick {
 	struct store_model_check *checks;
 	int64_t run_id, ts_ms;
 	uint32_t sample_us;
+	int64_t late_ms, missed;     /* store_tick_late: 0, 0 for an on-time tick */
 	int nbuddy, nkv, nevents, nptfree, nslab, natomic;
 	struct tick_buddy *buddy;
 	struct tick_kv *kv;

@@ -12,6 +12,12 @@ check() { # check "description" command...
 }
 t_done() { [ "$T_FAILS" -eq 0 ]; exit $?; }
 
+# fpusoak_ldlibs: the libraries a program linked with libfpusoak.a needs, from the Makefile (make
+# print-ldlibs); on stdout.
+fpusoak_ldlibs() {
+	make -s --no-print-directory -C "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" print-ldlibs
+}
+
 # build/bench/churn_bench (the churn engine alone), rebuilt when the library or its source is newer;
 # its path on stdout, or 1 with the compiler's first lines on stderr.  Same libraries as the daemon.
 churn_bench_path() {
@@ -21,7 +27,7 @@ churn_bench_path() {
 		# --no-as-needed: the bench itself calls none of these, but 31_churn_caps wants its spawner
 		# to have libraries to shed, as the daemon's has (without libsystemd nothing else was mapped).
 		cc -std=gnu11 -O2 -I. bench/churn_bench.c "$lib" -Wl,--no-as-needed \
-			$(pkg-config --libs libmicrohttpd sqlite3 libcjson inih 2>/dev/null) -Wl,--as-needed -lm -lpthread \
+			$(fpusoak_ldlibs) -Wl,--as-needed \
 			-o "$bench" || return 1
 	fi
 	echo "$bench"

@@ -10,6 +10,9 @@
 # stages, which wait on an emulator that keeps one host CPU busy each (the dom0 stage's QEMU is
 # single-threaded).  Their lines are printed in list order once all of them are done.
 # TEST_SERIAL=1 runs them one after the other.
+# TEST_JOBS=N (make test-quick) runs up to N of the other tests at once, in list order, and tallies
+# each in list order; a script that says "# test-alone: yes" in its first lines runs with nothing
+# beside it (it measures CPU or timing of its own processes).
 set -u
 logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
@@ -54,12 +57,45 @@ tally() {
 	grep -E '^(FAIL|SKIP): ' "$log" | sed 's/^/    /'
 }
 
+alone() { [ -f "$1" ] && sed -n '1,15p' "$1" | grep -q '^# test-alone: *yes'; }
+
+# The pool of TEST_JOBS: tests started, tallied in list order as the head of the list finishes.
+pool=()
+pool_tally_done() {
+	while [ ${#pool[@]} -gt 0 ] && [ -f "$logdir/$(basename "${pool[0]}").log.rc" ]; do
+		tally "${pool[0]}"
+		pool=("${pool[@]:1}")
+	done
+}
+pool_drain() {
+	wait
+	pool_tally_done
+}
+pool_run() {
+	local t=$1
+	if alone "$t"; then
+		pool_drain
+		start "$t"
+		wait
+		tally "$t"
+		return
+	fi
+	while [ "$(jobs -rp | wc -l)" -ge "$TEST_JOBS" ]; do
+		wait -n
+		pool_tally_done
+	done
+	start "$t"
+	pool+=("$t")
+	pool_tally_done
+}
+
 concurrent() { [ "${TEST_SERIAL:-0}" != 1 ] && [ -f "$1" ] && sed -n '1,15p' "$1" | grep -q '^# test-concurrent: *yes'; }
 
 # The group of concurrent tests gathered so far: started together, tallied in order.
 group=()
 flush() {
 	[ ${#group[@]} -gt 0 ] || return 0
+	pool_drain
 	local t u others
 	for t in "${group[@]}"; do start "$t"; done
 	wait
@@ -70,16 +106,22 @@ flush() {
 	done
 	group=()
 }
+TEST_JOBS=${TEST_JOBS:-1}
 for t in "$@"; do
 	if concurrent "$t"; then
 		group+=("$t")
 		continue
 	fi
 	flush
+	if [ "$TEST_JOBS" -gt 1 ]; then
+		pool_run "$t"
+		continue
+	fi
 	start "$t"
 	wait
 	tally "$t"
 done
+pool_drain
 flush
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

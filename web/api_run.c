@@ -88,6 +88,7 @@ static cJSON *run_json(const struct web_req *r, int db, const struct query_run *
 	api_json_str(o, "hypervisor", run->hypervisor, tmp);
 	api_json_str(o, "guest_type", run->guest_type, tmp);
 	api_json_str(o, "cpu_model", run->cpu_model, tmp);
+	api_json_str(o, "cpu_model_kernel", run->cpu_model_kernel, tmp);
 	api_json_str(o, "fpu_features", run->fpu_features, tmp);
 	api_json_i64(o, "xstate_bytes", run->xstate_bytes);
 	api_json_str(o, "xstate_detail", run->xstate_detail, tmp);

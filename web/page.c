@@ -159,6 +159,7 @@ static void memory_rows(struct web_req *r, const struct query_run *run)
 
 void page_env_table(struct web_req *r, const struct query_run *run, int full)
 {
+	char cpu[160];
 	char d[32];
 	int64_t dur = report_run_duration(run);
 
@@ -181,7 +182,7 @@ void page_env_table(struct web_req *r, const struct query_run *run, int full)
 			snprintf(dom, sizeof dom, "%s (domain id unknown)", run->xen_domain);
 		row_text(r, "Xen domain", dom, 0);
 	}
-	row_text(r, "CPU", run->cpu_model, 0);
+	row_text(r, "CPU", report_cpu_model(run, cpu, sizeof cpu), 0);
 	row_text(r, "FPU features", run->fpu_features, 0);
 	row_num(r, "XSAVE area", run->xstate_bytes, " bytes");
 	row_num(r, "MemTotal", run->mem_total_kb, " kB");

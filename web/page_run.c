@@ -138,11 +138,12 @@ static int head_cb(void *arg, const struct query_run *run)
 static int env_cb(void *arg, const struct query_run *run)
 {
 	struct run_page *p = arg;
+	char cpu[160];
 
 	sb_puts(&p->r->body, "<details id=\"environment\"><summary>Environment and configuration: ");
 	page_text(p->r, run->hostname);
 	sb_puts(&p->r->body, ", ");
-	page_text(p->r, run->cpu_model);
+	page_text(p->r, report_cpu_model(run, cpu, sizeof cpu));
 	sb_puts(&p->r->body, "</summary>\n");
 	page_env_table(p->r, run, 1);
 	sb_puts(&p->r->body, "</details>\n");

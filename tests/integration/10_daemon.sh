@@ -47,6 +47,13 @@ check "summary states what the kernel keeps of the pages it knows" \
 check "v_meminfo MemTotal = /proc/meminfo" test "$(q "SELECT DISTINCT value_kb FROM v_meminfo WHERE name='MemTotal'")" = "$memtotal"
 check "page size recorded" test "$(q "SELECT page_size FROM v_runs")" = "$(getconf PAGESIZE)"
 check "cmdline recorded" test "$(q "SELECT cmdline FROM v_runs")" = "$(tr -d '\n' </proc/cmdline)"
+# Both names of the CPU: CPUID's brand (cpu_model) and the kernel's (a hypervisor may give them apart).
+kmodel=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1 | sed 's/[[:space:]]*$//')
+if [ -n "$kmodel" ]; then
+	check "cpu_model_kernel = /proc/cpuinfo model name ($kmodel)" test "$(q "SELECT cpu_model_kernel FROM v_runs WHERE run_id=1")" = "$kmodel"
+else
+	skip "no model name in /proc/cpuinfo (not x86): cpu_model_kernel not checked"
+fi
 # Zones and order count as /proc/buddyinfo has them.
 want_zones=$(awk '{print $2 $4}' /proc/buddyinfo | tr -d , | sort | tr '\n' ' ')
 got_zones=$(q "SELECT DISTINCT node || zone FROM v_buddyinfo" | sort | tr '\n' ' ')

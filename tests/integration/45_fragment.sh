@@ -47,7 +47,6 @@ peak_kb() { # the group's memory peak since creation, in KiB
 	done
 	echo ""
 }
-status_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 wait_log() { # wait_log FILE REGEX [tenths]
 	local i
 	for i in $(seq "${3:-300}"); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
@@ -55,6 +54,9 @@ wait_log() { # wait_log FILE REGEX [tenths]
 }
 held_kb() { # held_kb LOG CYCLE KIND: KiB of KIND the load reported holding at the end of CYCLE
 	sed -n "s/.*fragment: cycle $2 done; .*[ (]$3 \([0-9]*\).*/\1/p" "$1" | tail -1
+}
+kernel_kb() { # kernel_kb LOG CYCLE FIELD: the load's own /proc/self/status FIELD at the end of CYCLE
+	sed -n "s/.*fragment: cycle $2 done; .*the kernel: .*$3 \([0-9]*\) KiB.*/\1/p" "$1" | tail -1
 }
 
 # ---- A: bounded, confined, accounted, clean stop -----------------------------------------------
@@ -80,18 +82,24 @@ else
 	check "A: it holds no capability ($(grep CapEff "/proc/$lp/status" | tr -d '\t'))" grep -q 'CapEff:[[:space:]]*0000000000000000' "/proc/$lp/status"
 	check "A: it is named fpusoakd-frag" test "$(cat "/proc/$lp/comm")" = fpusoakd-frag
 	# Two consecutive cycle ends: between them the long-lived set grew by one cycle's survivors,
-	# and the load's own page tables and anonymous memory must have grown by what it reports.
+	# and the load's own page tables and anonymous memory must have grown by what it reports.  The
+	# kernel's figures are the load's /proc/self/status read in the same instant as its report (the
+	# cycle-end record): read from here, after the log line, they raced the next cycle's fill and
+	# missed by 100 KiB under a loaded make test (issue 34).
 	if wait_log "$R_TMP/a.log" 'fragment: cycle 2 done' 600; then
-		pte2=$(status_kb "$lp" VmPTE) anon2=$(status_kb "$lp" RssAnon)
+		pte2=$(kernel_kb "$R_TMP/a.log" 2 VmPTE) anon2=$(kernel_kb "$R_TMP/a.log" 2 RssAnon)
 		wait_log "$R_TMP/a.log" 'fragment: cycle 3 done' 600
-		pte3=$(status_kb "$lp" VmPTE) anon3=$(status_kb "$lp" RssAnon)
+		pte3=$(kernel_kb "$R_TMP/a.log" 3 VmPTE) anon3=$(kernel_kb "$R_TMP/a.log" 3 RssAnon)
 		dpt=$(( $(held_kb "$R_TMP/a.log" 3 pgtable) - $(held_kb "$R_TMP/a.log" 2 pgtable) ))
 		dan=$(( $(held_kb "$R_TMP/a.log" 3 anon) - $(held_kb "$R_TMP/a.log" 2 anon) ))
 		# Page tables are exact to a page or two (a PMD table may come or go); anon to a few pages.
 		check "A: VmPTE grew by what it reports in page tables (+$((pte3 - pte2)) KiB vs +$dpt KiB)" \
 			test $((pte3 - pte2 - dpt)) -ge -8 -a $((pte3 - pte2 - dpt)) -le 8
-		check "A: RssAnon grew by what it reports in anon pages (+$((anon3 - anon2)) KiB vs +$dan KiB)" \
-			test $((anon3 - anon2 - dan)) -ge -16 -a $((anon3 - anon2 - dan)) -le 16
+		# A pgtable unit reads one page of its read-only slot: where the kernel maps its zero page there
+		# that costs nothing, but a kernel may allocate a page instead (this project's 6.18 VM does: +4 KiB
+		# of RssAnon per read, measured), so RssAnon may also grow by one page per PTE page added.
+		check "A: RssAnon grew by what it reports in anon pages (+$((anon3 - anon2)) KiB vs +$dan KiB, + up to $dpt KiB of pgtable units' read pages)" \
+			test $((anon3 - anon2 - dan)) -ge -16 -a $((anon3 - anon2 - dan - dpt)) -le 16
 	else
 		fail "A: fewer than 2 cycles in 60 s: $(grep fragment "$R_TMP/a.log" | tail -2)"
 	fi

@@ -50,7 +50,7 @@ mkdir -p "$art" "$BUILD/browser"
 rm -f "$art"/*.png
 
 # The seeded DB: runs 1 and 3 with every table of the report, run 2 empty.
-libs="$(pkg-config --libs libmicrohttpd sqlite3 libcjson libsystemd inih) -lm -lpthread"
+libs=$(fpusoak_ldlibs)
 cc -std=gnu11 -O1 -I. -I"$BUILD/gen" tests/browser/seed.c "$BUILD/libfpusoak.a" $libs \
 	-o "$BUILD/browser/seed" 2>"$tmp/cc.log" || { fail "build tests/browser/seed.c: $(head -3 "$tmp/cc.log")"; t_done; }
 db=$("$BUILD/browser/seed" "$tmp") || { fail "seed the database"; t_done; }

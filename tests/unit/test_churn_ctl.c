@@ -471,6 +471,39 @@ static void test_probe_rules(void)
 	T_EQ_I(probe_cap_tick(&p, SEC + 1), PROBE_ACT_RELEASE, "step timeout");
 	T_EQ_S(p.stop_reason, "timeout", "reason timeout");
 
+	T_EQ_S(probe_cap_timeout_name(&p), "step", "the step's bound, not the fill's");
+
+	/* The fill's own bound (--probe-timeout): counted from the first spawn. */
+	probe_cap_begin(&p, 100, 0);
+	probe_cap_bound(&p, 10 * SEC);
+	probe_cap_retired(&p, 5 * SEC, 0);
+	probe_cap_spawned(&p, 6 * SEC, 0, 60 * SEC);
+	T_EQ_I(p.deadline, 15 * SEC, "a step's wait is clipped to the fill's end");
+	T_EQ_I(probe_cap_ready(&p, 7 * SEC, 0), PROBE_ACT_SPAWN, "a clean step inside the bound goes on");
+	probe_cap_spawned(&p, 8 * SEC, 0, 60 * SEC);
+	T_EQ_I(probe_cap_tick(&p, 15 * SEC - 1), PROBE_ACT_NONE, "before the fill's end");
+	T_EQ_I(probe_cap_tick(&p, 15 * SEC), PROBE_ACT_RELEASE, "the fill's end stops a step in progress");
+	T_EQ_S(p.stop_reason, "timeout", "a lower bound: timeout");
+	T_EQ_S(probe_cap_timeout_name(&p), "fill", "and it says which bound");
+	T_EQ_I(p.count, 1, "count = the clean steps inside the bound");
+
+	/* A clean step that ends after the bound: no next spawn. */
+	probe_cap_begin(&p, 100, 0);
+	probe_cap_bound(&p, 10 * SEC);
+	probe_cap_retired(&p, 0, 0);
+	probe_cap_spawned(&p, 1, 0, SEC);
+	T_EQ_I(probe_cap_ready(&p, 10 * SEC, 0), PROBE_ACT_RELEASE, "ready at the bound: stop, do not spawn");
+	T_EQ_S(p.stop_reason, "timeout", "reason timeout");
+	T_EQ_I(p.count, 1, "that step counted");
+
+	/* No bound: a long fill goes on. */
+	probe_cap_begin(&p, 100, 0);
+	probe_cap_bound(&p, 0);
+	probe_cap_retired(&p, 0, 0);
+	probe_cap_spawned(&p, 1, 0, SEC);
+	T_EQ_I(probe_cap_ready(&p, 3600 * SEC, 0), PROBE_ACT_SPAWN, "bound 0: none");
+	T_EQ_S(probe_cap_timeout_name(&p), "", "not timed out");
+
 	/* A worker that exits on its own (mmap failed). */
 	probe_cap_begin(&p, 100, 0);
 	probe_cap_retired(&p, 0, 0);

@@ -125,6 +125,11 @@ static int death_of(const struct obs *o, const void *arg)
 	return 0;
 }
 
+static int exited_more(const struct obs *o, const void *arg)
+{
+	return o->statuses && o->st.c.exited > *(const uint64_t *)arg;
+}
+
 static int ndone_at_least(const struct obs *o, const void *arg)
 {
 	return o->ndone >= *(const int *)arg;
@@ -522,12 +527,13 @@ static void test_unconfined(void)
 	churn_status_request(ch);   /* the last STATUS may predate the probe */
 	pump(ch, &o, 200, NULL, NULL);
 	T_EQ_I(o.st.c.exited_retired, 5, "the probe retired the 5 churn workers");
-	uint64_t before = o.st.c.exited;
-	pump(ch, &o, 2000, NULL, NULL);
-	churn_status_request(ch);
-	pump(ch, &o, 200, NULL, NULL);
-	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives in 2 s at 200/s",
-		(unsigned long long)(o.st.c.exited - before));
+	uint64_t before = o.st.c.exited, want = before + 100;
+	/* A count, not a rate: workers run at nice 19, and on a loaded host 200/s is not what they get
+	 * (68 lives in 2 s beside a make test and four compilers).  Whether lifetime 0 works is the point. */
+	int64_t t0 = mono_ms();
+	pump(ch, &o, 30000, exited_more, &want);
+	T_CHECK(o.st.c.exited - before > 100, "lifetime 0: %llu touch-and-exit lives (100 wanted) in %lld ms at 200/s",
+		(unsigned long long)(o.st.c.exited - before), (long long)(mono_ms() - t0));
 	T_EQ_I(o.st.c.exited_error, 0, "none failed its setup");
 	T_EQ_I(o.st.params.lifetime_ms, 0, "STATUS shows lifetime 0");
 	T_EQ_I(churn_close(ch, &fin), 0, "clean stop");

@@ -190,6 +190,28 @@ static void test_get(void)
 	T_EQ_I(v, 42, "kv_get: failed lookups leave *v alone");
 }
 
+/* kv_status_kb: one "Name:<blanks>N kB" line of /proc/PID/status, and nothing that only looks like one. */
+static void test_status_kb(void)
+{
+	static const char st[] = "Name:\tfpusoakd-frag\nUmask:\t0022\nVmPTE:\t      88 kB\nRssAnon:\t    2048 kB\n"
+				 "RssAnonX:\t1 kB\nThreads:\t1\nVmSwap:\t 7 MB\nBad:\t12kB\nLast:\t5 kB";
+	uint64_t v = 0;
+
+	T_EQ_I(kv_status_kb(st, sizeof st - 1, "RssAnon", &v), 0, "RssAnon found");
+	T_EQ_I(v, 2048, "RssAnon 2048 kB");
+	T_EQ_I(kv_status_kb(st, sizeof st - 1, "VmPTE", &v), 0, "VmPTE found");
+	T_EQ_I(v, 88, "VmPTE 88 kB");
+	T_EQ_I(kv_status_kb(st, sizeof st - 1, "Last", &v), 0, "a last line without a newline");
+	T_EQ_I(v, 5, "Last 5 kB");
+	T_EQ_I(kv_status_kb(st, sizeof st - 1, "Threads", &v), -1, "a count without kB is not this form");
+	T_EQ_I(kv_status_kb(st, sizeof st - 1, "VmSwap", &v), -1, "another unit is not kB");
+	T_EQ_I(kv_status_kb(st, sizeof st - 1, "Bad", &v), -1, "no blank before kB");
+	T_EQ_I(kv_status_kb(st, sizeof st - 1, "Name", &v), -1, "text is not a number");
+	T_EQ_I(kv_status_kb(st, sizeof st - 1, "RssFile", &v), -1, "absent");
+	T_EQ_I(kv_status_kb(st, 20, "VmPTE", &v), -1, "a cut buffer: not found past its end");
+	T_EQ_I(kv_status_kb("RssAnon:\t99999999999999999999999 kB\n", 33, "RssAnon", &v), -1, "overflow");
+}
+
 /* Real kernel output: this VM (6.18) and the Xen PV test guest (6.1), see tests/fixtures/README.md. */
 static void test_host(void)
 {
@@ -244,6 +266,7 @@ int main(void)
 	test_inline();
 	test_cap();
 	test_get();
+	test_status_kb();
 	test_host();
 	live("proc/vmstat", vmstat_parse, AWK_VMSTAT);
 	live("proc/meminfo", meminfo_parse, AWK_MEMINFO);

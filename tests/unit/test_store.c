@@ -108,6 +108,24 @@ int main(void)
 	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE hypervisor='xen' AND guest_type='PV' AND end_reason IS NULL"),
 	       1, "v_runs row");
 	T_CHECK(q1(path, "SELECT count(*) FROM v_samples WHERE ts = '2023-11-14T22:13:20.000Z'") == 1, "ts is ISO 8601 UTC");
+	/* Late ticks (017_tick_late.sql): only those STORE_LATE_MS late or after missed periods get a row. */
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_tick_late"), 0, "on-time ticks: no v_tick_late row");
+	{
+		static const struct { int64_t late, missed; int row; } lt[] = {
+			{ STORE_LATE_MS - 1, 0, 0 }, { STORE_LATE_MS, 0, 1 }, { 3, 2, 1 }, { 0, 0, 0 },
+		};
+		for (int i = 0; i < 4; i++) {
+			struct store_tick *t = store_tick_new(st, run, 1700000005000 + i * 1000);
+			fill((uint64_t)i);
+			store_tick_late(t, lt[i].late, lt[i].missed);
+			store_tick_meminfo(st, t, &mi);
+			T_EQ_I(store_submit(st, t), 0, "tick %d (late %lld ms, missed %lld) written", i,
+			       (long long)lt[i].late, (long long)lt[i].missed);
+			snprintf(cmd, sizeof cmd, "SELECT count(*) FROM v_tick_late WHERE ts_ms = %lld AND late_ms = %lld"
+				 " AND missed = %lld", 1700000005000LL + i * 1000, (long long)lt[i].late, (long long)lt[i].missed);
+			T_EQ_I(q1(path, cmd), lt[i].row, "v_tick_late row for tick %d: %d", i, lt[i].row);
+		}
+	}
 	/* The Xen domain (012_domu.sql): absent unless envinfo found one; a domU's id round-trips. */
 	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE xen_domain IS NULL AND xen_domid IS NULL"), 1,
 	       "v_runs: no Xen domain recorded for a run that did not give one (not domain 0)");
