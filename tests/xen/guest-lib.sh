@@ -18,6 +18,10 @@
 #                           cache's and task_struct's, one line per cache
 #                           ("TAG cache uptime=U stat=total ..."), appended
 #                           to FILE
+#   threads_max_at_least N  raise kernel.threads-max to N when below it (the
+#                           kernel sizes it by memory: 403 in the 64 MB domU,
+#                           which ends a fill of FPU-only workers by fork's
+#                           EAGAIN before memory does); marks THREADS-MAX
 #   fetch_report FILE       GET / from the daemon inside the guest (wget)
 #   export_file NAME PATH   send PATH to the host after the scenario, as NAME
 #   export_db NAME PATH     the same for an SQLite DB (folded into one file)
@@ -91,6 +95,12 @@ daemon_alive() { # a zombie answers kill -0 until it is waited for
 probes_done() { # DB: capacity probes stored so far (0 while the DB is not there yet)
 	_n=$(sqlite3 -readonly "$1" "SELECT count(*) FROM v_probes WHERE kind = 'capacity'" 2>/dev/null)
 	echo "${_n:-0}"
+}
+
+threads_max_at_least() { # N
+	read -r _t </proc/sys/kernel/threads-max
+	[ "$_t" -lt "$1" ] && echo "$1" >/proc/sys/kernel/threads-max
+	mark "THREADS-MAX scenario=$SC_NAME was=$_t now=$(cat /proc/sys/kernel/threads-max)"
 }
 
 # The totals of CONFIG_SLUB_STATS' files (/sys/kernel/slab/<cache>/<stat>: "total C0=..."),

@@ -34,6 +34,8 @@ done >"$out/slab-geometry.txt"
 cp /proc/zoneinfo "$out/zoneinfo.start"
 cp /proc/meminfo "$out/meminfo.start"
 
+# Memory, not the kernel's memory-sized thread cap (403 here), must end a fill.
+threads_max_at_least 8192
 # Refused HOLDs and OOM kills print long reports: /dev/kmsg (the daemon reads them), not the console.
 dmesg -n 1
 daemon_start "$db" --duration "${SEED_SECONDS}s"
