@@ -9,8 +9,9 @@
 #   amx     no load, the module's object 11,008 bytes (AMX's XSAVE area: order 2 at the least)
 #   amxlight  the same with --fragment light
 # For each: the test bed's artifacts (the DB and the guest's files from the data disk, the
-# consoles, times.txt), the host's load average once a minute while it ran, `fpusoakd summary`
-# and the one-file offline report (`fpusoakd report --out`), under OUT/<variant>/.
+# consoles, times.txt), the host's load average once a minute while it ran, `fpusoakd summary`,
+# the one-file offline report (`fpusoakd report --out`) and the per-probe table (seed-table.sh),
+# under OUT/<variant>/.
 # Usage: tests/xen/seed-run.sh OUT   (from the top of the tree, after `make all`; XEN_CACHE as for
 # make test).  Exit status: how many runs failed their scenario's checks.
 set -u
@@ -53,8 +54,10 @@ for v in ${SEED_RUNS:-plain light}; do
 	cp -a "$d/seed" "$dest/exports" 2>/dev/null
 	cp -a "$d/boot" "$dest/boot" 2>/dev/null
 	if [ -f "$dest/data/fpusoakd.db" ]; then
-		"$FPUSOAKD" summary --db "$dest/data/fpusoakd.db" >"$dest/summary.txt" 2>&1
-		"$FPUSOAKD" report --db "$dest/data/fpusoakd.db" --out "$dest/report.html" >"$dest/report.log" 2>&1
+		run=$(sqlite3 "$dest/data/fpusoakd.db" "SELECT max(run_id) FROM runs")
+		"$FPUSOAKD" summary --db "$dest/data/fpusoakd.db" --run "$run" >"$dest/summary.txt" 2>&1
+		"$FPUSOAKD" report --db "$dest/data/fpusoakd.db" --run "$run" --out "$dest/report.html" >"$dest/report.log" 2>&1
+		bash "$here/seed-table.sh" "$dest" >"$dest/table.md" 2>&1
 	fi
 	tail -1 "$dest/run.log"
 done
