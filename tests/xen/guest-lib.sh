@@ -98,7 +98,9 @@ probes_done() { # DB: capacity probes stored so far (0 while the DB is not there
 }
 
 threads_max_at_least() { # N
-	read -r _t </proc/sys/kernel/threads-max
+	# cat, not read: busybox's read takes a byte at a time, and a sysctl file answers only the
+	# first read (it gave "3" for 403).
+	_t=$(cat /proc/sys/kernel/threads-max)
 	[ "$_t" -lt "$1" ] && echo "$1" >/proc/sys/kernel/threads-max
 	mark "THREADS-MAX scenario=$SC_NAME was=$_t now=$(cat /proc/sys/kernel/threads-max)"
 }
