@@ -6,15 +6,15 @@
 
 #include "common/num.h"
 
-/* Allocation flags the model distinguishes (names as in mm/internal.h). */
+/* Short names for the ATOMIC_F_* bits (atomic.h). */
 enum {
-	F_WMARK_LOW = 1 << 0,      /* else WMARK_MIN */
-	F_HIGH = 1 << 1,           /* ALLOC_HIGH (< 6.3) */
-	F_HARDER = 1 << 2,         /* ALLOC_HARDER (< 6.3) */
-	F_MIN_RESERVE = 1 << 3,    /* ALLOC_MIN_RESERVE (6.3+) */
-	F_NON_BLOCK = 1 << 4,      /* ALLOC_NON_BLOCK (6.3+) */
-	F_HIGHATOMIC = 1 << 5,     /* ALLOC_HIGHATOMIC (6.3+) */
-	F_CMA = 1 << 6,            /* ALLOC_CMA: free CMA pages count (compaction's suitability check) */
+	F_WMARK_LOW = ATOMIC_F_WMARK_LOW,
+	F_HIGH = ATOMIC_F_HIGH,
+	F_HARDER = ATOMIC_F_HARDER,
+	F_MIN_RESERVE = ATOMIC_F_MIN_RESERVE,
+	F_NON_BLOCK = ATOMIC_F_NON_BLOCK,
+	F_HIGHATOMIC = ATOMIC_F_HIGHATOMIC,
+	F_CMA = ATOMIC_F_CMA,
 };
 
 /* Saturating int64 helpers: junk counters must not wrap into a plausible verdict. */
@@ -77,23 +77,43 @@ enum atomic_era atomic_era_of(struct atomic_kver v)
 	return ATOMIC_ERA_RESERVES;
 }
 
+unsigned atomic_alloc_flags(const struct atomic_gfp *g, unsigned order, enum atomic_era era)
+{
+	unsigned f = 0;
+	/* The kernel's CMA rule is the same in every era that has CMA: movable requests may use it. */
+	unsigned cma = g->movable ? F_CMA : 0;
+
+	if (era == ATOMIC_ERA_RESERVES) {
+		/* 6.3+: __GFP_HIGH is ALLOC_MIN_RESERVE; not sleeping is ALLOC_NON_BLOCK (+HIGHATOMIC above order 0). */
+		if (g->high)
+			f |= F_MIN_RESERVE;
+		if (!g->direct_reclaim && !g->nomemalloc)
+			f |= F_NON_BLOCK | (order > 0 ? F_HIGHATOMIC : 0);
+		return f | cma;
+	}
+	if (g->high)
+		f |= F_HIGH;
+	/* 4.4 .. 6.2: ALLOC_HARDER from __GFP_ATOMIC; before 4.4 from not being able to wait. */
+	if (era == ATOMIC_ERA_HARDER ? g->atomic && !g->nomemalloc : !g->direct_reclaim && !g->nomemalloc)
+		f |= F_HARDER;
+	return f | cma;
+}
+
 /* gfp_to_alloc_flags() (or the fast path's ALLOC_WMARK_LOW) for each modelled request. */
 static unsigned alloc_flags(enum atomic_req req, enum atomic_era era, unsigned order)
 {
+	static const struct atomic_gfp ATOMIC = { .high = 1, .atomic = 1 }, NOWAIT = { 0 },
+					KERNEL = { .direct_reclaim = 1 };
+
 	switch (req) {
 	case ATOMIC_REQ_FAST:
 		return F_WMARK_LOW;
 	case ATOMIC_REQ_KERNEL:
-		return 0;
+		return atomic_alloc_flags(&KERNEL, order, era);
 	case ATOMIC_REQ_ATOMIC:
-		if (era == ATOMIC_ERA_RESERVES)
-			return F_MIN_RESERVE | F_NON_BLOCK | (order > 0 ? F_HIGHATOMIC : 0);
-		return F_HIGH | F_HARDER;
+		return atomic_alloc_flags(&ATOMIC, order, era);
 	case ATOMIC_REQ_NOWAIT:
-		if (era == ATOMIC_ERA_RESERVES)
-			return F_NON_BLOCK | (order > 0 ? F_HIGHATOMIC : 0);
-		/* < 4.4: "atomic" was !(__GFP_WAIT | __GFP_NO_KSWAPD), which GFP_NOWAIT is. */
-		return era == ATOMIC_ERA_LEGACY ? F_HARDER : 0;
+		return atomic_alloc_flags(&NOWAIT, order, era);
 	}
 	return 0;
 }
@@ -124,8 +144,7 @@ static int reserve_access(unsigned f, enum atomic_era era)
 	return (f & F_HARDER) != 0;
 }
 
-/* The request may take a block from the MIGRATE_HIGHATOMIC free lists. */
-static int may_use_highatomic(unsigned f, enum atomic_era era)
+int atomic_may_use_highatomic(unsigned f, enum atomic_era era)
 {
 	if (era == ATOMIC_ERA_RESERVES)
 		return (f & F_HIGHATOMIC) != 0;
@@ -138,8 +157,9 @@ static int block_available(const struct atomic_zone *z, unsigned order, unsigned
 	for (unsigned o = order; o < (unsigned)z->norders; o++) {
 		uint64_t usable = usub0(z->free[o], z->free_isolate[o]);
 
-		usable = usub0(usable, z->free_cma[o]);   /* neither request has ALLOC_CMA */
-		if (!may_use_highatomic(f, era))
+		if (!(f & F_CMA))
+			usable = usub0(usable, z->free_cma[o]);
+		if (!atomic_may_use_highatomic(f, era))
 			usable = usub0(usable, z->free_highatomic[o]);
 		if (usable > 0)
 			return 1;
@@ -179,7 +199,7 @@ static void check_legacy(const struct atomic_zone *z, unsigned order, int64_t ma
 	int64_t free_pages = ssub(sat(z->free_pages), ((int64_t)1 << order) - 1);
 	int64_t min = adjust_min(mark, f, ATOMIC_ERA_LEGACY);
 
-	c->free_after = ssub(free_pages, sat(z->nr_free_cma));
+	c->free_after = (f & F_CMA) ? free_pages : ssub(free_pages, sat(z->nr_free_cma));
 	c->threshold = sadd(min, z->lowmem_reserve);
 	c->margin = ssub(c->free_after, c->threshold);
 	c->block_ok = 1;
@@ -201,17 +221,15 @@ static void check_legacy(const struct atomic_zone *z, unsigned order, int64_t ma
 	c->ok = c->block_ok;
 }
 
-int atomic_check_zone(const struct atomic_zone *z, unsigned order, enum atomic_req req,
-		      struct atomic_kver v, struct atomic_check *out)
+int atomic_check_flags(const struct atomic_zone *z, unsigned order, unsigned f, struct atomic_kver v,
+		       struct atomic_check *out)
 {
 	enum atomic_era era = atomic_era_of(v);
-	unsigned f;
 	int64_t mark;
 
 	memset(out, 0, sizeof *out);
 	if (!z || z->norders <= 0 || z->norders > ATOMIC_MAX_ORDER || order >= (unsigned)z->norders)
 		return -1;
-	f = alloc_flags(req, era, order);
 	mark = sat((f & F_WMARK_LOW) ? z->wmark_low : z->wmark_min);
 	if (era == ATOMIC_ERA_LEGACY) {
 		check_legacy(z, order, mark, f, out);
@@ -219,12 +237,19 @@ int atomic_check_zone(const struct atomic_zone *z, unsigned order, enum atomic_r
 	}
 	check_modern(z, order, mark, f, era, out);
 	/*
-	 * zone_watermark_fast(), 5.8+: an order-0 __GFP_HIGH/__GFP_ATOMIC request
-	 * failing at the (boosted) min watermark retries against the unboosted one.
+	 * zone_watermark_fast(), 5.8+: an order-0 request with __GFP_HIGH (or __GFP_ATOMIC, < 6.3) failing at
+	 * the (boosted) min watermark retries against the unboosted one.
 	 */
-	if (!out->ok && order == 0 && req == ATOMIC_REQ_ATOMIC && z->boost > 0 && kver_ge(v, 5, 8))
+	if (!out->ok && order == 0 && !(f & F_WMARK_LOW) && (f & (F_HIGH | F_HARDER | F_MIN_RESERVE)) &&
+	    z->boost > 0 && kver_ge(v, 5, 8))
 		check_modern(z, order, sat(usub0(z->wmark_min, z->boost)), f, era, out);
 	return 0;
+}
+
+int atomic_check_zone(const struct atomic_zone *z, unsigned order, enum atomic_req req,
+		      struct atomic_kver v, struct atomic_check *out)
+{
+	return atomic_check_flags(z, order, alloc_flags(req, atomic_era_of(v), order), v, out);
 }
 
 int atomic_eval(const struct atomic_zone *z, unsigned order, struct atomic_kver v, struct atomic_result *out)

@@ -107,6 +107,26 @@ enum atomic_req {
 	ATOMIC_REQ_FAST,           /* any request's fast path (WMARK_LOW) */
 };
 
+/* gfp_to_alloc_flags() bits the model distinguishes (names as in mm/internal.h). */
+enum {
+	ATOMIC_F_WMARK_LOW = 1 << 0,      /* else WMARK_MIN (the slow path's) */
+	ATOMIC_F_HIGH = 1 << 1,           /* ALLOC_HIGH (< 6.3) */
+	ATOMIC_F_HARDER = 1 << 2,         /* ALLOC_HARDER (< 6.3) */
+	ATOMIC_F_MIN_RESERVE = 1 << 3,    /* ALLOC_MIN_RESERVE (6.3+) */
+	ATOMIC_F_NON_BLOCK = 1 << 4,      /* ALLOC_NON_BLOCK (6.3+) */
+	ATOMIC_F_HIGHATOMIC = 1 << 5,     /* ALLOC_HIGHATOMIC (6.3+) */
+	ATOMIC_F_CMA = 1 << 6,            /* ALLOC_CMA: free CMA pages and CMA lists count */
+};
+
+/* What gfp_to_alloc_flags() reads of a GFP mask. */
+struct atomic_gfp {
+	int high;                  /* __GFP_HIGH */
+	int atomic;                /* __GFP_ATOMIC (4.4 .. 6.2: part of GFP_ATOMIC) */
+	int direct_reclaim;        /* __GFP_DIRECT_RECLAIM (before 4.4: __GFP_WAIT) */
+	int nomemalloc;            /* __GFP_NOMEMALLOC */
+	int movable;               /* gfp_migratetype() is MIGRATE_MOVABLE: ALLOC_CMA (CONFIG_CMA) */
+};
+
 /* One zone as the model needs it; counts in pages unless noted. */
 struct atomic_zone {
 	uint64_t free_pages;               /* zoneinfo "pages free" (NR_FREE_PAGES) */
@@ -176,6 +196,18 @@ enum atomic_era atomic_era_of(struct atomic_kver v);
 /* One request at one order against one zone; 0, or -1 on bad arguments (order >= norders, norders out of range). */
 int atomic_check_zone(const struct atomic_zone *z, unsigned order, enum atomic_req req,
 		      struct atomic_kver v, struct atomic_check *out);
+
+/* gfp_to_alloc_flags() of the era for an order-k request (the slow path: ALLOC_WMARK_MIN); ATOMIC_F_* bits.
+ * rt tasks' extra reserve access and ALLOC_OOM are not modelled. */
+unsigned atomic_alloc_flags(const struct atomic_gfp *g, unsigned order, enum atomic_era era);
+
+/* __zone_watermark_ok() of the era with explicit ATOMIC_F_* flags (and zone_watermark_fast's order-0 retry at
+ * the unboosted min, 5.8+); 0, or -1 on bad arguments as atomic_check_zone. */
+int atomic_check_flags(const struct atomic_zone *z, unsigned order, unsigned flags, struct atomic_kver v,
+		       struct atomic_check *out);
+
+/* The flags may take a block from the MIGRATE_HIGHATOMIC free lists (ALLOC_HARDER < 6.3, ALLOC_HIGHATOMIC 6.3+). */
+int atomic_may_use_highatomic(unsigned flags, enum atomic_era era);
 
 /* GFP_ATOMIC, GFP_KERNEL (pre-reclaim) and fast-path verdicts for one zone and order; 0 or -1. */
 int atomic_eval(const struct atomic_zone *z, unsigned order, struct atomic_kver v, struct atomic_result *out);

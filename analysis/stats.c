@@ -56,13 +56,16 @@ static void line_add(struct line *l, const char *fmt, ...)
 		l->len += (size_t)n;
 }
 
-/* %.<digits>g, with -0 printed as 0 and infinities as inf / -inf. */
+/* %.<digits>g, with -0 printed as 0, infinities as inf / -inf, and 1e4 .. 1e15 whole ("453388", not
+ * "4.534e+05": a reply is read by people, issue 31), as common/fmt.h's fmt_sig. */
 static void fmt_num(char out[32], double v, int digits)
 {
 	if (v == 0.0)
 		v = 0.0;
 	if (isinf(v))
 		snprintf(out, 32, "%s", v > 0 ? "inf" : "-inf");
+	else if (fabs(v) >= 1e4 && fabs(v) < 1e15)
+		snprintf(out, 32, "%.0f", v);
 	else
 		snprintf(out, 32, "%.*g", digits, v);
 }

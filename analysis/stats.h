@@ -49,7 +49,7 @@
  * One comparison, ready to print.  Strings are borrowed, printable ASCII.
  * Full form:
  *   LABEL: A vs B (+P%), EST_NAME EST [LO, HI], P_NAME p=P: VERDICT
- * Numbers are %.4g, the percentage is (B - A) / |A|, p below 0.001 prints
+ * Numbers are %.4g (from 1e4 to 1e15 whole, "453388"), the percentage is (B - A) / |A|, p below 0.001 prints
  * as p<0.001.  When the line is wider than STATS_VERDICT_COLS, parts are
  * dropped in this order until it fits: the test name, the space inside the
  * interval, the p-value (it never decides the verdict), the estimate's

@@ -38,6 +38,8 @@ size_t churn_rec_size(uint32_t type)
 		return h + sizeof(struct churn_status);
 	case CHURN_REC_DEATH:
 		return h + sizeof(struct churn_death);
+	case CHURN_REC_GFP_REFUSED:
+		return h + sizeof(struct churn_gfp_refusal);
 	case CHURN_REC_PROBE_START:
 		return h + sizeof(struct churn_probe_start);
 	case CHURN_REC_PROBE_DONE:

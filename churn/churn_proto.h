@@ -107,6 +107,15 @@ struct churn_death {
 	int32_t role;                 /* enum churn_role */
 };
 
+/* A worker whose HOLD the allocator refused (--gfp-mode): it died by its own SIGKILL (counted as gfp_failed). */
+struct churn_gfp_refusal {
+	int64_t mono_ms, real_ms;     /* when the spawner reaped it (the refusal came just before the kill) */
+	int32_t pid;
+	int32_t role;                 /* enum churn_role */
+	int32_t mode;                 /* enum gfp_mode it held in (kernel, atomic, nowait) */
+	int32_t pad;
+};
+
 struct churn_probe_start {
 	int32_t kind;                 /* enum churn_probe_kind */
 	int32_t buddyinfo_err;        /* errno if the read failed (EFBIG: over CHURN_BUDDYINFO_MAX) */
@@ -150,6 +159,7 @@ enum churn_rec_type {
 	CHURN_REC_PROBE_DONE,
 	CHURN_REC_NOTE,
 	CHURN_REC_BYE,                /* the spawner is exiting; a final STATUS came just before */
+	CHURN_REC_GFP_REFUSED,        /* a refused HOLD (bounded with the DEATH records) */
 };
 
 struct churn_rec {
@@ -159,6 +169,7 @@ struct churn_rec {
 		struct churn_hello hello;
 		struct churn_status status;
 		struct churn_death death;
+		struct churn_gfp_refusal refusal;
 		struct churn_probe_start probe_start;
 		struct churn_probe_done probe_done;
 		struct churn_note note;

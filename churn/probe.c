@@ -327,6 +327,12 @@ int probe_switch_exec_main(int argc, char **argv)
 	probe_switch_child((enum fpu_kind)kind, (int)threads, ms, (int)fd);
 }
 
+int probe_switch_starved(const struct probe_switch_result *r)
+{
+	return r->yields < PROBE_SWITCH_MIN_YIELDS || r->base_yields < PROBE_SWITCH_MIN_YIELDS ||
+	       r->sys_us + r->user_us < PROBE_SWITCH_MIN_CPU_US || r->base_sys_us + r->base_user_us < PROBE_SWITCH_MIN_CPU_US;
+}
+
 void probe_switch_report(const struct probe_switch_result *r, struct churn_probe_done *d)
 {
 	d->threads = r->threads;
@@ -341,8 +347,12 @@ void probe_switch_report(const struct probe_switch_result *r, struct churn_probe
 	if (r->err) {
 		char e[24];
 		snprintf(d->stop_reason, sizeof d->stop_reason, "failed:%s", probe_errname(r->err, e, sizeof e));
-	} else
-		snprintf(d->stop_reason, sizeof d->stop_reason, r->yields && r->base_yields ? "done" : "failed:no_yields");
+	} else if (!r->yields || !r->base_yields)
+		snprintf(d->stop_reason, sizeof d->stop_reason, "failed:no_yields");
+	else if (probe_switch_starved(r))
+		snprintf(d->stop_reason, sizeof d->stop_reason, "failed:starved");
+	else
+		snprintf(d->stop_reason, sizeof d->stop_reason, "done");
 	snprintf(d->detail, sizeof d->detail,
 		 "fpu=%s threads=%d yields=%llu sys_us=%lld user_us=%lld sys_us_per_yield=%.4f "
 		 "user_us_per_yield=%.4f base_yields=%llu base_sys_us=%lld base_user_us=%lld "

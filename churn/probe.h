@@ -109,6 +109,16 @@ void probe_switch_child(enum fpu_kind kind, int threads, int64_t pass_ms, int fd
 #define PROBE_SWITCH_EXIT_EXEC 3      /* the child could not exec the program again */
 int probe_switch_exec_main(int argc, char **argv);
 
+/*
+ * A pass too starved of CPU to measure anything: fewer yields than PROBE_SWITCH_MIN_YIELDS, or less CPU
+ * time than PROBE_SWITCH_MIN_CPU_US (rusage counts in ticks on many kernels: 129 yields and 0 us of
+ * system time beside a loaded make test made a per-yield cost of 0).  Such a probe stops
+ * "failed:starved" and comparisons leave it out.
+ */
+#define PROBE_SWITCH_MIN_YIELDS 1000
+#define PROBE_SWITCH_MIN_CPU_US 10000
+int probe_switch_starved(const struct probe_switch_result *r);
+
 /* Fill d's switch fields, result, stop_reason and detail from r. */
 void probe_switch_report(const struct probe_switch_result *r, struct churn_probe_done *d);
 

@@ -89,6 +89,7 @@ void spawner_reap_all(struct spawner *s, int64_t now)
 		case ROLE_CHURN:
 			if (gfp) {
 				churn_count_gfp_failed(&s->c);
+				spawner_rec_gfp_refused(s, now, si.si_pid, role, gfpmod_churn_mode(s->gfp_mode));
 				break;
 			}
 			churn_count_death_cause(&s->c, si.si_code, si.si_status,
@@ -100,6 +101,7 @@ void spawner_reap_all(struct spawner *s, int64_t now)
 			s->probe_alive--;
 			if (gfp) {
 				churn_count_gfp_failed(&s->pc);
+				spawner_rec_gfp_refused(s, now, si.si_pid, role, s->cap_gfp);
 				s->cap_gfp_failed++;
 				spawner_probe_cap_act(s, now, probe_cap_gfp_failed(&s->cap, now, gfpmod_mode_name(s->cap_gfp)));
 				break;

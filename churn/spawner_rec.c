@@ -98,6 +98,25 @@ void spawner_rec_status(struct spawner *s, int64_t now, int must)
 	s->next_status = now + s->cfg->cc.status_ms * 1000000;
 }
 
+void spawner_rec_gfp_refused(struct spawner *s, int64_t now, pid_t pid, int role, int mode)
+{
+	static struct churn_rec r;
+
+	if (s->deaths_sent >= s->cfg->cc.death_records_max) {
+		s->deaths_dropped++;
+		return;
+	}
+	memset(&r, 0, sizeof r);
+	r.type = CHURN_REC_GFP_REFUSED;
+	r.u.refusal.mono_ms = now / 1000000;
+	r.u.refusal.real_ms = spawner_real_ms();
+	r.u.refusal.pid = pid;
+	r.u.refusal.role = role == ROLE_PROBE ? CHURN_ROLE_PROBE : CHURN_ROLE_CHURN;
+	r.u.refusal.mode = mode;
+	spawner_rec_emit(s, &r, 0);
+	s->deaths_sent++;
+}
+
 void spawner_rec_death(struct spawner *s, int64_t now, pid_t pid, int code, int sig, int64_t born_ms, int role)
 {
 	static struct churn_rec r;

@@ -36,4 +36,7 @@ void spawner_rec_status(struct spawner *s, int64_t now, int must);
  * dropped). */
 void spawner_rec_death(struct spawner *s, int64_t now, pid_t pid, int code, int sig, int64_t born_ms, int role);
 
+/* Send a GFP_REFUSED record for worker pid (role ROLE_*) that held in mode; counted against death_records_max. */
+void spawner_rec_gfp_refused(struct spawner *s, int64_t now, pid_t pid, int role, int mode);
+
 #endif

@@ -409,6 +409,9 @@ static void front_sample(void *arg, const struct daemon_sample *s)
 		memcpy(d->alloc_failures, s->alloc_failures, sizeof d->alloc_failures);
 	d->has_oom_kills = s->has_oom_kills;
 	d->oom_kills = s->oom_kills;
+	d->has_causes = s->failure_causes != NULL;
+	if (s->failure_causes)
+		memcpy(d->failure_causes, s->failure_causes, sizeof d->failure_causes);
 	d->has_trace = s->trace_failures != NULL;
 	if (s->trace_failures)
 		memcpy(d->trace_failures, s->trace_failures, sizeof d->trace_failures);

@@ -2,7 +2,7 @@
 /*
  * fpusoakd: soak a Linux guest with FPU-using processes and record memory
  * fragmentation.  main() picks what this run of the program is: the churn
- * engine's FPU-cost probe child, `summary` and `import` (daemon/cli.h), `serve` and
+ * engine's FPU-cost probe child, `summary`, `import` and `upgrade` (daemon/cli.h), `serve` and
  * `report`, which are the web executable's (fpusoakd-web, exec'd in place,
  * git-style), or the daemon's core (daemon/daemon.h) with the supervised
  * web process as its front end (front.h).
@@ -81,6 +81,8 @@ int main(int argc, char **argv)
 		return cli_main(argc - 1, argv + 1, NULL);
 	if (argc > 1 && !strcmp(argv[1], "import"))
 		return cli_import_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "upgrade"))
+		return cli_upgrade_main(argc - 1, argv + 1);
 	without_tcache(argv);
 	front_hooks(&front, &hooks);
 	return daemon_main(argc, argv, &hooks);

@@ -263,6 +263,7 @@ static void publish_metrics(struct web_server *ws, const struct live_data *d, in
 		.last_capacity = d->last_capacity,
 		.last_switch_us = d->last_switch_us,
 		.alloc_failures = d->has_alloc_failures ? d->alloc_failures : NULL,
+		.failure_causes = d->has_causes ? (const uint64_t (*)[4][16])d->failure_causes : NULL,
 		.has_oom_kills = d->has_oom_kills,
 		.oom_kills = d->oom_kills,
 		.trace_failures = d->has_trace ? (const uint64_t (*)[3])d->trace_failures : NULL,

@@ -112,10 +112,6 @@ static void sig_text(const uint32_t regs[3], char out[13])
  */
 static void detect_hypervisor(struct cpuinfo *ci)
 {
-	static const struct { const char *sig, *name; } known[] = {
-		{ "XenVMMXenVMM", "xen" }, { "KVMKVMKVM", "kvm" }, { "Microsoft Hv", "hyperv" },
-		{ "VMwareVMware", "vmware" },
-	};
 	uint32_t r[4];
 	char sig[13];
 
@@ -133,12 +129,27 @@ static void detect_hypervisor(struct cpuinfo *ci)
 		if (base == 0x40000000)
 			memcpy(ci->hv_signature, sig, sizeof sig);
 	}
+	cpuinfo_hv_name(ci->hv_signature, ci->hypervisor, sizeof ci->hypervisor);
+}
+
+const char *cpuinfo_hv_name(const char *sig, char *out, size_t len)
+{
+	static const struct { const char *sig, *name; } known[] = {
+		{ "XenVMMXenVMM", "xen" }, { "KVMKVMKVM", "kvm" }, { "Microsoft Hv", "hyperv" },
+		{ "VMwareVMware", "vmware" },
+	};
+	size_t n = strlen(sig);
+
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (strcmp(ci->hv_signature, known[i].sig) == 0) {
-			snprintf(ci->hypervisor, sizeof ci->hypervisor, "%s", known[i].name);
-			return;
+		if (strcmp(sig, known[i].sig) == 0) {
+			snprintf(out, len, "%s", known[i].name);
+			return out;
 		}
-	snprintf(ci->hypervisor, sizeof ci->hypervisor, "other:%s", ci->hv_signature);
+	/* Signatures are padded to 12 bytes with blanks ("bhyve bhyve "): the padding is not the name. */
+	while (n && sig[n - 1] == ' ')
+		n--;
+	snprintf(out, len, "other:%.*s", (int)n, sig);
+	return out;
 }
 
 static void detect_model(struct cpuinfo *ci)

@@ -85,6 +85,10 @@ int cpuinfo_features(const struct cpuinfo *ci, char *out, size_t outlen);
 /* "xcr0=0x2e7 user=2696 max=2696 compacted=2440 avx=256 ...": sizes of the XCR0-enabled components; 0 or -1. */
 int cpuinfo_xstate_detail(const struct cpuinfo *ci, char *out, size_t outlen);
 
+/* The hypervisor's name for a CPUID signature sig: xen|kvm|hyperv|vmware, else "other:<sig>" without the
+ * signature's blank padding; returns out. */
+const char *cpuinfo_hv_name(const char *sig, char *out, size_t len);
+
 /*
  * The first "model name" of /proc/cpuinfo text in buf[0..len), blanks trimmed, into out: 1, 0 if there is
  * none (out ""), -1 if it does not fit or holds a control character.  What the kernel was told, which a

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "collector/lex.h"
 #include "common/num.h"
 
 #define PRI_MAX ((255 << 3) | 7)   /* facility is 8 bits (LOG_FACILITY), level 3 */
@@ -477,6 +478,45 @@ static int all_printable(struct span m)
 		if (!is_print((unsigned char)m.p[i]))
 			return 0;
 	return 1;
+}
+
+int kmsg_parse_task(const char *msg, size_t len, struct kmsg_task *out)
+{
+	struct lex c = { msg, msg + len };
+	uint64_t v;
+
+	memset(out, 0, sizeof *out);
+	if (!lex_accept(&c, "CPU: ") || lex_number(&c, &v) < 0 || !lex_accept(&c, " "))
+		return -1;
+	if (lex_accept(&c, "UID: ") && (lex_number(&c, &v) < 0 || !lex_accept(&c, " ")))
+		return -1;
+	if (!lex_accept(&c, "PID: ") || lex_number(&c, &v) < 0 || v > INT32_MAX || !lex_accept(&c, " Comm: "))
+		return -1;
+	out->pid = (int64_t)v;
+	out->rest = c.p;
+	out->rest_len = (size_t)(c.end - c.p);
+	return 0;
+}
+
+int kmsg_task_is(const struct kmsg_task *t, const char *comm, size_t comm_len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t at = 0;
+
+	/* The task line prints at most 15 bytes of comm (TASK_COMM_LEN): compare that much, escaped as printk does. */
+	if (comm_len > 15)
+		comm_len = 15;
+	for (size_t i = 0; i < comm_len; i++) {
+		unsigned char b = (unsigned char)comm[i];
+		char esc[4] = { '\\', 'x', hex[b >> 4], hex[b & 15] };
+		size_t n = b < 0x20 || b >= 0x7f || b == '\\' ? 4 : 1;
+		if (n == 1)
+			esc[0] = (char)b;
+		if (at + n > t->rest_len || memcmp(t->rest + at, esc, n) != 0)
+			return 0;
+		at += n;
+	}
+	return at < t->rest_len && t->rest[at] == ' ';
 }
 
 int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev)

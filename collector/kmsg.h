@@ -123,6 +123,23 @@ ssize_t kmsg_unescape(const char *in, size_t len, char *out, size_t cap);
 /* Classify and parse one escaped message line msg[0..len) (printable ASCII, no '\n'); returns enum kmsg_line_result, ev always reset. */
 int kmsg_parse_line(const char *msg, size_t len, struct kmsg_event *ev);
 
+/*
+ * The task line dump_stack prints right after a warn_alloc report, "CPU: N PID: P Comm: C ..." (6.10+:
+ * "CPU: N UID: U PID: P Comm: C ..."): the failure line itself names no pid.  C is cut at 15 bytes and
+ * may hold blanks, so the caller matches it against the failure's COMM (kmsg_task_is).
+ */
+struct kmsg_task {
+	int64_t pid;
+	const char *rest;          /* the escaped text after "Comm: ", inside msg */
+	size_t rest_len;
+};
+
+/* Parse msg[0..len) as a task line: 0 with out set, or -1 (another line). */
+int kmsg_parse_task(const char *msg, size_t len, struct kmsg_task *out);
+
+/* 1 if t's COMM is comm[0..comm_len) (raw bytes, as struct kmsg_event holds them) followed by a blank, else 0. */
+int kmsg_task_is(const struct kmsg_task *t, const char *comm, size_t comm_len);
+
 /* Short lower-case name of a kind ("alloc_fail", ...), for logs and the store. */
 const char *kmsg_kind_name(enum kmsg_kind k);
 

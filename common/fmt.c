@@ -51,8 +51,8 @@ const char *fmt_time_input(int64_t ms, char *out, size_t outlen)
 	if (split(ms, &tm, &r) < 0)
 		snprintf(out, outlen, "?");
 	else
-		snprintf(out, outlen, "%04d-%02d-%02dT%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-			 tm.tm_mday, tm.tm_hour, tm.tm_min);
+		snprintf(out, outlen, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	return out;
 }
 

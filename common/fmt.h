@@ -19,7 +19,8 @@ const char *fmt_time_iso(int64_t ms, char *out, size_t outlen);
 /* "2024-06-01 12:00:00" (UTC), for tables. */
 const char *fmt_time_human(int64_t ms, char *out, size_t outlen);
 
-/* "2024-06-01T12:00" (UTC), the value of an <input type=datetime-local>. */
+/* "2024-06-01T12:00:05" (UTC, the second ms falls in), the value of an <input type=datetime-local step=1>:
+ * minutes alone made a window's defaults drop its last seconds (issue 31). */
 const char *fmt_time_input(int64_t ms, char *out, size_t outlen);
 
 /* A duration for people: "850ms", "12s", "5m 03s", "3h 04m", "2d 03h". Negative gives "-". */

@@ -53,6 +53,30 @@ static int folder_problem(const char *dir, int writer, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * A non-empty file must start with SQLite's header string ("SQLite format 3" and a NUL): anything else
+ * is not a database, and saying so here costs one read (SQLite would say "file is not a database" only
+ * once a statement ran).  An empty file is a database SQLite has not written yet.
+ */
+static int header_problem(const char *path, off_t size, char *why, size_t whylen)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	FILE *f;
+	size_t n;
+
+	if (size == 0)
+		return 0;
+	if (!(f = fopen(path, "rb")))
+		return 0;   /* access() said readable: the open that follows says why not */
+	n = fread(head, 1, sizeof head, f);
+	fclose(f);
+	if (n == sizeof head && memcmp(head, magic, sizeof magic) == 0)
+		return 0;
+	snprintf(why, whylen, "%s is not an SQLite database (or its header is damaged)", path);
+	return -1;
+}
+
 int pathcheck_db(const char *path, int writer, char *why, size_t whylen)
 {
 	char dir[4096];
@@ -88,4 +112,13 @@ int pathcheck_db(const char *path, int writer, char *why, size_t whylen)
 		return -1;
 	}
 	return 0;
+}
+
+int pathcheck_db_header(const char *path, char *why, size_t whylen)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;   /* absent, or not a file: pathcheck_db says so */
+	return header_problem(path, sb.st_size, why, whylen);
 }

@@ -18,4 +18,12 @@
  * -1 with one phrase in why ("folder /x does not exist", "/x/db is a directory", ...). */
 int pathcheck_db(const char *path, int writer, char *why, size_t whylen);
 
+/*
+ * 0 if path is absent, empty or starts with SQLite's 16-byte header; -1 with why ("... is not an SQLite
+ * database") if not.  It opens and closes the file: call it only in a process that holds no SQLite
+ * connection to path, since closing any descriptor of a file drops every POSIX lock the process holds on
+ * it, SQLite's included (a daemon that did so while writing lost its WAL to the next reader).
+ */
+int pathcheck_db_header(const char *path, char *why, size_t whylen);
+
 #endif

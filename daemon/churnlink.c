@@ -21,6 +21,7 @@
 
 /* Recently dead workers remembered for tying kernel-log OOM lines to them. */
 #define DEATH_RING 256
+#define REFUSAL_MAX 128      /* refused HOLDs held between ticks (the spawner bounds them per status period) */
 #define PROBE_QUEUE 8
 
 struct churnlink {
@@ -36,8 +37,12 @@ struct churnlink {
 	struct churn_probe_done done[PROBE_QUEUE];  /* finished probes waiting for a tick */
 	int ndone;
 	double last_capacity, last_switch;
+	char last_capacity_reason[48];             /* what stopped it: the status line says so */
 	int32_t deaths[DEATH_RING];
 	int ndeaths;
+	struct churn_gfp_refusal refusals[REFUSAL_MAX];   /* refused HOLDs since the last churnlink_refusals */
+	int nrefusals;
+	uint64_t refusals_dropped;
 	uint64_t worker_oom_kills;
 	char probe_running;
 	char guest_scope;                           /* --probe-scope guest */
@@ -246,6 +251,7 @@ static void on_probe_done(struct churnlink *cl, const struct churn_probe_done *p
 		log_warn("fragment: resume after the probe");
 	if (pd->kind == CHURN_PROBE_CAPACITY) {
 		cl->last_capacity = pd->result;
+		snprintf(cl->last_capacity_reason, sizeof cl->last_capacity_reason, "%s", pd->stop_reason);
 		cl->guest_fill = 0;
 	} else {
 		cl->last_switch = pd->result;
@@ -291,6 +297,12 @@ static void on_rec(void *arg, const struct churn_rec *rec)
 		break;
 	case CHURN_REC_DEATH:
 		cl->deaths[cl->ndeaths++ % DEATH_RING] = rec->u.death.pid;
+		break;
+	case CHURN_REC_GFP_REFUSED:
+		if (cl->nrefusals < REFUSAL_MAX)
+			cl->refusals[cl->nrefusals++] = rec->u.refusal;
+		else
+			cl->refusals_dropped++;
 		break;
 	case CHURN_REC_PROBE_START:
 		cl->start = rec->u.probe_start;
@@ -385,6 +397,14 @@ void churnlink_run_started(struct churnlink *cl, struct store *st, int64_t run_i
 			.memory_max = c.memory_max, .pids_max = c.pids_max, .reason = c.reason });
 	}
 	frag_record_recipe(cl, st, run_id);
+}
+
+void churnlink_pids(const struct churnlink *cl, int64_t *spawner, int64_t *load)
+{
+	const struct fragload_hello *fh = cl ? churn_frag_hello(cl->ch) : NULL;
+
+	*spawner = cl ? (int64_t)churn_spawner_pid(cl->ch) : 0;
+	*load = fh && fh->pid > 0 ? fh->pid : 0;
 }
 
 void churnlink_confinement(const struct churnlink *cl, struct churn_confinement *out)
@@ -567,6 +587,9 @@ const char *churnlink_status(const struct churnlink *cl, char *buf, size_t len)
 		last.kind = CHURN_PROBE_CAPACITY;
 		last.result = cl->last_capacity;
 		last.count = (int64_t)cl->last_capacity;
+		/* Without it the line read "last probe capacity 187 ()" (issue 31). */
+		snprintf(last.stop_reason, sizeof last.stop_reason, "%s",
+			 cl->last_capacity_reason[0] ? cl->last_capacity_reason : "stop reason not reported");
 	}
 	return churn_status_line(&cl->last, isnan(cl->last_capacity) ? NULL : &last, buf, len);
 }
@@ -599,4 +622,18 @@ double churnlink_last_switch(const struct churnlink *cl)
 uint64_t churnlink_worker_oom_kills(const struct churnlink *cl)
 {
 	return cl ? cl->worker_oom_kills : 0;
+}
+
+int churnlink_refusals(struct churnlink *cl, struct churn_gfp_refusal *out, int cap)
+{
+	int n;
+
+	if (!cl)
+		return 0;
+	n = cl->nrefusals < cap ? cl->nrefusals : cap;
+	memcpy(out, cl->refusals, (size_t)n * sizeof *out);
+	/* What did not fit stays for the next call. */
+	memmove(cl->refusals, cl->refusals + n, (size_t)(cl->nrefusals - n) * sizeof *out);
+	cl->nrefusals -= n;
+	return n;
 }

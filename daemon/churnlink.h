@@ -69,6 +69,9 @@ int churnlink_guest_fill(const struct churnlink *cl);
  * aside first (daemon/quiet.c), so the whole fill sees it small.  No-op when none is waiting. */
 void churnlink_probe_go(struct churnlink *cl);
 
+/* The spawner's pid and the fragmenting load's (0: none). */
+void churnlink_pids(const struct churnlink *cl, int64_t *spawner, int64_t *load);
+
 /* A kernel-log OOM kill of pid: counted as one of ours if a worker with that PID just died. */
 void churnlink_oom_pid(struct churnlink *cl, int64_t pid);
 
@@ -90,5 +93,8 @@ double churnlink_last_switch(const struct churnlink *cl);
 
 /* OOM kills in the kernel log that hit our workers. */
 uint64_t churnlink_worker_oom_kills(const struct churnlink *cl);
+
+/* Move the refused HOLDs the spawner reported since the last call into out (at most cap); how many. */
+int churnlink_refusals(struct churnlink *cl, struct churn_gfp_refusal *out, int cap);
 
 #endif

@@ -15,7 +15,10 @@
 #include "common/num.h"
 #include "common/strbuf.h"
 #include "common/wrap.h"
+#include "report/causes.h"
 #include "report/compare.h"
+#include "report/rare.h"
+#include "report/whose.h"
 #include "report/gfp.h"
 #include "report/headroom.h"
 #include "report/run.h"
@@ -33,6 +36,7 @@ struct cli_args {
 	struct runref run, a, b;  /* as given; resolved against the databases once they are open */
 	int drun, da, dbb;        /* the databases of run, a and b (indexes in db[]) */
 	int compare, help;
+	int failures_all;         /* --failures all: the failure lines count every process's */
 };
 
 static void usage(FILE *f, const char *cmd)
@@ -46,10 +50,12 @@ static void usage(FILE *f, const char *cmd)
 			   "  stdout.\n");
 	if (!cmd || strcmp(cmd, "summary") == 0)
 		fprintf(f, "usage: fpusoakd summary --db PATH [--db PATH...]\n"
-			   "                        (--run RUN | --compare A B)\n"
+			   "                        (--run RUN | --compare A B [--failures own|all])\n"
 			   "  Print plain text of at most %d columns for a mailing-list reply: the\n"
 			   "  environment, headline figures and, for --compare, one verdict line per\n"
-			   "  comparison (B against A, with a 95%% confidence interval).\n", CLI_COLS);
+			   "  comparison (B against A, with a 95%% confidence interval).  The failure\n"
+			   "  lines count each run's own processes' failures; --failures all counts\n"
+			   "  every process's on the machine.\n", CLI_COLS);
 	fprintf(f, "A run is its id, or NAME:ID when more than one --db is given: NAME\n"
 		   "is the database's file name without .db (run 3 of a.db is a:3):\n"
 		   "  fpusoakd summary --db a.db --db b.db --compare a:3 b:1\n"
@@ -109,7 +115,16 @@ static int parse(int argc, char **argv, struct cli_args *a)
 				return bad(cmd, "--compare: '%s %s' are not two run ids (ID or NAME:ID)", argv[i + 1], argv[i + 2]);
 			a->compare = 1;
 			i += 2;
-		} else if (strcmp(o, "--db") == 0 || (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
+		} else if (strcmp(o, "--failures") == 0 && i + 1 < argc && strcmp(cmd, "summary") == 0) {
+			if (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "own") != 0)
+				return bad(cmd, "--failures: '%s' is not own or all", argv[i + 1]);
+			a->failures_all = strcmp(argv[++i], "all") == 0;
+		} else if (strcmp(o, "--failures") == 0 && strcmp(cmd, "summary") != 0) {
+			/* The saved report is the page: it counts each run's own and shows the rest in its whose table. */
+			return bad(cmd, "--failures is summary's (the report's page shows every process's failures beside the"
+				   " run's own)");
+		} else if (strcmp(o, "--failures") == 0 || strcmp(o, "--db") == 0 ||
+			   (strcmp(o, "--out") == 0 && strcmp(cmd, "report") == 0) ||
 			   strcmp(o, "--run") == 0 || strcmp(o, "--compare") == 0) {
 			return bad(cmd, "%s needs %s", o, strcmp(o, "--compare") == 0 ? "two run ids" : "a value");
 		} else {
@@ -443,6 +458,12 @@ static void probe_line(const struct report_probe_set *s, const char *what, const
 	else
 		put("  %s: %zu, median %s %s (%s to %s)%s", what, s->n, fmt_sig(s->median, m, sizeof m), unit,
 		    fmt_sig(s->min, a, sizeof a), fmt_sig(s->max, b, sizeof b), c);
+	/* A capacity probe's count means something beside how long it took (issue 36). */
+	if (s->dur_max_ms >= 0 && strcmp(unit, "workers") == 0 && s->dur_min_ms == s->dur_max_ms)
+		put("    filled in %s", fmt_duration(s->dur_max_ms, b, sizeof b));
+	else if (s->dur_max_ms >= 0 && strcmp(unit, "workers") == 0)
+		put("    each filled in %s to %s", fmt_duration(s->dur_min_ms, a, sizeof a),
+		    fmt_duration(s->dur_max_ms, b, sizeof b));
 }
 
 struct atomic_line {
@@ -463,6 +484,19 @@ static int atomic_cb(void *arg, const struct report_atomic *a)
 	if (n > 0 && (size_t)n < sizeof l->text - l->len)
 		l->len += (size_t)n;
 	return 0;
+}
+
+/* Failure causes (schema 14): a line per source, then one per cause it had (report_cause_line). */
+static void cause_lines(struct query *q, int64_t id, int *err)
+{
+	struct report_causes *rc = calloc(1, sizeof *rc);
+	char line[256];
+
+	if (!rc || report_causes(q, id, -1, -1, rc) < 0)
+		*err = 1;
+	for (int i = 0; rc && !*err && report_cause_line(rc, i, line, sizeof line) == 0; i++)
+		put("  %s", line);
+	free(rc);
 }
 
 /* The trace (schema 8): failed allocations by class and order, fallbacks, the fragmenting trend. */
@@ -522,19 +556,43 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		return;
 	}
 	rate = has && isfinite(f.per_hour);
-	if (has)
-		put("  allocation failures (kernel log): %" PRId64 "%s%s%s", f.count, rate ? ", " : "",
-		    rate ? fmt_sig(f.per_hour, r1, sizeof r1) : "", rate ? " per hour" : "");
+	if (has) {
+		struct report_whose_counts w;
+		put("  allocation failures (kernel log): %" PRId64 "%s%s%s%s%s", f.count, rate ? " over " : "",
+		    rate ? report_exposure_text(f.exposure_ms, r2, sizeof r2) : "", rate ? " (" : "",
+		    rate ? fmt_sig(f.per_hour, r1, sizeof r1) : "", rate ? " per hour)" : "");
+		if (report_whose_counts(q, id, 1, &w) < 0) {
+			*err = 1;
+			return;
+		}
+		if (w.facts)
+			put("    this run's %" PRId64 ", other processes' %" PRId64 ", unknown %" PRId64, w.n[REPORT_WHOSE_OWN],
+			    w.n[REPORT_WHOSE_OTHER], w.n[REPORT_WHOSE_UNKNOWN]);
+		else if (f.count)
+			put("    whose: not recorded (an older fpusoakd): any process's on the machine");
+	}
 	if ((has = query_has_table(q, "churn_info")) < 0 || (has && (got = report_churn(q, id, -1, -1, &ch)) < 0)) {
 		*err = 1;
 		return;
 	}
 	if (has && got) {
-		put("  churn: %" PRId64 " spawned (%s/s), mean population %s", c->c[QC_SPAWNED],
+		struct report_deaths d;
+		char cw[256], pw[256], span[32];
+		if (report_run_population(q, id, &d) < 0) {
+			*err = 1;
+			return;
+		}
+		report_exposure_text(c->span_ms, span, sizeof span);
+		put("  churn: %" PRId64 " spawned over %s (%s/s), mean population %s", c->c[QC_SPAWNED], span,
 		    isfinite(ch.spawns_per_s) ? fmt_sig(ch.spawns_per_s, r1, sizeof r1) : "-",
 		    fmt_sig(c->population, r2, sizeof r2));
-		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64, c->c[QC_FAIL_EAGAIN],
-		    c->c[QC_FAIL_ENOMEM], c->c[QC_FAIL_OTHER]);
+		/* Both populations, each as the identity its counts must obey (every death counted once). */
+		report_deaths_identity(&d, cw, sizeof cw, pw, sizeof pw);
+		put("  %s", cw);
+		if (pw[0])
+			put("  %s", pw);
+		put("  spawn failures: EAGAIN %" PRId64 ", ENOMEM %" PRId64 ", other %" PRId64 " over %s", c->c[QC_FAIL_EAGAIN],
+		    c->c[QC_FAIL_ENOMEM], c->c[QC_FAIL_OTHER], span);
 		put("  deaths: SIGKILL %" PRId64 ", SIGSEGV %" PRId64 ", SIGILL %" PRId64 ", other %" PRId64
 		    " (churn and probe workers)", c->c[QC_SIGKILL] + c->c[QC_PROBE_SIGKILL], c->c[QC_SIGSEGV],
 		    c->c[QC_SIGILL], c->c[QC_SIGOTHER] + c->c[QC_PROBE_SIGOTHER]);
@@ -567,6 +625,7 @@ static void kernel_lines(struct query *q, int64_t id, int *err)
 		if (l.len)
 			put("    per zone's own check: %s", l.text);
 	}
+	cause_lines(q, id, err);
 	trace_lines(q, id, err);
 }
 
@@ -662,9 +721,12 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 			goto dberr;
 		return EX_OK;
 	}
-	if (!(c = calloc(1, sizeof *c)) || report_compare(qa, a->a.id, qb, a->b.id, c) < 0)
+	if (!(c = calloc(1, sizeof *c)) ||
+	    report_compare_with(qa, a->a.id, qb, a->b.id, &(struct report_cmp_opts){ .all_failures = a->failures_all }, c) < 0)
 		goto dberr;
 	put("fpusoakd: run %s (B) compared with run %s (A)", refb, refa);
+	put("%s", "");
+	cli_verdict_differs(c, put);
 	put("%s", "");
 	env_two(&ea, &eb, refa, refb);
 	put("%s", "");
@@ -676,27 +738,7 @@ static int summary(const struct query_set *set, const struct cli_args *a)
 	if (headline(qb, a->b.id) < 0)
 		goto dberr;
 	put("%s", "");
-	if (!c->pair.comparable)
-		put("The runs are not comparable: %s", c->pair.why);
-	for (int i = 0; i < c->pair.ncaveats; i++)
-		put("Note: %s", c->pair.caveat[i]);
-	if (!c->pair.comparable || c->pair.ncaveats)
-		put("%s", "");
-	put("Verdicts, B against A (difference B-A or ratio B/A, 95%% CI):");
-	for (int i = 0; i < c->n; i++) {
-		const struct report_line *l = &c->line[i];
-		put("%s", l->full);
-		for (int k = 0; k < l->gate.ncaveats; k++)
-			put("  caveat: %s", l->gate.caveat[k]);
-		if (l->gate.dropped)
-			put("  caveat: %d more", l->gate.dropped);
-	}
-	put("%s", "");
-	put("Tests: capacity, FPU cost, spawns/s, atomic risk: Hodges-Lehmann");
-	put("shift CI and Mann-Whitney p (one value per probe or minute);");
-	put("headroom: OLS slopes on minute rollups (under 10 minutes: per");
-	put("tick, AR(1)-corrected), Welch CI; failure rates: Poisson rate");
-	put("ratio, exact conditional CI.");
+	cli_verdict_lines(c, put);
 	free(c);
 	return EX_OK;
 dberr:

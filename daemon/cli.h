@@ -5,6 +5,8 @@
  *   fpusoakd report  --db PATH [--db PATH...] (--run RUN | --compare A B) --out FILE.html
  *   fpusoakd summary --db PATH [--db PATH...] (--run RUN | --compare A B)
  *   fpusoakd import  --db TARGET SOURCE.db...   (cli_import.c)
+ *   fpusoakd upgrade --db FILE                  (cli_import.c)
+ * The comparison's text of summary is cli_verdict.c's.
  *
  * A run is "ID", or "NAME:ID" with more than one --db (common/runref.h).
  *
@@ -39,7 +41,23 @@ struct cli_html {
 /* Run a subcommand (argv[0] is "report" or "summary") with html as report's renderer; the exit status. */
 int cli_main(int argc, char **argv, const struct cli_html *html);
 
+struct report_cmp;
+
+/* The summary's line printer (cli.c): printf-style, folded at words to CLI_COLS, printable ASCII only. */
+typedef void (*cli_put_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* What differs between the compared runs, printed first (cli_verdict.c). */
+void cli_verdict_differs(const struct report_cmp *c, cli_put_fn put);
+
+/* Whose failures, the pair's comparability, one verdict line per comparison with its caveats and attribution,
+ * and the tests used (cli_verdict.c). */
+void cli_verdict_lines(const struct report_cmp *c, cli_put_fn put);
+
 /* `fpusoakd import --db TARGET SOURCE...` (argv[0] is "import", cli_import.c): exit 0, 1 (a source or the target failed), 64. */
 int cli_import_main(int argc, char **argv);
+
+/* `fpusoakd upgrade --db FILE` (argv[0] is "upgrade"): migrate FILE in place, a backup first, no run added;
+ * exit 0 (upgraded, or nothing to do), 1, 64. */
+int cli_upgrade_main(int argc, char **argv);
 
 #endif

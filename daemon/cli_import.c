@@ -2,13 +2,16 @@
 /*
  * cli_import: `fpusoakd import --db TARGET SOURCE.db...`, the runs of other
  * databases copied into one (store_import, store/import.c), so runs from two
- * guests compare in one file and one page.
+ * guests compare in one file and one page; and `fpusoakd upgrade --db FILE`,
+ * an older database migrated in place (store_upgrade) without a run added.
  */
 #include "daemon/cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "store/store.h"
@@ -61,7 +64,7 @@ int cli_import_main(int argc, char **argv)
 	const char *target = NULL, *src[MAX_SOURCES];
 	struct store *st;
 	char err[1024];
-	int n = 0, failed = 0, copied = 0, present = 0;
+	int n = 0, failed = 0, copied = 0, present = 0, created;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -87,6 +90,7 @@ int cli_import_main(int argc, char **argv)
 	if (!n)
 		return bad("no SOURCE database given", NULL);
 	log_init(LOG_LVL_WARN);   /* the lines below say what happened; the store's migration notices would not help */
+	created = access(target, F_OK) != 0 && errno == ENOENT;
 	if (!(st = store_open(target, 1 << 20, err, sizeof err))) {
 		fprintf(stderr, "fpusoakd import: %s\n", err);
 		return EX_FAIL;
@@ -102,7 +106,67 @@ int cli_import_main(int argc, char **argv)
 		present += t.present;
 	}
 	store_close(st);
+	if (created && failed == n) {
+		/* Nothing could be read: the target this made is removed, not left behind as an empty database. */
+		static const char *const suffix[3] = { "", "-wal", "-shm" };
+		for (int i = 0; i < 3; i++) {
+			char p[4096];
+			if ((size_t)snprintf(p, sizeof p, "%s%s", target, suffix[i]) < sizeof p)
+				unlink(p);
+		}
+		printf("imported nothing: %s not created\n", target);
+		return EX_FAIL;
+	}
 	printf("imported %d run%s into %s; %d already there%s\n", copied, copied == 1 ? "" : "s", target, present,
 	       failed ? "; some sources failed (see above)" : "");
 	return failed ? EX_FAIL : EX_OK;
+}
+
+static void upgrade_usage(FILE *f)
+{
+	fprintf(f, "usage: fpusoakd upgrade --db FILE\n"
+		   "  Migrate FILE, a database an older fpusoakd wrote, to this fpusoakd's\n"
+		   "  schema in place, so serve, summary and report read it.  No run is\n"
+		   "  added (starting the daemon on it would add one from this machine).\n"
+		   "  A copy of FILE is made first, beside it, as FILE.schemaN.bak.  To\n"
+		   "  keep FILE as it is, import its runs into another database instead:\n"
+		   "  fpusoakd import --db NEW.db FILE.\n"
+		   "Exit status: 0 (upgraded, or nothing to do); 1 if FILE cannot be\n"
+		   "upgraded (it is then as it was); 64 for bad arguments.\n");
+}
+
+int cli_upgrade_main(int argc, char **argv)
+{
+	const char *path = NULL;
+	char err[1024], backup[4200];
+	int from, to;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			upgrade_usage(stdout);
+			return EX_OK;
+		}
+		if (!strcmp(argv[i], "--db") && i + 1 < argc && !path) {
+			path = argv[++i];
+		} else {
+			fprintf(stderr, "fpusoakd upgrade: %s '%s'\n(fpusoakd upgrade --help for usage)\n",
+				!strcmp(argv[i], "--db") ? (path ? "--db given twice:" : "--db needs a value:") : "unknown argument",
+				argv[i]);
+			return EX_USAGE;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "fpusoakd upgrade: --db FILE is required\n(fpusoakd upgrade --help for usage)\n");
+		return EX_USAGE;
+	}
+	log_init(LOG_LVL_WARN);
+	if (store_upgrade(path, backup, sizeof backup, &from, &to, err, sizeof err) < 0) {
+		fprintf(stderr, "fpusoakd upgrade: %s: %s\n", path, err);
+		return EX_FAIL;
+	}
+	if (!backup[0])
+		printf("%s is at schema %d already: nothing to do\n", path, to);
+	else
+		printf("upgraded %s from schema %d to %d, no run added; the file as it was: %s\n", path, from, to, backup);
+	return EX_OK;
 }

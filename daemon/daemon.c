@@ -18,10 +18,14 @@
 #include <unistd.h>
 
 #include "collector/envinfo.h"
+#include "collector/procfile.h"
+#include "collector/task.h"
+#include "collector/vmknobs.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/netaddr.h"
 #include "common/pathcheck.h"
+#include "daemon/causes.h"
 #include "daemon/churnlink.h"
 #include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
@@ -85,6 +89,37 @@ static int begin_run(struct daemon *d, struct envinfo *envp)
 		 env.kernel_release, env.hypervisor, env.guest_type[0] ? "/" : "", env.guest_type, dom, d->cfg.db);
 	*envp = env;
 	return 0;
+}
+
+/*
+ * What a comparison needs from the start of a run: the allocator's knobs (vm sysctls, THP), and the
+ * run's own processes with their cgroups, so a failure in the kernel log can be told apart from the
+ * rest of the machine's (report/whose.h).  Best effort: a knob or process not recorded is said so there.
+ */
+static void record_facts(struct daemon *d)
+{
+	static const char *const role[3] = { "daemon", "spawner", "load" };
+	int64_t pid[3] = { getpid(), 0, 0 };
+	struct vmknobs k;
+	int64_t now = clock_wall_ms();
+
+	vmknobs_collect(d->cfg.proc_root, d->cfg.sys_root, &k);
+	for (int i = 0; i < k.n; i++)
+		store_run_vm(d->store, d->run_id, k.k[i].name, k.k[i].value);
+	churnlink_pids(d->churn, &pid[1], &pid[2]);
+	for (int i = 0; i < 3; i++) {
+		struct task_facts f;
+		char rel[64], comm[32] = "";
+		ssize_t n;
+		if (pid[i] <= 0)
+			continue;
+		snprintf(rel, sizeof rel, "%lld/comm", (long long)pid[i]);
+		if ((n = procfile_read("/proc", rel, comm, sizeof comm)) > 0 && comm[n - 1] == '\n')
+			comm[n - 1] = 0;
+		if (task_read("/proc", pid[i], NULL, 0, &f) < 0)
+			f.cgroup[0] = 0;
+		store_run_proc(d->store, d->run_id, now, role[i], pid[i], comm, f.cgroup);
+	}
 }
 
 /* Signals are blocked in every thread and read from a signalfd by the loop. */
@@ -220,6 +255,15 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 		code = EX_UNAVAILABLE_;
 		goto out;
 	}
+	/*
+	 * A database path that cannot work is the one line the user sees, before the OOM-score and
+	 * confinement warnings of a start that is not going to happen (issue 31).
+	 */
+	/* No SQLite connection exists yet in this process: reading the header is safe here (pathcheck.h). */
+	if (pathcheck_db(d->cfg.db, 1, err, sizeof err) < 0 || pathcheck_db_header(d->cfg.db, err, sizeof err) < 0) {
+		log_errx("cannot use database %s: %s", d->cfg.db, err);
+		goto out;
+	}
 	protect_from_oom();
 	if (setup_fds(d) < 0) {
 		log_warn("cannot set up signals and timers");
@@ -272,16 +316,21 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	/* After the start-up refusals (confinement, the DB: 41_confinement, 43_startup): each stays one line. */
 	gfplink_announce(d->gfp);
 	churnlink_run_started(d->churn, d->store, d->run_id);
+	record_facts(d);
 	d->sampler = sampler_open(d->cfg.proc_root, env.kernel_release);
-	if (!d->sampler) {
+	d->causes = causes_open(env.kernel_release);
+	if (!d->sampler || !d->causes) {
 		log_errx("out of memory");
 		goto out;
 	}
+	gfplink_set_causes(d->gfp, d->causes);
 	d->start_mono_ms = clock_mono_ms();
 
 	if (strcmp(d->cfg.kmsg_path, "none") != 0)
 		d->kwatch = kwatch_open(d->cfg.kmsg_path, env.boot_id, d->store);
 	kwatch_on_oom_kill(d->kwatch, oom_hook, d);
+	kwatch_set_proc_root(d->kwatch, d->cfg.proc_root);
+	kwatch_set_causes(d->kwatch, d->causes);
 	open_trace(d);
 
 	/* READY=1 promises: DB open, first sample stored, the front end (HTTP) serving. */
@@ -328,6 +377,7 @@ out:
 	gfplink_close(d->gfp);
 	kwatch_close(d->kwatch);
 	tracewatch_close(d->trace);
+	causes_close(d->causes);
 	sampler_close(d->sampler);
 	query_close(d->reader);
 	store_close(d->store);

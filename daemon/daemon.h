@@ -36,6 +36,7 @@ struct kwatch;
 struct tracewatch;
 struct churnlink;
 struct gfplink;
+struct causes;
 struct envinfo;
 struct query;
 
@@ -69,6 +70,8 @@ struct daemon_sample {
 	int gfp_holding;                 /* workers HOLD through the fpusoak_gfp module (--gfp-mode in force) */
 	int model_checking;              /* model checks run (the module is loaded and the interval is not 0) */
 	uint64_t model_checks, model_agreed;   /* since start */
+	/* Failures classified since start, [source - 1][cause][order] (daemon/causes.h); NULL: none kept. */
+	const uint64_t (*failure_causes)[4][16];
 };
 
 /* The front end's side of the daemon; any hook may be NULL. */
@@ -107,6 +110,7 @@ struct daemon {
 	struct tracewatch *trace;    /* NULL: tracefs=off (the run's note says why) */
 	struct churnlink *churn;     /* NULL: no churn (off, or the spawner is gone) */
 	struct gfplink *gfp;         /* the fpusoak_gfp module (mode in force, model checks) */
+	struct causes *causes;       /* why failed allocations failed (daemon/causes.h) */
 	const struct envinfo *env;   /* the run's environment, read once at start; NULL before */
 	char run_label[sizeof ((struct config *)0)->label];   /* as stored with the run: SIGHUP does not change it */
 	int64_t last_slow_mono_ms;   /* 0: the next tick reads the slow sources */

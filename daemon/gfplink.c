@@ -10,7 +10,9 @@
 
 #include "analysis/atomic.h"
 #include "churn/gfpmod.h"
+#include "common/clock.h"
 #include "common/log.h"
+#include "daemon/causes.h"
 #include "daemon/sampler.h"
 #include "store/store.h"
 
@@ -30,7 +32,27 @@ struct gfplink {
 	int announce_warn;           /* ... as a warning: a mode was asked for that cannot be had */
 	uint64_t checks, agreed;
 	uint64_t confusion[NCHECK_MODES][2][2];   /* [mode][predicted][actual] */
+	uint32_t object_size;        /* bytes of a HOLD's object (the module's INFO); 0 without it */
+	struct causes *causes;
 };
+
+void gfplink_set_causes(struct gfplink *g, struct causes *c)
+{
+	if (g)
+		g->causes = c;
+}
+
+int gfplink_hold_order(const struct gfplink *g)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	int k = 0;
+
+	if (!g || !g->object_size || ps <= 0)
+		return -1;
+	while (k < 10 && ((uint64_t)ps << k) < g->object_size)
+		k++;
+	return k;
+}
 
 struct gfplink *gfplink_open(const struct config *cfg)
 {
@@ -56,6 +78,7 @@ struct gfplink *gfplink_open(const struct config *cfg)
 		return g;
 	}
 	g->mode = cfg->gfp_mode;
+	g->object_size = info.object_size;
 	g->interval_ms = cfg->model_check_interval_ms < 0 ? DEFAULT_CHECK_MS : cfg->model_check_interval_ms;
 	snprintf(g->describe, sizeof g->describe, "%s", gfpmod_mode_name(g->mode));
 	snprintf(g->announce, sizeof g->announce,
@@ -133,7 +156,7 @@ static int add_order(int *orders, int n, int k)
 }
 
 /* The orders of interest as of this tick (gfplink.h). */
-static int orders_now(const struct sampler *s, int *orders)
+static int orders_now(const struct gfplink *g, const struct sampler *s, int *orders)
 {
 	const struct pagetypeinfo *pt = sampler_pagetypeinfo(s);
 	const struct slabinfo *sl = sampler_slabinfo(s);
@@ -145,6 +168,7 @@ static int orders_now(const struct sampler *s, int *orders)
 		n = add_order(orders, n, pt->pageblock_order);
 	if (xc)
 		n = add_order(orders, n, xc->order);
+	n = add_order(orders, n, g->object_size ? gfplink_hold_order(g) : -1);
 	return n;
 }
 
@@ -163,7 +187,7 @@ static int check_one(struct gfplink *g, const struct sampler *s, int order, size
 		return -1;
 	*out = (struct gfplink_check){ .ts_ms = wall_ms, .order = order, .mode = CHECK_MODES[mi],
 				       .predicted_ok = pred, .actual_ok = ok, .margin_pages = margin,
-				       .duration_ns = ns };
+				       .duration_ns = ns, .try_ms = clock_wall_ms() };
 	g->checks++;
 	g->agreed += pred == ok;
 	g->confusion[mi][pred][ok]++;
@@ -185,7 +209,7 @@ int gfplink_tick(struct gfplink *g, const struct sampler *s, struct store *st, s
 	if (mono_ms < g->next_ms)
 		return 0;
 	g->next_ms = mono_ms + g->interval_ms;
-	n = orders_now(s, orders);
+	n = orders_now(g, s, orders);
 	for (int i = 0; i < n; i++)
 		for (size_t m = 0; m < NCHECK_MODES; m++) {
 			int rc = check_one(g, s, orders[i], m, wall_ms, &c);
@@ -200,6 +224,10 @@ int gfplink_tick(struct gfplink *g, const struct sampler *s, struct store *st, s
 				struct store_model_check row = { c.order, c.mode, c.predicted_ok, c.actual_ok, c.margin_pages };
 				if (t && store_tick_model_check(t, &row) < 0)
 					log_warnx("gfp: out of memory: a model check is not stored");
+				/* A refusal is a failed allocation like any other: why did it fail? */
+				if (!c.actual_ok && causes_module(g->causes, c.try_ms, "TRY", c.mode, (unsigned)c.order,
+								  getpid(), t) < 0)
+					log_warnx("gfp: out of memory: a refused TRY's cause is not stored");
 				made++;
 				log_debug("gfp: model check order %d %s: predicted %s, allocator %s (margin %lld pages, %llu ns)",
 					  c.order, gfpmod_mode_name(c.mode), c.predicted_ok ? "ok" : "refused",

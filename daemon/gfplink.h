@@ -19,9 +19,12 @@
  * same reason.  A TRY that succeeds holds its block for microseconds.
  *
  * Orders of interest here: the task_struct slab's order (3 until slabinfo
- * says), the pageblock order (once pagetypeinfo was read) and the order of
- * the module's own fpusoak_xstate slabs (what a HOLD needs when its slab is
- * full), each once.
+ * says), the pageblock order (once pagetypeinfo was read), the order of
+ * the module's own fpusoak_xstate slabs (what a HOLD asks for first when its
+ * slab is full) and the smallest order such a slab can have (what a refused
+ * HOLD was refused: SLUB falls back to it; gfplink_hold_order), each once.
+ * A refused TRY is a failed allocation: its cause is recorded
+ * (daemon/causes.h, v_failure_causes source 'module').
  */
 #ifndef FPUSOAK_GFPLINK_H
 #define FPUSOAK_GFPLINK_H
@@ -30,12 +33,13 @@
 
 #include "daemon/config.h"
 
+struct causes;
 struct gfplink;
 struct sampler;
 struct store;
 struct store_tick;
 
-#define GFPLINK_MAX_ORDERS 3
+#define GFPLINK_MAX_ORDERS 4
 
 /* One model check: the model's prediction and the allocator's answer for one order and mode. */
 struct gfplink_check {
@@ -45,6 +49,7 @@ struct gfplink_check {
 	int predicted_ok, actual_ok;
 	int64_t margin_pages;        /* sampler_predict's margin */
 	uint64_t duration_ns;        /* what the TRY took in the allocator */
+	int64_t try_ms;              /* wall clock right after the TRY */
 };
 
 /* Look for the module (nothing logged yet: see gfplink_announce); NULL only when out of memory. */
@@ -70,6 +75,13 @@ int64_t gfplink_check_interval_ms(const struct gfplink *g);
  * Returns the checks made (0 when none was due), -1 when the device failed (checks stop, logged once). */
 int gfplink_tick(struct gfplink *g, const struct sampler *s, struct store *st, struct store_tick *t,
 		 int64_t mono_ms, int64_t wall_ms);
+
+/* Classify refused TRYs with c (daemon/causes.h; NULL: not recorded); c must outlive g. */
+void gfplink_set_causes(struct gfplink *g, struct causes *c);
+
+/* The order of the slab a HOLD's object comes from when its cache must grow: the smallest order whose pages
+ * hold one object (SLUB's minimum, the allocation a refused HOLD was refused); -1 without the module. */
+int gfplink_hold_order(const struct gfplink *g);
 
 /* Checks so far, and how many of them the model got right. */
 void gfplink_totals(const struct gfplink *g, uint64_t *checks, uint64_t *agreed);

@@ -30,7 +30,8 @@
 #include "collector/kv.h"
 
 #define LIVE_MAGIC 0x464c5631u        /* "FLV1" */
-#define LIVE_VERSION 4             /* 3: the trace and fpusoak_gfp figures; 4: the run's facts, request verdicts */
+#define LIVE_VERSION 5             /* 3: the trace and fpusoak_gfp figures; 4: the run's facts, request verdicts;
+				      5: failure causes */
 #define LIVE_MAX_ORDERS 4
 #define LIVE_STATUS_MAX 1024
 #define LIVE_TRACE_ORDERS 16          /* struct daemon_sample's trace_failures[16][3] */
@@ -63,6 +64,9 @@ struct live_data {
 	/* The fpusoak_gfp module: workers HOLD through it; model checks and their agreement since start. */
 	int32_t gfp_holding, model_checking;
 	uint64_t model_checks, model_agreed;
+	/* Failures classified since start (daemon/causes.h): [source - 1][cause][order]. */
+	int32_t has_causes, pad2;
+	uint64_t failure_causes[3][4][16];
 	/* The status period: the one-line status, the loop's health, and when the core last said so. */
 	int32_t healthy, pad;
 	int64_t health_mono_ms;                         /* CLOCK_MONOTONIC ms of the core's last status, 0 = none */

@@ -15,6 +15,7 @@
 #include "collector/envinfo.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "daemon/causes.h"
 #include "daemon/churnlink.h"
 #include "daemon/gfplink.h"
 #include "daemon/kwatch.h"
@@ -83,9 +84,23 @@ void loop_publish(struct daemon *d)
 		.model_checking = gfplink_check_interval_ms(d->gfp) > 0,
 	};
 	gfplink_totals(d->gfp, &s.model_checks, &s.model_agreed);
+	s.failure_causes = d->causes ? causes_counts(d->causes) : NULL;
 	report_orders_live(sampler_task_order(d->sampler), pt ? pt->pageblock_order : -1, &s.orders);
 	s.request_orders = sampler_request(d->sampler, &s.request_atomic, &s.request_nowait, &s.request_kernel);
 	d->hooks->sample(d->hooks->arg, &s);
+}
+
+/* Refused HOLDs the spawner reported: failed allocations of the module's slab, classified. */
+static void hold_refusals(struct daemon *d, struct store_tick *t)
+{
+	struct churn_gfp_refusal r[32];
+	int n, order = gfplink_hold_order(d->gfp);
+
+	while ((n = churnlink_refusals(d->churn, r, 32)) > 0)
+		for (int i = 0; i < n; i++)
+			if (causes_module(d->causes, r[i].real_ms, "HOLD", r[i].mode, order < 0 ? 0 : (unsigned)order,
+					  r[i].pid, t) < 0)
+				log_warnx("gfp: out of memory: a refused HOLD's cause is not stored");
 }
 
 int loop_tick(struct daemon *d)
@@ -108,6 +123,8 @@ int loop_tick(struct daemon *d)
 	store_tick_late(t, d->tick_late_ms, d->tick_missed);
 	d->tick_late_ms = d->tick_missed = 0;
 	sampler_fast(d->sampler, d->store, t);
+	/* The zone state a failure of this tick's neighbourhood is judged against (daemon/causes.h). */
+	causes_snapshot(d->causes, d->sampler, now);
 	/* Right after zoneinfo and buddyinfo: the allocator is asked about the state the model just saw. */
 	gfplink_tick(d->gfp, d->sampler, d->store, t, mono, now);
 	if (!d->last_slow_mono_ms || mono - d->last_slow_mono_ms >= d->cfg.slow_interval_ms) {
@@ -120,9 +137,16 @@ int loop_tick(struct daemon *d)
 	kwatch_attach(d->kwatch, d->store, t);
 	/* The pipe is drained here too: poll wake-ups are an early bonus, the tick is the guarantee. */
 	tracewatch_drain(d->trace, now, mono * 1000);
-	tracewatch_attach(d->trace, d->store, t);
+	{
+		int nf;
+		const struct tracewatch_failure *f = tracewatch_failures(d->trace, &nf);
+		/* Classified once stored: a tick that could not take them keeps them for the next. */
+		if (tracewatch_attach(d->trace, d->store, t) == 0 && f)
+			causes_trace(d->causes, f, nf, t);
+	}
 	if (d->churn) {
 		churnlink_attach(d->churn, t);
+		hold_refusals(d, t);
 		store_tick_counter(d->store, t, "worker_oom_kills_kmsg", churnlink_worker_oom_kills(d->churn));
 		if (!d->stop)   /* the last tick of a stop starts nothing */
 			churnlink_schedule(d->churn, mono, 0);

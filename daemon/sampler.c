@@ -395,6 +395,11 @@ const struct slabinfo *sampler_slabinfo(const struct sampler *s)
 	return s->src[SRC_SLAB].have ? s->sl : NULL;
 }
 
+const struct zoneinfo *sampler_zoneinfo(const struct sampler *s)
+{
+	return s->src[SRC_ZONEINFO].have ? s->zi : NULL;
+}
+
 uint32_t sampler_last_cost_us(const struct sampler *s)
 {
 	return s->cost_us;

@@ -26,6 +26,7 @@
 #include "collector/kv.h"
 #include "collector/pagetypeinfo.h"
 #include "collector/slabinfo.h"
+#include "collector/zoneinfo.h"
 
 struct sampler;
 struct store;
@@ -49,6 +50,7 @@ const struct kv_set *sampler_vmstat(const struct sampler *s);
 const struct kv_set *sampler_meminfo(const struct sampler *s);
 const struct pagetypeinfo *sampler_pagetypeinfo(const struct sampler *s);
 const struct slabinfo *sampler_slabinfo(const struct sampler *s);
+const struct zoneinfo *sampler_zoneinfo(const struct sampler *s);
 
 /* Microseconds the last fast tick spent reading and parsing. */
 uint32_t sampler_last_cost_us(const struct sampler *s);

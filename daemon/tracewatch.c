@@ -21,6 +21,8 @@
 #define RBUF (64 * 1024)
 #define HISTBUF (512 * 1024)
 
+#define TRACEWATCH_TASK_READS 64   /* /proc lookups of failing tasks per tick */
+
 struct tracewatch {
 	struct traceinst in;
 	struct tracewatch_opts opts;       /* what made the instance: tracewatch_resume makes it again */
@@ -32,6 +34,7 @@ struct tracewatch {
 	struct trace_hists *hists;
 	uint64_t *seen;                    /* [NMT][ORD][ORD][FMT]: hitcounts at the last sample */
 	struct tracewatch_failure *pending;
+	int task_reads;                    /* failures of this tick whose task was looked up */
 	struct store_trace_failure *conv;  /* pending, as the store takes them */
 	int npending;
 	struct store_extfrag tick[TRACEWATCH_EXTFRAG_MAX];
@@ -229,6 +232,16 @@ static void keep_failure(struct tracewatch *tw, const struct trace_event *ev, in
 	f->nowarn = gfp_is_nowarn(&ev->u.alloc.gfp);
 	f->opportunistic = gfp_is_opportunistic(&ev->u.alloc.gfp);
 	f->atomic = gfp_is_atomic(&ev->u.alloc.gfp);
+	/*
+	 * Whose failure: what /proc says of the task now (it may be gone a moment later), for the first
+	 * TRACEWATCH_TASK_READS of a tick (three small reads each; a storm past that stays unattributed).
+	 * "<...>" is the trace's own "comm not cached": no comm to check the pid against.
+	 */
+	if (tw->task_reads < TRACEWATCH_TASK_READS) {
+		tw->task_reads++;
+		f->has_task = task_read(tw->opts.proc_root ? tw->opts.proc_root : "/proc", ev->pid,
+					strcmp(f->comm, "<...>") == 0 ? NULL : f->comm, strlen(f->comm), &f->task) == 0;
+	}
 }
 
 static void one_line(struct tracewatch *tw, const char *line, size_t len, int64_t wall_ms, int64_t mono_us)
@@ -393,12 +406,14 @@ int tracewatch_attach(struct tracewatch *tw, struct store *st, struct store_tick
 			.order = f->order, .migratetype = f->migratetype, .gfp_flags = f->gfp_flags,
 			.has_mask = f->has_mask, .gfp_mask = f->gfp_mask, .nowarn = f->nowarn,
 			.opportunistic = f->opportunistic, .atomic = f->atomic,
+			.has_task = f->has_task, .task_ppid = f->task.ppid, .task_cgroup = f->task.cgroup,
 		};
 	}
 	if (store_tick_trace(t, tw->conv, tw->npending, tw->tick, tw->ntick) < 0)
 		return -1;            /* out of memory: kept for the next tick */
 	tw->npending = 0;
 	tw->ntick = 0;
+	tw->task_reads = 0;
 	/* What the rows cannot show: failures past the per-tick bound, ring-buffer overruns, lines that did not parse. */
 	store_tick_counter(st, t, "trace_alloc_failures_dropped", tw->tot.failures_dropped);
 	store_tick_counter(st, t, "trace_lost", tw->tot.lost);

@@ -22,6 +22,7 @@
 #ifndef FPUSOAK_TRACEWATCH_H
 #define FPUSOAK_TRACEWATCH_H
 
+#include "collector/task.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,8 @@ struct tracewatch_failure {
 	int has_mask;                    /* gfp_mask known (the kernel's format file gave the table) */
 	uint64_t gfp_mask;
 	int nowarn, opportunistic, atomic;
+	int has_task;                    /* task: read from /proc when the line was read (collector/task.h) */
+	struct task_facts task;
 };
 
 /* Set up the instance; NULL when tracing stays off, with the reason in why ("not mounted: ...").

@@ -2,6 +2,7 @@
 /* report/compare: run B against run A; see compare.h. */
 #include "report/compare.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,95 +10,16 @@
 #include <string.h>
 
 #include "common/num.h"
+#include "report/causes.h"
 #include "report/headroom.h"
+#include "report/rare.h"
 
 #define HOUR_MS 3.6e6
 
-static const char test_samples[] = "Hodges-Lehmann shift, 95% CI; Mann-Whitney U p";
 static const char test_slopes[] = "OLS slopes on minute rollups, Welch difference, 95% CI";
 static const char test_slopes_ticks[] = "OLS slopes per tick, AR(1)-corrected (Santer 2000), Welch difference, 95% CI";
-static const char test_rates[] = "Poisson rate ratio B/A, exact conditional 95% CI";
 
-/* Set the line's word and its two verdict lines (the 72-column one and the whole one). */
-static void line_word(struct report_line *l, enum report_word w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void line_word(struct report_line *l, enum report_word w, const char *fmt, ...)
-{
-	va_list ap;
-
-	l->w = w;
-	va_start(ap, fmt);
-	vsnprintf(l->word, sizeof l->word, fmt, ap);
-	va_end(ap);
-}
-
-/* A line without a test: not comparable (the gate's reason) or too few data (counts and need). */
-static void line_plain(struct report_line *l)
-{
-	snprintf(l->full, sizeof l->full, "%s: %s", l->label, l->word);
-	snprintf(l->verdict, sizeof l->verdict, "%s", l->full);
-	if (strlen(l->full) >= sizeof l->verdict)
-		/* The 72-column form cuts the reason at a word; the whole line is in full. */
-		for (char *sp = strrchr(l->verdict, ' '); sp && strlen(l->verdict) > STATS_VERDICT_COLS - 3;
-		     sp = strrchr(l->verdict, ' ')) {
-			*sp = 0;
-			if (strlen(l->verdict) <= STATS_VERDICT_COLS - 3) {
-				strcat(l->verdict, "...");
-				break;
-			}
-		}
-}
-
-static void line_refuse(struct report_line *l)
-{
-	line_word(l, REPORT_W_NOT_COMPARABLE, REPORT_NOT_COMPARABLE ": %s", l->gate.why);
-	line_plain(l);
-}
-
-/* Too few data with counts the caller knows (no stats_cmp to say them). */
-static void line_too_few(struct report_line *l, const char *counts)
-{
-	line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (%s)", counts);
-	line_plain(l);
-}
-
-/* Finish a line from the stats module's result: the verdict, too few data, or (a failure) not comparable. */
-static void line_done(struct report_line *l, int rc, const char *what)
-{
-	if (rc == STATS_OK && stats_verdict(&l->c, l->verdict, sizeof l->verdict) >= 0) {
-		stats_verdict_full(&l->c, l->full, sizeof l->full);
-		l->ok = 1;
-		l->significant = stats_significant(&l->c);
-		line_word(l, l->significant ? REPORT_W_SIGNIFICANT : REPORT_W_NOT_SIGNIFICANT, "%s",
-			  l->significant ? REPORT_SIGNIFICANT : REPORT_NOT_SIGNIFICANT);
-		return;
-	}
-	l->ok = 0;
-	if (rc == STATS_ETOOFEW && l->c.too_few) {
-		if (l->c.is_ratio)
-			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu events; needs %llu)",
-				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, (unsigned long long)l->c.need_a);
-		else
-			line_word(l, REPORT_W_TOO_FEW, REPORT_TOO_FEW " (n=%llu+%llu%s%s; needs %llu+%llu)",
-				  (unsigned long long)l->c.n_a, (unsigned long long)l->c.n_b, l->c.n_unit ? " " : "",
-				  l->c.n_unit ? l->c.n_unit : "", (unsigned long long)l->c.need_a,
-				  (unsigned long long)l->c.need_b);
-		if (stats_verdict_full(&l->c, l->full, sizeof l->full) < 0 ||
-		    stats_verdict(&l->c, l->verdict, sizeof l->verdict) < 0)
-			line_plain(l);
-		return;
-	}
-	/* No verdict the numbers support (an overflow, a line too long to print): say so, never guess. */
-	report_gate_refuse(&l->gate, "%s: %s", what, rc == STATS_OK ? "verdict does not fit" : stats_strerror(rc));
-	l->comparable = 0;
-	line_refuse(l);
-}
-
-static struct report_line *line_new(struct report_cmp *c, enum report_line_kind kind, const char *test,
-				    const char *unit, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* A new line, through the gate first: NULL when the table is full.  !l->comparable: already finished. */
-static struct report_line *line_new(struct report_cmp *c, enum report_line_kind kind, const char *test,
+struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind kind, const char *test,
 				    const char *unit, const char *fmt, ...)
 {
 	struct report_line *l;
@@ -117,10 +39,11 @@ static struct report_line *line_new(struct report_cmp *c, enum report_line_kind 
 	l->kind = kind;
 	l->test = test;
 	l->unit = unit;
+	l->order = -1;
 	report_gate_line(kind, &c->ca, &c->cb, &l->gate);
 	l->comparable = l->gate.comparable;
 	if (!l->comparable)
-		line_refuse(l);
+		report_line_refuse(l);
 	return l;
 }
 
@@ -147,38 +70,6 @@ static int vec_push(struct vec *s, double x)
 	return 0;
 }
 
-/* Two samples into one line (HL + Mann-Whitney). */
-static int cmp_samples(struct report_line *l, const struct vec *a, const struct vec *b, const char *what,
-		       const char *n_unit)
-{
-	double *scratch;
-	int rc;
-
-	l->na = (double)a->n;
-	l->nb = (double)b->n;
-	/* An empty side is too few data too: stats_cmp_samples says the counts and what would do. */
-	if (!(scratch = malloc((a->n + b->n + 1) * sizeof *scratch)))
-		return -1;
-	rc = stats_cmp_samples(l->label, a->v, a->n, b->v, b->n, scratch, &l->c);
-	l->c.n_unit = n_unit;
-	free(scratch);
-	line_done(l, rc, what);
-	return 0;
-}
-
-int report_line_samples(struct report_line *l, const char *label, const char *unit, const double *a, size_t na,
-			const double *b, size_t nb, const char *what, const char *n_unit)
-{
-	memset(l, 0, sizeof *l);
-	snprintf(l->label, sizeof l->label, "%s", label);
-	l->kind = REPORT_LINE_CAPACITY;
-	l->test = test_samples;
-	l->unit = unit;
-	l->comparable = l->gate.comparable = 1;
-	return cmp_samples(l, &(struct vec){ (double *)a, na, na, 0 }, &(struct vec){ (double *)b, nb, nb, 0 }, what,
-			   n_unit);
-}
-
 /* The probe results of both runs (report_probes), loaded once for the two probe lines. */
 struct probe_pair {
 	int loaded;
@@ -188,7 +79,7 @@ struct probe_pair {
 static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost, const char *label,
 		      const char *unit, const char *what)
 {
-	struct report_line *l = line_new(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, test_samples, unit,
+	struct report_line *l = report_cmp_line(c, fpu_cost ? REPORT_LINE_FPU_COST : REPORT_LINE_CAPACITY, report_test_samples, unit,
 					 "%s", label);
 	const struct report_probe_set *sa, *sb;
 
@@ -210,14 +101,17 @@ static int cmp_probes(struct report_cmp *c, struct probe_pair *pp, int fpu_cost,
 		report_gate_censored('A', sa->n, sa->censored, sa->censored_reason, &l->gate);
 		report_gate_censored('B', sb->n, sb->censored, sb->censored_reason, &l->gate);
 		if (!(l->comparable = l->gate.comparable))
-			line_refuse(l);
+			report_line_refuse(l);
 	} else if (fpu_cost && (sa->censored || sb->censored))
 		report_gate_caveat(&l->gate, "%zu + %zu FPU-cost probes did not finish (left out)", sa->censored,
 				   sb->censored);
+	/* The rows the line compares, for its chart: the probes kept, not the censored or another mode's. */
+	if (c->opts.keep_series && (report_series_copy(&l->s[0], sa->t, sa->v, sa->n, "probes") < 0 ||
+				    report_series_copy(&l->s[1], sb->t, sb->v, sb->n, "probes") < 0))
+		return -1;
 	if (!l->comparable)
-		return 0;
-	return cmp_samples(l, &(struct vec){ sa->v, sa->n, sa->n, 0 }, &(struct vec){ sb->v, sb->n, sb->n, 0 }, what,
-			   "probes");
+		return report_line_medians(l, sa->v, sa->n, sb->v, sb->n);
+	return report_line_cmp_samples(l, sa->v, sa->n, sb->v, sb->n, what, "probes");
 }
 
 /*
@@ -285,13 +179,13 @@ static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
 	if ((ma | mb) == 1u << REPORT_GFP_NONE || !ma || !mb)
 		return cmp_probes(c, pp, 0, "capacity", "workers", "capacity probes");
 	if (!common) {
-		if (!(l = line_new(c, REPORT_LINE_CAPACITY, test_samples, "workers", "%s", "capacity")))
+		if (!(l = report_cmp_line(c, REPORT_LINE_CAPACITY, report_test_samples, "workers", "%s", "capacity")))
 			return 0;
 		if (l->comparable) {     /* else the gate has refused it already, for a reason of the pair */
 			report_gate_refuse(&l->gate, "A's capacity probes held %s, B's %s", modes_text(ma, ta, sizeof ta),
 					   modes_text(mb, tb, sizeof tb));
 			l->comparable = 0;
-			line_refuse(l);
+			report_line_refuse(l);
 		}
 		return 0;
 	}
@@ -302,6 +196,80 @@ static int cmp_capacity(struct report_cmp *c, struct probe_pair *pp)
 		if (cmp_capacity_mode(c, m, label) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* A trend's points as a line's rows (moved, not copied: the trend's arrays are the series' now), with its fit. */
+static void series_take(struct report_series *s, struct report_trend *t)
+{
+	s->n = t->t ? (t->per_tick ? t->ticks : t->n) : 0;
+	s->t = t->t;
+	s->v = t->v;
+	t->t = NULL;
+	t->v = NULL;
+	s->what = t->per_tick ? "ticks" : "minute means";
+	s->has_fit = t->ok;
+	s->t0_ms = t->t0_ms;
+	s->last_ms = s->n ? s->t[s->n - 1] : t->last_ms;
+	s->fit = t->fit;
+}
+
+/* One headroom line from the zone picked in both runs' trends (ia, ib; -1: none common); 0 or -1. */
+static int headroom_line(struct report_cmp *c, int k, struct report_trend *ta, int na, int ia, struct report_trend *tb,
+			 int nb, int ib)
+{
+	struct report_line *l = report_cmp_line(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
+	char counts[96];
+
+	if (!l)
+		return 0;
+	l->order = k;
+	if (ia >= 0) {
+		/* Each side's slope is shown whatever the word; the chart draws the points it was fitted through. */
+		l->has_ab = 1;
+		l->fa = ta[ia].ok ? ta[ia].slope_h : NAN;
+		l->fb = tb[ib].ok ? tb[ib].slope_h : NAN;
+		if (ta[ia].per_tick || tb[ib].per_tick)
+			l->test = test_slopes_ticks;
+		l->na = (double)(ta[ia].per_tick ? ta[ia].ticks : ta[ia].n);
+		l->nb = (double)(tb[ib].per_tick ? tb[ib].ticks : tb[ib].n);
+		if (c->opts.keep_series) {
+			series_take(&l->s[0], &ta[ia]);
+			series_take(&l->s[1], &tb[ib]);
+		}
+	}
+	if (!l->comparable)
+		return 0;
+	if (ia < 0 && na > 0 && nb > 0) {
+		report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
+		l->comparable = 0;
+		report_line_refuse(l);
+		return 0;
+	}
+	if (ia < 0) {
+		/* A run without a minute of headroom yet: too little of it, not a missing zone. */
+		size_t ma = 0, mb = 0;
+		for (int x = 0; x < na; x++)
+			ma = ta[x].n > ma ? ta[x].n : ma;
+		for (int y = 0; y < nb; y++)
+			mb = tb[y].n > mb ? tb[y].n : mb;
+		snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ma, mb, REPORT_TREND_MIN_POINTS,
+			 REPORT_TREND_MIN_POINTS);
+		report_line_too_few(l, counts);
+		return 0;
+	}
+	if (!ta[ia].ok || !tb[ib].ok) {
+		const struct report_trend *bad = !ta[ia].ok ? &ta[ia] : &tb[ib];
+		if (bad->err == TREND_EAUTOCORR)
+			snprintf(counts, sizeof counts, "%s: %zu ticks, under 4 independent points", !ta[ia].ok ? "A" : "B",
+				 bad->ticks);
+		else
+			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ta[ia].n, tb[ib].n,
+				 REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
+		report_line_too_few(l, counts);
+		return 0;
+	}
+	report_line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
 	return 0;
 }
 
@@ -318,11 +286,13 @@ static int cmp_headroom(struct report_cmp *c)
 	}
 	for (int i = 0; i < c->orders.n; i++) {
 		int k = c->orders.order[i], na, nb, ia = -1, ib = -1;
-		struct report_line *l;
-		char counts[96];
 
-		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, 0, ta, REPORT_MAX_ZONES)) < 0 ||
-		    (nb = report_headroom_trends(c->qb, c->b, k, -1, -1, 0, tb, REPORT_MAX_ZONES)) < 0) {
+		if ((na = report_headroom_trends(c->qa, c->a, k, -1, -1, c->opts.keep_series, ta, REPORT_MAX_ZONES)) < 0) {
+			ret = -1;
+			goto out;
+		}
+		if ((nb = report_headroom_trends(c->qb, c->b, k, -1, -1, c->opts.keep_series, tb, REPORT_MAX_ZONES)) < 0) {
+			report_trends_free(ta, na);
 			ret = -1;
 			goto out;
 		}
@@ -341,44 +311,11 @@ static int cmp_headroom(struct report_cmp *c)
 			snprintf(c->zone[i], sizeof c->zone[i], "%s", ta[ia].zone);
 			c->node[i] = ta[ia].node;
 		}
-		l = line_new(c, REPORT_LINE_HEADROOM, test_slopes, "blocks/h", "headroom o%d/h", k);
-		if (!l || !l->comparable)
-			continue;
-		if (ia < 0 && na > 0 && nb > 0) {
-			report_gate_refuse(&l->gate, "no zone common to both runs (A: %s; B: %s)", ta[0].zone, tb[0].zone);
-			l->comparable = 0;
-			line_refuse(l);
-			continue;
-		}
-		if (ia < 0) {
-			/* A run without a minute of headroom yet: too little of it, not a missing zone. */
-			size_t ma = 0, mb = 0;
-			for (int x = 0; x < na; x++)
-				ma = ta[x].n > ma ? ta[x].n : ma;
-			for (int y = 0; y < nb; y++)
-				mb = tb[y].n > mb ? tb[y].n : mb;
-			snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ma, mb, REPORT_TREND_MIN_POINTS,
-				 REPORT_TREND_MIN_POINTS);
-			line_too_few(l, counts);
-			continue;
-		}
-		/* A short run's trend is fitted per tick (report/headroom.h): its line says so. */
-		if (ta[ia].per_tick || tb[ib].per_tick)
-			l->test = test_slopes_ticks;
-		l->na = (double)(ta[ia].per_tick ? ta[ia].ticks : ta[ia].n);
-		l->nb = (double)(tb[ib].per_tick ? tb[ib].ticks : tb[ib].n);
-		if (!ta[ia].ok || !tb[ib].ok) {
-			const struct report_trend *bad = !ta[ia].ok ? &ta[ia] : &tb[ib];
-			if (bad->err == TREND_EAUTOCORR)
-				snprintf(counts, sizeof counts, "%s: %zu ticks, under 4 independent points", !ta[ia].ok ? "A" : "B",
-					 bad->ticks);
-			else
-				snprintf(counts, sizeof counts, "n=%zu+%zu minutes; needs %d+%d", ta[ia].n, tb[ib].n,
-					 REPORT_TREND_MIN_POINTS, REPORT_TREND_MIN_POINTS);
-			line_too_few(l, counts);
-			continue;
-		}
-		line_done(l, stats_cmp_slopes(l->label, &ta[ia].fit, &tb[ib].fit, 3.6e6, &l->c), "headroom slope");
+		ret = headroom_line(c, k, ta, na, ia, tb, nb, ib);
+		report_trends_free(ta, na);
+		report_trends_free(tb, nb);
+		if (ret < 0)
+			goto out;
 	}
 out:
 	free(ta);
@@ -387,36 +324,92 @@ out:
 	return ret;
 }
 
-/* Events over exposures (hours): too few when a side has no exposure (fewer than two samples). */
-static void cmp_rate(struct report_line *l, uint64_t a, double ta, uint64_t b, double tb, const char *what)
+/* "4 other processes' and 1 unknown (gone before it was read) left out" for one side's counts; "" when none. */
+static const char *left_out(const struct report_whose_counts *w, char *buf, size_t len)
 {
-	char counts[96];
+	buf[0] = 0;
+	if (w->n[REPORT_WHOSE_OTHER] || w->n[REPORT_WHOSE_UNKNOWN])
+		snprintf(buf, len, "%" PRId64 " of other processes, %" PRId64 " unknown (no pid, or the task gone before"
+			 " it was read)", w->n[REPORT_WHOSE_OTHER], w->n[REPORT_WHOSE_UNKNOWN]);
+	return buf;
+}
 
-	l->na = (double)a;
-	l->nb = (double)b;
-	l->xa = ta;
-	l->xb = tb;
-	if (!(ta > 0) || !(tb > 0)) {
-		snprintf(counts, sizeof counts, "run %s has fewer than 2 samples; needs an exposure a side",
-			 !(ta > 0) && !(tb > 0) ? "A nor B" : !(ta > 0) ? "A" : "B");
-		line_too_few(l, counts);
+/*
+ * A rate of failed allocations: the run's own (report/whose.h) unless asked for every process's, or
+ * unless a run has no record of whose they were (an older fpusoakd): then every failure on the machine,
+ * and the line says so.  What was left out is said in the line's caveats.
+ */
+static void cmp_fail_rate(struct report_cmp *c, enum report_line_kind kind, const char *what,
+			  const struct report_whose_counts w[2], int64_t ta, int64_t tb)
+{
+	int own = !c->opts.all_failures && w[0].facts && w[1].facts;
+	int64_t n[2];
+	char label[48], x[160];
+	struct report_line *l;
+
+	for (int i = 0; i < 2; i++)
+		n[i] = own ? w[i].n[REPORT_WHOSE_OWN]
+			   : w[i].n[REPORT_WHOSE_OWN] + w[i].n[REPORT_WHOSE_OTHER] + w[i].n[REPORT_WHOSE_UNKNOWN];
+	snprintf(label, sizeof label, "%s/h%s", what, own ? "" : " (all processes)");
+	if (!(l = report_rare_add(c, kind, label, (uint64_t)n[0], ta, (uint64_t)n[1], tb)))
 		return;
+	if (own) {
+		for (int i = 0; i < 2; i++)
+			if (left_out(&w[i], x, sizeof x)[0])
+				report_gate_caveat(&l->gate, "run %c's own only: %s", "AB"[i], x);
+	} else if (!c->opts.all_failures) {
+		for (int i = 0; i < 2; i++)
+			if (!w[i].facts)
+				report_gate_caveat(&l->gate, "run %c recorded no task of its failures (an older fpusoakd):"
+						   " every process's are counted", "AB"[i]);
 	}
-	line_done(l, stats_cmp_rates(l->label, a, ta, b, tb, &l->c), what);
 }
 
 static int cmp_failures(struct report_cmp *c)
 {
-	struct report_line *l = line_new(c, REPORT_LINE_ALLOC_FAIL, test_rates, "per hour", "alloc failures/h");
 	struct report_failures fa, fb;
 
-	if (!l || !l->comparable)
-		return 0;
-	if (report_failures(c->qa, c->a, &fa) < 0 || report_failures(c->qb, c->b, &fb) < 0)
+	if (report_failures(c->qa, c->a, &fa) < 0 || report_failures(c->qb, c->b, &fb) < 0 ||
+	    report_whose_counts(c->qa, c->a, 1, &c->kmsg[0]) < 0 || report_whose_counts(c->qb, c->b, 1, &c->kmsg[1]) < 0)
 		return -1;
-	cmp_rate(l, (uint64_t)fa.count, (double)fa.exposure_ms / HOUR_MS, (uint64_t)fb.count,
-		 (double)fb.exposure_ms / HOUR_MS, "allocation failures");
+	cmp_fail_rate(c, REPORT_LINE_ALLOC_FAIL, "alloc failures", c->kmsg, fa.exposure_ms, fb.exposure_ms);
 	return 0;
+}
+
+/* The module was loaded in run (report_cause_module of its mode); the exposure in *ms. */
+static int module_cb(void *arg, const struct query_run *r)
+{
+	int64_t *v = arg;
+
+	v[0] = report_run_exposure_ms(r);
+	v[1] = report_cause_module(r->gfp_mode);
+	return 0;
+}
+
+/* Fragmentation failures per hour (report/causes.h), one line per source both runs observed: the kernel log
+ * always, the trace when both traced, the module when both had it loaded; none from a database before them. */
+static int cmp_causes(struct report_cmp *c)
+{
+	struct report_causes *ca = calloc(1, sizeof *ca), *cb = calloc(1, sizeof *cb);
+	int64_t xa[2] = { 0, 0 }, xb[2] = { 0, 0 };
+	int r = -1;
+
+	if (!ca || !cb || report_causes(c->qa, c->a, -1, -1, ca) < 0 || report_causes(c->qb, c->b, -1, -1, cb) < 0 ||
+	    query_run(c->qa, c->a, module_cb, xa) < 0 || query_run(c->qb, c->b, module_cb, xb) < 0)
+		goto out;
+	r = 0;
+	for (int s = 1; ca->have && cb->have && s <= REPORT_CAUSE_SOURCES; s++) {
+		char label[64];
+		if ((s == 2 && (strcmp(c->ca.tracefs, "on") || strcmp(c->cb.tracefs, "on"))) || (s == 3 && !(xa[1] && xb[1])))
+			continue;
+		snprintf(label, sizeof label, "fragmentation failures/h (%s)", report_cause_source(s));
+		report_rare_add(c, REPORT_LINE_ALLOC_FAIL, label, (uint64_t)ca->total[s - 1][2], xa[0],
+				(uint64_t)cb->total[s - 1][2], xb[0]);
+	}
+out:
+	free(ca);
+	free(cb);
+	return r;
 }
 
 /*
@@ -429,8 +422,6 @@ static int cmp_failures(struct report_cmp *c)
  */
 static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const struct report_trace *tb)
 {
-	struct report_line *f, *x;
-
 	if (!ta->on && !tb->on)
 		return 0;
 	if (!ta->on || !tb->on) {
@@ -441,14 +432,18 @@ static int cmp_trace(struct report_cmp *c, const struct report_trace *ta, const 
 				   : off->trace_why[0] ? off->trace_why : "tracefs off");
 		return 0;
 	}
-	f = line_new(c, REPORT_LINE_TRACE_FAIL, test_rates, "per hour", "traced alloc failures/h");
-	if (f && f->comparable)
-		cmp_rate(f, (uint64_t)ta->t.failures, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.failures,
-			 (double)tb->exposure_ms / HOUR_MS, "traced allocation failures");
-	x = line_new(c, REPORT_LINE_EXTFRAG, test_rates, "per hour", "fragmenting fallbacks/h");
-	if (x && x->comparable)
-		cmp_rate(x, (uint64_t)ta->t.fragmenting, (double)ta->exposure_ms / HOUR_MS, (uint64_t)tb->t.fragmenting,
-			 (double)tb->exposure_ms / HOUR_MS, "fragmenting fallbacks");
+	if (report_whose_counts(c->qa, c->a, 0, &c->trace[0]) < 0 || report_whose_counts(c->qb, c->b, 0, &c->trace[1]) < 0)
+		return -1;
+	/* Whose needs the raw rows (kept --retain-raw): past that, the rollups' count, every process's. */
+	if (c->trace[0].facts && c->trace[1].facts &&
+	    c->trace[0].n[0] + c->trace[0].n[1] + c->trace[0].n[2] == ta->t.failures &&
+	    c->trace[1].n[0] + c->trace[1].n[1] + c->trace[1].n[2] == tb->t.failures)
+		cmp_fail_rate(c, REPORT_LINE_TRACE_FAIL, "traced alloc failures", c->trace, ta->exposure_ms, tb->exposure_ms);
+	else
+		report_rare_add(c, REPORT_LINE_TRACE_FAIL, "traced alloc failures/h (all processes)",
+				(uint64_t)ta->t.failures, ta->exposure_ms, (uint64_t)tb->t.failures, tb->exposure_ms);
+	report_rare_add(c, REPORT_LINE_EXTFRAG, "fragmenting fallbacks/h", (uint64_t)ta->t.fragmenting, ta->exposure_ms,
+			(uint64_t)tb->t.fragmenting, tb->exposure_ms);
 	return 0;
 }
 
@@ -504,27 +499,29 @@ static int throughput(struct query *q, int64_t run, struct vec *out)
 	return r < 0 || a.v.oom ? -1 : 0;
 }
 
+/* Spawn failures and churn workers' OOM kills per hour of churn (rare events), and spawns per second per minute. */
 static int cmp_churn(struct report_cmp *c)
 {
-	struct report_line *sf = line_new(c, REPORT_LINE_SPAWN_FAIL, test_rates, "per hour", "spawn failures/h");
-	struct report_line *tp = line_new(c, REPORT_LINE_SPAWNS, test_samples, "spawns/s", "spawns/s");
 	struct report_churn ca, cb;
+	struct report_line *tp;
 	struct vec a = { 0 }, b = { 0 };
 	int ra, rb, r = 0;
 
-	if (!sf || !tp || (!sf->comparable && !tp->comparable))
-		return 0;
 	if ((ra = report_churn(c->qa, c->a, -1, -1, &ca)) < 0 || (rb = report_churn(c->qb, c->b, -1, -1, &cb)) < 0)
 		return -1;
-	if (sf->comparable)
-		cmp_rate(sf, ra ? (uint64_t)ca.spawn_failures : 0, ra ? (double)ca.tot.span_ms / HOUR_MS : 0,
-			 rb ? (uint64_t)cb.spawn_failures : 0, rb ? (double)cb.tot.span_ms / HOUR_MS : 0, "spawn failures");
-	if (!tp->comparable)
+	report_rare_add(c, REPORT_LINE_SPAWN_FAIL, "spawn failures/h", ra ? (uint64_t)ca.spawn_failures : 0,
+			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.spawn_failures : 0, rb ? cb.tot.span_ms : 0);
+	report_rare_add(c, REPORT_LINE_OOM, "churn OOM kills/h", ra ? (uint64_t)ca.tot.c[QC_OOM] : 0,
+			ra ? ca.tot.span_ms : 0, rb ? (uint64_t)cb.tot.c[QC_OOM] : 0, rb ? cb.tot.span_ms : 0);
+	tp = report_cmp_line(c, REPORT_LINE_SPAWNS, report_test_samples, "spawns/s", "spawns/s");
+	if (!tp)
 		return 0;
 	if (throughput(c->qa, c->a, &a) < 0 || throughput(c->qb, c->b, &b) < 0)
 		r = -1;
+	else if (!tp->comparable)
+		r = report_line_medians(tp, a.v, a.n, b.v, b.n);   /* the figures, without a verdict */
 	else
-		r = cmp_samples(tp, &a, &b, "whole minute of churn", "minutes");
+		r = report_line_cmp_samples(tp, a.v, a.n, b.v, b.n, "whole minute of churn", "minutes");
 	free(a.v);
 	free(b.v);
 	return r;
@@ -560,18 +557,18 @@ static int request_values(struct query *q, int64_t run, int order, struct vec *o
 static int cmp_atomic(struct report_cmp *c)
 {
 	for (int i = 0; i < c->orders.n; i++) {
-		struct report_line *l = line_new(c, REPORT_LINE_ATOMIC, test_samples, "% of samples", "atomic risk o%d %%",
+		struct report_line *l = report_cmp_line(c, REPORT_LINE_ATOMIC, report_test_samples, "% of samples", "atomic risk o%d %%",
 						 c->orders.order[i]);
 		struct vec a = { 0 }, b = { 0 };
 		int r;
 
 		if (!l)
 			return 0;
-		if (!l->comparable)
-			continue;
+		l->order = c->orders.order[i];
 		r = request_values(c->qa, c->a, c->orders.order[i], &a) < 0 ||
 		    request_values(c->qb, c->b, c->orders.order[i], &b) < 0 ? -1
-		    : cmp_samples(l, &a, &b, "minute of atomic-risk samples", "minutes");
+		    : !l->comparable ? report_line_medians(l, a.v, a.n, b.v, b.n)
+		    : report_line_cmp_samples(l, a.v, a.n, b.v, b.n, "minute of atomic-risk samples", "minutes");
 		free(a.v);
 		free(b.v);
 		if (r < 0)
@@ -580,116 +577,16 @@ static int cmp_atomic(struct report_cmp *c)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- what a run ran under */
-
-/* "key=value" of config_describe's text (one per line) into out; 1 if the key is there, else 0. */
-static int config_value(const char *config, const char *key, char *out, size_t len)
+void report_compare_free(struct report_cmp *c)
 {
-	size_t kl = strlen(key);
-
-	for (const char *p = config; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
-			snprintf(out, len, "%.*s", (int)(n - kl - 1), p + kl + 1);
-			return 1;
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++)
+		for (int w = 0; w < 2; w++) {
+			free(c->line[i].s[w].t);
+			free(c->line[i].s[w].v);
+			memset(&c->line[i].s[w], 0, sizeof c->line[i].s[w]);
 		}
-		p += n + (nl ? 1 : 0);
-	}
-	return 0;
-}
-
-static int64_t config_dur(const char *config, const char *key)
-{
-	char v[64];
-	int64_t ms;
-
-	return config_value(config, key, v, sizeof v) && num_parse_duration_ms(v, &ms) == 0 ? ms : -1;
-}
-
-static int64_t config_size(const char *config, const char *key)
-{
-	char v[64];
-	uint64_t b;
-
-	return config_value(config, key, v, sizeof v) && num_parse_size(v, &b) == 0 && b <= INT64_MAX ? (int64_t)b : -1;
-}
-
-static int64_t config_int(const char *config, const char *key)
-{
-	char v[64];
-	int64_t n;
-
-	return config_value(config, key, v, sizeof v) && num_parse_i64(v, strlen(v), &n) == 0 ? n : -1;
-}
-
-void report_cond_of_run(const struct query_run *r, struct report_cond *c)
-{
-	const char *cfg = r->config;
-
-	report_cond_init(c);
-	/* The confinement: as read back (schema 7), or the version an older run recorded, limits as configured. */
-	if (r->cgroup) {
-		snprintf(c->cgroup, sizeof c->cgroup, "%s", r->cgroup);
-		c->conf_exact = r->confinement_exact == 1;
-		c->pop_cap = strcmp(r->cgroup, "none") == 0 ? r->pop_cap : -1;
-		if (r->unconfined_reason)
-			snprintf(c->unconfined_why, sizeof c->unconfined_why, "%s", r->unconfined_reason);
-		report_gate_short_paths(c->unconfined_why);
-		if (c->conf_exact) {
-			c->memory_max = r->cgroup_memory_max;
-			c->pids_max = r->cgroup_pids_max;
-		} else if (strcmp(r->cgroup, "none") != 0) {
-			c->memory_max = config_size(cfg, "cgroup-memory-max");
-			c->pids_max = config_int(cfg, "cgroup-pids-max");
-		}
-	}
-	c->workers = config_int(cfg, "workers");
-	c->has_churn = r->cgroup != NULL && c->workers != 0;
-	c->lifetime_ms = config_dur(cfg, "lifetime");
-	c->worker_memory = config_size(cfg, "worker-memory");
-	c->probe_limit = config_int(cfg, "probe-limit");
-	c->switch_threads = config_int(cfg, "switch-threads");
-	c->sample_interval_ms = config_dur(cfg, "sample-interval");
-	config_value(cfg, "spawn-rate", c->spawn_rate, sizeof c->spawn_rate);
-	config_value(cfg, "lifetime-dist", c->lifetime_dist, sizeof c->lifetime_dist);
-	config_value(cfg, "probe-scope", c->probe_scope, sizeof c->probe_scope);
-	/* The FPU kind in use (auto resolved by the spawner), else as configured. */
-	if (r->fpu_kind)
-		snprintf(c->fpu_kind, sizeof c->fpu_kind, "%s", r->fpu_kind);
-	snprintf(c->hypervisor, sizeof c->hypervisor, "%s", r->hypervisor ? r->hypervisor : "");
-	snprintf(c->guest_type, sizeof c->guest_type, "%s", r->guest_type ? r->guest_type : "");
-	c->mem_total_kb = r->mem_total_kb;
-	c->xstate_bytes = r->xstate_bytes;
-	snprintf(c->kernel_release, sizeof c->kernel_release, "%s", r->kernel_release ? r->kernel_release : "");
-	snprintf(c->label, sizeof c->label, "%s", r->label ? r->label : "");
-	snprintf(c->cmdline, sizeof c->cmdline, "%s", r->cmdline ? r->cmdline : "");
-}
-
-static int cond_cb(void *arg, const struct query_run *r)
-{
-	report_cond_of_run(r, arg);
-	return 0;
-}
-
-/* The trace's part of what a run ran under: on or off (with the reason), and the slab its instance took. */
-static void cond_trace(const struct report_trace *t, struct report_cond *c)
-{
-	const char *why = strchr(t->note, '(');
-	size_t n;
-
-	if (!t->note[0])
-		return;   /* before schema 8: not recorded */
-	snprintf(c->tracefs, sizeof c->tracefs, "%s", t->on ? "on" : "off");
-	c->trace_kb = t->on ? t->setup_slab_kb : -1;
-	if (!t->on && why) {
-		/* "tracefs=off (not mounted: ...)": the reason inside the parentheses. */
-		snprintf(c->trace_why, sizeof c->trace_why, "%s", why + 1);
-		n = strlen(c->trace_why);
-		if (n && c->trace_why[n - 1] == ')')
-			c->trace_why[n - 1] = 0;
-		/* Paths kept whole: "neither /sys/kernel/tracing nor /sys/kernel/debug/tracing" says which. */
-	}
 }
 
 /* The pair is comparable when every line is: each distinct reason a line was refused for is said once for the
@@ -732,7 +629,63 @@ static void pair_from_lines(struct report_cmp *c)
 	}
 }
 
+/* "fragmenting load off (A) vs heavy (B)", several joined by "; ", into out. */
+static void differs_text(const struct report_factors *d, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < d->n && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s %s (A) vs %s (B)", i ? "; " : "", d->f[i].name, d->f[i].a,
+				      d->f[i].b);
+	if (d->dropped && n < len)
+		snprintf(out + n, len - n, "; %d more", d->dropped);
+}
+
+/*
+ * What a line's difference is the effect of, worded so no one reads an effect of one difference as one of
+ * another: the one difference that can matter to the line, or all of them ("cannot tell which"), or none
+ * (the difference is run-to-run variation).  Only lines with a verdict say it.
+ */
+static void attribute(struct report_cmp *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct report_line *l = &c->line[i];
+		char names[REPORT_GATE_TEXT] = "";
+		int k = 0, last = -1;
+		size_t n = 0;
+
+		if (!l->ok)
+			continue;
+		for (int j = 0; j < c->diff.n; j++)
+			if (report_factor_matters(&c->diff.f[j], l->kind)) {
+				n += (size_t)snprintf(names + n, n < sizeof names ? sizeof names - n : 0, "%s%s", k ? ", " : "",
+						      c->diff.f[j].name);
+				k++;
+				last = j;
+			}
+		if (k == 1) {
+			/* Through a copy: the factor and the line are in one struct, which -Wrestrict takes for overlap. */
+			struct report_factor f = c->diff.f[last];
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: the effect of %s %s (A) vs %s (B)%s", f.name, f.a, f.b,
+				 c->diff.vm_unknown ? " (vm knobs not recorded)" : "");
+		}
+		else if (k > 1)
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: an effect of %d differences together (%s); these two"
+				 " runs cannot tell which", k, names);
+		else
+			snprintf(l->attrib, sizeof l->attrib, "B vs A: nothing recorded differs%s: run-to-run variation",
+				 c->diff.vm_unknown ? " (vm knobs not recorded)" : "");
+	}
+}
+
 int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out)
+{
+	return report_compare_with(qa, a, qb, b, NULL, out);
+}
+
+int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b, const struct report_cmp_opts *opts,
+			struct report_cmp *out)
 {
 	struct report_orders oa, ob;
 	struct probe_pair pp = { 0 };
@@ -740,6 +693,8 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	int r;
 
 	memset(out, 0, sizeof *out);
+	if (opts)
+		out->opts = *opts;
 	out->qa = qa;
 	out->qb = qb;
 	out->a = a;
@@ -750,27 +705,38 @@ int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, str
 	for (int i = 0; i < ob.n; i++)
 		report_orders_add(&out->orders, ob.order[i], ob.kind[i]);
 	/* What each run ran under decides which lines may be compared at all (report/gate.h). */
-	report_cond_init(&out->ca);
-	report_cond_init(&out->cb);
-	if (query_run(qa, a, cond_cb, &out->ca) < 0 || query_run(qb, b, cond_cb, &out->cb) < 0)
+	if (report_trace(qa, a, &ta) < 0 || report_trace(qb, b, &tb) < 0 ||
+	    report_cond_load(qa, a, &ta, &out->ca, &out->side[0]) < 0 ||
+	    report_cond_load(qb, b, &tb, &out->cb, &out->side[1]) < 0)
 		return -1;
-	if (report_trace(qa, a, &ta) < 0 || report_trace(qb, b, &tb) < 0)
-		return -1;
-	cond_trace(&ta, &out->ca);
-	cond_trace(&tb, &out->cb);
 	report_gate_pair(&out->ca, &out->cb, &out->pair);
+	report_gate_factors(&out->ca, &out->cb, &out->diff);
+	differs_text(&out->diff, out->differs, sizeof out->differs);
 	r = cmp_capacity(out, &pp) < 0 ||
 	    cmp_headroom(out) < 0 ||
 	    cmp_failures(out) < 0 ||
+	    cmp_causes(out) < 0 ||
 	    cmp_trace(out, &ta, &tb) < 0 ||
 	    cmp_churn(out) < 0 ||
 	    cmp_probes(out, &pp, 1, "FPU cost us/yield", "system us per yield", "FPU-cost probes") < 0 ||
 	    cmp_atomic(out) < 0 ? -1 : 0;
-	if (r == 0)
+	if (r == 0) {
 		pair_from_lines(out);
+		attribute(out);
+	}
 	if (pp.loaded) {
 		report_probes_free(&pp.a);
 		report_probes_free(&pp.b);
 	}
 	return r;
+}
+
+struct report_line *report_rare_add(struct report_cmp *c, enum report_line_kind like, const char *label, uint64_t a,
+				    int64_t exposure_a_ms, uint64_t b, int64_t exposure_b_ms)
+{
+	struct report_line *l = report_cmp_line(c, like, report_rare_test, "per hour", "%s", label);
+
+	if (l)
+		report_rare_line(l, a, exposure_a_ms, b, exposure_b_ms);
+	return l;
 }

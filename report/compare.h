@@ -26,43 +26,24 @@
 
 #include <stdint.h>
 
+#include "analysis/poisson.h"
 #include "analysis/stats.h"
 #include "collector/buddyinfo.h"
+#include "report/cond.h"
 #include "report/gate.h"
+#include "report/line.h"
 #include "report/run.h"
+#include "report/whose.h"
 #include "store/query.h"
 
-#define REPORT_MAX_LINES 16          /* lines of a comparison */
+#define REPORT_MAX_LINES 24          /* lines of a comparison */
 #define REPORT_MIN_BUCKET_MS 60000   /* the sample unit of per-bucket comparisons: a minute */
 #define REPORT_MAX_BUCKETS 2000      /* per run in a per-bucket comparison */
 
-/* The verdict words a comparison line ends in: exactly one of these four. */
-#define REPORT_SIGNIFICANT "significant"
-#define REPORT_NOT_SIGNIFICANT "no significant difference"
-#define REPORT_TOO_FEW "too few data"            /* always followed by " (n=...; needs ...)" */
-#define REPORT_NOT_COMPARABLE "not comparable"   /* always followed by ": <reason>" */
-#define REPORT_WORD_MAX (REPORT_GATE_TEXT + 24)
-#define REPORT_FULL_MAX 384                      /* the whole line, nothing dropped */
-
-enum report_word { REPORT_W_SIGNIFICANT = 0, REPORT_W_NOT_SIGNIFICANT, REPORT_W_TOO_FEW, REPORT_W_NOT_COMPARABLE };
-
-/* One line of a comparison. */
-struct report_line {
-	char label[48];           /* printable ASCII, the verdict's start */
-	enum report_line_kind kind;
-	const char *test;         /* the test used, for people */
-	const char *unit;         /* unit of a and b */
-	int ok;                   /* a test ran: c is valid (significant or not) */
-	int significant;          /* ok and the 95% CI excludes no difference */
-	int comparable;           /* the gate let the line through (gate.why says why not) */
-	enum report_word w;
-	char word[REPORT_WORD_MAX];   /* the verdict: one of the four words, with its counts or reason */
-	struct report_gate gate;  /* the reason it is not comparable, and the caveats */
-	struct stats_cmp c;       /* c.label points at label: do not copy a report_line */
-	char verdict[STATS_VERDICT_COLS + 1];   /* one line of <= 72 columns (parts dropped to fit) */
-	char full[REPORT_FULL_MAX];             /* the whole line, every number kept (for readers that wrap) */
-	double na, nb;            /* sample sizes, or event counts for rates */
-	double xa, xb;            /* exposure in hours for rates, else 0 */
+/* How a comparison is made (NULL: the defaults, all 0). */
+struct report_cmp_opts {
+	int all_failures;         /* the failure lines count every process's failures, not only the run's own */
+	int keep_series;          /* keep each line's rows (report_line.s): free with report_compare_free */
 };
 
 struct report_cmp {
@@ -73,23 +54,36 @@ struct report_cmp {
 	int node[REPORT_MAX_ORDERS];
 	struct report_cond ca, cb;     /* what each run ran under, as stored */
 	struct report_gate pair;       /* the pair: the machine, and what differs as meant */
+	struct report_factors diff;    /* what differs between the runs, the experiment first */
+	char differs[REPORT_GATE_TEXT];    /* "fragmenting load off (A) vs heavy (B)"; "" when nothing recorded does */
+	struct report_cmp_opts opts;
+	struct report_whose_counts kmsg[2], trace[2];   /* A's and B's failed allocations, by whose (report/whose.h) */
+	struct report_side side[2];
 	int n;
 	struct report_line line[REPORT_MAX_LINES];
 };
 
-/* What a stored run ran under, from its row (config text, churn_info, environment). Pure. */
-void report_cond_of_run(const struct query_run *r, struct report_cond *out);
+/* A new line of c, labelled by fmt, through the gate of kind first: NULL when c is full; a line the gate refused
+ * is finished already (!comparable, its word says why). */
+struct report_line *report_cmp_line(struct report_cmp *c, enum report_line_kind kind, const char *test,
+				    const char *unit, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/*
- * A line outside a comparison, with the same test and verdict words: B's sample b[0..nb) against A's
- * a[0..na) (report/gfp.h: a run's atomic probes against its kernel probes).  0, or -1 out of memory.
- */
-int report_line_samples(struct report_line *l, const char *label, const char *unit, const double *a, size_t na,
-			const double *b, size_t nb, const char *what, const char *n_unit);
+/* Add a rate line "label" (per hour) to c, gated as line kind `like`, filled by report_rare_line (report/rare.h):
+ * a events over exposure_a_ms against b over exposure_b_ms; the line, or NULL when c is full.  A line the gate
+ * refused keeps its reason and still shows both counts and rates.  (The API for a line on any count.) */
+struct report_line *report_rare_add(struct report_cmp *c, enum report_line_kind like, const char *label, uint64_t a,
+				    int64_t exposure_a_ms, uint64_t b, int64_t exposure_b_ms);
 
 /* Compare run b of database qb against run a of qa; 0, or -1 on a store error.  Both runs must exist (the
  * caller checks).  Both databases are at schema 7 or later (query_open refuses older ones), so every table
  * a line reads exists. */
 int report_compare(struct query *qa, int64_t a, struct query *qb, int64_t b, struct report_cmp *out);
+
+/* Free the rows kept in c's lines (report_cmp_opts.keep_series); c itself stays the caller's. NULL-safe. */
+void report_compare_free(struct report_cmp *c);
+
+/* report_compare made as opts says (NULL: the defaults). */
+int report_compare_with(struct query *qa, int64_t a, struct query *qb, int64_t b, const struct report_cmp_opts *opts,
+			struct report_cmp *out);
 
 #endif

@@ -12,24 +12,24 @@
 enum rule { NONE = '-', CAVEAT = 'c', HARD = 'H' };
 
 /* The table of gate.h, one string per condition, one char per line kind. */
-#define R_UNCONFINED_CG "H-HHHHHHH"
-#define R_UNCONFINED_GUEST "--HHHHHHH"
-#define R_CGROUP_VER "H-ccccccc"
-#define R_MEMORY_MAX "H-ccccccc"
-#define R_PIDS_MAX "H-ccHHccc"
-#define R_WORKER_MEMORY "H-HHccHHH"
-#define R_WORKLOAD "ccHHHHHHH"
-#define R_PROBE_SCOPE "H-ccccccc"
-#define R_PROBE_LIMIT "c--------"
-#define R_FPU_KIND "HHccccccc"
-#define R_SWITCH_THREADS "-H-------"
-#define R_SAMPLE_INTERVAL "--c---H--"
-#define R_MACHINE "HHHHHHHHH"
-#define R_MEMTOTAL "HcHHHHHHH"
-#define R_XSTATE "HHccccccc"
-#define R_TRACE_BIG "HcHHHHH--"      /* tracefs on in one run, its instance over 1% of MemTotal */
-#define R_TRACE_SMALL "c-ccccc--"    /* ... within 1%, or its size unknown */
-#define R_TRACE_OFF "-------HH"      /* the trace lines, when a run had no trace */
+#define R_UNCONFINED_CG "H-HHHHHHHH"
+#define R_UNCONFINED_GUEST "--HHHHHHHH"
+#define R_CGROUP_VER "H-cccccccc"
+#define R_MEMORY_MAX "H-cccccccH"
+#define R_PIDS_MAX "H-ccHHcccc"
+#define R_WORKER_MEMORY "H-HHccHHHH"
+#define R_WORKLOAD "ccHHHHHHHH"
+#define R_PROBE_SCOPE "H-cccccccc"
+#define R_PROBE_LIMIT "c---------"
+#define R_FPU_KIND "HHcccccccc"
+#define R_SWITCH_THREADS "-H--------"
+#define R_SAMPLE_INTERVAL "--c---H---"
+#define R_MACHINE "HHHHHHHHHH"
+#define R_MEMTOTAL "HcHHHHHHHH"
+#define R_XSTATE "HHcccccccc"
+#define R_TRACE_BIG "HcHHHHH--H"      /* tracefs on in one run, its instance over 1% of MemTotal */
+#define R_TRACE_SMALL "c-ccccc--c"    /* ... within 1%, or its size unknown */
+#define R_TRACE_OFF "-------HH-"      /* the trace lines, when a run had no trace */
 
 _Static_assert(sizeof R_MACHINE == REPORT_LINE_NKINDS + 1, "one rule per line kind");
 
@@ -37,6 +37,7 @@ void report_cond_init(struct report_cond *c)
 {
 	memset(c, 0, sizeof *c);
 	c->memory_max = c->pids_max = c->pop_cap = -1;
+	c->memory_set = c->pids_set = -1;
 	c->workers = c->lifetime_ms = c->worker_memory = c->probe_limit = c->switch_threads = -1;
 	c->sample_interval_ms = c->mem_total_kb = c->xstate_bytes = c->trace_kb = -1;
 }
@@ -120,6 +121,12 @@ static int same_s(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* The limit a side asked for: what the user set, else (not recorded) what was read back. */
+static int64_t limit_set(int64_t set, int64_t max)
+{
+	return set >= 0 ? set : max;
+}
+
 /* Confinement: unconfined sides, then version and limits when both are confined. */
 static void gate_confinement(enum report_line_kind k, const struct report_cond *a, const struct report_cond *b,
 			     struct report_gate *g)
@@ -127,6 +134,7 @@ static void gate_confinement(enum report_line_kind k, const struct report_cond *
 	const struct report_cond *side[2] = { a, b };
 	char t[REPORT_GATE_TEXT], x[32], y[32];
 	int both_cgroup_scope = same_s(a->probe_scope, "cgroup") && same_s(b->probe_scope, "cgroup");
+	int64_t ma, mb, pa, pb;
 
 	for (int i = 0; i < 2; i++) {
 		const struct report_cond *c = side[i];
@@ -148,14 +156,22 @@ static void gate_confinement(enum report_line_kind k, const struct report_cond *
 			 a->cgroup, b->cgroup);
 		apply(g, R_CGROUP_VER, k, t);
 	}
-	if (known_i(a->memory_max) && known_i(b->memory_max) && a->memory_max != b->memory_max) {
-		snprintf(t, sizeof t, "memory limit %s (A) vs %s (B)", bytes(a->memory_max, x, sizeof x),
-			 bytes(b->memory_max, y, sizeof y));
-		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_MEMORY_MAX : "---------", k, t);
+	/*
+	 * The limits as the user set them: the kernel's read-back carries the daemon's own additions (one
+	 * pid for the spawner on v1, one for the fragmenting load), which are not a difference between the
+	 * runs.  Where the kernel disagreed with a setting, the pair says so (report_gate_pair).
+	 */
+	ma = limit_set(a->memory_set, a->memory_max);
+	mb = limit_set(b->memory_set, b->memory_max);
+	if (known_i(ma) && known_i(mb) && ma != mb) {
+		snprintf(t, sizeof t, "memory limit %s (A) vs %s (B)", bytes(ma, x, sizeof x), bytes(mb, y, sizeof y));
+		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_MEMORY_MAX : "----------", k, t);
 	}
-	if (known_i(a->pids_max) && known_i(b->pids_max) && a->pids_max != b->pids_max) {
-		snprintf(t, sizeof t, "pids limit %" PRId64 " (A) vs %" PRId64 " (B)", a->pids_max, b->pids_max);
-		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_PIDS_MAX : "---------", k, t);
+	pa = limit_set(a->pids_set, a->pids_max);
+	pb = limit_set(b->pids_set, b->pids_max);
+	if (known_i(pa) && known_i(pb) && pa != pb) {
+		snprintf(t, sizeof t, "pids limit %" PRId64 " (A) vs %" PRId64 " (B)", pa, pb);
+		apply(g, both_cgroup_scope || k != REPORT_LINE_CAPACITY ? R_PIDS_MAX : "----------", k, t);
 	}
 }
 
@@ -300,6 +316,30 @@ void report_gate_line(enum report_line_kind kind, const struct report_cond *a, c
 	gate_trace(kind, a, b, out);
 }
 
+/*
+ * Where the kernel's limits differ from what the user set (and the daemon added): a pids.max the kernel
+ * did not take, a memory limit rounded, a controller that was not there.  Said, never a reason: the
+ * lines compare what was set, and this says what was in force instead.
+ */
+static void kernel_disagreed(const struct report_cond *c, char side, struct report_gate *g)
+{
+	char x[32], y[32];
+	int64_t want;
+
+	if (!c->conf_exact || (!same_s(c->cgroup, "v1") && !same_s(c->cgroup, "v2")))
+		return;
+	/* The spawner takes one pid on v1 (it forks from inside the pids group), the load one. */
+	want = c->pids_set > 0 ? c->pids_set + same_s(c->cgroup, "v1") + (c->fragment[0] && !same_s(c->fragment, "off"))
+			       : c->pids_set;
+	if (want >= 0 && known_i(c->pids_max) && c->pids_max != want)
+		report_gate_caveat(g, "run %c's pids limit in force was %s, not the %" PRId64 " set%s", side,
+				   c->pids_max ? (snprintf(x, sizeof x, "%" PRId64, c->pids_max), x) : "none", c->pids_set,
+				   want != c->pids_set ? " (and the daemon's own)" : "");
+	if (known_i(c->memory_set) && known_i(c->memory_max) && c->memory_max != c->memory_set)
+		report_gate_caveat(g, "run %c's memory limit in force was %s, not the %s set", side,
+				   bytes(c->memory_max, x, sizeof x), bytes(c->memory_set, y, sizeof y));
+}
+
 void report_gate_pair(const struct report_cond *a, const struct report_cond *b, struct report_gate *out)
 {
 	char x[100], y[100];
@@ -319,6 +359,8 @@ void report_gate_pair(const struct report_cond *a, const struct report_cond *b, 
 			report_gate_caveat(out, "run %c's limits are as configured, not read back (an older fpusoakd)",
 					   "AB"[i]);
 	}
+	for (int i = 0; i < 2; i++)
+		kernel_disagreed(i ? b : a, "AB"[i], out);
 	/* The experiment: shown, never a reason. */
 	if (!same_s(a->kernel_release, b->kernel_release))
 		report_gate_caveat(out, "kernel %s (A) vs %s (B), as meant", a->kernel_release[0] ? a->kernel_release : "?",
@@ -370,4 +412,130 @@ void report_gate_censored(char side, size_t kept, size_t censored, const char *r
 	}
 	report_gate_caveat(g, "%zu of run %c's capacity probes stopped by %s (censored, left out)", censored, side,
 			   reason ? reason : "limit");
+}
+
+/* ---------------------------------------------------------------- what differs */
+
+static void factor(struct report_factors *o, const char *rule, const char *name, const char *a, const char *b)
+{
+	struct report_factor *f;
+
+	if (o->n == REPORT_MAX_FACTORS) {
+		o->dropped++;
+		return;
+	}
+	f = &o->f[o->n++];
+	snprintf(f->name, sizeof f->name, "%s", name);
+	snprintf(f->a, sizeof f->a, "%s", a[0] ? a : "?");
+	snprintf(f->b, sizeof f->b, "%s", b[0] ? b : "?");
+	/* Kernel and label strings come from the DB: keep what is printed printable ASCII. */
+	for (char *s = f->a; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
+	for (char *s = f->b; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
+	f->rule = rule;
+}
+
+static void factor_s(struct report_factors *o, const char *rule, const char *name, const char *a, const char *b)
+{
+	if (a[0] && b[0] && !same_s(a, b))
+		factor(o, rule, name, a, b);
+}
+
+static void factor_i(struct report_factors *o, const char *rule, const char *name, int64_t a, int64_t b,
+		     const char *unit)
+{
+	char x[48], y[48];
+
+	if (!known_i(a) || !known_i(b) || a == b)
+		return;
+	snprintf(x, sizeof x, "%" PRId64 "%s", a, unit);
+	snprintf(y, sizeof y, "%" PRId64 "%s", b, unit);
+	factor(o, rule, name, x, y);
+}
+
+static void factor_bytes(struct report_factors *o, const char *rule, const char *name, int64_t a, int64_t b)
+{
+	char x[32], y[32];
+
+	if (known_i(a) && known_i(b) && a != b)
+		factor(o, rule, name, bytes(a, x, sizeof x), bytes(b, y, sizeof y));
+}
+
+/* A knob's value in c, or "" when c has none of that name. */
+static const char *vm_value(const struct report_cond *c, const char *name)
+{
+	for (int i = 0; i < c->nvm; i++)
+		if (same_s(c->vm[i].name, name))
+			return c->vm[i].value;
+	return "";
+}
+
+/* Every rule is 'H' or 'c' somewhere: a factor of the experiment can matter to every line. */
+#define R_ALL "HHHHHHHHHH"
+_Static_assert(sizeof R_ALL == REPORT_LINE_NKINDS + 1, "one rule per line kind");
+
+void report_gate_factors(const struct report_cond *a, const struct report_cond *b, struct report_factors *out)
+{
+	char x[96], y[96];
+
+	memset(out, 0, sizeof *out);
+	/* The experiment first: what a user varies on purpose. */
+	factor_s(out, R_ALL, "fragmenting load", a->fragment, b->fragment);
+	factor_s(out, R_ALL, "--gfp-mode", a->gfp_mode, b->gfp_mode);
+	factor_s(out, R_ALL, "kernel", a->kernel_release, b->kernel_release);
+	if (!same_s(a->cmdline, b->cmdline) && a->cmdline[0] && b->cmdline[0]) {
+		snprintf(x, sizeof x, "\"%.90s\"", a->cmdline);
+		snprintf(y, sizeof y, "\"%.90s\"", b->cmdline);
+		factor(out, R_ALL, "kernel command line", x, y);
+	}
+	if (a->vm_known && b->vm_known) {
+		/* Each knob either run has; one a kernel lacks shows as "absent". */
+		for (int s = 0; s < 2; s++) {
+			const struct report_cond *c = s ? b : a, *o = s ? a : b;
+			for (int i = 0; i < c->nvm; i++) {
+				const char *va = vm_value(a, c->vm[i].name), *vb = vm_value(b, c->vm[i].name);
+				if (s && vm_value(o, c->vm[i].name)[0])
+					continue;   /* in both: seen on the first pass */
+				if (!same_s(va, vb))
+					factor(out, R_ALL, c->vm[i].name, va[0] ? va : "absent", vb[0] ? vb : "absent");
+			}
+		}
+	} else
+		out->vm_unknown = 1;
+	if (same_s(a->tracefs, "on") != same_s(b->tracefs, "on"))
+		factor(out, R_ALL, "trace", same_s(a->tracefs, "on") ? "on" : "off", same_s(b->tracefs, "on") ? "on" : "off");
+	factor_i(out, R_MEMTOTAL, "MemTotal", a->mem_total_kb, b->mem_total_kb, " kB");
+	/* The machine. */
+	if (!same_s(a->hypervisor, b->hypervisor) || !same_s(a->guest_type, b->guest_type)) {
+		snprintf(x, sizeof x, "%s%s%s", a->hypervisor[0] ? a->hypervisor : "none", a->guest_type[0] ? "/" : "",
+			 a->guest_type);
+		snprintf(y, sizeof y, "%s%s%s", b->hypervisor[0] ? b->hypervisor : "none", b->guest_type[0] ? "/" : "",
+			 b->guest_type);
+		factor(out, R_MACHINE, "hypervisor", x, y);
+	}
+	factor_s(out, R_FPU_KIND, "FPU kind", a->fpu_kind, b->fpu_kind);
+	factor_i(out, R_XSTATE, "XSAVE size", a->xstate_bytes, b->xstate_bytes, " bytes");
+	/* The confinement and the workload, as set. */
+	if (a->cgroup[0] && b->cgroup[0] && !same_s(a->cgroup, b->cgroup))
+		factor(out, R_CGROUP_VER, "cgroup", a->cgroup, b->cgroup);
+	factor_bytes(out, R_MEMORY_MAX, "memory limit", limit_set(a->memory_set, a->memory_max),
+		     limit_set(b->memory_set, b->memory_max));
+	factor_i(out, R_PIDS_MAX, "pids limit", limit_set(a->pids_set, a->pids_max), limit_set(b->pids_set, b->pids_max), "");
+	factor_i(out, R_WORKLOAD, "workers", a->workers, b->workers, "");
+	factor_i(out, R_WORKLOAD, "lifetime", a->lifetime_ms, b->lifetime_ms, " ms");
+	factor_s(out, R_WORKLOAD, "spawn rate", a->spawn_rate, b->spawn_rate);
+	factor_s(out, R_WORKLOAD, "lifetime distribution", a->lifetime_dist, b->lifetime_dist);
+	factor_bytes(out, R_WORKER_MEMORY, "worker memory", a->worker_memory, b->worker_memory);
+	factor_s(out, R_PROBE_SCOPE, "probe scope", a->probe_scope, b->probe_scope);
+	factor_i(out, R_PROBE_LIMIT, "probe limit", a->probe_limit, b->probe_limit, "");
+	factor_i(out, R_SWITCH_THREADS, "FPU-cost probe threads", a->switch_threads, b->switch_threads, "");
+	factor_i(out, R_SAMPLE_INTERVAL, "sample interval", a->sample_interval_ms, b->sample_interval_ms, " ms");
+}
+
+int report_factor_matters(const struct report_factor *f, enum report_line_kind k)
+{
+	return k >= 0 && k < REPORT_LINE_NKINDS && f->rule && f->rule[k] != NONE;
 }

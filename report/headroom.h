@@ -35,7 +35,12 @@
 #include "store/query.h"
 
 #define REPORT_MAX_ZONES 16          /* zones a trend list holds */
-#define REPORT_TREND_MIN_POINTS 3    /* a fit needs three points (analysis/trend.h: one residual degree of freedom) */
+/*
+ * A trend needs six points (four residual degrees of freedom, t(0.975) = 2.78): OLS fits through three
+ * (t = 12.7 on one degree of freedom) gave "significant" intervals as narrow as [-840.2, -839.9] from
+ * three nearly collinear capacity probes (issue 31); below six a trend is "too few data" with the counts.
+ */
+#define REPORT_TREND_MIN_POINTS 6
 #define REPORT_TICK_TREND_MINUTES 10 /* windows with fewer minute points are fitted per tick (trend_fit_ar1) */
 #define REPORT_STATUS_ZONE "Normal"  /* the status line's zone (node 0) */
 #define REPORT_STATUS_SPAN_MS 3600000   /* the status line's trend: the last hour */

@@ -326,6 +326,7 @@ int report_churn(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms
 void report_deaths_of(const struct query_churn *c, struct report_deaths *d)
 {
 	memset(d, 0, sizeof *d);
+	d->churn_alive = d->probe_alive = -1;
 	if (!c)
 		return;
 	d->churn_spawned = c->c[QC_SPAWNED];
@@ -340,6 +341,64 @@ void report_deaths_of(const struct query_churn *c, struct report_deaths *d)
 	d->probe_ours = c->c[QC_PROBE_KILLED_OURS];
 	d->unattributed = c->c[QC_OOM_UNATTRIBUTED];
 	d->oom_total = d->churn_oom + d->probe_oom + d->unattributed;
+	d->churn_gfp = c->c[QC_GFP_FAILED];
+	d->probe_gfp = c->c[QC_PROBE_GFP_FAILED];
+	d->churn_alive = d->probe_alive = -1;
+	d->span_ms = c->span_ms;
+}
+
+/* "spawned 204 = exited 196 + killed 0 + alive 8 at the end" (what does not add up is said). */
+static void identity(const char *who, int64_t spawned, int64_t exited, int64_t killed, int64_t oom, int64_t alive,
+		     char *buf, size_t len)
+{
+	char a[40], o[40] = "";
+
+	if (oom)
+		snprintf(o, sizeof o, " (%" PRId64 " by the OOM killer)", oom);
+	if (alive < 0) {
+		snprintf(buf, len, "%s: spawned %" PRId64 " = exited %" PRId64 " + killed %" PRId64 "%s + alive at the end"
+			 " (not kept: raw ticks deleted)", who, spawned, exited, killed, o);
+		return;
+	}
+	snprintf(a, sizeof a, "%" PRId64, alive);
+	if (spawned == exited + killed + alive)
+		snprintf(buf, len, "%s: spawned %" PRId64 " = exited %" PRId64 " + killed %" PRId64 "%s + alive %s at the"
+			 " end", who, spawned, exited, killed, o, a);
+	else
+		snprintf(buf, len, "%s: spawned %" PRId64 ", exited %" PRId64 " + killed %" PRId64 "%s + alive %s at the end"
+			 " = %" PRId64 " (%" PRId64 " unaccounted)", who, spawned, exited, killed, o, a,
+			 exited + killed + alive, spawned - exited - killed - alive);
+}
+
+int report_deaths_identity(const struct report_deaths *d, char *churn, size_t clen, char *probe, size_t plen)
+{
+	if (!d->churn_spawned && !d->probe_spawned && d->churn_alive <= 0 && d->probe_alive <= 0) {
+		snprintf(churn, clen, "no workers");
+		probe[0] = 0;
+		return 0;
+	}
+	/* Every death once (schema 7, 9): signals, the spawner's own kills, refused HOLDs. */
+	identity("churn workers", d->churn_spawned, d->churn_exited, d->churn_killed + d->churn_ours + d->churn_gfp,
+		 d->churn_oom, d->churn_alive, churn, clen);
+	if (d->probe_alive == -2)
+		snprintf(probe, plen, "probe workers: not accounted (a run of an fpusoakd before schema 7)");
+	else
+		identity("probe workers", d->probe_spawned, d->probe_exited, d->probe_killed + d->probe_ours + d->probe_gfp,
+			 d->probe_oom, d->probe_alive, probe, plen);
+	return 1;
+}
+
+int report_run_population(struct query *q, int64_t run_id, struct report_deaths *d)
+{
+	struct report_churn ch;
+	int got = report_churn(q, run_id, -1, -1, &ch);
+
+	if (got < 0)
+		return -1;
+	report_deaths_of(got ? &ch.tot : NULL, d);
+	if (!got)
+		return 0;
+	return query_churn_alive(q, run_id, &d->churn_alive, &d->probe_alive) < 0 ? -1 : 1;
 }
 
 const char *report_deaths_text(const struct report_deaths *d, char *buf, size_t len)
@@ -467,6 +526,16 @@ struct probe_filter {
 	int mode;                 /* capacity probes of this enum report_gfp_mode only; -1: all */
 };
 
+static void set_duration(struct report_probe_set *s, int64_t ms)
+{
+	if (ms < 0)
+		return;
+	if (s->dur_min_ms < 0 || ms < s->dur_min_ms)
+		s->dur_min_ms = ms;
+	if (ms > s->dur_max_ms)
+		s->dur_max_ms = ms;
+}
+
 static int probe_cb(void *arg, const struct query_probe *pr)
 {
 	struct probe_filter *f = arg;
@@ -477,6 +546,7 @@ static int probe_cb(void *arg, const struct query_probe *pr)
 	if (strcmp(pr->kind, "capacity") == 0) {
 		if (f->mode >= 0 && report_gfp_mode_of(pr->gfp_mode) != f->mode)
 			return 0;
+		set_duration(&p->capacity, pr->duration_ms);
 		/* A probe stopped by its limit, a timeout or the daemon's stop held at least that many: no capacity. */
 		if (report_probe_censored(pr->stop_reason))
 			return set_censor(&p->capacity, pr->stop_reason, pr->result);
@@ -533,6 +603,8 @@ int report_probes_mode(struct query *q, int64_t run_id, int64_t from_ms, int64_t
 	struct probe_filter f = { out, mode };
 
 	memset(out, 0, sizeof *out);
+	out->capacity.dur_min_ms = out->capacity.dur_max_ms = -1;
+	out->fpu_cost.dur_min_ms = out->fpu_cost.dur_max_ms = -1;
 	out->rows = query_probes(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, &f);
 	if (out->rows < 0 || set_finish(&out->capacity) < 0 || set_finish(&out->fpu_cost) < 0) {
 		report_probes_free(out);

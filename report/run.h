@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "analysis/trend.h"
+#include "report/headroom.h"
 #include "store/query.h"
 
 #define REPORT_MAX_ORDERS 4          /* orders of interest: task_struct and pageblock, each of A and B */
@@ -140,7 +141,7 @@ struct report_trace {
 	int significant;          /* the CI excludes 0 */
 };
 
-#define REPORT_TREND_POINTS 3
+#define REPORT_TREND_POINTS REPORT_TREND_MIN_POINTS   /* the fragmenting trend's buckets: as every trend's points */
 
 /* The trace of run run_id (which must exist); 0 or -1.  A DB before schema 8 gives tables = 0. */
 int report_trace(struct query *q, int64_t run_id, struct report_trace *out);
@@ -166,7 +167,17 @@ struct report_deaths {
 	int64_t probe_spawned, probe_exited, probe_killed, probe_oom, probe_ours;
 	int64_t unattributed;     /* OOM kills the cgroup counted that matched no worker's death */
 	int64_t oom_total;        /* churn_oom + probe_oom + unattributed: every OOM kill, once */
+	int64_t churn_gfp, probe_gfp;       /* killed themselves on a refused HOLD (--gfp-mode) */
+	int64_t churn_alive, probe_alive;   /* at the run's last tick; -1 unknown, probe -2 not accounted (report_run_population) */
+	int64_t span_ms;          /* the time the churn counts cover */
 };
+
+/* The two populations as identities, "churn workers: spawned 204 = exited 196 + killed 0 + alive 8" and the
+ * probe workers' alike, into churn and probe (a sum that does not hold says by how much); 1, or 0 (no churn). */
+int report_deaths_identity(const struct report_deaths *d, char *churn, size_t clen, char *probe, size_t plen);
+
+/* The deaths of a whole run with both populations alive at its end into d; 1, 0 without churn rows, -1. */
+int report_run_population(struct query *q, int64_t run_id, struct report_deaths *d);
 
 /* Fill d from churn sums c (report_churn's tot); all 0 when c is NULL. */
 void report_deaths_of(const struct query_churn *c, struct report_deaths *d);
@@ -203,7 +214,7 @@ struct report_probe_set {
 	int64_t *t;
 	double *v;                /* finite results only */
 	double median, min, max;  /* NaN when n == 0 */
-	int fit_ok;               /* >= REPORT_TREND_MIN_POINTS probes and the fit succeeded */
+	int fit_ok;               /* >= REPORT_TREND_MIN_POINTS probes (report/headroom.h) and the fit succeeded */
 	struct trend_fit fit;     /* x = ms since t[0] */
 	double slope_h, lo_h, hi_h;   /* slope and its 95% CI per hour */
 	int significant;          /* the CI excludes 0 */
@@ -212,6 +223,8 @@ struct report_probe_set {
 	size_t censored;
 	double censored_max;      /* the largest result among them (a capacity probe's floor) */
 	char censored_reason[48]; /* the first such stop reason */
+	/* How long the probes took (capacity: the fill; every probe, censored ones too); -1 when none says. */
+	int64_t dur_min_ms, dur_max_ms;
 };
 
 struct report_probes {

@@ -528,6 +528,7 @@ int store_import(struct store *st, const char *source, store_import_fn fn, void 
 	if (si.schema < store_migrations[store_nmigrations - 1].version) {
 		exec(db, "DETACH src", err, errlen);
 		sqlite3_free(attach);
+		attach = NULL;   /* freed: a failure below must not free it again at out (it did: a double free) */
 		if (migrated_copy(uri, dir, tmp, sizeof tmp, err, errlen) < 0 ||
 		    reader_uri(tmp, uri, sizeof uri, &immutable) < 0 || !(attach = sqlite3_mprintf("ATTACH %Q AS src", uri)) ||
 		    exec(db, attach, err, errlen) < 0)

@@ -348,6 +348,10 @@ typedef int (*query_churn_fn)(void *arg, const struct query_churn *c);
 /* Churn of a run in rg, bucketed; fn per bucket in time order; rows or -1. */
 int query_churn_series(struct query *q, int64_t run_id, struct query_range *rg, query_churn_fn fn, void *arg);
 
+/* Churn and probe workers alive at the run's last raw tick with churn (probe -2: a tick from before schema 7,
+ * which did not account probe workers): 1, 0 when there is none (-1 each), -1. */
+int query_churn_alive(struct query *q, int64_t run_id, int64_t *churn, int64_t *probe);
+
 /* Churn sums of a run in [from, to] (-1 = open) into *out: 1, 0 when there are no churn rows, -1. */
 int query_churn_totals(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, struct query_churn *out);
 
@@ -455,5 +459,75 @@ int query_slab_latest(struct query *q, int64_t run_id, query_slab_fn fn, void *a
 /* Time, order (-1 unknown) and GFP flags (NULL unknown) of allocation failures in [from, to], newest first, at most limit; rows or -1. */
 int query_failure_times(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit,
 			query_alloc_failure_fn fn, void *arg);
+
+/* ---- failure causes (schema 014; query_has_table(q, "failure_cause") first on old DBs) ---- */
+
+/* Failures of one hour, one source (1 kmsg, 2 trace, 3 module), one cause (0 unknown, 1 watermark,
+ * 2 fragmentation, 3 reserve: analysis/cause.h) and one order (15: 15 and above). */
+struct query_cause_hour {
+	int64_t hour_ms;
+	int source, cause, order;
+	int64_t failures;
+};
+
+typedef int (*query_cause_hour_fn)(void *arg, const struct query_cause_hour *h);
+
+/* Every hour of run_id with a classified failure, oldest first: the hour rollups, then the raw rows past them
+ * (retention keeps the rollups); fn per (hour, source, cause, order); rows or -1. */
+int query_cause_hours(struct query *q, int64_t run_id, query_cause_hour_fn fn, void *arg);
+
+/* One classified failure (v_failure_causes, with the note). */
+struct query_cause_row {
+	int64_t ts_ms, pid;                /* pid -1: none */
+	int source, order, cause, node, largest_order;    /* node -1, largest_order -1: none */
+	const char *comm;                  /* raw bytes, comm_len of them; NULL: none */
+	int comm_len;
+	const char *gfp_flags, *zone, *note;   /* "" none */
+	int64_t free_kb, min_kb, lag_ms;   /* -1 free/min: none; has_lag says for lag */
+	int has_lag;
+};
+
+typedef int (*query_cause_row_fn)(void *arg, const struct query_cause_row *r);
+
+/* The classified failures of run_id in [from_ms, to_ms] (-1: open), newest first, at most limit (0: none, just
+ * *total); *total (may be NULL) is how many there are; rows passed or -1. */
+int query_cause_rows(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, int limit, int64_t *total,
+		     query_cause_row_fn fn, void *arg);
+
+/* ---- what a comparison needs of a run (schema 013; query_has_table(q, "run_vm") first on old DBs) ---- */
+
+/* One of the allocator's knobs a run started under (v_run_vm). */
+typedef int (*query_vm_fn)(void *arg, const char *name, const char *value);
+
+/* The knobs of run_id, by name; fn per knob; rows or -1. */
+int query_run_vm(struct query *q, int64_t run_id, query_vm_fn fn, void *arg);
+
+/* One of a run's own processes (v_run_procs). */
+struct query_proc {
+	const char *role;         /* daemon|spawner|load|web */
+	int64_t pid;
+	const char *comm;         /* bytes, comm_len of them; NULL unknown */
+	size_t comm_len;
+	const char *cgroup;       /* its cgroup lines; NULL unknown */
+};
+typedef int (*query_proc_fn)(void *arg, const struct query_proc *p);
+
+/* The own processes of run_id; fn per process; rows or -1. */
+int query_run_procs(struct query *q, int64_t run_id, query_proc_fn fn, void *arg);
+
+/* A failed allocation with what is known of its task (v_failure_tasks). */
+struct query_fail_task {
+	int kmsg;                 /* 1 from the kernel log, 0 from the trace */
+	int64_t ts_ms;
+	int64_t pid;              /* -1 unknown */
+	const char *comm;         /* bytes, comm_len of them */
+	size_t comm_len;
+	int64_t ppid;             /* -1 unknown */
+	const char *cgroup;       /* NULL unknown */
+};
+typedef int (*query_fail_task_fn)(void *arg, const struct query_fail_task *f);
+
+/* Every failed allocation of run_id from source (1 the kernel log, 0 the trace's raw rows); fn per failure; rows or -1. */
+int query_fail_tasks(struct query *q, int64_t run_id, int kmsg, query_fail_task_fn fn, void *arg);
 
 #endif

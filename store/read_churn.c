@@ -28,6 +28,8 @@ static const char *const SQL[S_COUNT] = {
 	[S_PROBES] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, detail, gfp_mode FROM probes "
 		     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY ts_ms LIMIT ?5",
 	[S_FPU_KIND] = "SELECT fpu_kind FROM churn_info WHERE run_id = ?1",
+	[S_CHURN_LAST] = "SELECT population, probe_population FROM samples WHERE run_id = ?1 "
+			 "AND population IS NOT NULL ORDER BY ts_ms DESC LIMIT 1",
 };
 
 /* v_churn's count columns: enum query_churn_col is their order (STORE_CHURN_COUNTS). */
@@ -202,4 +204,25 @@ int query_run_fpu_kind(struct query *q, int64_t run_id, char *out, size_t outlen
 	}
 	done(st);
 	return found;
+}
+
+int query_churn_alive(struct query *q, int64_t run_id, int64_t *churn, int64_t *probe)
+{
+	sqlite3_stmt *st = stmt(q, S_CHURN_LAST);
+	int rc, got = 0;
+
+	*churn = *probe = -1;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*churn = sqlite3_column_int64(st, 0);
+		/* Before schema 7 probe workers were not accounted: not recorded, not none. */
+		*probe = sqlite3_column_type(st, 1) == SQLITE_NULL ? -2 : sqlite3_column_int64(st, 1);
+		got = 1;
+	}
+	if (step_err(q, st, rc) < 0)
+		return -1;
+	done(st);
+	return got;
 }

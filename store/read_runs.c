@@ -133,7 +133,7 @@ static int emit_runs(struct query *q, sqlite3_stmt *st, int cap, query_run_fn fn
 
 int query_runs(struct query *q, query_run_fn fn, void *arg)
 {
-	sqlite3_stmt *st = stmt(q, q->has_cpuk ? S_RUNS : q->has_xen ? S_RUNS_PRE18 : S_RUNS_PRE12);
+	sqlite3_stmt *st = stmt(q, !q->has_xen ? S_RUNS_PRE12 : q->has_cpuk ? S_RUNS : S_RUNS_PRE18);
 
 	if (!st)
 		return -1;
@@ -143,7 +143,7 @@ int query_runs(struct query *q, query_run_fn fn, void *arg)
 
 int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg)
 {
-	sqlite3_stmt *st = stmt(q, q->has_cpuk ? S_RUN : q->has_xen ? S_RUN_PRE18 : S_RUN_PRE12);
+	sqlite3_stmt *st = stmt(q, !q->has_xen ? S_RUN_PRE12 : q->has_cpuk ? S_RUN : S_RUN_PRE18);
 
 	if (!st)
 		return -1;

@@ -15,6 +15,7 @@
 
 #include "collector/locks.h"
 #include "collector/procfile.h"
+#include "common/pathcheck.h"
 #include "store/reader.h"
 
 #define BUSY_TIMEOUT_MS 200   /* a page waits this long for a WAL reset, then fails */
@@ -136,12 +137,17 @@ int reader_uri(const char *path, char *out, size_t outlen, int *immutable)
 struct query *query_open(const char *db_path, char *err, size_t errlen)
 {
 	struct query *q = calloc(1, sizeof *q);
-	char uri[4200];
+	char uri[4200], why[256];
 	int r, wal = has_wal(db_path), flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
 
 	if (!q) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
+	}
+	/* SQLite names a directory "disk I/O error": say what is wrong with the path first. */
+	if (pathcheck_db(db_path, 0, why, sizeof why) < 0) {
+		snprintf(err, errlen, "cannot read database %s: %s", db_path, why);
+		goto fail;
 	}
 	if (access(db_path, R_OK) != 0) {
 		snprintf(err, errlen, "open %s read-only: %s", db_path, strerror(errno));
@@ -168,6 +174,9 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s (its -wal file holds data the main file does not have yet; reading"
 				 " it needs %s-shm, which cannot be created or read here: copy the database with its -wal"
 				 " file into a writable directory)", db_path, q->err, db_path);
+		else if (r < 0 && sqlite3_errcode(q->db) == SQLITE_NOTADB)
+			/* "prepare: file is not a database" said what failed, not what the file is. */
+			snprintf(err, errlen, "%s is not an SQLite database (or its header is damaged)", db_path);
 		else
 			snprintf(err, errlen, "%s: %s", db_path, r < 0 ? q->err : "not an fpusoakd database (no runs table)");
 		goto fail;
@@ -180,9 +189,10 @@ struct query *query_open(const char *db_path, char *err, size_t errlen)
 	q->has_cpuk = sqlite3_exec(q->db, "SELECT cpu_model_kernel FROM runs LIMIT 0", NULL, NULL, NULL) == SQLITE_OK;
 	/* Read-only handles cannot migrate: an older DB is upgraded by the daemon's writer (store_open). */
 	if ((r = query_schema_version(q)) < QUERY_MIN_SCHEMA) {
-		snprintf(err, errlen, "%s: schema version %d is older than this fpusoakd reads (%d); run"
-			 " 'fpusoakd --db %s --duration 1s --workers 0 --listen none' once to upgrade it", db_path, r,
-			 QUERY_MIN_SCHEMA, db_path);
+		/* Not the daemon: it would add a run from this machine to someone's old database. */
+		snprintf(err, errlen, "%s: schema version %d is older than this fpusoakd reads (%d): 'fpusoakd upgrade --db"
+			 " %s' migrates it in place (a backup first, no run added), or 'fpusoakd import --db NEW.db %s'"
+			 " copies its runs into another database", db_path, r, QUERY_MIN_SCHEMA, db_path, db_path);
 		goto fail;
 	}
 	return q;

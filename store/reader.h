@@ -12,6 +12,8 @@
  *   read_kernel.c    allocation failures, pagetypeinfo and slabinfo, atomic risk
  *   read_trace.c     what the tracefs instance saw: failed allocations, fallbacks, their rollups
  *   read_gfp.c       the fpusoak_gfp module's model checks
+ *   read_facts.c     what a comparison needs of a run (schema 013): vm knobs, own processes, failing tasks
+ *   read_cause.c     why failed allocations failed (schema 014): hourly counts, the classified rows
  *
  * Each file holds the SQL of its own statements in a file-local array SQL[],
  * indexed by enum stmt_id (the other files' ids left NULL); stmt(q, id)
@@ -42,7 +44,7 @@ enum stmt_id {
 	S_NAME_ID, S_MEMINFO_SERIES, S_MEMINFO_ROLLUP, S_PREV_SAMPLE, S_SAMPLE_BUCKETS, S_VMSTAT_BEFORE,
 	S_VMSTAT_FIRST, S_VMSTAT_BUCKETS, S_VMHOT_BEFORE, S_VMHOT_FIRST, S_VMHOT_BUCKETS,
 	/* read_churn.c */
-	S_CHURN_SERIES, S_CHURN_ROLLUP, S_CHURN_TOTALS, S_CHURN_ROLLED, S_PROBES, S_FPU_KIND,
+	S_CHURN_SERIES, S_CHURN_ROLLUP, S_CHURN_TOTALS, S_CHURN_ROLLED, S_PROBES, S_FPU_KIND, S_CHURN_LAST,
 	/* read_kernel.c */
 	S_FAILURES, S_FAILURES_COUNT, S_FAILURE_TIMES, S_TASK_SLAB, S_PAGEBLOCK, S_PAGETYPE_LATEST, S_SLAB_LATEST,
 	S_ATOMIC_SUMMARY, S_ATOMIC_SERIES, S_ATOMIC_ROLLED, S_ATOMIC_ROLLUP_SERIES, S_REQUEST_SUMMARY, S_REQUEST_SERIES, S_REQUEST_ROLLED, S_REQUEST_ROLLUP_SERIES, S_OOM_COUNT,
@@ -53,6 +55,10 @@ enum stmt_id {
 	S_TRACE_OC_RAW, S_TRACE_KMSG, S_TRACE_BUCKETS, S_TRACE_FAILS, S_TRACE_FAILS_COUNT,
 	/* read_gfp.c */
 	S_MODEL_CHECKS,
+	/* read_facts.c */
+	S_RUN_VM, S_RUN_PROCS, S_FAIL_TASKS,
+	/* read_cause.c */
+	S_CAUSE_ROLLED, S_CAUSE_HOURS, S_CAUSE_ROWS, S_CAUSE_ROWS_COUNT,
 	S_COUNT
 };
 

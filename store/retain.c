@@ -50,6 +50,8 @@ int64_t store_retain(struct store *st, int64_t cutoff_ms)
 		/* The trace's rows: their minute/hour rollups (trace_rollup, trace_fail_rollup) stay. */
 		"DELETE FROM trace_failures WHERE run_id = ?1 AND ts_ms < ?2",
 		"DELETE FROM extfrag WHERE run_id = ?1 AND ts_ms < ?2",
+		/* Classified failures: their minute/hour counts (failure_cause_rollup) stay. */
+		"DELETE FROM failure_cause WHERE run_id = ?1 AND ts_ms < ?2",
 	};
 	/* Keyed (run_id, name_id, ts_ms): one range delete per name. */
 	static const char *const by_name[] = {

@@ -79,6 +79,16 @@ void rollup_add_trace_failure(struct rollup_bucket *b, int order, int cls)
 	b->t.trace_fail_oc[k][cls < 0 || cls >= ROLLUP_TRACE_CLASSES ? 0 : cls]++;
 }
 
+void rollup_add_failure_cause(struct rollup_bucket *b, int source, int cause, int order)
+{
+	int k = order < 0 ? 0 : order >= ROLLUP_MAX_ORDER ? ROLLUP_MAX_ORDER - 1 : order;
+
+	if (source < 1 || source > ROLLUP_CAUSE_SOURCES || cause < 0 || cause >= ROLLUP_CAUSES)
+		return;
+	b->active = 1;
+	b->t.cause_n[source - 1][cause][k]++;
+}
+
 static struct rollup_zone *zone_slot(struct rollup_bucket *b, int zone_id)
 {
 	if (zone_id < 0 || zone_id >= ROLLUP_MAX_ZONES)
@@ -242,6 +252,10 @@ int rollup_merge(struct rollup_bucket *dst, const struct rollup_bucket *src)
 	for (int k = 0; k < ROLLUP_MAX_ORDER; k++)
 		for (int c = 0; c < ROLLUP_TRACE_CLASSES; c++)
 			d->trace_fail_oc[k][c] += s->trace_fail_oc[k][c];
+	for (int so = 0; so < ROLLUP_CAUSE_SOURCES; so++)
+		for (int c = 0; c < ROLLUP_CAUSES; c++)
+			for (int k = 0; k < ROLLUP_MAX_ORDER; k++)
+				d->cause_n[so][c][k] += s->cause_n[so][c][k];
 	for (int k = 0; k < ROLLUP_MAX_ORDER; k++) {
 		d->req_n[k] += s->req_n[k];
 		d->req_afail[k] += s->req_afail[k];

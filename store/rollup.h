@@ -39,6 +39,9 @@ struct rollup_zone {
 
 /* Failure classes of the trace (store's trace_class: 0 sleeping, 1 atomic, 2 opportunistic). */
 #define ROLLUP_TRACE_CLASSES 3
+/* Classified failures: sources 1..3 (kmsg, trace, module) and causes 0..3 (analysis/cause.h). */
+#define ROLLUP_CAUSE_SOURCES 3
+#define ROLLUP_CAUSES 4
 
 struct rollup_ticks {
 	int64_t n, us_sum;
@@ -51,6 +54,8 @@ struct rollup_ticks {
 	/* ticks that carried the trace (tracefs on), their failed allocations and fallbacks */
 	int64_t trace_n, trace_fail, trace_xf, trace_frag;
 	int64_t trace_fail_oc[ROLLUP_MAX_ORDER][ROLLUP_TRACE_CLASSES];   /* by order (15: 15 and above) and class */
+	/* classified failures (schema 14) by source (kmsg, trace, module), cause and order */
+	int64_t cause_n[ROLLUP_CAUSE_SOURCES][ROLLUP_CAUSES][ROLLUP_MAX_ORDER];
 };
 
 /* One bucket of one tier being filled. */
@@ -80,6 +85,9 @@ void rollup_add_trace(struct rollup_bucket *b, int64_t fallbacks, int64_t fragme
 
 /* Account one failed allocation the trace saw: its order (15 counts 15 and above) and class. */
 void rollup_add_trace_failure(struct rollup_bucket *b, int order, int cls);
+
+/* Account one classified failure: source 1..3, cause 0..3, order (15 counts 15 and above); out of range: nothing. */
+void rollup_add_failure_cause(struct rollup_bucket *b, int source, int cause, int order);
 
 /* Account one zone's buddyinfo row of the tick; -1 (nothing counted) on a bad zone id or allocation failure. */
 int rollup_add_buddy(struct rollup_bucket *b, int zone_id, int norders, const uint64_t *free);

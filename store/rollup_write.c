@@ -109,6 +109,8 @@ int rollup_account_tick(struct store *st, struct store_tick *t)
 	}
 	if (t->trace_on)
 		rollup_account_trace(m, t);
+	for (int i = 0; i < t->ncauses; i++)
+		rollup_add_failure_cause(m, t->causes[i].source, t->causes[i].cause, t->causes[i].order);
 	return 0;
 }
 
@@ -168,6 +170,26 @@ static int rollup_write_trace(struct store *st, const struct tick_rolltick *r)
 			if ((rc = stmts_step(st, S_ROLL_TFAIL)) != SQLITE_OK)
 				return rc;
 		}
+	return SQLITE_OK;
+}
+
+/* A bucket's classified failures: one row per source, cause and order that had any. */
+static int rollup_write_causes(struct store *st, const struct tick_rolltick *r)
+{
+	int rc;
+
+	for (int so = 0; so < ROLLUP_CAUSE_SOURCES; so++)
+		for (int c = 0; c < ROLLUP_CAUSES; c++)
+			for (int k = 0; k < ROLLUP_MAX_ORDER; k++) {
+				sqlite3_stmt *s = st->stmt[S_ROLL_CAUSE];
+				const int64_t v[] = { r->run_id, r->tier, r->bucket_ms, so + 1, c, k, r->v.cause_n[so][c][k] };
+				if (!r->v.cause_n[so][c][k])
+					continue;
+				for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
+					sqlite3_bind_int64(s, i + 1, v[i]);
+				if ((rc = stmts_step(st, S_ROLL_CAUSE)) != SQLITE_OK)
+					return rc;
+			}
 	return SQLITE_OK;
 }
 
@@ -254,7 +276,7 @@ int rollup_write_rows(struct store *st, const struct store_tick *t)
 			if ((rc = stmts_step(st, S_ROLL_REQUEST)) != SQLITE_OK)
 				return rc;
 		}
-		if ((rc = rollup_write_trace(st, r)) != SQLITE_OK)
+		if ((rc = rollup_write_trace(st, r)) != SQLITE_OK || (rc = rollup_write_causes(st, r)) != SQLITE_OK)
 			return rc;
 		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 1, r->run_id);
 		sqlite3_bind_int64(st->stmt[S_ROLL_STATE], 2, r->tier);

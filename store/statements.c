@@ -49,8 +49,8 @@ static const char *const STMT_SQL[S_COUNT] = {
 	[S_COMMIT] = "COMMIT",
 	[S_ROLLBACK] = "ROLLBACK",
 	[S_EVENT] = "INSERT INTO kmsg_events(run_id, ts_ms, boot_id, seq, kind, comm, pid, page_order, gfp_mask,"
-		    " gfp_flags, nodemask, constraint_info, count, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-		    " ?10, ?11, ?12, ?13, ?14)",
+		    " gfp_flags, nodemask, constraint_info, count, raw, task_ppid, task_cgroup) VALUES (?1, ?2, ?3, ?4,"
+		    " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	[S_CURSOR] = "INSERT OR REPLACE INTO kmsg_cursor(boot_id, last_seq) VALUES (?1, ?2)",
 	[S_COUNTER] = "INSERT OR REPLACE INTO counters(run_id, ts_ms, name_id, value) VALUES (?1, ?2, ?3, ?4)",
 	/* ?8.. the free blocks of orders 0..15 */
@@ -117,7 +117,8 @@ static const char *const STMT_SQL[S_COUNT] = {
 	[S_FRAGMENT] = "INSERT OR REPLACE INTO fragment(run_id, ts_ms, state, cycles, anon_bytes, pipe_bytes, pgtable_bytes,"
 		       " socket_bytes, files, kept_bytes, alloc_failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[S_TFAIL] = "INSERT INTO trace_failures(run_id, ts_ms, comm, pid, page_order, gfp_mask, gfp_flags, migratetype,"
-		    " nowarn, opportunistic, atomic, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+		    " nowarn, opportunistic, atomic, class, task_ppid, task_cgroup) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		    " ?9, ?10, ?11, ?12, ?13, ?14)",
 	/* The same kind at the same tick twice (a read split over two drains) adds up. */
 	[S_XFRAG] = "INSERT INTO extfrag(run_id, ts_ms, alloc_order, fallback_order, alloc_migratetype,"
 		    " fallback_migratetype, events, fragmenting) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
@@ -129,6 +130,12 @@ static const char *const STMT_SQL[S_COUNT] = {
 	[S_ROLL_TFAIL] = "INSERT INTO trace_fail_rollup(run_id, tier, bucket_ms, page_order, class, failures)"
 			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (run_id, tier, bucket_ms, page_order, class)"
 			 " DO UPDATE SET failures = failures + excluded.failures",
+	[S_CAUSE] = "INSERT INTO failure_cause(run_id, ts_ms, source, comm, pid, page_order, gfp_flags, decided_node,"
+		    " decided_name, free_kb, min_kb, largest_order, cause, lag_ms, note)"
+		    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	[S_ROLL_CAUSE] = "INSERT INTO failure_cause_rollup(run_id, tier, bucket_ms, source, cause, page_order, failures)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (run_id, tier, bucket_ms, source, cause,"
+			 " page_order) DO UPDATE SET failures = failures + excluded.failures",
 };
 
 int stmts_prepare(struct store *st, char *err, size_t errlen)

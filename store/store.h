@@ -61,6 +61,14 @@ typedef void (*store_import_fn)(void *arg, int64_t source_run, int64_t run, int 
  * unchanged: one transaction per source; a newer schema, a corrupt or foreign file, the target itself). */
 int store_import(struct store *st, const char *source, store_import_fn fn, void *arg, char *err, size_t errlen);
 
+/*
+ * Migrate path in place to this fpusoakd's schema without adding a run (`fpusoakd upgrade`): refused while a
+ * daemon holds it, when it is not an fpusoakd database, damaged or newer; a copy is made first into
+ * backup (PATH.schemaN.bak, with the time added when that exists).  *from and *to get the versions;
+ * backup stays "" when nothing needed doing.  0, or -1 with err.
+ */
+int store_upgrade(const char *path, char *backup, size_t blen, int *from, int *to, char *err, size_t errlen);
+
 /* Mark every run without an end (but imported ones: store_import) as ended by 'crash' at its last sample; how many, or -1. */
 int store_mark_crashed(struct store *st);
 
@@ -73,6 +81,14 @@ int store_run_end(struct store *st, int64_t run_id, int64_t ended_ms, const char
 
 /* Add a free-text note to a run (e.g. "source pagetypeinfo unreadable"); 0 or -1. */
 int store_run_note(struct store *st, int64_t run_id, int64_t ts_ms, const char *kind, const char *text);
+
+/* Record one of the allocator's knobs the run started under (v_run_vm); 0 or -1. */
+int store_run_vm(struct store *st, int64_t run_id, const char *name, const char *value);
+
+/* Record one of the run's own processes (v_run_procs: role daemon|spawner|load|web, its comm and cgroup lines,
+ * either may be NULL); 0 or -1. */
+int store_run_proc(struct store *st, int64_t run_id, int64_t ts_ms, const char *role, int64_t pid, const char *comm,
+		   const char *cgroup);
 
 /* Start assembling a tick; NULL on allocation failure. */
 struct store_tick *store_tick_new(struct store *st, int64_t run_id, int64_t ts_ms);
@@ -89,6 +105,10 @@ int store_tick_meminfo(struct store *st, struct store_tick *t, const struct kv_s
 /* Attach one understood kernel-log event (raw = the escaped message, cut to 1024 bytes); 0 or -1. */
 int store_tick_event(struct store_tick *t, int64_t ts_ms, const char *boot_id, uint64_t seq,
 		     const struct kmsg_event *ev, const char *raw, size_t raw_len);
+
+/* The failing task of the event attached last, as /proc showed it when its record was read (collector/task.h):
+ * its parent (-1 unknown) and cgroup lines (NULL unknown); 0, or -1 (no event, out of memory). */
+int store_tick_event_task(struct store_tick *t, int64_t ppid, const char *cgroup);
 
 /* Record where kernel-log reading stands for boot_id (written with the tick). */
 void store_tick_cursor(struct store_tick *t, const char *boot_id, uint64_t last_seq);
@@ -189,6 +209,9 @@ struct store_trace_failure {
 	int has_mask;
 	uint64_t gfp_mask;
 	int nowarn, opportunistic, atomic;
+	int has_task;                  /* the task was read from /proc (collector/task.h): task_* below are facts */
+	int64_t task_ppid;             /* -1 unknown */
+	const char *task_cgroup;       /* NULL or "": unknown */
 };
 
 /* Fallbacks of one kind counted at the tick (v_extfrag). */
@@ -202,6 +225,29 @@ struct store_extfrag {
  * its failures and fallbacks, either list may be empty; 0 or -1 (nothing attached). */
 int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, int nf,
 		     const struct store_extfrag *x, int nx);
+/* A failed allocation and its cause (v_failure_causes; daemon/causes.h): strings are copied, comm up to 64
+ * bytes, gfp_flags up to 256, the zone name up to 15, the note up to 95 (longer ones are cut). */
+struct store_failure_cause {
+	int64_t ts_ms;
+	int source;                    /* 1 kmsg, 2 trace, 3 module */
+	const char *comm;              /* NULL: none */
+	size_t comm_len;
+	int64_t pid;                   /* -1: none */
+	int order;
+	const char *gfp_flags;         /* NULL: none */
+	int cause;                     /* enum cause (analysis/cause.h): 0 unknown .. 3 reserve */
+	int node;                      /* the zone that decided: node (-1 none or not printed) and name (NULL: none) */
+	const char *zone;
+	int64_t free_kb, min_kb;       /* -1: none */
+	int largest_order;             /* -1: none */
+	int has_lag;
+	int64_t lag_ms;
+	const char *note;              /* NULL: none */
+};
+
+/* Attach one classified failure; 0 or -1. */
+int store_tick_failure_cause(struct store_tick *t, const struct store_failure_cause *c);
+
 /* The confinement in force, read back from the kernel (v_runs' cgroup_* columns). */
 struct store_confinement {
 	int confined;                   /* 0: unconfined, reason says why */

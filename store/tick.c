@@ -24,8 +24,10 @@ void tick_free(struct store_tick *t)
 {
 	if (!t)
 		return;
-	for (int i = 0; i < t->nevents; i++)
+	for (int i = 0; i < t->nevents; i++) {
 		free(t->events[i].raw);
+		free(t->events[i].task_cgroup);
+	}
 	free(t->events);
 	for (int i = 0; i < t->nprobes; i++) {
 		free(t->probes[i].detail);
@@ -42,6 +44,7 @@ void tick_free(struct store_tick *t)
 	free(t->kv);
 	free(t->tfail);
 	free(t->xfrag);
+	free(t->causes);
 	free(t);
 }
 
@@ -280,6 +283,24 @@ int store_tick_event(struct store_tick *t, int64_t ts_ms, const char *boot_id, u
 	return 0;
 }
 
+int store_tick_event_task(struct store_tick *t, int64_t ppid, const char *cgroup)
+{
+	struct tick_event *e = t->nevents ? &t->events[t->nevents - 1] : NULL;
+
+	if (!e)
+		return -1;
+	e->has_task = 1;
+	e->task_ppid = ppid;
+	free(e->task_cgroup);
+	e->task_cgroup = NULL;
+	if (cgroup && cgroup[0]) {
+		if (!(e->task_cgroup = strdup(cgroup)))
+			return -1;
+		t->bytes += strlen(cgroup) + 1;
+	}
+	return 0;
+}
+
 int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, int nf,
 		     const struct store_extfrag *x, int nx)
 {
@@ -293,7 +314,9 @@ int store_tick_trace(struct store_tick *t, const struct store_trace_failure *f, 
 			goto fail;
 		*r = (struct tick_tfail){ f[i].ts_ms, f[i].pid, f[i].gfp_mask, f[i].order, f[i].migratetype,
 					  f[i].has_mask, f[i].nowarn, f[i].opportunistic, f[i].atomic, (uint8_t)cl,
-					  { 0 }, { 0 } };
+					  { 0 }, { 0 }, f[i].has_task, f[i].task_ppid, { 0 } };
+		if (f[i].has_task && f[i].task_cgroup)
+			snprintf(r->task_cgroup, sizeof r->task_cgroup, "%s", f[i].task_cgroup);
 		if (cl)
 			memcpy(r->comm, f[i].comm, cl);
 		snprintf(r->gfp_flags, sizeof r->gfp_flags, "%s", f[i].gfp_flags ? f[i].gfp_flags : "");
@@ -348,6 +371,34 @@ int store_tick_probe(struct store_tick *t, const struct store_probe *p)
 		return -1;
 	}
 	t->bytes += strlen(r->detail) + (r->buddy ? strlen(r->buddy) : 0);
+	return 0;
+}
+
+int store_tick_failure_cause(struct store_tick *t, const struct store_failure_cause *c)
+{
+	struct tick_cause *r = tick_grow(t, (void **)&t->causes, &t->ncauses, sizeof *r);
+
+	if (!r)
+		return -1;
+	r->ts_ms = c->ts_ms;
+	r->source = c->source;
+	r->pid = c->pid;
+	r->order = c->order;
+	r->cause = c->cause;
+	r->node = c->node;
+	r->free_kb = c->free_kb;
+	r->min_kb = c->min_kb;
+	r->largest_order = c->largest_order;
+	r->has_lag = c->has_lag;
+	r->lag_ms = c->lag_ms;
+	r->has_comm = c->comm != NULL;
+	r->comm_len = (uint8_t)(c->comm_len < sizeof r->comm ? c->comm_len : sizeof r->comm);
+	if (c->comm)
+		memcpy(r->comm, c->comm, r->comm_len);
+	r->has_gfp = c->gfp_flags != NULL;
+	snprintf(r->gfp_flags, sizeof r->gfp_flags, "%s", c->gfp_flags ? c->gfp_flags : "");
+	snprintf(r->zone, sizeof r->zone, "%s", c->zone ? c->zone : "");
+	snprintf(r->note, sizeof r->note, "%s", c->note ? c->note : "");
 	return 0;
 }
 

@@ -227,6 +227,11 @@ static int write_event(struct store *st, const struct store_tick *t, const struc
 	if (ev->kind == KMSG_ALLOC_SUPPRESSED)
 		sqlite3_bind_int64(s, 13, (sqlite3_int64)ev->count);
 	sqlite3_bind_text(s, 14, e->raw, -1, SQLITE_STATIC);
+	/* The task as /proc showed it when the record was read: who failed (report/whose.h decides whose). */
+	if (e->has_task && e->task_ppid >= 0)
+		sqlite3_bind_int64(s, 15, e->task_ppid);
+	if (e->has_task && e->task_cgroup)
+		sqlite3_bind_text(s, 16, e->task_cgroup, -1, SQLITE_STATIC);
 	return stmts_step(st, S_EVENT);
 }
 
@@ -374,7 +379,7 @@ int write_tick(struct store *st, const struct store_tick *t)
 		if ((rc = stmts_step(st, id)) != SQLITE_OK)
 			return rc;
 	}
-	if ((rc = write_trace(st, t)) != SQLITE_OK)
+	if ((rc = write_trace(st, t)) != SQLITE_OK || (rc = write_causes(st, t)) != SQLITE_OK)
 		return rc;
 	return write_tick_slow(st, t);
 }

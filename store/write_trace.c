@@ -27,6 +27,10 @@ static int write_failure(struct store *st, const struct store_tick *t, const str
 	sqlite3_bind_int(s, 10, f->opportunistic);
 	sqlite3_bind_int(s, 11, f->atomic);
 	sqlite3_bind_int(s, 12, trace_class(f->atomic, f->opportunistic));
+	if (f->has_task && f->task_ppid >= 0)
+		sqlite3_bind_int64(s, 13, f->task_ppid);
+	if (f->has_task && f->task_cgroup[0])
+		sqlite3_bind_text(s, 14, f->task_cgroup, -1, SQLITE_STATIC);
 	return stmts_step(st, S_TFAIL);
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/pathcheck.h"
 #include "common/log.h"
 #include "store/migrations.h"
 #include "store/writer.h"
@@ -57,7 +58,7 @@ static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
 }
 
 /* PRAGMA quick_check: "ok" or the first problem. Never repairs anything. */
-static int check_integrity(sqlite3 *db, char *err, size_t errlen)
+int writer_check(sqlite3 *db, char *err, size_t errlen)
 {
 	sqlite3_stmt *s;
 	int rc, ok = 0;
@@ -100,7 +101,7 @@ static int marker_table(const char *sql, char *out, size_t len)
 }
 
 /* 1 if db has a table called name, 0 if not, -1 on error. */
-static int has_table(sqlite3 *db, const char *name)
+int writer_has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -130,7 +131,7 @@ static int needs(sqlite3 *db, const struct migration *m, int64_t have)
 		return 1;
 	if (!marker_table(m->sql, table, sizeof table))
 		return 0;
-	r = has_table(db, table);
+	r = writer_has_table(db, table);
 	return r < 0 ? -1 : !r;
 }
 
@@ -267,7 +268,7 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 	}
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
-	if (check_integrity(st->db, e2, sizeof e2) < 0) {
+	if (writer_check(st->db, e2, sizeof e2) < 0) {
 		snprintf(err, errlen, "%s: refusing to use this database (it is left untouched): %s", path, e2);
 		goto fail;
 	}
@@ -289,6 +290,30 @@ struct store *store_open(const char *path, size_t queue_max_bytes, char *err, si
 fail:
 	store_close(st);
 	return NULL;
+}
+
+/* ---- what store_upgrade (upgrade.c) shares with store_open ---- */
+
+int writer_version(sqlite3 *db, int64_t *version)
+{
+	return pragma_int(db, "PRAGMA user_version", version);
+}
+
+int writer_pending(sqlite3 *db, int64_t have)
+{
+	int n = 0, r;
+
+	for (int i = 0; i < store_nmigrations; i++) {
+		if ((r = have > 0 ? needs(db, &store_migrations[i], have) : 1) < 0)
+			return -1;
+		n += r;
+	}
+	return n;
+}
+
+int writer_migrate(sqlite3 *db, char *err, size_t errlen)
+{
+	return writer_settings(db, err, errlen) < 0 ? -1 : migrate(db, err, errlen);
 }
 
 static int flush_queue(struct store *st);

@@ -8,8 +8,11 @@
  *   statements.c    the prepared statements: their SQL, prepare, step
  *   write.c         one tick's rows inside the flush transaction
  *   write_trace.c   the tick's traced failures and fallbacks (store_tick_trace)
+ *   write_cause.c   the tick's classified failures (store_tick_failure_cause)
  *   rollup_write.c  closing minute/hour buckets as ticks arrive and writing them (rollup.c sums)
  *   retain.c        deleting old raw rows in bounded slices
+ *   write_facts.c   what a run records once for its comparisons (vm knobs, its own processes)
+ *   upgrade.c       an older database migrated in place, a backup first (store_upgrade)
  *
  * Data flow: a tick is filled by tick.c, accounted in the rollups and
  * queued by store_submit, and written with every other queued tick in one
@@ -41,7 +44,7 @@ enum stmt_id {
 	S_SAMPLE, S_BUDDY, S_VMSTAT, S_NAME, S_ZONE, S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_EVENT, S_CURSOR, S_COUNTER, S_PTFREE, S_SLOW, S_SLAB, S_ATOMIC, S_PROBE, S_MODEL_CHECK,
 	S_HAS_SAMPLE, S_TICKS, S_ROLL_BUDDY, S_ROLL_WIDE, S_ROLL_TICK, S_ROLL_REQUEST, S_ROLL_STATE,
-	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL, S_FRAGMENT, S_TICK_LATE,
+	S_TFAIL, S_XFRAG, S_ROLL_TRACE, S_ROLL_TFAIL, S_FRAGMENT, S_TICK_LATE, S_CAUSE, S_ROLL_CAUSE,
 	S_COUNT
 };
 
@@ -83,6 +86,9 @@ struct tick_event {
 	char boot_id[40];
 	struct kmsg_event ev;
 	char *raw;
+	int has_task;             /* the task was read from /proc when the record was (store_tick_event_task) */
+	int64_t task_ppid;
+	char *task_cgroup;        /* NULL: none */
 };
 
 struct tick_ptfree {
@@ -120,6 +126,20 @@ struct tick_tfail {
 	uint8_t comm_len;
 	char comm[64];
 	char gfp_flags[257];
+	int has_task;
+	int64_t task_ppid;
+	char task_cgroup[512];
+};
+
+/* A classified failure (store_failure_cause, copied). */
+struct tick_cause {
+	int64_t ts_ms, pid, free_kb, min_kb, lag_ms;
+	int source, order, cause, node, largest_order, has_lag, has_comm, has_gfp;
+	uint8_t comm_len;
+	char comm[64];
+	char gfp_flags[257];
+	char zone[16];
+	char note[96];
 };
 
 /* A completed rollup bucket travelling with the tick that completed it. */
@@ -171,6 +191,8 @@ struct store_tick {
 	int ntfail, nxfrag;
 	struct tick_tfail *tfail;
 	struct store_extfrag *xfrag;
+	int ncauses;
+	struct tick_cause *causes;
 	int have_slow, pageblock_order;
 	int64_t pagetype_us, slabinfo_us;    /* -1: not read this tick */
 	char cursor_boot[40];
@@ -265,6 +287,11 @@ int write_dimensions(struct store *st);
 /* Write one queued tick's rows (its rollup rows first); SQLITE_OK or the error code. */
 int write_tick(struct store *st, const struct store_tick *t);
 
+/* write_cause.c */
+
+/* Write the tick's classified failures; SQLITE_OK or the error code. */
+int write_causes(struct store *st, const struct store_tick *t);
+
 /* write_trace.c */
 
 /* Write the tick's traced failures and fallbacks; SQLITE_OK or the error code. */
@@ -283,5 +310,22 @@ int rollup_write_rows(struct store *st, const struct store_tick *t);
 
 /* Move the rollup rows of a tick dropped from the queue onto the next one (lost only when out of memory). */
 void rollup_hand_on(struct store_tick *from, struct store_tick *to);
+
+/* ---------------------------------------------------------------- writer.c, for upgrade.c */
+
+/* 1 if db has table name, 0 if not, -1 on error. */
+int writer_has_table(sqlite3 *db, const char *name);
+
+/* PRAGMA quick_check: 0, or -1 with err. */
+int writer_check(sqlite3 *db, char *err, size_t errlen);
+
+/* The schema version (user_version) into *version; 0 or -1. */
+int writer_version(sqlite3 *db, int64_t *version);
+
+/* How many migrations db at version have still needs (a later number, or a late one by its marker); -1 on error. */
+int writer_pending(sqlite3 *db, int64_t have);
+
+/* The writer's settings (WAL, ...) and every pending migration; 0, or -1 with err. */
+int writer_migrate(sqlite3 *db, char *err, size_t errlen);
 
 #endif

@@ -43,6 +43,15 @@ need() {
 	t_done
 }
 
+# kmsg_rw_reason: nothing when this process may write lines into /dev/kmsg and read them back, else
+# why not: not root, or kernel.dmesg_restrict=1 without CAP_SYSLOG (a container, a unit without it),
+# where the daemon runs without the kernel log and says so.
+kmsg_rw_reason() {
+	[ -w /dev/kmsg ] || { echo "cannot write /dev/kmsg (not root)"; return; }
+	(exec 3</dev/kmsg) 2>/dev/null ||
+		echo "cannot read /dev/kmsg (kernel.dmesg_restrict=$(cat /proc/sys/kernel/dmesg_restrict 2>/dev/null) without CAP_SYSLOG)"
+}
+
 # no_cgroup_reason: nothing when a memory cgroup can be made here (a writable v1 memory
 # hierarchy, or a writable cgroup2 mount offering the memory controller), else why not (a chroot
 # without /sys/fs/cgroup, a container without cgroup access).  Tests skip their cgroup checks,

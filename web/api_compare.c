@@ -45,6 +45,20 @@ static cJSON *line_json(const struct report_line *l)
 		api_json_num(o, "exposure_hours_a", l->xa);
 		api_json_num(o, "exposure_hours_b", l->xb);
 	}
+	/* Each run's figure on every line, whatever its word (null where a side has none). */
+	if (l->has_ab) {
+		api_json_num(o, "figure_a", l->fa);
+		api_json_num(o, "figure_b", l->fb);
+	}
+	if (l->is_rare && l->has_ab) {
+		cJSON *ra = cJSON_AddArrayToObject(o, "rate_ci95_a"), *rb = cJSON_AddArrayToObject(o, "rate_ci95_b");
+		cJSON_AddItemToArray(ra, cJSON_CreateNumber(l->rare.ra_lo));
+		cJSON_AddItemToArray(ra, cJSON_CreateNumber(l->rare.ra_hi));
+		cJSON_AddItemToArray(rb, cJSON_CreateNumber(l->rare.rb_lo));
+		cJSON_AddItemToArray(rb, cJSON_CreateNumber(l->rare.rb_hi));
+	}
+	if (l->attrib[0])
+		cJSON_AddStringToObject(o, "attribution", l->attrib);
 	if (!l->ok) {
 		cJSON_AddBoolToObject(o, "significant", 0);
 		cJSON_AddStringToObject(o, "verdict", l->verdict);
@@ -71,37 +85,64 @@ static cJSON *line_json(const struct report_line *l)
 	return o;
 }
 
-struct exists {
-	int found;
-};
-
-static int exists_cb(void *arg, const struct query_run *run)
+/* What differs between the runs (report_gate_factors), the experiment first. */
+static void differs_json(cJSON *root, const struct report_cmp *c)
 {
-	(void)run;
-	((struct exists *)arg)->found = 1;
-	return 0;
+	cJSON *arr = cJSON_AddArrayToObject(root, "differs");
+
+	for (int i = 0; i < c->diff.n; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "what", c->diff.f[i].name);
+		cJSON_AddStringToObject(x, "a", c->diff.f[i].a);
+		cJSON_AddStringToObject(x, "b", c->diff.f[i].b);
+		cJSON_AddItemToArray(arr, x);
+	}
+	if (c->diff.dropped)
+		cJSON_AddNumberToObject(root, "differs_more", c->diff.dropped);
+	cJSON_AddBoolToObject(root, "vm_knobs_recorded", !c->diff.vm_unknown);
+}
+
+/* Whose failed allocations each source saw (report/whose.h), and which the failure lines count. */
+static void whose_json(cJSON *root, const struct report_cmp *c)
+{
+	static const char *const src[2] = { "kmsg", "trace" };
+	cJSON *o = cJSON_AddObjectToObject(root, "failures_by_whose");
+
+	cJSON_AddStringToObject(o, "counted", c->opts.all_failures ? "all" : "own");
+	for (int s = 0; s < 2; s++) {
+		const struct report_whose_counts *w = s ? c->trace : c->kmsg;
+		cJSON *x = cJSON_AddObjectToObject(o, src[s]);
+		for (int k = 0; k < 2; k++) {
+			cJSON *y = cJSON_AddObjectToObject(x, k ? "b" : "a");
+			cJSON_AddBoolToObject(y, "recorded", w[k].facts);
+			cJSON_AddNumberToObject(y, "own", (double)w[k].n[REPORT_WHOSE_OWN]);
+			cJSON_AddNumberToObject(y, "other", (double)w[k].n[REPORT_WHOSE_OTHER]);
+			cJSON_AddNumberToObject(y, "unknown", (double)w[k].n[REPORT_WHOSE_UNKNOWN]);
+		}
+	}
 }
 
 int api_compare(struct web_req *r)
 {
 	const struct url_params *p = &r->url->p;
-	struct exists ea = { 0 }, eb = { 0 };
 	struct report_cmp *c;
 	cJSON *root, *arr;
 	char *s, ref[RUNREF_LEN];
-	int ret = -1, da, db;
+	int ret = -1, da, db, ea, eb;
 
 	if (!p->has_a || !p->has_b)
 		return web_error(r, 400, "give two runs: ?a=ID&b=ID");
 	if (web_resolve(r, &p->a, &da) < 0 || web_resolve(r, &p->b, &db) < 0)
 		return -1;
-	if (query_run(r->dbs.q[da], p->a.id, exists_cb, &ea) < 0 || query_run(r->dbs.q[db], p->b.id, exists_cb, &eb) < 0)
+	if ((ea = report_run_exists(r->dbs.q[da], p->a.id)) < 0 || (eb = report_run_exists(r->dbs.q[db], p->b.id)) < 0)
 		return -1;
-	if (!ea.found || !eb.found)
-		return web_error(r, 404, !ea.found ? "no such run (a)" : "no such run (b)");
+	if (!ea || !eb)
+		return web_error(r, 404, !ea ? "no such run (a)" : "no such run (b)");
 	if (!(c = calloc(1, sizeof *c)))
 		return -1;
-	if (report_compare(r->dbs.q[da], p->a.id, r->dbs.q[db], p->b.id, c) < 0 || !(root = cJSON_CreateObject()))
+	if (report_compare_with(r->dbs.q[da], p->a.id, r->dbs.q[db], p->b.id,
+				&(struct report_cmp_opts){ .all_failures = p->failures_all }, c) < 0 ||
+	    !(root = cJSON_CreateObject()))
 		goto out;
 	cJSON_AddNumberToObject(root, "a", (double)p->a.id);
 	cJSON_AddNumberToObject(root, "b", (double)p->b.id);
@@ -118,6 +159,8 @@ int api_compare(struct web_req *r)
 	if (!c->pair.comparable)
 		cJSON_AddStringToObject(root, "not_comparable", c->pair.why);
 	caveats_json(root, &c->pair);
+	differs_json(root, c);
+	whose_json(root, c);
 	arr = cJSON_AddArrayToObject(root, "orders_of_interest");
 	for (int i = 0; i < c->orders.n; i++) {
 		cJSON *x = cJSON_CreateObject();

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/fmt.h"
+#include "report/causes.h"
 #include "report/gfp.h"
 #include "report/headroom.h"
 #include "report/run.h"
@@ -334,6 +335,55 @@ static int fragment_json(struct web_req *r, int64_t run_id, cJSON *obj)
 	return 0;
 }
 
+/* "failure_causes": classified failures by source, cause and order, and per hour (report_causes); null on a
+ * database from before schema 14. */
+static int causes_json(struct web_req *r, int64_t run_id, cJSON *obj)
+{
+	struct report_causes *rc = calloc(1, sizeof *rc);
+	cJSON *o, *tot, *hours;
+
+	if (!rc || report_causes(r->q, run_id, -1, -1, rc) < 0) {
+		free(rc);
+		return -1;
+	}
+	if (!rc->have) {
+		free(rc);
+		cJSON_AddNullToObject(obj, "failure_causes");
+		return 0;
+	}
+	o = cJSON_AddObjectToObject(obj, "failure_causes");
+	api_json_i64(o, "rows", rc->all);
+	tot = cJSON_AddArrayToObject(o, "by_source_cause_order");
+	for (int s = 0; s < REPORT_CAUSE_SOURCES; s++)
+		for (int c = 0; c < REPORT_CAUSES; c++)
+			for (int k = 0; k < REPORT_CAUSE_ORDERS; k++) {
+				cJSON *x;
+				if (!rc->by_order[s][c][k])
+					continue;
+				x = cJSON_CreateObject();
+				cJSON_AddStringToObject(x, "source", report_cause_source_key(s + 1));
+				cJSON_AddStringToObject(x, "cause", report_cause_name(c));
+				cJSON_AddNumberToObject(x, "order", k);
+				api_json_i64(x, "failures", rc->by_order[s][c][k]);
+				cJSON_AddItemToArray(tot, x);
+			}
+	api_json_i64(o, "hours_with_failures", rc->hours_total);
+	hours = cJSON_AddArrayToObject(o, "hours");
+	for (int h = 0; h < rc->nhours; h++) {
+		cJSON *x = cJSON_CreateObject();
+		api_json_i64(x, "hour_ms", rc->hours[h].hour_ms);
+		for (int c = 0; c < REPORT_CAUSES; c++) {
+			int64_t n = 0;
+			for (int s = 0; s < REPORT_CAUSE_SOURCES; s++)
+				n += rc->hours[h].n[s][c];
+			api_json_i64(x, report_cause_name(c), n);
+		}
+		cJSON_AddItemToArray(hours, x);
+	}
+	free(rc);
+	return 0;
+}
+
 /* "trace": what the run's tracefs instance saw (report_trace), or null for a run without a tracefs note. */
 static int trace_json(struct web_req *r, int64_t run_id, cJSON *obj, struct strbuf *tmp)
 {
@@ -492,7 +542,7 @@ int api_run(struct web_req *r)
 	free(b);
 	b = NULL;
 	if (headroom_json(r, r->id, o.obj) < 0 || fragment_json(r, r->id, o.obj) < 0 ||
-	    gfp_json(r, r->id, o.obj) < 0)
+	    gfp_json(r, r->id, o.obj) < 0 || causes_json(r, r->id, o.obj) < 0)
 		goto fail_obj;
 	sb_init(&tmp, WEB_BODY_MAX);
 	got = trace_json(r, r->id, o.obj, &tmp);

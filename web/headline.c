@@ -149,8 +149,8 @@ static void fig_probes(struct web_req *r, const struct report_headline *h)
 			  fmt_sig(h->cap_lo_h, c, sizeof c), fmt_sig(h->cap_hi_h, d, sizeof d),
 			  h->cap_significant ? ": significant" : ": no significant trend");
 	else
-		sb_printf(&r->body, "<p>no trend: %zu probe%s (%d needed)</p>\n", h->nprobes, h->nprobes == 1 ? "" : "s",
-			  REPORT_TREND_MIN_POINTS);
+		sb_printf(&r->body, "<p>trend: too few data (n=%zu probe%s; needs %d)</p>\n", h->nprobes,
+			  h->nprobes == 1 ? "" : "s", REPORT_TREND_MIN_POINTS);
 	sb_puts(&r->body, "</div>\n");
 }
 

@@ -273,9 +273,30 @@ static void churn_families(struct strbuf *sb, const struct metrics_input *in)
 	}
 }
 
+/* Every failed allocation fpusoakd classified, by source, cause and order: the series that counted one. */
+static void cause_family(struct strbuf *sb, const uint64_t (*fc)[4][16])
+{
+	static const char *const SRC[3] = { "kmsg", "trace", "module" };
+	static const char *const CAUSE[4] = { "unknown", "watermark", "fragmentation", "reserve" };
+
+	family(sb, "fpusoakd_alloc_failures_total", "counter",
+	       "Failed page allocations fpusoakd classified since it started, by source (kmsg: warn_alloc reports in "
+	       "the kernel log; trace: its tracefs instance, __GFP_NOWARN ones too; module: fpusoak_gfp refusals), "
+	       "cause (watermark, fragmentation, reserve, unknown) and order (15: 15 and above). One failure may be "
+	       "seen by more than one source.");
+	for (int s = 0; s < 3; s++)
+		for (int c = 0; c < 4; c++)
+			for (int k = 0; k < 16; k++)
+				if (fc[s][c][k])
+					sb_printf(sb, "fpusoakd_alloc_failures_total{source=\"%s\",cause=\"%s\",order=\"%d\"} %"
+						  PRIu64 "\n", SRC[s], CAUSE[c], k, fc[s][c][k]);
+}
+
 static void kmsg_families(struct strbuf *sb, const struct metrics_input *in)
 {
-	if (in->alloc_failures) {
+	if (in->failure_causes) {
+		cause_family(sb, in->failure_causes);
+	} else if (in->alloc_failures) {
 		int top = in->buddy && in->buddy->norders > 0 && in->buddy->norders <= BUDDY_MAX_ORDER ? in->buddy->norders : 11;
 		for (int k = top; k < BUDDY_MAX_ORDER; k++)
 			if (in->alloc_failures[k])
@@ -339,7 +360,7 @@ int metrics_build(struct strbuf *sb, const struct metrics_input *in)
 		request_family(sb, in);
 	if (in->churn)
 		churn_families(sb, in);
-	if (in->alloc_failures || in->has_oom_kills)
+	if (in->alloc_failures || in->failure_causes || in->has_oom_kills)
 		kmsg_families(sb, in);
 	if (in->trace_failures)
 		trace_families(sb, in);

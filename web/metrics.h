@@ -41,7 +41,11 @@
  *   fpusoakd_probe_worker_oom_kills_total              counter, ... of which OOM kills
  *   fpusoakd_capacity_probe_workers                    gauge, last capacity probe
  *   fpusoakd_fpu_cost_probe_seconds_per_yield          gauge, last FPU-cost probe (system time per yield)
- *   fpusoakd_alloc_failures_total{order}               counter, kernel-log page allocation failures
+ *   fpusoakd_alloc_failures_total{source,cause,order}  counter, failed allocations classified (daemon/causes.h):
+ *                                                      source kmsg|trace|module, cause watermark|fragmentation|
+ *                                                      reserve|unknown; series that counted one only.  Without
+ *                                                      classification (failure_causes NULL) the kernel log's by
+ *                                                      {order} as before
  *   fpusoakd_oom_kills_total                           counter, kernel-log OOM kills (any process)
  */
 #ifndef FPUSOAK_METRICS_H
@@ -83,6 +87,8 @@ struct metrics_input {
 	double last_capacity;            /* with churn: workers held by the last capacity probe; NaN = none yet */
 	double last_switch_us;           /* with churn: system us per yield of the last FPU-cost probe; NaN = none yet */
 	const uint64_t *alloc_failures;  /* BUDDY_MAX_ORDER counters by order, or NULL (no kernel log) */
+	/* Classified failures [source - 1][cause][order] (daemon/causes.h); NULL: the {order} family above. */
+	const uint64_t (*failure_causes)[4][16];
 	int has_oom_kills;               /* 1: oom_kills below is a kernel-log count */
 	uint64_t oom_kills;
 	/* The trace (tracefs on): failed allocations by order (16) and class (sleeping, atomic, opportunistic),

@@ -101,7 +101,8 @@ static void selector(struct run_page *p)
 		  "<input type=\"datetime-local\" name=\"to\" step=\"1\" value=\"%s\"/>"
 		  "<input type=\"submit\" value=\"show\"/></form>\n<p>",
 		  id, p->from >= 0 ? fmt_time_input(p->from, a, sizeof a) : "",
-		  p->to >= 0 ? fmt_time_input(p->to, b, sizeof b) : "");
+		  /* The end rounded up to its second: the form keeps the window's last sample in it. */
+		  p->to >= 0 ? fmt_time_input((p->to + 999) / 1000 * 1000, b, sizeof b) : "");
 	for (size_t i = 0; i < sizeof presets / sizeof presets[0] && last >= 0; i++)
 		if (last - presets[i].ms > p->ri.started_ms)
 			link(r, id, last - presets[i].ms, last, presets[i].text);

@@ -218,8 +218,8 @@ static void probe_chart(struct web_req *r, const struct run_page *p, const struc
 			 fmt_sig(l->slope_h, a, sizeof a), unit, fmt_sig(l->lo_h, b, sizeof b), fmt_sig(l->hi_h, d, sizeof d),
 			 l->significant ? ": a significant trend" : ": no significant trend");
 	else
-		snprintf(cap, sizeof cap, "%s %zu probe%s in this window; a trend needs %d.", caption, l->n,
-			 l->n == 1 ? "" : "s", REPORT_TREND_MIN_POINTS);
+		snprintf(cap, sizeof cap, "%s %zu probe%s in this window; trend: too few data (n=%zu; needs %d).", caption,
+			 l->n, l->n == 1 ? "" : "s", l->n, REPORT_TREND_MIN_POINTS);
 	if (l->censored) {
 		size_t n = strlen(cap);
 		if (strcmp(unit, "workers") == 0)

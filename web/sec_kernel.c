@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/fmt.h"
+#include "report/causes.h"
 #include "report/run.h"
 #include "web/chart.h"
 #include "web/escape.h"
@@ -83,12 +84,87 @@ static int failure_row(void *arg, const struct query_alloc_failure *f)
 	return r->body.err ? -1 : 0;
 }
 
+/* One cell of the causes table: the count, and its orders when there are any. */
+static void cause_cell(struct web_req *r, int64_t n, const int64_t *by_order)
+{
+	char ord[160];
+
+	if (!n) {
+		sb_puts(&r->body, "<td class=\"n\">0</td>");
+		return;
+	}
+	sb_printf(&r->body, "<td class=\"n\">%" PRId64 " <small>(%s)</small></td>", n,
+		  report_cause_orders(by_order, ord, sizeof ord));
+}
+
+/* Why they failed: every classified failure (kernel log, trace, module) per hour, by cause and order (issue 32). */
+static int causes_block(struct run_page *p)
+{
+	struct web_req *r = p->r;
+	struct report_causes *rc = calloc(1, sizeof *rc);
+	int64_t ord[REPORT_CAUSE_ORDERS];
+	char ts[FMT_TIME_LEN];
+
+	if (!rc || report_causes(r->q, p->ri.run_id, p->from, p->to, rc) < 0) {
+		free(rc);
+		return -1;
+	}
+	if (!rc->have || rc->all == 0) {
+		free(rc);
+		return 0;
+	}
+	sb_printf(&r->body, "<table class=\"causes\"><caption>Why they failed: %" PRId64 " classified failure%s"
+		  " by hour, cause and order (o<i>k</i>: order <i>k</i>)", rc->all, rc->all == 1 ? "" : "s");
+	if (rc->nhours < rc->hours_total)
+		sb_printf(&r->body, "; the newest %d of %d hours listed, the totals count them all", rc->nhours,
+			  rc->hours_total);
+	sb_puts(&r->body, "</caption>\n<tr><th>hour (UTC)</th>");
+	for (int c = 1; c <= REPORT_CAUSES; c++)
+		sb_printf(&r->body, "<th>%s</th>", report_cause_name(c % REPORT_CAUSES));
+	sb_puts(&r->body, "</tr>\n");
+	for (int h = rc->nhours - 1; h >= 0; h--) {
+		const struct report_cause_hour *hr = &rc->hours[h];
+		sb_printf(&r->body, "<tr><td>%s</td>", fmt_time_human(hr->hour_ms, ts, sizeof ts));
+		for (int c = 1; c <= REPORT_CAUSES; c++) {
+			int k = c % REPORT_CAUSES;
+			int64_t n = 0;
+			for (int s = 0; s < REPORT_CAUSE_SOURCES; s++)
+				n += hr->n[s][k];
+			for (int o = 0; o < REPORT_CAUSE_ORDERS; o++)
+				ord[o] = hr->by_order[k][o];
+			cause_cell(r, n, ord);
+		}
+		sb_puts(&r->body, "</tr>\n");
+	}
+	for (int s = 0; s < REPORT_CAUSE_SOURCES; s++) {
+		int64_t any = 0;
+		for (int c = 0; c < REPORT_CAUSES; c++)
+			any += rc->total[s][c];
+		if (!any)
+			continue;
+		sb_printf(&r->body, "<tr class=\"total\"><th>all hours, %s</th>", report_cause_source(s + 1));
+		for (int c = 1; c <= REPORT_CAUSES; c++)
+			cause_cell(r, rc->total[s][c % REPORT_CAUSES], rc->by_order[s][c % REPORT_CAUSES]);
+		sb_puts(&r->body, "</tr>\n");
+	}
+	sb_puts(&r->body, "</table>\n<p>Each failed allocation is judged by the allocator's own last test of a zone "
+		"(<code>__zone_watermark_ok</code>) against the zone state nearest to it: the Mem-Info dump the kernel "
+		"printed with a kernel-log report (exact), else the sample of <code>zoneinfo</code> and "
+		"<code>buddyinfo</code> at most 1 s away. <b>watermark</b>: no zone it may use had free pages above "
+		"its watermark; <b>fragmentation</b>: one had, but no free block of the order; <b>reserve</b>: the "
+		"only such blocks were highatomic or CMA ones it may not take; <b>unknown</b>: no state close enough, "
+		"or one that would have served it. A failure seen by two sources (a HOLD refusal in the kernel log "
+		"and the trace) is counted in each: rows per source, <code>v_failure_causes</code>.</p>\n");
+	free(rc);
+	return r->body.err ? -1 : 0;
+}
+
 int sec_failures(struct run_page *p)
 {
 	struct web_req *r = p->r;
 	int64_t total;
 
-	if (query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, 0, &total, NULL, NULL) < 0)
+	if (causes_block(p) < 0 || query_alloc_failures(r->q, p->ri.run_id, p->from, p->to, 0, &total, NULL, NULL) < 0)
 		return -1;
 	if (total == 0) {
 		sb_puts(&r->body, "<p class=\"pending\">No page allocation failure in this window: the kernel logged none "

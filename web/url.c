@@ -190,6 +190,17 @@ static int apply_param(struct url_params *p, const char *k, const char *v, size_
 		*has = 1;
 		memcpy(dst, v, vlen + 1);
 		return 0;
+	} else if (strcmp(k, "failures") == 0) {
+		/* Whose failures a comparison counts (report/whose.h): the runs' own, or every process's. */
+		if (strcmp(v, "all") == 0)
+			p->failures_all = 1;
+		else if (strcmp(v, "own") == 0 || vlen == 0)
+			p->failures_all = 0;
+		else {
+			*why = "failures must be own or all";
+			return URL_BAD;
+		}
+		return 0;
 	} else if (strcmp(k, "format") == 0) {
 		if (p->format != URL_FMT_NONE) {
 			*why = "duplicate query parameter: format";

@@ -49,6 +49,7 @@ struct url_params {
 	int64_t max_points;          /* 1..URL_MAX_POINTS */
 	struct runref a, b;          /* runs for /compare: "ID" or "NAME:ID" (common/runref.h) */
 	enum url_format format;      /* format=html|json|csv */
+	int failures_all;            /* failures=all (/compare): the failure lines count every process's; failures=own the default */
 	char name[URL_NAME_MAX + 1]; /* [A-Za-z0-9_()]+ */
 	char label[URL_VALUE_MAX + 1], kernel[URL_VALUE_MAX + 1], host[URL_VALUE_MAX + 1];   /* /runs filters: any text */
 	int nparams;                 /* pairs seen, known or not */

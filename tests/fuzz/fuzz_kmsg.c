@@ -32,7 +32,15 @@ static void check_text(const char *s, size_t cap)
 static void check_line(const char *msg, size_t len)
 {
 	struct kmsg_event ev;
+	struct kmsg_task t;
 	int rc = kmsg_parse_line(msg, len, &ev);
+
+	/* A task line: a pid in range, the rest inside the line; matching it never reads past it. */
+	if (kmsg_parse_task(msg, len, &t) == 0) {
+		if (t.pid < 0 || t.pid > INT32_MAX || t.rest < msg || t.rest + t.rest_len != msg + len)
+			__builtin_trap();
+		(void)kmsg_task_is(&t, msg, len > 20 ? 20 : len);
+	}
 
 	switch (rc) {
 	case KMSG_LINE_OTHER:

@@ -26,10 +26,25 @@ check "/ shows the latest buddyinfo table (zone Normal)" grep -q "Normal" "$tmp/
 wait $pid; rc=$?
 elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ $rc -eq 0 ] && pass "--duration 3s run exits 0" || fail "--duration run exited $rc: $(tail -3 "$tmp/a.log")"
-[ $elapsed_ms -lt 5000 ] && pass "--duration 3s run took ${elapsed_ms} ms" || fail "--duration 3s took ${elapsed_ms} ms"
+# The run's own span, not the wall clock around it: starting (mlockall, the web process) is slower on a
+# loaded machine (6.2 s from fork to exit beside a make test), --duration counts from the run's start.
+span=$(q "SELECT ended_ms - started_ms FROM runs WHERE run_id = 1")
+[ "${span:-0}" -ge 3000 ] && [ "${span:-0}" -lt 4000 ] && pass "--duration 3s: the run lasted ${span} ms (${elapsed_ms} ms from fork to exit)" \
+	|| fail "--duration 3s: the run lasted ${span:-?} ms (${elapsed_ms} ms from fork to exit)"
 n=$(q "SELECT count(*) FROM v_samples")
-# 3 s at 200 ms: a sample at start and one per period: 15 or 16.
-[ "$n" -ge 14 ] && [ "$n" -le 17 ] && pass "sample count $n for 3s at 200ms (15 +/- 1)" || fail "sample count $n, want 15 +/- 1"
+# 3 s at 200 ms: a sample at start and one per period.  Every period between the first sample and the
+# last has a sample or is counted missed in the late tick that ends the gap (v_tick_late): a loaded
+# machine may delay ticks, never lose one silently (issue 36).  And the periods cover the run but for
+# its start (the first sample comes after the DB, the web process and the first reads: 11 samples of
+# a 3.2 s run beside a loaded make test).
+missed=$(q "SELECT coalesce(sum(missed), 0) FROM v_tick_late WHERE run_id = 1")
+periods=$(q "SELECT (max(ts_ms) - min(ts_ms) + 100) / 200 + 1 FROM samples WHERE run_id = 1")
+[ $((n + missed)) -ge $((periods - 1)) ] && [ $((n + missed)) -le $((periods + 1)) ] \
+	&& pass "sample count $n + $missed missed periods = the $periods periods from the first sample to the last (+/- 1)" \
+	|| fail "sample count $n + $missed missed periods, want the $periods periods from the first sample to the last (+/- 1)"
+head_ms=$(q "SELECT min(s.ts_ms) - r.started_ms FROM samples s JOIN runs r USING (run_id) WHERE run_id = 1")
+[ "${head_ms:-9999}" -lt 1500 ] && [ "$n" -ge 5 ] && pass "the first sample $head_ms ms after the run's start, $n samples" \
+	|| fail "the first sample ${head_ms:-?} ms after the run's start, $n samples"
 check "run ended 'stopped'" test "$(q "SELECT end_reason FROM v_runs WHERE run_id=1")" = stopped
 check "run label recorded" test "$(q "SELECT label FROM v_runs WHERE run_id=1")" = it-a
 check "kernel release recorded" test "$(q "SELECT kernel_release FROM v_runs")" = "$(uname -r)"
@@ -60,10 +75,12 @@ got_zones=$(q "SELECT DISTINCT node || zone FROM v_buddyinfo" | sort | tr '\n' '
 check "zones match /proc/buddyinfo ($want_zones)" test "$want_zones" = "$got_zones"
 want_orders=$(awk 'NR==1 {print NF-4}' /proc/buddyinfo)
 check "order count matches /proc/buddyinfo ($want_orders)" test "$(q "SELECT count(DISTINCT page_order) FROM v_buddyinfo")" = "$want_orders"
-# Free pages: the last sample vs a read now, for the largest zone; an idle 24 GB machine moves < 10%.
+# Free pages: the last sample vs a read now, for the largest zone.  Within a factor of 2: what this
+# catches is a unit or order mistake (x4096, x2^order), not the few hundred MB that the other tests of
+# a loaded make test take and give back meanwhile (964,968 stored against 861,309 a moment later).
 now_free=$(awk '$4=="Normal" {s=0; for (i=5;i<=NF;i++) s+=$i*2^(i-5); print s; exit}' /proc/buddyinfo)
 got_free=$(q "SELECT sum(free_blocks << page_order) FROM v_buddyinfo WHERE zone='Normal' AND node=0 AND ts_ms=(SELECT max(ts_ms) FROM v_samples)")
-python3 -c "import sys; a,b=$now_free,$got_free; sys.exit(0 if abs(a-b) <= 0.1*a else 1)" \
+python3 -c "import sys; a,b=$now_free,$got_free; sys.exit(0 if a / 2 <= b <= 2 * a else 1)" \
 	&& pass "Normal free pages plausible (stored $got_free, now $now_free)" || fail "Normal free pages stored $got_free vs now $now_free"
 vm_now=$(awk '$1=="pgfault" {print $2}' /proc/vmstat)
 vm_got=$(q "SELECT max(value) FROM v_vmstat WHERE name='pgfault'")
@@ -86,16 +103,18 @@ fi
 # SIGTERM: finish, mark stopped, exit 0 within 2 s.
 "$FPUSOAKD" --db "$db" --sample-interval 100ms --listen none >"$tmp/b.log" 2>&1 &
 pid=$!; pids+=($pid)
-sleep 1
+for i in $(seq 300); do [ "$(q "SELECT count(*) >= 3 FROM samples WHERE run_id = 2" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
 t0=$(date +%s%N); kill -TERM $pid; wait $pid; rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ $rc -eq 0 ] && [ $ms -lt 2000 ] && pass "SIGTERM: exit 0 in ${ms} ms" || fail "SIGTERM: exit $rc in ${ms} ms"
 check "SIGTERM run ended 'stopped'" test "$(q "SELECT end_reason FROM v_runs WHERE run_id=2")" = stopped
 
-# SIGKILL: the next start marks the run 'crash' and ends it at its last sample.
+# SIGKILL: the next start marks the run 'crash' and ends it at its last sample.  Killed once its run
+# has samples (a sleep of 1 s killed it before its first on a loaded machine: then no run 3 to mark).
 "$FPUSOAKD" --db "$db" --sample-interval 100ms --listen none >"$tmp/c.log" 2>&1 &
 pid=$!; pids+=($pid)
-sleep 1; kill -KILL $pid; wait $pid 2>/dev/null
+for i in $(seq 300); do [ "$(q "SELECT count(*) >= 3 FROM samples WHERE run_id = 3" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+kill -KILL $pid; wait $pid 2>/dev/null
 "$FPUSOAKD" --db "$db" --sample-interval 100ms --duration 300ms --listen none >"$tmp/d.log" 2>&1
 check "killed run marked 'crash' at next start" test "$(q "SELECT end_reason FROM v_runs WHERE run_id=3")" = crash
 check "crashed run ends at its last sample" test "$(q "SELECT ended_ms = (SELECT max(ts_ms) FROM samples WHERE run_id=3) FROM runs WHERE run_id=3")" = 1

@@ -100,13 +100,23 @@ t_end=$(now_ms)
 wait $pid; rc=$?
 check "the daemon exits 0 at --duration ($rc)" test "$rc" = 0
 check "no web process is left after the daemon exits" test -z "$(for w in $web $web2; do [ -d /proc/$w ] && echo $w; done)"
-# No tick lost while the web side was down: the samples around the kills, every 100 ms.
-gap=$(q "SELECT max(d) FROM (SELECT ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM v_samples
-	WHERE ts_ms BETWEEN $((t_kill - 1000)) AND $t_end)")
+# No tick lost while the web side was down: the samples around the kills, every 100 ms.  Each period
+# has a sample or is counted missed (v_tick_late); and the kills cost the core no stall of its own: the
+# largest gap around them is held against the largest of the same run before them (a loaded make test
+# gave 764 ms gaps in both), at least 300 ms allowed.
+gap_in() { q "SELECT coalesce(max(d), 0) FROM (SELECT ts_ms - lag(ts_ms) OVER (ORDER BY ts_ms) AS d FROM v_samples
+	WHERE ts_ms BETWEEN $1 AND $2)"; }
+gap=$(gap_in $((t_kill - 1000)) "$t_end")
+t_first=$(q "SELECT min(ts_ms) FROM v_samples")
+ctl=$(gap_in $((t_first + 1000)) $((t_kill - 1000)))
+allow=$(( 2 * ctl + 100 > 300 ? 2 * ctl + 100 : 300 ))
 n=$(q "SELECT count(*) FROM v_samples WHERE ts_ms BETWEEN $((t_kill - 1000)) AND $t_end")
+missed=$(q "SELECT coalesce(sum(missed), 0) FROM v_tick_late WHERE ts_ms BETWEEN $((t_kill - 1000)) AND $t_end")
 want=$(( (t_end - t_kill + 1000) / 100 ))
-check "samples continued through the kills: $n in $(( (t_end - t_kill + 1000) / 1000 )) s at 100 ms (want >= $((want * 9 / 10))), largest gap ${gap:-?} ms (<= 300)" \
-	test "${n:-0}" -ge $((want * 9 / 10)) -a "${gap:-9999}" -le 300
+check "every period through the kills has a sample or is counted missed: $n + $missed in $(( (t_end - t_kill + 1000) / 1000 )) s at 100 ms (want >= $((want - 2)))" \
+	test $(( ${n:-0} + ${missed:-0} )) -ge $((want - 2))
+check "the kills stalled the core no more than the run did before them: largest gap ${gap:-?} ms (before: $ctl ms; <= $allow)" \
+	test "${gap:-9999}" -le "$allow"
 taken=$(sed -n 's/.*run 1 ended: \([0-9]*\) samples.*/\1/p' "$tmp/a.log")
 check "every tick the core took is stored (taken ${taken:-?}, stored $(q 'SELECT count(*) FROM v_samples'))" \
 	test "${taken:-x}" = "$(q 'SELECT count(*) FROM v_samples')"

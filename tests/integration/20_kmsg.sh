@@ -6,7 +6,8 @@
 . "$(dirname "$0")/../lib.sh"
 need sqlite3:sqlite3
 FPUSOAKD=${FPUSOAKD:-build/fpusoakd}
-if [ "$(id -u)" != 0 ] || [ ! -w /dev/kmsg ]; then skip "needs root to write /dev/kmsg"; t_done; fi
+why=$(kmsg_rw_reason)
+if [ "$(id -u)" != 0 ] || [ -n "$why" ]; then skip "${why:-not root}: no kernel-log round trip"; t_done; fi
 tmp=$(mktemp -d /tmp/fpusoak-kmsg-XXXXXX); pid=
 trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 db=$tmp/k.db

@@ -26,10 +26,11 @@ wait_log() { # wait_log FILE PATTERN: up to 10 s
 }
 
 # ---- A. two daemons side by side ----------------------------------------------------------------
-r_start "$R_TMP/a.log" --db "$R_TMP/a.db" "${COMMON[@]}" --workers 4 --cgroup-memory-max 48M --cgroup-pids-max 100 --duration 20s
+# --duration only bounds them (SIGTERM below ends them): 20 s ran out before the checks on a loaded machine.
+r_start "$R_TMP/a.log" --db "$R_TMP/a.db" "${COMMON[@]}" --workers 4 --cgroup-memory-max 48M --cgroup-pids-max 100 --duration 120s
 pa=$R_PID
 wait_log "$R_TMP/a.log" "churn: confinement" || fail "A: daemon a says nothing about its confinement: $(tail -2 "$R_TMP/a.log")"
-r_start "$R_TMP/b.log" --db "$R_TMP/b.db" "${COMMON[@]}" --workers 4 --cgroup-memory-max 64M --cgroup-pids-max 100 --duration 20s
+r_start "$R_TMP/b.log" --db "$R_TMP/b.db" "${COMMON[@]}" --workers 4 --cgroup-memory-max 64M --cgroup-pids-max 100 --duration 120s
 pb=$R_PID
 wait_log "$R_TMP/b.log" "churn: confinement" || fail "A: daemon b says nothing about its confinement: $(tail -2 "$R_TMP/b.log")"
 ga=$(group_of "$R_TMP/a.log"); gb=$(group_of "$R_TMP/b.log")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Leaks and memory errors: a 30 s daemon run under valgrind memcheck with
+# Leaks and memory errors: a daemon run of 30 s or more (until every page was asked for twice) under valgrind memcheck with
 # churn (4 workers, 64 MB / 100-pid cgroup), sampling every 250 ms, kernel-log
 # capture, HTTP requests to every kind of page (served by its web process,
 # which it supervises: one kill -9 of it, restarted), a SIGHUP config reload
@@ -30,7 +30,10 @@ printf '[fpusoakd]\nlog-level = info\nsample-interval = 250ms\n' >"$R_TMP/vg.con
 R_WRAP=(env GLIBC_TUNABLES=glibc.malloc.tcache_count=0 valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1
 	--trace-children=no --child-silent-after-fork=yes --log-file="$R_TMP/vg.%p.txt")
 t0=$(date +%s)
-r_start "$R_TMP/d.log" -c "$R_TMP/vg.conf" --db "$R_DB" --listen 127.0.0.1:$port --duration "${DUR}s" \
+# --duration is only the bound: the loop below stops it with SIGTERM once DUR seconds passed and every
+# page was asked for twice (9 answers in 30 s beside a loaded make test once: too little to count).
+CAP=$(( DUR + 150 ))
+r_start "$R_TMP/d.log" -c "$R_TMP/vg.conf" --db "$R_DB" --listen 127.0.0.1:$port --duration "${CAP}s" \
 	--workers 4 --spawn-rate 20 --lifetime 1s --cgroup-memory-max 64M --cgroup-pids-max 100 ${nocg:+--allow-unconfined} \
 	--probe-interval 0 --probe-limit 20 --switch-probe-interval 0 --retain-raw 1h
 pid=$R_PID
@@ -42,7 +45,8 @@ paths=(/ /runs /runs/1 /healthz /metrics /api/v1/status /api/v1/runs /api/v1/run
 	"/api/v1/runs/1/vmstat?name=pgfault&format=csv" /api/v1/runs/1/failures /nope "/runs/1?from=%zz" /runs/999)
 n=0 ok=0 hup=0 usr1=0 killed=
 web_pid() { for c in /proc/[0-9]*; do [ "$(cat "$c/comm" 2>/dev/null)" = fpusoakd-web ] && [ "$(cut -d' ' -f4 "$c/stat" 2>/dev/null)" = "$pid" ] && { echo "${c#/proc/}"; return; }; done; }
-while r_alive "$pid" && [ $(( $(date +%s) - t0 )) -lt $(( DUR + 60 )) ]; do
+while r_alive "$pid" && { [ $(( $(date +%s) - t0 )) -lt "$DUR" ] || [ "$ok" -lt $(( 2 * ${#paths[@]} )) ]; } &&
+	[ $(( $(date +%s) - t0 )) -lt "$CAP" ]; do
 	curl -s -o /dev/null --max-time 10 "http://127.0.0.1:$port${paths[$((n % ${#paths[@]}))]}" && ok=$((ok + 1))
 	n=$((n + 1))
 	el=$(( $(date +%s) - t0 ))
@@ -54,6 +58,7 @@ while r_alive "$pid" && [ $(( $(date +%s) - t0 )) -lt $(( DUR + 60 )) ]; do
 	[ $hup = 0 ] && [ $el -ge $(( DUR / 3 )) ] && { kill -HUP "$pid"; hup=1; }
 	[ $usr1 = 0 ] && [ $el -ge $(( DUR / 2 )) ] && { kill -USR1 "$pid"; usr1=1; }
 done
+kill -TERM "$pid" 2>/dev/null
 wait "$pid"; rc=$?
 took=$(( $(date +%s) - t0 ))
 rep=$R_TMP/vg.$pid.txt
@@ -62,16 +67,19 @@ sed -n '/HEAP SUMMARY/,$p' "$rep" | sed 's/^==[0-9]*== //'
 errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9,]*\) errors.*/\1/p' "$rep" | tr -d ,)
 definite=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$rep" | tr -d ,)
 grep -q 'no leaks are possible' "$rep" && definite=${definite:-0}
-[ "$rc" = 0 ] && pass "daemon under valgrind exited 0 after --duration ${DUR}s (took $took s)" || fail "exit $rc under valgrind: $(tail -3 "$R_TMP/d.log")"
+[ "$rc" = 0 ] && pass "daemon under valgrind exited 0 at SIGTERM after $took s (at least ${DUR} s)" || fail "exit $rc under valgrind: $(tail -3 "$R_TMP/d.log")"
 [ "$errors" = 0 ] && pass "memcheck: 0 errors" || { fail "memcheck: '${errors:-no report}' errors"; grep -m20 -A12 '^==[0-9]*== [A-Z].*\(Invalid\|uninitialised\|Mismatched\)' "$rep"; }
 [ "$definite" = 0 ] && pass "memcheck: 0 bytes definitely lost" || { fail "memcheck: '${definite:-no report}' bytes definitely lost"; grep -B2 -A15 'definitely lost in' "$rep" | head -60; }
 # The run did what a normal run does, so the check covered the real paths.
-read -r samples spawned probes <<<"$(q "SELECT (SELECT count(*) FROM samples), (SELECT coalesce(sum(spawned), 0) FROM v_churn),
-	(SELECT count(*) FROM v_probes WHERE kind = 'capacity')" | tr '|' ' ')"
+read -r samples spawned probes missed <<<"$(q "SELECT (SELECT count(*) FROM samples), (SELECT coalesce(sum(spawned), 0) FROM v_churn),
+	(SELECT count(*) FROM v_probes WHERE kind = 'capacity'), (SELECT coalesce(sum(missed), 0) FROM v_tick_late)" | tr '|' ' ')"
 echo "covered: $samples samples, $spawned worker spawns, $probes capacity probe(s), $n HTTP requests, SIGHUP reload: $(grep -c 'configuration reloaded' "$R_TMP/d.log")"
-[ "${samples:-0}" -ge $(( DUR * 4 / 2 )) ] && [ "${spawned:-0}" -gt 4 ] && [ "$ok" -gt 20 ] \
-	&& pass "the valgrind run sampled ($samples), churned ($spawned spawns) and its web process answered $ok of $n requests" \
-	|| fail "the valgrind run did too little to count: $samples samples, $spawned spawns, $ok of $n requests answered"
+# Half the periods of DUR at 250 ms were ticks or counted missed (a loaded host starves a run under
+# valgrind: 53 samples once), and at least a quarter were ticks.
+[ $(( ${samples:-0} + ${missed:-0} )) -ge $(( DUR * 4 / 2 )) ] && [ "${samples:-0}" -ge "$DUR" ] && [ "${spawned:-0}" -gt 4 ] &&
+	[ "$ok" -ge $(( 2 * ${#paths[@]} )) ] \
+	&& pass "the valgrind run sampled ($samples, $missed periods missed), churned ($spawned spawns) and its web process answered $ok of $n requests" \
+	|| fail "the valgrind run did too little to count: $samples samples ($missed missed), $spawned spawns, $ok of $n requests answered"
 grep -q 'watched through SIGCHLD' "$R_TMP/d.log" && echo "no pidfd_open under this valgrind: the core watched its web process through SIGCHLD"
 check "the web process killed with -9 (pid $killed) was reaped and started again by the core under valgrind" \
 	bash -c '[ "$1" != none ] && grep -q "was killed by signal 9" "$2" && grep -q "restarting the web process" "$2"' _ "$killed" "$R_TMP/d.log"

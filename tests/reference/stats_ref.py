@@ -21,6 +21,12 @@ from the C it checks, so one bug cannot hide in both:
   Hodges-Lehmann  every pairwise difference, sorted (C: selection without
                   materializing); z(0.975) by bisection on erfc.
   Clopper-Pearson bisection on binomial tail sums built from math.comb.
+  Poisson         one rate's exact interval: bisection on tail sums of the
+                  Poisson terms, each exp(j log mu - mu - lgamma(j+1)), added
+                  with math.fsum (C: incomplete gamma by series / continued
+                  fraction); checked against the published Garwood table.
+                  The conditional test's p: binomial tails from math.comb
+                  (C: the incomplete beta).
   bootstrap       a transcription of splitmix64 + xoshiro256** and the same
                   draw order, checked against the published vectors.
   verdict         the documented format and drop order, re-implemented.
@@ -29,6 +35,7 @@ Usage:
   python3 tests/reference/stats_ref.py selfcheck   # python vs published values
   python3 tests/reference/stats_ref.py trend       # C tables for test_trend.c
   python3 tests/reference/stats_ref.py stats       # C tables for test_stats.c
+  python3 tests/reference/stats_ref.py poisson     # C tables for test_poisson.c
 """
 import itertools
 import math
@@ -361,6 +368,82 @@ def rate_ratio(a, ta, b, tb):
     ratio = math.inf if a == 0 else b / a * s
     return dict(ratio=ratio, lo=lo / (1 - lo) * s, hi=math.inf if a == 0 else hi / (1 - hi) * s)
 
+# ---------------------------------------------------------------- Poisson
+
+
+def pois_terms_le(k, mu):
+    """P(X <= k), X ~ Poisson(mu), by summing every term in log space."""
+    if mu == 0:
+        return 1.0
+    lm = math.log(mu)
+    return math.fsum(math.exp(j * lm - mu - math.lgamma(j + 1)) for j in range(k + 1))
+
+
+def pois_terms_ge(k, mu):
+    """P(X >= k) = 1 - P(X <= k-1), the upper terms summed directly out to where they vanish."""
+    if k == 0:
+        return 1.0
+    if mu == 0:
+        return 0.0
+    lm = math.log(mu)
+    top = int(max(k, mu) + 40 * math.sqrt(max(k, mu)) + 100)
+    return math.fsum(math.exp(j * lm - mu - math.lgamma(j + 1)) for j in range(k, top))
+
+
+def bisect_mu(f, target, rising, hi):
+    lo = 0.0
+    for _ in range(3000):
+        mid = (lo + hi) / 2
+        if mid <= lo or mid >= hi or hi - lo <= 1e-16 * hi:
+            break
+        if (f(mid) < target) == rising:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def garwood(k, t=1.0):
+    """Exact central 95% interval of a Poisson rate: k events over exposure t."""
+    top = k + 15 * math.sqrt(k + 1) + 40
+    lo = 0.0 if k == 0 else bisect_mu(lambda m: pois_terms_ge(k, m), 0.025, True, top)
+    hi = bisect_mu(lambda m: pois_terms_le(k, m), 0.025, False, top)
+    return lo / t, hi / t
+
+
+def cond_binom_p(a, ta, b, tb):
+    """Two-sided (doubled smaller tail) p of b of a+b events, B's share tb/(ta+tb) under equal rates."""
+    n = a + b
+    pb = tb / (ta + tb)
+    ge = binom_tail_ge(b, n, pb)
+    le = binom_tail_ge(a, n, ta / (ta + tb))   # P(B <= b) = P(A >= a)
+    return min(1.0, 2 * min(ge, le))
+
+
+# Published exact (Garwood 1936) 95% limits of a Poisson mean, e.g. Ulm (1990) Am J Epidemiol 131:373 table.
+PUBLISHED_GARWOOD = ((0, 0.0, 3.689), (1, 0.0253, 5.572), (2, 0.2422, 7.225), (5, 1.6235, 11.668),
+                     (10, 4.7954, 18.390), (20, 12.217, 30.888))
+
+
+def emit_poisson():
+    out = ["/* one rate's exact 95% interval: {k, t, lo, hi} */", "static const struct ci_case ci_cases[] = {"]
+    for k, t in ((0, 1.0), (1, 1.0), (3, 0.0661), (10, 2.0), (57, 0.25), (400, 24.0), (5000, 1.0)):
+        lo, hi = garwood(k, t)
+        out.append("\t{%d, %s, %s, %s}," % (k, c(t), c(lo), c(hi)))
+    out.append("};")
+    out.append("/* Poisson CDF: {k, mu, P(X <= k)} */")
+    out.append("static const struct cdf_case cdf_cases[] = {")
+    for k, mu in ((0, 0.5), (3, 3.0), (10, 25.0), (100, 80.0), (2, 40.0), (1000, 1100.0)):
+        out.append("\t{%d, %s, %s}," % (k, c(mu), c(pois_terms_le(k, mu))))
+    out.append("};")
+    out.append("/* conditional binomial test, doubled tail: {a, ta, b, tb, p} */")
+    out.append("static const struct p_case p_cases[] = {")
+    for a, ta, b, tb in ((4, 0.0661, 0, 0.0661), (10, 1.0, 10, 1.0), (21, 3011.0, 11, 800.0), (0, 2.0, 9, 1.0),
+                         (3, 1.0, 40, 2.5), (1500, 24.0, 1700, 24.0), (1, 1.0, 0, 1.0)):
+        out.append("\t{%d, %s, %d, %s, %s}," % (a, c(ta), b, c(tb), c(cond_binom_p(a, ta, b, tb))))
+    out.append("};")
+    return "\n".join(out)
+
 # ---------------------------------------------------------------- bootstrap
 
 M64 = (1 << 64) - 1
@@ -434,6 +517,8 @@ def gnum(v, digits):
         v = 0.0
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
+    if 1e4 <= abs(v) < 1e15:
+        return "%.0f" % v
     return "%.*g" % (digits, v)
 
 
@@ -547,6 +632,16 @@ def selfcheck():
     # R ?binom.test (Conover 1971, p. 97f): binom.test(682, 925) CI 0.7076683 0.7654066
     lo, hi = clopper_pearson(682, 925)
     check(abs(lo - 0.7076683) < 1e-7 and abs(hi - 0.7654066) < 1e-7, "R binom.test example: [%.7f, %.7f]" % (lo, hi))
+    for k, lo_p, hi_p in PUBLISHED_GARWOOD:
+        lo, hi = garwood(k)
+        check(abs(lo - lo_p) < 6e-4 * max(1, lo_p) and abs(hi - hi_p) < 6e-4 * hi_p,
+              "Garwood %d: [%.5f, %.5f] vs published [%g, %g]" % (k, lo, hi, lo_p, hi_p))
+    lo, hi = garwood(0)
+    check(lo == 0 and abs(hi + math.log(0.025)) < 1e-12, "Garwood 0: upper = -ln(0.025)")
+    # the test and the rate ratio's interval agree: p < 0.05 exactly when the interval excludes 1
+    for a, b in ((4, 0), (0, 6), (2, 9), (12, 3), (30, 50)):
+        rr, pp = rate_ratio(a, 1.0, b, 1.0), cond_binom_p(a, 1.0, b, 1.0)
+        check((pp < 0.05) == (rr["lo"] > 1 or rr["hi"] < 1), "test p %.4g agrees with the CI %d vs %d" % (pp, a, b))
     check(abs(ibeta_int(3, 4, 0.3) - sum(math.comb(6, j) * 0.3 ** j * 0.7 ** (6 - j) for j in range(3, 7))) < 1e-15,
           "ibeta integer form")
     s = Xoshiro(state=[1, 2, 3, 4])
@@ -742,7 +837,7 @@ def main():
     if selfcheck_quiet():
         sys.exit("stats_ref.py: self-check failed; run with 'selfcheck'")
     print("/* generated by: python3 tests/reference/stats_ref.py %s */" % what)
-    print(emit_trend() if what == "trend" else emit_stats())
+    print(emit_trend() if what == "trend" else emit_poisson() if what == "poisson" else emit_stats())
 
 
 def selfcheck_quiet():

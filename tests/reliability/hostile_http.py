@@ -302,6 +302,18 @@ def main():
         report(False, "server not answering / before the attack (%s %s)" % (st, err))
         return 1
 
+    # The normal client alone first: what / costs on this machine now, without an attack (a loaded
+    # make test made it 0.3 s and more), so the attack is judged by what it adds, not by the host.
+    base = Monitor(a.port)
+    base.start()
+    time.sleep(3)
+    base.stop.set()
+    base.join()
+    base_worst = max(s[0] for s in base.samples) if base.samples else 0.0
+    allow = max(1.0, 3 * base_worst)
+    print("normal client alone: %d fetches of /, worst %.3f s; allowed during the attack: %.3f s"
+          % (len(base.samples), base_worst, allow), flush=True)
+
     # Phase 1: hostile requests, 8 at a time, with the monitor running.
     mon = Monitor(a.port)
     mon.start()
@@ -328,8 +340,9 @@ def main():
            % len(res.fails))
     p1 = mon.samples[:]
     worst = max(s[0] for s in p1) if p1 else 99
-    bad = [s for s in p1 if not s[1] or s[0] > 1.0]
-    report(p1 and not bad, "normal client during phase 1: %d fetches of /, worst %.3f s, %d failed or > 1 s" % (len(p1), worst, len(bad)))
+    bad = [s for s in p1 if not s[1] or s[0] > allow]
+    report(p1 and not bad, "normal client during phase 1: %d fetches of /, worst %.3f s, %d failed or > %.3f s (alone: %.3f s)"
+           % (len(p1), worst, len(bad), allow, base_worst))
 
     # RFC MUSTs the server does not enforce, reported (harmless for a read-only loopback server).
     notes = []
@@ -354,11 +367,11 @@ def main():
     for label, sources in [("from 127.0.0.2-9", ["127.0.0.%d" % i for i in range(2, 10)]), ("from 127.0.0.1", [HOST])]:
         w, most, reopened = hold_idle(a.port, a.idle, sources, a.hold)
         worst = max(x[0] for x in w)
-        bad = [x for x in w if not x[1] or x[0] > 1.0]
+        bad = [x for x in w if not x[1] or x[0] > allow]
         print("phase 2 %s: %d idle connections held %.0f s (up to %d open at a check; %d reopened after the server closed them); normal client: %s"
               % (label, a.idle, a.hold, most, reopened, [(round(x[0], 3), x[2] or x[3]) for x in w][:12]), flush=True)
-        report(not bad, "%d idle connections %s: a normal client got / within 1 s (%d of %d; worst %.3f s)"
-               % (a.idle, label, len(w) - len(bad), len(w), worst))
+        report(not bad, "%d idle connections %s: a normal client got / within %.3f s (%d of %d; worst %.3f s)"
+               % (a.idle, label, allow, len(w) - len(bad), len(w), worst))
         time.sleep(0.5)
     st, _, body, err = exchange(a.port, req(b"GET", b"/"))
     report(st == 200, "server answers / after the attack (%s)" % (st or err))

@@ -524,6 +524,32 @@ static void test_probe_rules(void)
 	T_EQ_I(p.count, 0, "count 0");
 }
 
+/* The switch probe's verdict on what its child measured: a number only from enough of it. */
+static void test_switch_report(void)
+{
+	static const struct { struct probe_switch_result r; const char *reason; } t[] = {
+		{ { .threads = 16, .yields = 200000, .base_yields = 250000, .sys_us = 300000, .user_us = 20000,
+		    .base_sys_us = 280000, .base_user_us = 15000 }, "done" },
+		{ { .threads = 16, .yields = 129, .base_yields = 80, .sys_us = 0, .user_us = 0 }, "failed:starved" },
+		{ { .threads = 16, .yields = 5000, .base_yields = 5000, .sys_us = 0, .user_us = 4000,
+		    .base_sys_us = 20000, .base_user_us = 0 }, "failed:starved" },           /* 4 ms: one tick */
+		{ { .threads = 16, .yields = 5000, .base_yields = 999, .sys_us = 20000, .base_sys_us = 20000 },
+		  "failed:starved" },
+		{ { .threads = 16, .yields = 0, .base_yields = 5000 }, "failed:no_yields" },
+		{ { .threads = 3, .err = EAGAIN, .yields = 5000, .base_yields = 5000 }, "failed:EAGAIN" },
+	};
+	struct churn_probe_done d;
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		memset(&d, 0, sizeof d);
+		probe_switch_report(&t[i].r, &d);
+		T_EQ_S(d.stop_reason, t[i].reason, "switch report case %zu", i);
+	}
+	memset(&d, 0, sizeof d);
+	probe_switch_report(&t[0].r, &d);
+	T_CHECK(d.result > 1.49 && d.result < 1.51, "result = system us per yield (%.3f)", d.result);
+}
+
 int main(void)
 {
 	const char *env = getenv("FPUSOAK_SEED");
@@ -531,6 +557,7 @@ int main(void)
 	seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
 	printf("seed %llu (replay with FPUSOAK_SEED=%llu)\n", (unsigned long long)seed, (unsigned long long)seed);
 	test_rate();
+	test_switch_report();
 	test_population();
 	test_lifetimes();
 	test_accounting();

@@ -228,6 +228,18 @@ static void test_sysfs(void)
 	printf("found: /sys/hypervisor: %s%s%s\n", rc == 0 ? type : "(absent)", guest[0] ? "/" : "", guest);
 }
 
+/* Issue 31: "other:bhyve bhyve " (the signature's blank padding) showed in /metrics labels and summaries. */
+static void test_hv_name(void)
+{
+	char out[32];
+
+	T_EQ_S(cpuinfo_hv_name("bhyve bhyve ", out, sizeof out), "other:bhyve bhyve", "bhyve: the padding is not the name");
+	T_EQ_S(cpuinfo_hv_name("TCGTCGTCGTCG", out, sizeof out), "other:TCGTCGTCGTCG", "TCG: 12 bytes, no padding");
+	T_EQ_S(cpuinfo_hv_name("KVMKVMKVM", out, sizeof out), "kvm", "KVM");
+	T_EQ_S(cpuinfo_hv_name("Microsoft Hv", out, sizeof out), "hyperv", "Hyper-V (a blank inside is kept)");
+	T_EQ_S(cpuinfo_hv_name("", out, sizeof out), "other:", "no signature");
+}
+
 /* cpuinfo_proc_model over /proc/cpuinfo text: the first "model name", trimmed; absent, cut or odd: said. */
 static void test_proc_model(void)
 {
@@ -255,6 +267,7 @@ static void test_proc_model(void)
 
 int main(void)
 {
+	test_hv_name();
 	test_proc_model();
 	test_live();
 	test_xstate();

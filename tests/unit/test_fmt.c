@@ -49,6 +49,10 @@ int main(void)
 {
 	long bad = 0, n = 0;
 	int shown = 0;
+	char tb[FMT_TIME_LEN];
+
+	/* Issue 31: the window form's value kept only minutes, so its defaults dropped a window's last seconds. */
+	T_EQ_S(fmt_time_input(1717243265500LL, tb, sizeof tb), "2024-06-01T12:01:05", "datetime-local value with seconds");
 
 	rng = (uint64_t)time(NULL) | 1;
 	printf("      seed %llu\n", (unsigned long long)rng);

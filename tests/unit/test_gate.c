@@ -35,7 +35,7 @@ static struct report_cond base(void)
 
 static const char *kind_name[REPORT_LINE_NKINDS] = { "capacity", "FPU cost", "headroom", "alloc failures",
 						     "spawn failures", "spawns/s", "atomic risk",
-						     "traced failures", "fragmenting fallbacks" };
+						     "traced failures", "fragmenting fallbacks", "churn OOM kills" };
 
 /* Check one condition against a row of the table: 'H' not comparable, 'c' comparable with a caveat, '-' neither. */
 static void row(const char *what, const struct report_cond *a, const struct report_cond *b, const char *want)
@@ -54,51 +54,51 @@ int main(void)
 	struct report_cond a = base(), b = base();
 	struct report_gate g;
 
-	row("equal settings", &a, &b, "---------");
+	row("equal settings", &a, &b, "----------");
 	b = base(); snprintf(b.cgroup, sizeof b.cgroup, "none"); snprintf(b.unconfined_why, sizeof b.unconfined_why, "x");
-	row("B unconfined, cgroup scope", &a, &b, "H-HHHHHHH");
+	row("B unconfined, cgroup scope", &a, &b, "H-HHHHHHHH");
 	snprintf(a.probe_scope, sizeof a.probe_scope, "guest");
 	snprintf(b.probe_scope, sizeof b.probe_scope, "guest");
-	row("B unconfined, both guest scope", &a, &b, "--HHHHHHH");
+	row("B unconfined, both guest scope", &a, &b, "--HHHHHHHH");
 	a = base(); b = base(); snprintf(b.cgroup, sizeof b.cgroup, "v2");
-	row("v1 vs v2", &a, &b, "H-ccccccc");
+	row("v1 vs v2", &a, &b, "H-cccccccc");
 	b = base(); b.memory_max = 64 << 20;
-	row("memory limit", &a, &b, "H-ccccccc");
+	row("memory limit", &a, &b, "H-cccccccH");
 	snprintf(a.probe_scope, sizeof a.probe_scope, "guest");
 	snprintf(b.probe_scope, sizeof b.probe_scope, "guest");
-	row("memory limit, both guest scope (lifted during the fill)", &a, &b, "--ccccccc");
+	row("memory limit, both guest scope (lifted during the fill)", &a, &b, "--cccccccH");
 	a = base(); b = base(); b.pids_max = 201;
-	row("pids limit", &a, &b, "H-ccHHccc");
+	row("pids limit", &a, &b, "H-ccHHcccc");
 	b = base(); b.worker_memory = 1 << 20;
-	row("worker memory", &a, &b, "H-HHccHHH");
+	row("worker memory", &a, &b, "H-HHccHHHH");
 	b = base(); b.workers = 64;
-	row("workers", &a, &b, "ccHHHHHHH");
+	row("workers", &a, &b, "ccHHHHHHHH");
 	b = base(); snprintf(b.spawn_rate, sizeof b.spawn_rate, "max");
-	row("spawn rate", &a, &b, "ccHHHHHHH");
+	row("spawn rate", &a, &b, "ccHHHHHHHH");
 	b = base(); b.has_churn = 0;
-	row("churn in A only", &a, &b, "ccHHHHHHH");
+	row("churn in A only", &a, &b, "ccHHHHHHHH");
 	b = base(); snprintf(b.probe_scope, sizeof b.probe_scope, "guest");
-	row("probe scope", &a, &b, "H-ccccccc");
+	row("probe scope", &a, &b, "H-cccccccc");
 	b = base(); b.probe_limit = 64;
-	row("probe limit", &a, &b, "c--------");
+	row("probe limit", &a, &b, "c---------");
 	b = base(); snprintf(b.fpu_kind, sizeof b.fpu_kind, "avx512");
-	row("FPU kind", &a, &b, "HHccccccc");
+	row("FPU kind", &a, &b, "HHcccccccc");
 	b = base(); b.switch_threads = 16;
-	row("FPU-cost threads", &a, &b, "-H-------");
+	row("FPU-cost threads", &a, &b, "-H--------");
 	b = base(); b.sample_interval_ms = 250;
-	row("sample interval", &a, &b, "--c---H--");
+	row("sample interval", &a, &b, "--c---H---");
 	b = base(); snprintf(b.guest_type, sizeof b.guest_type, "HVM");
-	row("guest type", &a, &b, "HHHHHHHHH");
+	row("guest type", &a, &b, "HHHHHHHHHH");
 	b = base(); b.mem_total_kb = 79424 + 794;   /* 0.99%: within 1% */
-	row("MemTotal 0.99% apart", &a, &b, "---------");
+	row("MemTotal 0.99% apart", &a, &b, "----------");
 	b.mem_total_kb = 79424 + 810;               /* 1.01% of the larger */
-	row("MemTotal 1.01% apart", &a, &b, "HcHHHHHHH");
+	row("MemTotal 1.01% apart", &a, &b, "HcHHHHHHHH");
 	b = base(); b.xstate_bytes = 2696;
-	row("XSAVE size", &a, &b, "HHccccccc");
+	row("XSAVE size", &a, &b, "HHcccccccc");
 	b = base(); snprintf(b.kernel_release, sizeof b.kernel_release, "6.1.0-58-amd64");
 	snprintf(b.label, sizeof b.label, "gfp-atomic");
 	snprintf(b.cmdline, sizeof b.cmdline, "eagerfpu=off");
-	row("kernel, label, cmdline (meant)", &a, &b, "---------");
+	row("kernel, label, cmdline (meant)", &a, &b, "----------");
 
 	/* The trace: an instance in one run only weighs like MemTotal (9440 kB of 79424: 11.9%); a run without
 	 * the trace refuses the trace's two lines; not recorded (before schema 8) is off. */
@@ -107,16 +107,16 @@ int main(void)
 		snprintf(d.tracefs, sizeof d.tracefs, "off");
 		snprintf(d.trace_why, sizeof d.trace_why, "not mounted: neither ...");
 		d.trace_kb = -1;
-		row("tracefs on in A only, its instance 11.9% of MemTotal", &c, &d, "HcHHHHHHH");
+		row("tracefs on in A only, its instance 11.9% of MemTotal", &c, &d, "HcHHHHHHHH");
 		c.trace_kb = 700;
-		row("tracefs on in A only, its instance 0.9% of MemTotal", &c, &d, "c-cccccHH");
+		row("tracefs on in A only, its instance 0.9% of MemTotal", &c, &d, "c-cccccHHc");
 		c.trace_kb = -1;
-		row("tracefs on in A only, its size unknown", &c, &d, "c-cccccHH");
+		row("tracefs on in A only, its size unknown", &c, &d, "c-cccccHHc");
 		d.tracefs[0] = 0;
-		row("tracefs on in A, B before schema 8", &c, &d, "c-cccccHH");
-		row("tracefs on in B, A before schema 8", &d, &c, "c-cccccHH");
+		row("tracefs on in A, B before schema 8", &c, &d, "c-cccccHHc");
+		row("tracefs on in B, A before schema 8", &d, &c, "c-cccccHHc");
 		snprintf(c.tracefs, sizeof c.tracefs, "off");
-		row("tracefs off in A, B before schema 8", &c, &d, "-------HH");
+		row("tracefs off in A, B before schema 8", &c, &d, "-------HH-");
 		report_gate_line(REPORT_LINE_EXTFRAG, &d, &c, &g);
 		T_CHECK(!g.comparable && strstr(g.why, "run A had no trace (recorded before fpusoakd read tracefs)"), "%s", g.why);
 		c = base();
@@ -189,6 +189,66 @@ int main(void)
 		report_gate_short_paths(t);
 		T_EQ_S(t, "cgroup fpusoakd-workers-0123456789ab exists and has processes (pid 7; another fpusoakd on the same "
 			  "database?); see /tmp/ and \"b\"", "a reason's paths shortened to their last component");
+	}
+	/* Issue 31, item 1: both runs set --cgroup-pids-max 4096; the kernel reads back 4097 (v1: the spawner's pid)
+	 * and 4098 (and the fragmenting load's): the daemon's own additions, not a difference between the runs. */
+	a = base(); b = base();
+	a.pids_set = b.pids_set = 4096;
+	a.memory_set = b.memory_set = a.memory_max;
+	a.pids_max = 4097;
+	b.pids_max = 4098;
+	snprintf(a.fragment, sizeof a.fragment, "off");
+	snprintf(b.fragment, sizeof b.fragment, "heavy");
+	row("pids 4096 set in both, read back 4097 (A) and 4098 (B, with the load)", &a, &b, "----------");
+	report_gate_pair(&a, &b, &g);
+	T_CHECK(g.comparable && g.ncaveats == 0, "the pair: nothing to say of the limits (%d caveats%s%s)", g.ncaveats,
+		g.ncaveats ? ": " : "", g.ncaveats ? g.caveat[0] : "");
+	/* ... where the kernel did not take the limit (no pids controller: read back "no limit"), say so. */
+	b.pids_max = 0;
+	report_gate_pair(&a, &b, &g);
+	T_CHECK(g.comparable && g.ncaveats == 1 &&
+		strstr(g.caveat[0], "run B's pids limit in force was none, not the 4096 set (and the daemon's own)"),
+		"the kernel disagreed: %s", g.ncaveats ? g.caveat[0] : "");
+	b.pids_max = 4098;
+	b.pids_set = 2048;
+	row("pids 4096 (A) vs 2048 (B) set", &a, &b, "H-ccHHcccc");
+
+	/* Item 2: what differs, the experiment first; a knob of one kernel only shows as absent. */
+	{
+		struct report_factors f;
+		a = base(); b = base();
+		snprintf(a.fragment, sizeof a.fragment, "off");
+		snprintf(b.fragment, sizeof b.fragment, "heavy");
+		a.vm_known = b.vm_known = 1;
+		a.nvm = b.nvm = 2;
+		snprintf(a.vm[0].name, sizeof a.vm[0].name, "vm.min_free_kbytes");
+		snprintf(a.vm[0].value, sizeof a.vm[0].value, "67584");
+		b.vm[0] = a.vm[0];
+		snprintf(a.vm[1].name, sizeof a.vm[1].name, "thp.enabled");
+		snprintf(a.vm[1].value, sizeof a.vm[1].value, "madvise");
+		b.vm[1] = a.vm[1];
+		report_gate_factors(&a, &b, &f);
+		T_CHECK(f.n == 1 && strcmp(f.f[0].name, "fragmenting load") == 0 && strcmp(f.f[0].a, "off") == 0 &&
+			strcmp(f.f[0].b, "heavy") == 0 && !f.vm_unknown, "the load alone differs: %d factor(s), %s %s vs %s",
+			f.n, f.n ? f.f[0].name : "", f.n ? f.f[0].a : "", f.n ? f.f[0].b : "");
+		snprintf(b.vm[0].value, sizeof b.vm[0].value, "16384");
+		snprintf(b.vm[1].name, sizeof b.vm[1].name, "vm.defrag_mode");
+		snprintf(b.vm[1].value, sizeof b.vm[1].value, "1");
+		snprintf(b.gfp_mode, sizeof b.gfp_mode, "atomic");
+		snprintf(a.gfp_mode, sizeof a.gfp_mode, "off");
+		b.switch_threads = 16;
+		report_gate_factors(&a, &b, &f);
+		char all[512] = "";
+		for (int i = 0; i < f.n; i++)
+			t_app(all, sizeof all, "%s%s=%s/%s", i ? " " : "", f.f[i].name, f.f[i].a, f.f[i].b);
+		T_EQ_S(all, "fragmenting load=off/heavy --gfp-mode=off/atomic vm.min_free_kbytes=67584/16384 "
+		       "thp.enabled=madvise/absent vm.defrag_mode=absent/1 FPU-cost probe threads=64/16",
+		       "every difference, the experiment first");
+		T_CHECK(report_factor_matters(&f.f[0], REPORT_LINE_HEADROOM) && !report_factor_matters(&f.f[5], REPORT_LINE_HEADROOM) &&
+			report_factor_matters(&f.f[5], REPORT_LINE_FPU_COST), "the probe's threads matter to the FPU-cost line only, the load to any");
+		b.vm_known = 0;
+		report_gate_factors(&a, &b, &f);
+		T_CHECK(f.vm_unknown && f.n == 3, "knobs not recorded for B: not listed, said unknown (%d)", f.n);
 	}
 	T_DONE();
 }

@@ -192,6 +192,12 @@ int main(void)
 	T_CHECK(st && store_import(st, other, NULL, NULL, err, sizeof err) < 0 && strstr(err, "newer"),
 		"a newer schema is refused (%s)", err);
 	T_CHECK(md5(other, h1) == 0 && strcmp(h0, h1) == 0, "and left unchanged");
+	/* Issue 31: a source whose migration fails (its tables there, its user_version lost: 0) freed the ATTACH
+	 * text twice and aborted in malloc; refused instead, and the target keeps working. */
+	snprintf(other, sizeof other, "%s/noversion.db", dir);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s' && sqlite3 '%s' 'PRAGMA user_version = 0'", src, other, other);
+	T_CHECK(system(cmd) == 0 && st && store_import(st, other, NULL, NULL, err, sizeof err) < 0 &&
+		strstr(err, "migration"), "a source that cannot be migrated is refused, no crash (%s)", err);
 	snprintf(other, sizeof other, "%s/foreign.db", dir);
 	snprintf(cmd, sizeof cmd, "sqlite3 '%s' 'CREATE TABLE t (x)'", other);
 	T_CHECK(system(cmd) == 0 && st && store_import(st, other, NULL, NULL, err, sizeof err) < 0 &&

@@ -395,8 +395,30 @@ static void test_fixture(void)
 	T_CHECK(dicts > 0 && escapes > 0, "fixture exercises dictionaries (%zu) and \\x escapes (%zu)", dicts, escapes);
 }
 
+/* Issue 31: the task line after a failure gives its pid (the failure line names none). */
+static void test_task_line(void)
+{
+	static const char l6[] = "CPU: 3 UID: 0 PID: 4242 Comm: fpusoakd-spawne Not tainted 6.18.44-fc #1";
+	static const char l5[] = "CPU: 0 PID: 794 Comm: kworker/1: 0 Tainted: G        W          6.1.0-57-amd64 #1";
+	static const char esc[] = "CPU: 1 PID: 77 Comm: fp\\x01\"<&>\\x5c80 Not tainted 6.18";
+	struct kmsg_task t;
+
+	T_CHECK(kmsg_parse_task(l6, sizeof l6 - 1, &t) == 0 && t.pid == 4242 &&
+		kmsg_task_is(&t, "fpusoakd-spawne", 15) && !kmsg_task_is(&t, "fpusoakd-spawn", 14) &&
+		!kmsg_task_is(&t, "fpusoakd", 8), "6.10+ (UID): pid 4242, the comm matched whole");
+	T_CHECK(kmsg_parse_task(l5, sizeof l5 - 1, &t) == 0 && t.pid == 794 && kmsg_task_is(&t, "kworker/1: 0", 12),
+		"before 6.10: pid 794, a comm with a blank in it");
+	T_CHECK(kmsg_parse_task(esc, sizeof esc - 1, &t) == 0 && t.pid == 77 && kmsg_task_is(&t, "fp\x01\"<&>\\80", 10),
+		"a comm with escaped bytes compares as the kernel escapes it");
+	T_CHECK(kmsg_task_is(&t, "fpusoakd-spawner-too-long", 25) == 0, "another comm");
+	T_EQ_I(kmsg_parse_task("CPU: x PID: 1 Comm: a b", 23, &t), -1, "no CPU number");
+	T_EQ_I(kmsg_parse_task("CPU: 1 PID: 99999999999 Comm: a b", 33, &t), -1, "pid out of range");
+	T_EQ_I(kmsg_parse_task("CPU: 1 PID: 5 Comm:", 19, &t), -1, "no comm");
+}
+
 int main(void)
 {
+	test_task_line();
 	test_lines();
 	test_overlong();
 	test_random_comm();

@@ -19,6 +19,15 @@ static int has_line(const struct strbuf *sb, const char *line)
 	return 0;
 }
 
+static int count_substr(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
 int main(void)
 {
 	static struct buddyinfo bi;
@@ -249,6 +258,24 @@ int main(void)
 		!strstr(sb.buf, "headroom") && !strstr(sb.buf, "worker") && !strstr(sb.buf, "probe") &&
 		!strstr(sb.buf, "failures") && !strstr(sb.buf, "oom") && !strstr(sb.buf, "atomic_request"),
 		"absent inputs give no family");
+	/* Classified failures: {source,cause,order}, only the series that counted one; they replace the {order} family. */
+	{
+		static uint64_t fc[3][4][16];
+		sb_reset(&sb);
+		fc[0][2][3] = 4;       /* kmsg fragmentation order 3 */
+		fc[2][1][0] = 7;       /* module watermark order 0 */
+		fc[1][3][15] = 1;      /* trace reserve order 15+ */
+		in.failure_causes = fc;
+		T_EQ_I(metrics_build(&sb, &in), 0, "build with failure causes");
+		T_CHECK(has_line(&sb, "fpusoakd_alloc_failures_total{source=\"kmsg\",cause=\"fragmentation\",order=\"3\"} 4") &&
+			has_line(&sb, "fpusoakd_alloc_failures_total{source=\"module\",cause=\"watermark\",order=\"0\"} 7") &&
+			has_line(&sb, "fpusoakd_alloc_failures_total{source=\"trace\",cause=\"reserve\",order=\"15\"} 1"),
+			"fpusoakd_alloc_failures_total{source,cause,order}: the three counted series");
+		T_CHECK(!strstr(sb.buf, "fpusoakd_alloc_failures_total{order=") &&
+			!strstr(sb.buf, "cause=\"unknown\""), "... no {order} series, no zero series");
+		T_EQ_I(count_substr(sb.buf, "# TYPE fpusoakd_alloc_failures_total counter"), 1, "... one family");
+		in.failure_causes = NULL;
+	}
 	/* With the fpusoak_gfp module: refused HOLDs among churn workers, and the model checks. */
 	{
 		static struct churn_counters gc;

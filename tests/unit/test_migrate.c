@@ -129,6 +129,34 @@ int main(void)
 		before[v] = cli(path, views[v]);
 	T_CHECK(before[1] && strlen(before[1]) > 10000 && before[2] && strlen(before[2]) > 1000, "views readable before");
 
+	/* fpusoakd upgrade (store_upgrade): the same migration, no run added, a backup of schema 4 first. */
+	{
+		char up[300], bak[400], e3[512] = "";
+		int from, to;
+		snprintf(up, sizeof up, "%s/up.db", dir);
+		snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, up);
+		T_CHECK(system(cmd) == 0, "a copy to upgrade");
+		T_CHECK(store_upgrade(up, bak, sizeof bak, &from, &to, e3, sizeof e3) == 0 && from == 4 &&
+			to == store_migrations[store_nmigrations - 1].version, "upgrade: 4 -> %d (%s)", to, e3);
+		T_CHECK(strstr(bak, "/up.db.schema4.bak") && cli_int(bak, "PRAGMA user_version") == 4 &&
+			cli_int(bak, "SELECT count(*) FROM runs") == 2, "the backup as the file was: %s", bak);
+		T_EQ_I(cli_int(up, "SELECT count(*) FROM runs"), 2, "no run added");
+		for (int v = 0; v < NV; v++) {
+			char *u = cli(up, views[v]);
+			T_CHECK(before[v] && u && strcmp(before[v], u) == 0, "upgraded, %s: same text", views[v]);
+			free(u);
+		}
+		T_CHECK(store_upgrade(up, bak, sizeof bak, &from, &to, e3, sizeof e3) == 0 && !bak[0] && from == to,
+			"a second upgrade: nothing to do, no backup");
+		st = store_open(up, 1 << 20, err, sizeof err);
+		T_CHECK(st && store_upgrade(up, bak, sizeof bak, &from, &to, e3, sizeof e3) < 0 && strstr(e3, "running fpusoakd"),
+			"refused while a daemon holds it (%s)", e3);
+		store_close(st);
+		snprintf(up, sizeof up, "%s/none.db", dir);
+		T_CHECK(store_upgrade(up, bak, sizeof bak, &from, &to, e3, sizeof e3) < 0 && access(up, F_OK) != 0,
+			"a file that is not there: refused, and not created (%s)", e3);
+	}
+
 	st = store_open(path, 1 << 20, err, sizeof err);
 	T_CHECK(st != NULL, "store_open migrates it (%s)", st ? "ok" : err);
 	store_close(st);
@@ -156,13 +184,14 @@ int main(void)
 	       "v_runs carries gfp_mode (009), xen_domain and xen_domid (012) and 007's columns");
 
 	/* A database main made at schema 12 never ran 008 (merged later): opening it applies 008 late and
-	 * leaves the version at 12; opening it again applies nothing. */
+	 * leaves the version at 12; opening it again applies nothing.  013 adds columns to 008's trace_failures,
+	 * so it comes after 008 whatever the merge order: it is left out with it (and applied by its version). */
 	{
 		char late[300];
 		snprintf(late, sizeof late, "%s/late.db", dir);
 		T_CHECK(sqlite3_open(late, &db) == SQLITE_OK, "create a database at 12 without 008");
 		for (int i = 0; i < store_nmigrations; i++) {
-			if (store_migrations[i].version == 8)
+			if (store_migrations[i].version == 8 || store_migrations[i].version == 13)
 				continue;
 			snprintf(sql, sizeof sql, "PRAGMA user_version = %d", store_migrations[i].version);
 			if (exec(db, store_migrations[i].sql) < 0 || exec(db, sql) < 0)

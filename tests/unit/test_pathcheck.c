@@ -37,6 +37,25 @@ int main(void)
 	T_CHECK(strstr(why, "/f is not a folder") != NULL, "  %s", why);
 	T_EQ_I(pathcheck_db("", 1, why, sizeof why), -1, "empty path");
 	T_EQ_I(pathcheck_db("x.db", 1, why, sizeof why), access(".", W_OK) == 0 ? 0 : -1, "a bare name: the current folder");
+	/* The header: SQLite's 16 bytes, or an empty file, pass; anything else is not a database (issue 31: a bad
+	 * --db said "file is not a database" only after the start's warnings). */
+	{
+		static const char *const body[3] = { "SQLite format 3\0 and its pages", "", "this is not a database, and more" };
+		static const size_t len[3] = { 31, 0, 32 };
+		for (int i = 0; i < 3; i++) {
+			FILE *hf;
+			snprintf(p, sizeof p, "%s/h%d.db", dir, i);
+			if ((hf = fopen(p, "wb"))) {
+				fwrite(body[i], 1, len[i], hf);
+				fclose(hf);
+			}
+			why[0] = 0;
+			T_EQ_I(pathcheck_db_header(p, why, sizeof why), i == 2 ? -1 : 0, "header case %d (%s)", i, why);
+			unlink(p);
+		}
+		snprintf(p, sizeof p, "%s/absent.db", dir);
+		T_EQ_I(pathcheck_db_header(p, why, sizeof why), 0, "an absent file: pathcheck_db's to say");
+	}
 	snprintf(p, sizeof p, "%s/f", dir);
 	unlink(p);
 	rmdir(dir);

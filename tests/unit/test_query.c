@@ -175,6 +175,22 @@ int main(void)
 	/* open */
 	q = query_open("/nonexistent/dir/x.db", err, sizeof err);
 	T_CHECK(q == NULL && strstr(err, "/nonexistent/dir/x.db"), "open of a missing file fails and names it (%s)", err);
+	/* Issue 31: a directory was a "disk I/O error", a damaged file "prepare: file is not a database". */
+	q = query_open("/tmp", err, sizeof err);
+	T_CHECK(q == NULL && strstr(err, "/tmp is a directory"), "a directory says so (%s)", err);
+	{
+		char junk[300];
+		FILE *f;
+		snprintf(junk, sizeof junk, "%s/junk.db", dir);
+		if ((f = fopen(junk, "w"))) {
+			fputs("this is not a database, but it is longer than SQLite's 16-byte header\n", f);
+			fclose(f);
+		}
+		q = query_open(junk, err, sizeof err);
+		T_CHECK(q == NULL && strstr(err, "is not an SQLite database") && !strstr(err, "prepare"),
+			"a file that is not SQLite says so (%s)", err);
+		unlink(junk);
+	}
 	snprintf(cmd, sizeof cmd, "sqlite3 %s/other.db 'CREATE TABLE t(x)'", dir);
 	T_CHECK(system(cmd) == 0, "make a non-fpusoakd database");
 	snprintf(cmd, sizeof cmd, "%s/other.db", dir);

@@ -79,10 +79,15 @@ static int close_to(double a, double b, double rel)
 	return fabs(a - b) <= rel * fmax(1, fmax(fabs(a), fabs(b)));
 }
 
+/* The line labelled label, or "label (all processes)": the failure lines of runs that recorded no task of their
+ * failures (testdb.h's, like an older fpusoakd's) count every process's, and say so. */
 static const struct report_line *find(const struct report_cmp *c, const char *label)
 {
+	size_t n = strlen(label);
+
 	for (int i = 0; i < c->n; i++)
-		if (strcmp(c->line[i].label, label) == 0)
+		if (strcmp(c->line[i].label, label) == 0 ||
+		    (strncmp(c->line[i].label, label, n) == 0 && strcmp(c->line[i].label + n, " (all processes)") == 0))
 			return &c->line[i];
 	return NULL;
 }
@@ -354,10 +359,10 @@ int main(void)
 	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strcmp(l->word, "too few data (n=5+0 probes; needs 5+3)") == 0,
 		"capacity: too few data, not a verdict (%s)", l ? l->word : "");
 	l = find(c, "alloc failures/h");
-	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "run B has fewer than 2 samples"),
+	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "run B has no exposure"),
 		"rates need an exposure (%s)", l ? l->word : "");
 	l = find(c, "headroom o3/h");
-	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "needs 3+3"), "headroom: %s",
+	T_CHECK(l && !l->ok && l->w == REPORT_W_TOO_FEW && strstr(l->word, "needs 6+6"), "headroom: %s",
 		l ? l->word : "");
 	for (int i = 0; i < c->n; i++) {
 		const struct report_line *x = &c->line[i];
@@ -418,8 +423,9 @@ int main(void)
 			"churn: 1200 spawned, 9 spawn failures, rates over the churn span (%lld ms)", (long long)ch.tot.span_ms);
 		T_EQ_I(report_probes(q, 1, -1, -1, &pr), 0, "probes of run 1");
 		T_CHECK(pr.rows == 7 && pr.capacity.n == 5 && pr.capacity.median == 254 && pr.capacity.min == 250 &&
-			pr.capacity.max == 258 && pr.capacity.fit_ok && pr.fpu_cost.n == 2 && !pr.fpu_cost.fit_ok &&
-			close_to(pr.fpu_cost.median, 1.6, 1e-12), "probes: 5 capacity (median 254, 250..258, a trend), 2 FPU-cost");
+			pr.capacity.max == 258 && !pr.capacity.fit_ok && pr.fpu_cost.n == 2 && !pr.fpu_cost.fit_ok &&
+			close_to(pr.fpu_cost.median, 1.6, 1e-12),
+			"probes: 5 capacity (median 254, 250..258; too few for a trend: issue 31 wants 6), 2 FPU-cost");
 		report_probes_free(&pr);
 	}
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/compare.h"
+#include "report/headline.h"
 #include "report/headroom.h"
 #include "store/query.h"
 #include "store/store.h"
@@ -65,6 +66,14 @@ static int submit(struct store *st, int64_t run, int i, int64_t h3, int frag)
 	bi.z[0].free[0] = bi.z[0].free[1] = bi.z[0].free[2] = 50;
 	bi.z[0].free[3] = (uint64_t)h3;
 	store_tick_buddyinfo(st, t, &bi);
+	/* B: three capacity probes 40 s apart, nearly on a line (issue 31: "trend -840 workers/h, 95% CI
+	 * [-840.2, -839.9]: significant" from three probes in two minutes). */
+	if (frag && (i == 40 || i == 80 || i == 120)) {
+		struct store_probe p = { .ts_ms = T0 + 3600000 + (int64_t)i * 1000, .kind = "capacity",
+					 .result = i == 40 ? 215 : i == 80 ? 201 : 188, .stop_reason = "spawn_failed:EAGAIN",
+					 .duration_ms = 900 };
+		store_tick_probe(t, &p);
+	}
 	if (frag) {
 		struct store_fragment f = { .state = 1 + i % 4, .cycles = (uint64_t)i / 14, .anon_bytes = 4096u * i,
 					    .pipe_bytes = 8192u * i, .pgtable_bytes = 4096, .socket_bytes = 1280u * i,
@@ -175,6 +184,49 @@ int main(void)
 			fabs(l->c.est - (fb.slope - fa.slope) * 3.6e6) < 1e-6 * fabs(l->c.est),
 			"the comparison: per-tick slopes, %d ticks a side, difference %.0f blocks/h, significant: %s", N,
 			l ? l->c.est : 0, l ? l->verdict : "(no line)");
+	}
+
+	/* What differs: the load alone, named first, and the headroom verdict is its effect. */
+	T_CHECK(c->diff.n == 1 && strcmp(c->diff.f[0].name, "fragmenting load") == 0 &&
+		strcmp(c->differs, "fragmenting load off (A) vs heavy (B)") == 0, "what differs: %s", c->differs);
+	for (int i = 0; i < c->n; i++)
+		if (strcmp(c->line[i].label, "headroom o3/h") == 0)
+			T_CHECK(strstr(c->line[i].attrib, "the effect of fragmenting load off (A) vs heavy (B)") != NULL,
+				"the headroom line is attributed to the load: %s", c->line[i].attrib);
+
+	/* Item 4: a chart of the comparison draws exactly the rows its line used: every tick of a short run (the
+	 * page drew the first 5 of them, captioned "minute averages"), the probes the capacity line compared. */
+	{
+		struct report_cmp *k = calloc(1, sizeof *k);
+		const struct report_line *h = NULL, *cap = NULL;
+		T_EQ_I(k ? report_compare_with(q, ra, q, rb, &(struct report_cmp_opts){ .keep_series = 1 }, k) : -1, 0,
+		       "compare A and B, rows kept");
+		for (int i = 0; k && i < k->n; i++) {
+			if (strcmp(k->line[i].label, "headroom o3/h") == 0)
+				h = &k->line[i];
+			if (strcmp(k->line[i].label, "capacity") == 0)
+				cap = &k->line[i];
+		}
+		T_CHECK(h && h->s[0].n == N && h->s[1].n == N && strcmp(h->s[1].what, "ticks") == 0 && h->s[1].has_fit &&
+			h->s[1].v[N - 1] == (double)hb[N - 1] && fabs(h->s[1].fit.slope - fb.slope) < 1e-12,
+			"headroom: the %d ticks each side was fitted through, and that fit (%zu, %zu)", N, h ? h->s[0].n : 0,
+			h ? h->s[1].n : 0);
+		T_CHECK(cap && cap->s[0].n == 0 && cap->s[1].n == 3 && cap->s[1].v[2] == 188, "capacity: B's 3 probes, A's none");
+		T_CHECK(cap && cap->has_ab && isnan(cap->fa) && cap->fb == 201, "capacity: too few, and still B's median (201)");
+		report_compare_free(k);
+		free(k);
+	}
+
+	/* Three probes are not a trend (six are). */
+	{
+		struct report_probes pr;
+		struct report_headline *h = calloc(1, sizeof *h);
+		T_CHECK(report_probes(q, rb, -1, -1, &pr) == 0 && pr.capacity.n == 3 && !pr.capacity.fit_ok,
+			"B: 3 capacity probes, no trend fitted");
+		report_probes_free(&pr);
+		T_CHECK(h && report_headline(q, rb, h) == 0 && h->nprobes == 3 && !h->cap_fit && !h->cap_significant,
+			"B's headline: no capacity trend, never 'significant', from 3 probes");
+		free(h);
 	}
 
 	/* The load's rows and recipe come back as written. */

@@ -593,6 +593,15 @@ static void test_verdict(void)
 	T_EQ_S(buf, "capacity probe: 256 vs 228 (-10.9%), HL shift -28 [-35,-21]: significant",
 	       "brief's example at 72 columns");
 	T_EQ_I(n, 72, "returned length");
+	/* Issue 31: a summary printed "2.262e+05"; whole numbers from 1e4 on are printed whole. */
+	{
+		struct stats_cmp h = { .label = "headroom o3/h", .a = 226231.4, .b = 453388.2, .est_name = "slope diff",
+				       .est = 227156.8, .lo = 96571.2, .hi = 357742.5, .p = -1 };
+		char full[256];
+		stats_verdict_full(&h, full, sizeof full);
+		T_EQ_S(full, "headroom o3/h: 226231 vs 453388 (+100.4%), slope diff 227157 [96571, 357742]: significant",
+		       "large figures whole, no exponent");
+	}
 	/* Column counts by hand: with "capacity" the p-value form is 75 wide, without it 66. */
 	c.label = "capacity";
 	stats_verdict(&c, buf, sizeof buf);

@@ -18,13 +18,6 @@
 #                                   OUTDIR/<scenario>/<name>; one line per
 #                                   file on stdout: "ok SCENARIO/NAME detail"
 #                                   or "bad SCENARIO/[NAME] reason"
-#   scenario_kmod OUT LOG           (a conf's sc_prepare) build kmod/, the
-#                                   fpusoak_gfp module, for the stage's guest
-#                                   kernel into OUT/kmod/: the domU's small
-#                                   kernel's own tree (DOMU_KDIR), else the
-#                                   generic kernel's headers (prepare-kmod.sh);
-#                                   sets KMOD_FOR (the release); a SKIP where
-#                                   neither fits, 1 when it does not build
 #   con_marker LOG WHAT             the last ===FPUSOAK-WHAT ...=== payload
 #   con_kv KEY LINE                 value of KEY=value in a marker line
 #   con_lockup LOG SECONDS          the guest kernel's last "soft lockup - CPU#n
@@ -44,34 +37,6 @@ con_lockup() {
 	# More digits than a test's patience: stuck (and beyond what [ -ge ] takes).
 	if [ "${#n}" -gt 9 ] || [ "$n" -ge "$2" ]; then echo "$l"; fi
 	return 0
-}
-
-scenario_kmod() { # OUT LOG (inside scenario_prepare: sc_skip, STAGE, KVER, DOMU_* set)
-	local out=$1 log=$2 repo cache kdir rc
-	repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
-	cache=${XEN_CACHE:-$repo/tests/xen/cache}
-	mkdir -p "$out"
-	if [ "$STAGE" = domu ] && [ -n "${DOMU_KDIR:-}" ]; then
-		kdir=$DOMU_KDIR KMOD_FOR=$DOMU_KVER
-	elif [ "$STAGE" = domu ] && [ "${DOMU_KVER:-}" != "$KVER" ]; then
-		sc_skip "no build tree or headers prepared for the domU's kernel ${DOMU_KVER:-?} (XEN_DOMU_KERNEL=small or generic have them)"
-	else
-		bash "$repo/tests/xen/prepare-kmod.sh" >"$log" 2>&1
-		rc=$?
-		[ "$rc" = 77 ] && sc_skip "no headers for the guest's kernel: $(grep -m1 'cannot prepare' "$log")"
-		if [ "$rc" != 0 ]; then
-			echo "tests/xen/prepare-kmod.sh exited $rc: $(tail -2 "$log" | tr '\n' ' ')" >&2
-			return 1
-		fi
-		# shellcheck disable=SC1091
-		. "$cache/kmod/env"
-		kdir=$KMOD_KDIR KMOD_FOR=$KMOD_KVER
-	fi
-	# With the headers there, a module that does not build (or warns) is a failure, not a skip.
-	if ! make -C "$repo" --no-print-directory kmod KDIR="$kdir" BUILD="$out" KCFLAGS=-Werror >>"$log" 2>&1; then
-		echo "make kmod against $KMOD_FOR failed: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ')" >&2
-		return 1
-	fi
 }
 
 # The conf defaults, then the scenario's own declarations.
@@ -147,6 +112,47 @@ scenario_prepare() { # NAME STAGE DIR
 				while read -r lib; do
 					[ -e "$SC_STAGING/files$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$SC_STAGING/files$lib"
 				done
+		}
+		# DEST [optional]: the fpusoak_gfp module built on the host against the guest kernel's own headers
+		# packages (prepare-kmod.sh), never loaded here, staged at DEST; KMOD_KVER is then set.  Without
+		# the headers the scenario is skipped, or with "optional" 77 is returned and the reason is in
+		# KMOD_WHY.  A module that does not build (or warns) once the headers are there is a failure.
+		sc_kmod() {
+			local repo cache out log rc
+			repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
+			cache=${XEN_CACHE:-$repo/tests/xen/cache}
+			out=$SC_STAGING/build
+			log=$SC_STAGING/kmod.log
+			mkdir -p "$out"
+			# The domU's small kernel: its own build tree (run.sh, prepare-kernel.sh).  Another domU
+			# kernel than the dom0's (cloud) has no headers here.  Else the generic kernel's headers.
+			if [ "$STAGE" = domu ] && [ -n "${DOMU_KDIR:-}" ]; then
+				KMOD_KDIR=$DOMU_KDIR KMOD_FOR=$DOMU_KVER
+			elif [ "$STAGE" = domu ] && [ "${DOMU_KVER:-}" != "$KVER" ]; then
+				KMOD_WHY="no build tree or headers prepared for the domU's kernel ${DOMU_KVER:-?} (XEN_DOMU_KERNEL=small or generic have them)"
+				[ "${2:-}" = optional ] && return 77
+				sc_skip "$KMOD_WHY"
+			else
+				bash "$repo/tests/xen/prepare-kmod.sh" >"$log" 2>&1
+				rc=$?
+				if [ "$rc" = 77 ]; then
+					KMOD_WHY="no headers for the guest's kernel: $(grep -m1 'cannot prepare' "$log")"
+					[ "${2:-}" = optional ] && return 77
+					sc_skip "$KMOD_WHY"
+				fi
+				if [ "$rc" != 0 ]; then
+					echo "tests/xen/prepare-kmod.sh exited $rc: $(tail -2 "$log" | tr '\n' ' ')" >&2
+					return 1
+				fi
+				# shellcheck disable=SC1091
+				. "$cache/kmod/env"
+				KMOD_FOR=$KMOD_KVER
+			fi
+			if ! make -C "$repo" --no-print-directory kmod KDIR="$KMOD_KDIR" BUILD="$out" KCFLAGS=-Werror >>"$log" 2>&1; then
+				echo "make kmod against $KMOD_FOR failed: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ')" >&2
+				return 1
+			fi
+			sc_payload "$out/kmod/fpusoak_gfp.ko" "$1"
 		}
 		_scenario_conf "$name"
 		case " $SC_STAGES " in *" $stage "*) ;; *) sc_skip "does not apply to the $stage stage (SC_STAGES=$SC_STAGES)" ;; esac

@@ -49,6 +49,20 @@ one_run() {
 	[ "${5:-}" = probes ] && probes_at 20 $(($2 - 110))
 	daemon_wait
 }
+# The fpusoak_gfp module when the host built it (fragment.conf.sh): the daemon's model checks then
+# TRY allocations every 10 s, and each refused one gets a cause (check 6).
+KMOD=/payload/fragment/fpusoak_gfp.ko
+if [ -f "$KMOD" ]; then
+	if insmod "$KMOD"; then
+		i=0
+		while [ ! -c /dev/fpusoak_gfp ] && [ "$i" -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+		mark "FRAGMENT-KMOD loaded node=$([ -c /dev/fpusoak_gfp ] && echo present || echo missing)"
+	else
+		mark "FRAGMENT-KMOD insmod-failed rc=$?"
+	fi
+else
+	mark "FRAGMENT-KMOD none $FRAG_KMOD"
+fi
 # Registered first: a scenario stopped at its budget still sends what it has.
 export_db fpusoakd.db "$db"
 wal_keeper_start
@@ -60,6 +74,7 @@ if [ "${FRAG_FALLBACK_SECONDS:-0}" -gt 0 ]; then
 	one_run fragment-heavy-traced "$FRAG_FALLBACK_SECONDS" heavy auto || rc=1
 fi
 wal_keeper_stop
+[ -c /dev/fpusoak_gfp ] && { rmmod fpusoak_gfp || mark "FRAGMENT-KMOD rmmod-failed rc=$?"; }
 export_proc meminfo pagetypeinfo vmstat
 # Leave the guest as the next scenario of the boot expects it: in make test the soak follows, and its
 # guest-scope capacity probe did not finish within its 150 s after this scenario's aging.

@@ -19,7 +19,14 @@
 #  - object_bytes: 65600 refused at insmod, 11008 gives objects of that size
 #    in slabs of order >= 2 that HOLD (8 of them), and unloads;
 #  - with a kernel built with CONFIG_SLUB_STATS (the domU's small one): the
-#    module cache's and task_struct's statistics before and after every probe.
+#    module cache's and task_struct's statistics before and after every probe;
+#  - failure causes (issue 32, docs/failure-causes.md): the guest-scope fills,
+#    without the fragmenting load, take the guest down to its watermarks:
+#    failed allocations in the soak classified 'watermark' (at least one:
+#    the model checks' TRYs, among them GFP_NOWAIT at the order a HOLD's slab
+#    needs, refused HOLDs, kernel-log reports), and one cause row per refused
+#    TRY.  The refusal run's refusals are made up by the module, not the
+#    allocator: their causes are reported, not checked.
 # Everything runs in one function with local variables, none named n: run.sh's
 # own (n is the scenario name sc_time files figures under) stay untouched.
 gfp_check() {
@@ -196,3 +203,36 @@ gfp_check() {
 	sc_time gfp_hold_failures "kernel=$dk atomic=$da"
 }
 gfp_check
+
+# Failure causes, apart: they need only the DB (a scenario stopped at its budget still sends it).
+gfp_causes_check() {
+	local db=$SC_OUT/fpusoakd.db rdb=$SC_OUT/refuse.db run by nw ex nr nc rby
+	sq() { sqlite3 -batch -noheader "$db" "$@" 2>&1; }
+	[ -f "$db" ] || return 0
+	if [ "$(sq "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'v_failure_causes'")" != 1 ]; then
+		skip "failure causes: this daemon has no v_failure_causes"
+		return 0
+	fi
+	run=$(sq "SELECT max(run_id) FROM v_runs")
+	by=$(sq "SELECT coalesce(group_concat(k, ' '), 'none') FROM (SELECT source || '/' || cause || '/o' || page_order || ':' || count(*) AS k
+		FROM v_failure_causes WHERE run_id = $run GROUP BY source, cause, page_order)")
+	info "failure causes in the soak (source/cause/order:count): $by"
+	nw=$(sq "SELECT count(*) FROM v_failure_causes WHERE run_id = $run AND cause = 'watermark'")
+	ex=$(sq "SELECT source || ' order ' || page_order || ' ' || coalesce(gfp_flags, '') || ': ' || zone || ' ' || free_kb ||
+		' kB free, needed more than ' || min_kb || ', lag ' || lag_ms || ' ms' FROM v_failure_causes
+		WHERE run_id = $run AND cause = 'watermark' ORDER BY ts_ms LIMIT 1")
+	check "guest-scope fills without the load: failures classified watermark: $nw (e.g. ${ex:-none})" test "${nw:-0}" -ge 1
+	check "watermark means it: free_kb at most min_kb in every watermark row of the zone that decided" \
+		test "$(sq "SELECT count(*) FROM v_failure_causes WHERE run_id = $run AND cause = 'watermark' AND free_kb > min_kb")" = 0
+	nr=$(sq "SELECT count(*) FROM v_model_check WHERE run_id = $run AND actual_ok = 0")
+	nc=$(sq "SELECT count(*) FROM failure_cause WHERE run_id = $run AND source = 3 AND note LIKE 'TRY:%'")
+	check "one cause row per refused TRY ($nr refused, $nc rows)" test "$nr" = "$nc"
+	sc_time gfp_causes "$by"
+	if [ -f "$rdb" ]; then
+		rby=$(sqlite3 -batch -noheader "$rdb" "SELECT coalesce(group_concat(k, ' '), 'none') FROM (SELECT source || '/' || cause ||
+			'/o' || page_order || ':' || count(*) AS k FROM v_failure_causes GROUP BY source, cause, page_order)" 2>&1)
+		info "refusal run (refusals made up by the module): causes $rby"
+		sc_time gfp_refuse_causes "$rby"
+	fi
+}
+gfp_causes_check

@@ -27,14 +27,13 @@ sc_prepare() {
 	repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
 	out=$SC_STAGING/build
 	log=$SC_STAGING/kmod.log
-	scenario_kmod "$out" "$log" || return 1
+	sc_kmod /gfp/fpusoak_gfp.ko || return 1
 	# The interface checker runs in the guest's initramfs world: static, no library to carry.
 	if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I"$repo" "$XEN_SCENARIO_DIR/gfp_iface.c" \
 		-o "$out/gfp_iface" >>"$log" 2>&1; then
 		echo "gfp_iface did not build: $(grep -m2 error "$log" | tr '\n' ' ')" >&2
 		return 1
 	fi
-	sc_payload "$out/kmod/fpusoak_gfp.ko" /gfp/fpusoak_gfp.ko
 	sc_payload "$out/gfp_iface" /gfp/gfp_iface 0755
 	sc_env GFP_KVER "$KMOD_FOR"
 	sc_env GFP_PROBES "${XEN_GFP_PROBES:-4}"

@@ -29,8 +29,7 @@ sc_prepare() {
 	case "$frag" in none | light | heavy) ;; *) echo "XEN_SEED_FRAGMENT wants none, light or heavy" >&2; return 2 ;; esac
 	[ -n "${DOMU_KDIR:-}" ] || sc_skip "needs the domU's small kernel (XEN_DOMU_KERNEL=small)"
 	[ "${XEN_DOMU_DATA_MB:-0}" -gt 0 ] 2>/dev/null || sc_skip "needs a data disk for its DB: XEN_DOMU_DATA_MB=256"
-	scenario_kmod "$SC_STAGING/build" "$SC_STAGING/kmod.log" || return 1
-	sc_payload "$SC_STAGING/build/kmod/fpusoak_gfp.ko" /seed/fpusoak_gfp.ko
+	sc_kmod /seed/fpusoak_gfp.ko || return 1
 	sc_env SEED_SECONDS "$seed_seconds"
 	sc_env SEED_PROBE_EVERY "$every"
 	sc_env SEED_OBJECT_BYTES "$ob"
