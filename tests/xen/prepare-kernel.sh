@@ -33,6 +33,8 @@ frag=$here/kernel/pv-small.config
 
 say() { echo "prepare-kernel: $*" >&2; }
 cannot() { say "cannot prepare: $*"; exit 77; }
+# shellcheck source=tests/xen/apt-install.sh
+. "$here/apt-install.sh"
 
 [ -f "$cache/env" ] || cannot "no $cache/env (prepare.sh first)"
 [ -f "$frag" ] || cannot "no fragment $frag"
@@ -82,18 +84,7 @@ done
 for p in libelf-dev libssl-dev; do
 	dpkg -s "$p" >/dev/null 2>&1 || need_pkgs+=("$p")
 done
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-		cannot "the kernel build needs ${need_pkgs[*]}; as root run: apt-get install ${need_pkgs[*]}"
-	fi
-	say "installing ${need_pkgs[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2; then
-		apt-get update -qq >&2 || true
-		apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2 ||
-			cannot "apt-get install ${need_pkgs[*]} failed"
-	fi
-fi
+apt_install "the kernel build" "${need_pkgs[@]}"
 
 # ---------------------------------------------------------------- source
 command -v apt-get >/dev/null || cannot "no apt-get to download $srcpkg"
