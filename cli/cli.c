@@ -238,6 +238,9 @@ struct env {
 	int64_t xstate, memtotal, page_size, samples, first, last, started, duration;
 	int imported;             /* 1: copied by fpusoakd import, imp says from where */
 	struct query_import imp;
+	struct query *q;          /* while loading: for the figures env_cb asks report/ for */
+	int mem_err;              /* report_run_memory failed */
+	struct report_run_memory mem;
 };
 
 static void copy(char *dst, size_t n, const char *s)
@@ -269,6 +272,7 @@ static int env_cb(void *arg, const struct query_run *r)
 	e->last = r->last_sample_ms;
 	e->started = r->started_ms;
 	e->duration = report_run_duration(r);
+	e->mem_err = report_run_memory(e->q, r, &e->mem) < 0;
 	report_run_confinement(r, e->conf, sizeof e->conf);
 	report_gate_short_paths(e->conf);   /* 72 columns: the group's name; v_runs has the whole path */
 	return 0;
@@ -280,11 +284,13 @@ static int load_env(struct query *q, int64_t id, struct env *e)
 	int has;
 
 	memset(e, 0, sizeof *e);
+	e->q = q;
 	if (report_read_latest_run(q, &e->latest) < 0)
 		return -1;
 	if (report_read_writer_active(q) == 0)
 		e->latest = -1;   /* no daemon writes this DB: no run of it is "running" */
-	if (report_read_run(q, id, env_cb, e) < 0 || (e->found && (e->imported = report_read_run_import(q, id, &e->imp)) < 0))
+	if (report_read_run(q, id, env_cb, e) < 0 || e->mem_err ||
+	    (e->found && (e->imported = report_read_run_import(q, id, &e->imp)) < 0))
 		return -1;
 	if (!e->found)
 		return 0;
@@ -316,6 +322,14 @@ static void env_one(const struct env *e)
 		put("  gfp mode    %s", e->gfp);
 	if (e->memtotal >= 0)
 		put("  memory      %" PRId64 " MB total, %" PRId64 "-byte pages", e->memtotal / 1024, e->page_size);
+	if (e->mem.known) {
+		if (e->mem.domain_kb >= 0)
+			put("  Xen gave    %" PRId64 " kB", e->mem.domain_kb);
+		if (e->mem.reserved_kb >= 0)
+			put("  kernel's    %" PRId64 " kB of the %" PRId64 " kB it knows", e->mem.reserved_kb, e->mem.present_kb);
+		if (e->mem.free_kb >= 0)
+			put("  at start    %" PRId64 " kB free, %" PRId64 " kB available", e->mem.free_kb, e->mem.available_kb);
+	}
 	if (e->first >= 0)
 		put("  samples     %" PRId64 ", %s to %s UTC", e->samples, fmt_time_human(e->first, a, sizeof a),
 		    fmt_time_human(e->last, b, sizeof b));

@@ -3,6 +3,7 @@
 #include "collector/envinfo.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "collector/cpuinfo.h"
 #include "collector/kv.h"
 #include "collector/xenstore.h"
+#include "collector/zoneinfo.h"
+#include "common/num.h"
 #include "common/procfile.h"
 
 /* Read a small file into out, trimmed at the first newline; "" if unreadable. */
@@ -38,9 +41,58 @@ static void mem_total(const char *proc_root, struct envinfo *out)
 	ssize_t n = mi ? procfile_read(proc_root, "meminfo", buf, sizeof buf) : -1;
 	uint64_t v;
 
-	if (n > 0 && meminfo_parse(buf, (size_t)n, mi) == 0 && kv_get(mi, "MemTotal", &v) == 0)
-		out->mem_total_kb = (int64_t)v;
+	if (n > 0 && meminfo_parse(buf, (size_t)n, mi) == 0) {
+		if (kv_get(mi, "MemTotal", &v) == 0)
+			out->mem_total_kb = (int64_t)v;
+		if (kv_get(mi, "MemFree", &v) == 0 && v <= INT64_MAX)
+			out->mem_free_kb = (int64_t)v;
+		if (kv_get(mi, "MemAvailable", &v) == 0 && v <= INT64_MAX)
+			out->mem_available_kb = (int64_t)v;
+	}
 	free(mi);
+}
+
+/*
+ * The pages the kernel knows: zoneinfo's present, summed over zones, is the physpages of the boot
+ * log's "Memory: …K/<present>K available (… reserved)" (mm_init's mem_init_print_info), so present
+ * minus MemTotal is what the kernel keeps for itself (image, memory map, early allocations).
+ */
+static void mem_present(const char *proc_root, struct envinfo *out)
+{
+	const size_t cap = 4 << 20;   /* zoneinfo of a large NUMA machine; the sampler's cap */
+	char *buf = malloc(cap);
+	struct zoneinfo *zi = malloc(sizeof *zi);
+	uint64_t pages = 0;
+	ssize_t n;
+
+	if (!buf || !zi || out->page_size <= 0)
+		goto fail;
+	n = procfile_read(proc_root, "zoneinfo", buf, cap);
+	if (n <= 0 || zoneinfo_parse(buf, (size_t)n, zi) < 0)
+		goto fail;
+	for (int i = 0; i < zi->nzones; i++) {
+		if (zi->z[i].present > (UINT64_MAX >> 20) - pages)
+			goto fail;
+		pages += zi->z[i].present;
+	}
+	out->mem_present_kb = (int64_t)(pages * (uint64_t)out->page_size / 1024);
+fail:
+	free(buf);
+	free(zi);
+}
+
+/* A Xen guest's size as its balloon driver sees it (/sys/devices/system/xen_memory, CONFIG_XEN_BALLOON). */
+static void domain_size(const char *sys_root, struct envinfo *out)
+{
+	char buf[64];
+	uint64_t v;
+	size_t used;
+	ssize_t n = procfile_read(sys_root, "devices/system/xen_memory/xen_memory0/info/current_kb", buf, sizeof buf);
+
+	/* One number and its newline, nothing else. */
+	if (n > 0 && num_prefix_u64(buf, (size_t)n, &v, &used) == 0 && (used == (size_t)n || (buf[used] == '\n' &&
+	    used + 1 == (size_t)n)) && v <= INT64_MAX)
+		out->domain_kb = (int64_t)v;
 }
 
 /*
@@ -106,8 +158,10 @@ void envinfo_collect(const char *proc_root, const char *sys_root, struct envinfo
 	read_line(proc_root, "sys/kernel/osrelease", out->kernel_release, sizeof out->kernel_release);
 	read_line(proc_root, "cmdline", out->cmdline, sizeof out->cmdline);
 	read_line(proc_root, "sys/kernel/random/boot_id", out->boot_id, sizeof out->boot_id);
+	out->mem_free_kb = out->mem_available_kb = out->mem_present_kb = out->domain_kb = -1;
 	mem_total(proc_root, out);
 	out->page_size = sysconf(_SC_PAGESIZE);
+	mem_present(proc_root, out);
 
 	cpuinfo_detect(&ci);
 	snprintf(out->cpu_model, sizeof out->cpu_model, "%s", ci.model);
@@ -121,6 +175,8 @@ void envinfo_collect(const char *proc_root, const char *sys_root, struct envinfo
 	if (!out->hypervisor[0])
 		snprintf(out->hypervisor, sizeof out->hypervisor, "%s", cpuinfo_hypervisor_name(&ci));
 	out->xen_domid = -1;
-	if (strcmp(out->hypervisor, "xen") == 0)
+	if (strcmp(out->hypervisor, "xen") == 0) {
 		xen_domain(proc_root, out);
+		domain_size(sys_root, out);
+	}
 }

@@ -70,6 +70,10 @@ static int begin_run(struct daemon *d, struct envinfo *env)
 		.xstate_bytes = env->xstate_bytes,
 		.mem_total_kb = env->mem_total_kb,
 		.page_size = env->page_size,
+		.domain_kb = env->domain_kb,
+		.present_kb = env->mem_present_kb,
+		.mem_free_kb = env->mem_free_kb,
+		.mem_available_kb = env->mem_available_kb,
 		.pid = getpid(),
 	};
 	d->run_started_ms = r.started_ms;

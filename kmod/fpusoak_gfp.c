@@ -80,6 +80,20 @@ static unsigned int refuse_every;
 module_param(refuse_every, uint, 0644);
 MODULE_PARM_DESC(refuse_every, "testing only: refuse every Nth HOLD with ENOMEM without allocating (0 = never)");
 
+/*
+ * The object's size in bytes; 0 (the default) is the XSAVE size for XCR0, the 2014 cache's.  Another
+ * size asks the same question of a bigger object: SLUB takes a new slab at the cache's preferred
+ * order without retrying and then falls back to the smallest order that holds one object
+ * (allocate_slab, ORDER_FALLBACK), which is order 0 for any state under 4 KiB, so fragmentation can
+ * make such a HOLD slower but hardly refuse it.  AMX's XSAVE area (11,008 bytes with TILEDATA) needs
+ * order 2 at the least, on any CPU this module runs on.  Read once at load: 64..65536, rounded up
+ * to 64 (EINVAL otherwise); sysfs object_size says what is in force.
+ */
+#define OBJECT_BYTES_MAX 65536
+static unsigned int object_bytes;
+module_param(object_bytes, uint, 0444);
+MODULE_PARM_DESC(object_bytes, "object size in bytes, 64..65536 (0 = the XSAVE size for XCR0, the default)");
+
 static struct kmem_cache *xstate_cache;
 static unsigned int object_size;
 static atomic_t held = ATOMIC_INIT(0);
@@ -379,7 +393,11 @@ static int __init fpusoak_gfp_init(void)
 {
 	int err;
 
-	object_size = xsave_size();
+	if (object_bytes && (object_bytes < XSTATE_ALIGN || object_bytes > OBJECT_BYTES_MAX)) {
+		pr_err("fpusoak_gfp: object_bytes=%u out of range (64..65536)\n", object_bytes);
+		return -EINVAL;
+	}
+	object_size = object_bytes ? ALIGN(object_bytes, XSTATE_ALIGN) : xsave_size();
 	xstate_cache = cache_create(object_size);
 	if (!xstate_cache)
 		return -ENOMEM;

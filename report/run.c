@@ -112,6 +112,26 @@ int64_t report_run_duration(const struct query_run *run)
 	return end >= 0 && run->started_ms >= 0 && end >= run->started_ms ? end - run->started_ms : -1;
 }
 
+int report_run_memory(struct query *q, const struct query_run *run, struct report_run_memory *out)
+{
+	struct query_run_memory m = { -1, -1, -1, -1, -1 };
+	int r = query_run_memory(q, run->run_id, &m);
+
+	if (r < 0)
+		return -1;
+	out->known = r;
+	out->domain_kb = m.domain_kb;
+	out->present_kb = m.present_kb;
+	out->total_kb = m.mem_total_kb >= 0 ? m.mem_total_kb : run->mem_total_kb;
+	out->free_kb = m.mem_free_kb;
+	out->available_kb = m.mem_available_kb;
+	out->reserved_kb = out->present_kb > 0 && out->total_kb > 0 && out->present_kb >= out->total_kb
+			   ? out->present_kb - out->total_kb : -1;
+	out->outside_kb = out->domain_kb > 0 && out->present_kb > 0 && out->domain_kb >= out->present_kb
+			  ? out->domain_kb - out->present_kb : -1;
+	return 0;
+}
+
 int64_t report_run_exposure_ms(const struct query_run *run)
 {
 	return run->first_sample_ms >= 0 && run->last_sample_ms > run->first_sample_ms

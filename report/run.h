@@ -63,6 +63,17 @@ const char *report_run_state(const struct query_run *run, int newest);
 /* How long the run lasted (or has lasted so far): end, else last sample, minus start; ms, -1 if unknown. */
 int64_t report_run_duration(const struct query_run *run);
 
+/* What the machine had when the run started (v_run_memory), kB, -1 where unknown: the guest's size (Xen),
+ * the pages its kernel knows, MemTotal, what the kernel keeps for itself (present − MemTotal), what the guest
+ * was given but never saw as pages (size − present), MemFree and MemAvailable at the start. */
+struct report_run_memory {
+	int known;                    /* a row was recorded (schema 016; not for a run from before it) */
+	int64_t domain_kb, present_kb, total_kb, reserved_kb, outside_kb, free_kb, available_kb;
+};
+
+/* run's memory figures into *out (MemTotal from the run when its row has none); 0, or -1 on a store error. */
+int report_run_memory(struct query *q, const struct query_run *run, struct report_run_memory *out);
+
 /* The run's exposure for event rates: first to last sample, ms; 0 when it has fewer than two samples. */
 int64_t report_run_exposure_ms(const struct query_run *run);
 

@@ -166,6 +166,14 @@ struct query_import {
 /* The provenance of run_id into *out: 1 when it was imported, 0 when it is this database's own, -1 on error. */
 int query_run_import(struct query *q, int64_t run_id, struct query_import *out);
 
+/* What the machine had when a run started (v_run_memory, schema 016), kB; -1 where unknown. */
+struct query_run_memory {
+	int64_t domain_kb, present_kb, mem_total_kb, mem_free_kb, mem_available_kb;
+};
+
+/* The run's memory row into *out: 1 found, 0 none (a run from before schema 016, or nothing known), -1 on error. */
+int query_run_memory(struct query *q, int64_t run_id, struct query_run_memory *out);
+
 /* The latest buddyinfo snapshot of a run into *out (zones in node, kernel order): 1 with *ts_ms set, 0 if none, -1. */
 int query_buddy_latest(struct query *q, int64_t run_id, struct buddyinfo *out, int64_t *ts_ms);
 

@@ -52,6 +52,8 @@ static const char *const SQL[S_COUNT] = {
 	[S_RUNS_PRE18] = "SELECT " RUN_COLS_PRE18 "FROM runs r LEFT JOIN churn_info c USING (run_id)"
 			 " ORDER BY r.run_id DESC LIMIT ?1",
 	[S_RUN_PRE18] = "SELECT " RUN_COLS_PRE18 "FROM runs r LEFT JOIN churn_info c USING (run_id) WHERE r.run_id = ?1",
+	[S_RUN_MEMORY] = "SELECT domain_kb, present_kb, mem_total_kb, mem_free_kb, mem_available_kb FROM run_memory"
+			 " WHERE run_id = ?1",
 	[S_RUN_BEFORE] = "SELECT run_id, started_ms FROM runs WHERE label IS ?1 AND started_ms < ?2"
 			 " ORDER BY started_ms DESC, run_id DESC LIMIT 1",
 	[S_RUN_IMPORT] = "SELECT source_file, source_path, source_host, source_boot_id, source_run_id, source_schema,"
@@ -149,30 +151,62 @@ int query_run(struct query *q, int64_t run_id, query_run_fn fn, void *arg)
 	return emit_runs(q, st, 1, fn, arg);
 }
 
+/*
+ * The one row of run_id in a table a later schema added (id selects from it by ?1 = run_id): 1 with *out
+ * stepped onto it, 0 when the table is not there (an older DB) or has no row for the run (*out done with),
+ * -1 on error.  The caller reads the row, then done(*out).
+ */
+static int run_row(struct query *q, const char *table, enum stmt_id id, int64_t run_id, sqlite3_stmt **out)
+{
+	int has = query_has_table(q, table), rc;
+
+	if (has <= 0)
+		return has;
+	if (!(*out = stmt(q, id)))
+		return -1;
+	sqlite3_bind_int64(*out, 1, run_id);
+	rc = sqlite3_step(*out);
+	if (step_err(q, *out, rc) < 0)
+		return -1;
+	if (rc != SQLITE_ROW)
+		done(*out);
+	return rc == SQLITE_ROW;
+}
+
 int query_run_import(struct query *q, int64_t run_id, struct query_import *out)
 {
 	sqlite3_stmt *st;
-	int has = query_has_table(q, "run_import"), rc;
+	/* A database from before imports, or a run of its own: nothing to say. */
+	int r = run_row(q, "run_import", S_RUN_IMPORT, run_id, &st);
 
-	if (has <= 0)
-		return has;   /* a database from before imports: every run is its own */
-	if (!(st = stmt(q, S_RUN_IMPORT)))
-		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	if (step_err(q, st, rc) < 0)
-		return -1;
-	if (rc == SQLITE_ROW) {
-		snprintf(out->source_file, sizeof out->source_file, "%s", col_text(st, 0) ? col_text(st, 0) : "");
-		snprintf(out->source_path, sizeof out->source_path, "%s", col_text(st, 1) ? col_text(st, 1) : "");
-		snprintf(out->source_host, sizeof out->source_host, "%s", col_text(st, 2) ? col_text(st, 2) : "");
-		snprintf(out->source_boot_id, sizeof out->source_boot_id, "%s", col_text(st, 3) ? col_text(st, 3) : "");
-		out->source_run_id = col_i64(st, 4);
-		out->source_schema = col_i64(st, 5);
-		out->imported_ms = col_i64(st, 6);
-	}
+	if (r <= 0)
+		return r;
+	snprintf(out->source_file, sizeof out->source_file, "%s", col_text(st, 0) ? col_text(st, 0) : "");
+	snprintf(out->source_path, sizeof out->source_path, "%s", col_text(st, 1) ? col_text(st, 1) : "");
+	snprintf(out->source_host, sizeof out->source_host, "%s", col_text(st, 2) ? col_text(st, 2) : "");
+	snprintf(out->source_boot_id, sizeof out->source_boot_id, "%s", col_text(st, 3) ? col_text(st, 3) : "");
+	out->source_run_id = col_i64(st, 4);
+	out->source_schema = col_i64(st, 5);
+	out->imported_ms = col_i64(st, 6);
 	done(st);
-	return rc == SQLITE_ROW;
+	return 1;
+}
+
+int query_run_memory(struct query *q, int64_t run_id, struct query_run_memory *out)
+{
+	sqlite3_stmt *st;
+	/* A database from before 016, or a run that knew nothing: nothing recorded. */
+	int r = run_row(q, "run_memory", S_RUN_MEMORY, run_id, &st);
+
+	if (r <= 0)
+		return r;
+	out->domain_kb = col_i64(st, 0);
+	out->present_kb = col_i64(st, 1);
+	out->mem_total_kb = col_i64(st, 2);
+	out->mem_free_kb = col_i64(st, 3);
+	out->mem_available_kb = col_i64(st, 4);
+	done(st);
+	return 1;
 }
 
 int query_run_before(struct query *q, const char *label, int64_t started_ms, int64_t *run_id, int64_t *run_started_ms)

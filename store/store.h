@@ -43,6 +43,9 @@ struct store_run {
 	const char *xen_domain;           /* "dom0" | "domU" | NULL (not Xen, or unknown) */
 	int64_t started_ms, xstate_bytes, mem_total_kb, page_size, pid;
 	int64_t xen_domid;                /* with xen_domain only; -1: unknown */
+	/* What the machine had (schema 016, v_run_memory), kB; <= 0 unknown (stored as NULL): a guest's size
+	 * (Xen balloon), the pages the kernel knows (zoneinfo present), MemFree and MemAvailable at the start. */
+	int64_t domain_kb, present_kb, mem_free_kb, mem_available_kb;
 };
 
 /* Open, migrate and lock the DB at path (created if absent); NULL with the reason in err (newer, corrupt, in use). */
@@ -70,7 +73,8 @@ int store_upgrade(const char *path, char *backup, size_t blen, int *from, int *t
 /* Mark every run without an end (but imported ones: store_import) as ended by 'crash' at its last sample; how many, or -1. */
 int store_mark_crashed(struct store *st);
 
-/* Insert a run row; sets *run_id; 0 or -1 (message logged). */
+/* Insert a run row (and its run_memory row when any of its memory figures is known); sets *run_id; 0 or -1
+ * (message logged). */
 int store_run_begin(struct store *st, const struct store_run *run, int64_t *run_id);
 
 /* Record the end of a run (after flushing pending ticks); 0 or -1. */

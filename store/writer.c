@@ -186,6 +186,8 @@ static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
+static int run_memory(struct store *st, int64_t run_id, const struct store_run *r);
+
 int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id)
 {
 	const char *sql =
@@ -236,6 +238,46 @@ int store_run_begin(struct store *st, const struct store_run *r, int64_t *run_id
 		return -1;
 	}
 	*run_id = sqlite3_last_insert_rowid(st->db);
+	/* The run goes on without its memory row (logged): it only describes the machine. */
+	run_memory(st, *run_id, r);
+	return 0;
+}
+
+static void bind_kb(sqlite3_stmt *s, int i, int64_t kb)
+{
+	if (kb > 0)
+		sqlite3_bind_int64(s, i, kb);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* The run's memory row (schema 016); none when nothing is known (a run of a test, an old caller).  0 or -1
+ * (logged). */
+static int run_memory(struct store *st, int64_t run_id, const struct store_run *r)
+{
+	const char *sql = "INSERT INTO run_memory(run_id, domain_kb, present_kb, mem_total_kb, mem_free_kb,"
+			  " mem_available_kb) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+	sqlite3_stmt *s;
+	int rc;
+
+	if (r->domain_kb <= 0 && r->present_kb <= 0 && r->mem_free_kb <= 0 && r->mem_available_kb <= 0)
+		return 0;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		log_warnx("database: %s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_kb(s, 2, r->domain_kb);
+	bind_kb(s, 3, r->present_kb);
+	bind_kb(s, 4, r->mem_total_kb);
+	bind_kb(s, 5, r->mem_free_kb);
+	bind_kb(s, 6, r->mem_available_kb);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		log_warnx("database: recording the run's memory: %s", sqlite3_errmsg(st->db));
+		return -1;
+	}
 	return 0;
 }
 

@@ -43,6 +43,26 @@ static int import_json(const struct web_req *r, int db, int64_t run_id, cJSON *o
 	return got < 0 ? -1 : 0;
 }
 
+/* "memory": what the machine had at the start (report_run_memory); absent for a run from before schema 016. */
+static int memory_json(const struct web_req *r, int db, const struct query_run *run, cJSON *o)
+{
+	struct report_run_memory m;
+	cJSON *x;
+
+	if (report_run_memory(r->dbs.q[db], run, &m) < 0)
+		return -1;
+	if (m.known && (x = cJSON_AddObjectToObject(o, "memory"))) {
+		api_json_i64(x, "domain_kb", m.domain_kb);
+		api_json_i64(x, "present_kb", m.present_kb);
+		api_json_i64(x, "mem_total_kb", m.total_kb);
+		api_json_i64(x, "reserved_kb", m.reserved_kb);
+		api_json_i64(x, "outside_kb", m.outside_kb);
+		api_json_i64(x, "mem_free_kb", m.free_kb);
+		api_json_i64(x, "mem_available_kb", m.available_kb);
+	}
+	return 0;
+}
+
 static cJSON *run_json(const struct web_req *r, int db, const struct query_run *run, int newest, struct strbuf *tmp)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -82,7 +102,7 @@ static cJSON *run_json(const struct web_req *r, int db, const struct query_run *
 	api_json_i64(o, "pid", run->pid);
 	api_json_str(o, "config", run->config, tmp);
 	api_json_str(o, "gfp_mode", run->gfp_mode, tmp);
-	if (import_json(r, db, run->run_id, o, tmp) < 0) {
+	if (import_json(r, db, run->run_id, o, tmp) < 0 || memory_json(r, db, run, o) < 0) {
 		cJSON_Delete(o);
 		return NULL;
 	}

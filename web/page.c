@@ -142,6 +142,21 @@ static void page_import_row(struct web_req *r, int64_t run_id)
 	free(im);
 }
 
+/* What the machine had at the start (report_run_memory), after MemTotal; nothing for a run from before 016. */
+static void memory_rows(struct web_req *r, const struct query_run *run)
+{
+	struct report_run_memory m;
+
+	if (report_run_memory(r->q, run, &m) < 0 || !m.known)
+		return;
+	if (m.domain_kb >= 0)
+		row_num(r, "memory the guest was given", m.domain_kb, " kB (Xen balloon)");
+	row_num(r, "pages the kernel knows", m.present_kb, " kB");
+	row_num(r, "kept by the kernel", m.reserved_kb, " kB (pages it knows − MemTotal)");
+	row_num(r, "MemFree at start", m.free_kb, " kB");
+	row_num(r, "MemAvailable at start", m.available_kb, " kB");
+}
+
 void page_env_table(struct web_req *r, const struct query_run *run, int full)
 {
 	char cpu[160];
@@ -171,6 +186,7 @@ void page_env_table(struct web_req *r, const struct query_run *run, int full)
 	row_text(r, "FPU features", run->fpu_features, 0);
 	row_num(r, "XSAVE area", run->xstate_bytes, " bytes");
 	row_num(r, "MemTotal", run->mem_total_kb, " kB");
+	memory_rows(r, run);
 	row_num(r, "page size", run->page_size, " bytes");
 	row_time(r, "started", run->started_ms);
 	row_time(r, "ended", run->ended_ms);

@@ -50,6 +50,15 @@ check "run label recorded" test "$(q "SELECT label FROM v_runs WHERE run_id=1")"
 check "kernel release recorded" test "$(q "SELECT kernel_release FROM v_runs")" = "$(uname -r)"
 memtotal=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 check "mem_total_kb = /proc/meminfo MemTotal" test "$(q "SELECT mem_total_kb FROM v_runs")" = "$memtotal"
+# What the machine had (016_run_memory): the pages every zone has present, MemFree at the start.
+present_kb=$(awk -v pg="$(getconf PAGESIZE)" '$1 == "present" { s += $2 } END { print s * pg / 1024 }' /proc/zoneinfo)
+check "v_run_memory: present_kb = /proc/zoneinfo's present pages ($present_kb kB), reserved = present - MemTotal" test \
+	"$(q "SELECT present_kb || ' ' || reserved_kb FROM v_run_memory WHERE run_id = 1")" = "$present_kb $((present_kb - memtotal))"
+check "v_run_memory: MemFree at the start recorded, at most MemTotal" test \
+	"$(q "SELECT mem_free_kb > 0 AND mem_free_kb <= $memtotal FROM v_run_memory WHERE run_id = 1")" = 1
+"$FPUSOAKD" summary --db "$db" --run 1 >"$tmp/summary.txt" 2>&1
+check "summary states what the kernel keeps of the pages it knows" \
+	grep -q "^  kernel's    $((present_kb - memtotal)) kB of the $present_kb kB it knows\$" "$tmp/summary.txt"
 check "v_meminfo MemTotal = /proc/meminfo" test "$(q "SELECT DISTINCT value_kb FROM v_meminfo WHERE name='MemTotal'")" = "$memtotal"
 check "page size recorded" test "$(q "SELECT page_size FROM v_runs")" = "$(getconf PAGESIZE)"
 check "cmdline recorded" test "$(q "SELECT cmdline FROM v_runs")" = "$(tr -d '\n' </proc/cmdline)"

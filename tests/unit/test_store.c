@@ -147,6 +147,34 @@ int main(void)
 		sqlite3_close(w);
 	}
 
+	/* What the machine had (016_run_memory.sql): a row only when something was known, NULL for what was not,
+	 * the kernel's own share and what a guest never saw as pages computed by the view. */
+	T_EQ_I(q1(path, "SELECT count(*) FROM v_run_memory"), 0, "v_run_memory: no row for a run that knew nothing");
+	{
+		struct store_run rm = r;
+		int64_t runm;
+
+		rm.domain_kb = 65536;
+		rm.present_kb = 65148;
+		rm.mem_total_kb = 51616;
+		rm.mem_free_kb = 35188;
+		rm.mem_available_kb = -1;
+		T_EQ_I(store_run_begin(st, &rm, &runm), 0, "run with its memory begins");
+		T_EQ_I(q1(path, "SELECT reserved_kb FROM v_run_memory WHERE domain_kb = 65536 AND present_kb = 65148"
+			      " AND mem_total_kb = 51616 AND mem_free_kb = 35188 AND mem_available_kb IS NULL"), 13532,
+		       "v_run_memory: the figures, an unknown one NULL, reserved = present - MemTotal");
+		T_EQ_I(q1(path, "SELECT outside_kb FROM v_run_memory"), 388, "v_run_memory: outside = the guest's size - present");
+		rm.domain_kb = -1;
+		T_EQ_I(store_run_begin(st, &rm, &runm), 0, "run outside Xen begins");
+		T_EQ_I(q1(path, "SELECT count(*) FROM v_run_memory WHERE domain_kb IS NULL AND outside_kb IS NULL"
+			      " AND reserved_kb = 13532"), 1, "v_run_memory: no guest size outside Xen");
+		sqlite3 *w;
+		sqlite3_open(path, &w);
+		sqlite3_exec(w, "DELETE FROM runs WHERE run_id IN (SELECT run_id FROM run_memory); DELETE FROM run_memory",
+			     NULL, NULL, NULL);
+		sqlite3_close(w);
+	}
+
 	/* A writer holding the lock: ticks queue, nothing is lost, then they land. */
 	sqlite3 *locker;
 	sqlite3_open(path, &locker);

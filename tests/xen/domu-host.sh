@@ -7,7 +7,8 @@
 # the domU's console log (kept by xenconsoled: the domU's own exports are in
 # it) and the toolstack's logs as domu/<file>.
 # /etc/domu.env: DOMU_MEMORY (MB the domU runs with), DOMU_BOOT_MEMORY (MB
-# it is built with), DOMU_TIMEOUT (s, its hard cap), DOMU_CPUS (its CPU
+# it is built with), DOMU_TIMEOUT (s, its hard cap), DOMU_DATA (1: QEMU's third
+# disk, /dev/vdc, goes to the domU writable as xvdb), DOMU_CPUS (its CPU
 # affinity: 1, away from the dom0's pinned vCPU, see run.sh), DOM0_NOISE
 # and DOMU_CMDLINE_EXTRA (diagnostics), XEN_BIN.
 #
@@ -66,12 +67,12 @@ if [ "$ts" = ok ]; then
 	type = "pv"
 	kernel = "/payload/domu/vmlinuz"
 	ramdisk = "/payload/domu/initrd.img"
-	cmdline = "console=hvc0 panic=1 fpusoak_domu_kb=$((DOMU_MEMORY * 1024))${DOMU_CMDLINE_EXTRA:+ $DOMU_CMDLINE_EXTRA}"
+	cmdline = "console=hvc0 panic=1 fpusoak_domu_kb=$((DOMU_MEMORY * 1024))$([ "${DOMU_DATA:-0}" = 1 ] && echo " fpusoak_data=1")${DOMU_CMDLINE_EXTRA:+ $DOMU_CMDLINE_EXTRA}"
 	memory = $DOMU_BOOT_MEMORY
 	maxmem = $DOMU_BOOT_MEMORY
 	vcpus = 1
 	cpus = "${DOMU_CPUS:-1}"
-	disk = [ "format=raw,vdev=xvda,access=ro,script=/domu-block.sh,target=/dev/vdb" ]
+	disk = [ "format=raw,vdev=xvda,access=ro,script=/domu-block.sh,target=/dev/vdb"$([ "${DOMU_DATA:-0}" = 1 ] && echo ', "format=raw,vdev=xvdb,access=rw,script=/domu-block.sh,target=/dev/vdc"') ]
 	on_poweroff = "destroy"
 	on_reboot = "destroy"
 	on_crash = "destroy"

@@ -26,6 +26,8 @@ export PATH
 finish() {
 	mark "GUEST-DONE uptime=$(uptime_s)"
 	sync
+	# The data disk is read back by the host from the image: leave it clean.
+	[ -n "${DATA_DIR:-}" ] && umount "$DATA_DIR"
 	poweroff -f
 	# Xen may only halt on dom0 poweroff; a reboot makes QEMU exit for sure.
 	sleep 2
@@ -84,6 +86,20 @@ if [ "$STAGE" = domu ]; then
 	done
 	mark "BALLOON target_kb=$target current_kb=$cur reached=$([ "$cur" -le "$target" ] && echo 1 || echo 0) uptime=$(uptime_s)"
 fi
+# A writable data disk (run.sh XEN_DOMU_DATA_MB; the toolstack says so on the command line).
+DATA_DIR=
+if grep -q 'fpusoak_data=1' /proc/cmdline; then
+	i=0
+	while [ ! -b /dev/xvdb ] && [ "$i" -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+	mkdir -p /data
+	if mount -t ext2 /dev/xvdb /data; then
+		DATA_DIR=/data
+		mark "DATA-DISK mounted"
+	else
+		mark "DATA-DISK missing"
+	fi
+fi
+export DATA_DIR
 mark "ENV stage=$STAGE hypervisor=$(cat /sys/hypervisor/type 2>/dev/null) guest_type=$(cat /sys/hypervisor/guest_type 2>/dev/null) release=$(uname -r) nproc=$(nproc)"
 # The boot state, before anything ran: exported as boot/<file>.
 SC_NAME=boot

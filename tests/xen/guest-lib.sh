@@ -12,6 +12,16 @@
 #                           address, label, $SC_FLAGS, then FLAGS); DAEMON_PID
 #   daemon_wait             wait for it; its exit status
 #   daemon_signal SIG       send it a signal
+#   daemon_alive            it runs (a zombie is not alive)
+#   probes_done DB          capacity probes stored in DB so far (0 without it)
+#   slab_stats TAG FILE     where the kernel has SLUB statistics: the module's
+#                           cache's and task_struct's, one line per cache
+#                           ("TAG cache uptime=U stat=total ..."), appended
+#                           to FILE
+#   threads_max_at_least N  raise kernel.threads-max to N when below it (the
+#                           kernel sizes it by memory: 403 in the 64 MB domU,
+#                           which ends a fill of FPU-only workers by fork's
+#                           EAGAIN before memory does); marks THREADS-MAX
 #   fetch_report FILE       GET / from the daemon inside the guest (wget)
 #   export_file NAME PATH   send PATH to the host after the scenario, as NAME
 #   export_db NAME PATH     the same for an SQLite DB (folded into one file)
@@ -77,6 +87,42 @@ daemon_wait() {
 }
 
 daemon_signal() { kill "-$1" "$DAEMON_PID"; }
+
+daemon_alive() { # a zombie answers kill -0 until it is waited for
+	[ -r "/proc/$DAEMON_PID/stat" ] && [ "$(cut -d' ' -f3 "/proc/$DAEMON_PID/stat")" != Z ]
+}
+
+probes_done() { # DB: capacity probes stored so far (0 while the DB is not there yet)
+	_n=$(sqlite3 -readonly "$1" "SELECT count(*) FROM v_probes WHERE kind = 'capacity'" 2>/dev/null)
+	echo "${_n:-0}"
+}
+
+threads_max_at_least() { # N
+	# cat, not read: busybox's read takes a byte at a time, and a sysctl file answers only the
+	# first read (it gave "3" for 403).
+	_t=$(cat /proc/sys/kernel/threads-max)
+	[ "$_t" -lt "$1" ] && echo "$1" >/proc/sys/kernel/threads-max
+	mark "THREADS-MAX scenario=$SC_NAME was=$_t now=$(cat /proc/sys/kernel/threads-max)"
+}
+
+# The totals of CONFIG_SLUB_STATS' files (/sys/kernel/slab/<cache>/<stat>: "total C0=..."),
+# with the cache's geometry; one awk for all (a fork costs under TCG).
+SLAB_STATS="order objs_per_slab slabs objects alloc_fastpath alloc_slowpath alloc_slab order_fallback alloc_refill free_slab"
+slab_stats() { # TAG FILE
+	[ -r /sys/kernel/slab/task_struct/order_fallback ] || return 0
+	_fs=
+	for _c in fpusoak_xstate task_struct; do
+		for _s in $SLAB_STATS; do
+			[ -r "/sys/kernel/slab/$_c/$_s" ] && _fs="$_fs /sys/kernel/slab/$_c/$_s"
+		done
+	done
+	# shellcheck disable=SC2086 # a word list of paths
+	awk -v tag="$1" -v up="$(uptime_s)" '
+		{ n = split(FILENAME, p, "/"); c = p[n - 1]
+		  if (!(c in line)) { order[++k] = c; line[c] = tag " " c " uptime=" up }
+		  line[c] = line[c] " " p[n] "=" $1 }
+		END { for (i = 1; i <= k; i++) print line[order[i]] }' $_fs >>"$2"
+}
 
 fetch_report() { # fetch_report FILE: the report page, fetched inside the guest
 	[ -n "${LISTEN_PORT:-}" ] || { say "fetch_report: no port"; return 1; }

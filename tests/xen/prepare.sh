@@ -21,6 +21,8 @@ metapkg=linux-image-amd64
 
 say() { echo "prepare: $*" >&2; }
 cannot() { say "cannot prepare: $*"; exit 77; }
+# shellcheck source=tests/xen/apt-install.sh
+. "$here/apt-install.sh"
 
 # ---------------------------------------------------------------- host tools
 need_pkgs=()
@@ -32,18 +34,7 @@ command -v cpio >/dev/null || need_pkgs+=(cpio)
 command -v sqlite3 >/dev/null || need_pkgs+=(sqlite3)
 # mke2fs -d builds the payload disk from a folder without mounting anything.
 PATH=$PATH:/sbin:/usr/sbin command -v mke2fs >/dev/null || need_pkgs+=(e2fsprogs)
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-		cannot "missing ${need_pkgs[*]}; as root run: apt-get install ${need_pkgs[*]}"
-	fi
-	say "installing ${need_pkgs[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2; then
-		apt-get update -qq >&2 || true
-		apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2 ||
-			cannot "apt-get install ${need_pkgs[*]} failed"
-	fi
-fi
+apt_install "the test bed" "${need_pkgs[@]}"
 command -v qemu-system-x86_64 >/dev/null || cannot "qemu-system-x86_64 not found after install"
 
 # ---------------------------------------------------------------- downloads

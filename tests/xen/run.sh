@@ -5,7 +5,8 @@
 # Stage dom0 (default): Xen boots Debian's kernel as the dom0 with an
 # initramfs that runs the stage's scenarios (tests/xen/scenarios/) one after
 # the other.  Stage domu (--stage domu): the dom0 starts Debian's toolstack and
-# `xl create`s a 64 MB PV domU that runs the scenarios (see domu-host.sh).
+# `xl create`s a PV domU (64 MB, a small kernel built here) that runs the
+# scenarios (see domu-host.sh).
 # Either way every scenario's files come back over the console (gzip + base64
 # + sha256, guest-lib.sh) and its NAME.check.sh checks them here.
 #
@@ -21,18 +22,22 @@
 # XEN_PAYLOAD=auto|daemon|standin (auto: the daemon if built); XEN_HARD_CAP
 # seconds for QEMU (default: boot allowance + the scenarios' budgets);
 # XEN_NO_REPORT=1 (no forwarded port, the dom0 stage's report is not fetched);
-# XEN_DOMU_KERNEL=generic|cloud (the domU's kernel: the dom0's generic image,
-# default, or Debian's cloud flavour of it, which boots in less: README for
-# why neither runs the soak in 64 MB), XEN_DOMU_MEMORY (MB the domU runs
-# with, default 128 with the generic kernel, 96 with the cloud one),
+# XEN_DOMU_KERNEL=small|generic|cloud (the domU's kernel: small, the default, is
+# tinyconfig + tests/xen/kernel/pv-small.config built from Debian's source of
+# the dom0's version, prepare-kernel.sh, cached; generic is the dom0's image,
+# cloud Debian's cloud flavour of it: README for why neither runs the soak in
+# 64 MB), XEN_DOMU_MEMORY (MB the domU runs with, default 64 with the small
+# kernel, 128 with the generic one, 96 with the cloud one),
 # XEN_DOMU_BOOT_MEMORY (MB the domU is built with before it balloons down to
-# XEN_DOMU_MEMORY: default 96 for the generic kernel, 66 for the cloud one,
-# never below XEN_DOMU_MEMORY; domu-host.sh).
+# XEN_DOMU_MEMORY: default 64 for the small kernel, 96 for the generic one,
+# 66 for the cloud one, never below XEN_DOMU_MEMORY; domu-host.sh).
 # Diagnostics: XEN_QEMU_CPU (default max,-smap), XEN_QEMU_ACCEL (tcg,thread=single in the
 # dom0 stage, tcg in the domu stage), XEN_LOCKUP_S (150: QEMU is stopped once the guest reports
 # a soft lockup that long),
 # XEN_CMDLINE_EXTRA (appended to Xen's command line), XEN_DOMU_CMDLINE_EXTRA
-# (appended to the domU kernel's), XEN_DOMU_CPUS (the
+# (appended to the domU kernel's), XEN_DOMU_DATA_MB (a writable ext2 disk of
+# that size for the domU, mounted at /data there, its files copied to
+# $BUILD/xen/domu/data/ after the boot; default 0, none), XEN_DOMU_CPUS (the
 # domU's CPU affinity, default 1), XEN_DOM0_NOISE=1 (the dom0 forks busily
 # while the domU runs: the load that shows the corruption described below).  The scenarios have their own (e.g.
 # XEN_SOAK_SECONDS, see scenarios/*.conf.sh).
@@ -88,7 +93,7 @@ cache=${XEN_CACHE:-$here/cache}
 . "$cache/env"
 export KVER MODDIR KERNEL KCONFIG XEN_VERSION LINUX_VERSION
 if [ "$stage" = domu ]; then
-	XEN_DOMU_KERNEL=${XEN_DOMU_KERNEL:-generic} bash "$here/prepare-domu.sh" >>"$prep_log" 2>&1
+	XEN_DOMU_KERNEL=${XEN_DOMU_KERNEL:-small} bash "$here/prepare-domu.sh" >>"$prep_log" 2>&1
 	rc=$?
 	if [ "$rc" = 77 ]; then
 		skip "the domU stage's toolstack cannot be prepared here: $(grep 'cannot prepare' "$prep_log" | tail -1)"
@@ -99,22 +104,40 @@ if [ "$stage" = domu ]; then
 	fi
 	# shellcheck disable=SC1091
 	. "$cache/domu/env"
-	# The domU's kernel (prepare-domu.sh fetches the cloud one when asked).
-	case "${XEN_DOMU_KERNEL:-generic}" in
+	# The domU's kernel (prepare-domu.sh fetches the cloud one when asked, prepare-kernel.sh builds
+	# the small one once per source version and fragment).
+	DOMU_KDIR=''
+	case "${XEN_DOMU_KERNEL:-small}" in
+	small)
+		kenv=$(bash "$here/prepare-kernel.sh" 2>>"$prep_log")
+		rc=$?
+		if [ "$rc" = 77 ]; then
+			skip "the domU's small kernel cannot be built here: $(grep 'cannot prepare' "$prep_log" | tail -1)"
+			t_done
+		elif [ "$rc" != 0 ] || [ ! -f "$kenv" ]; then
+			fail "prepare-kernel.sh exited $rc: $(grep '^prepare-kernel:' "$prep_log" | tail -1)"
+			t_done
+		fi
+		# shellcheck disable=SC1090
+		. "$kenv"
+		# The 2014 guest's size.  The builder maps this image (16-30 MB up) and its boot pages
+		# well below 64 MB, so it is built at its size: no balloon.
+		domu_def_mem=64 domu_min_boot=64 domu_reserve_mb=20 ;;
 	cloud)
 		# shellcheck disable=SC1091
 		. "$cache/domu/kernel.env"
 		# 96: at 80 the soak's guest-scope fill ends in a kernel panic
 		# (README).  The builder needs ~65.1 MB for this image and its
 		# initramfs (domu-host.sh), so a smaller domU is built at 66.
-		domu_def_mem=96 domu_min_boot=66 ;;
+		domu_def_mem=96 domu_min_boot=66 domu_reserve_mb=64 ;;
 	generic)
 		DOMU_KERNEL=$KERNEL DOMU_KCONFIG=$KCONFIG DOMU_KVER=$KVER DOMU_MODDIR=$MODDIR
-		DOMU_LINUX_VERSION=$LINUX_VERSION domu_def_mem=128 domu_min_boot=96 ;;
-	*) fail "XEN_DOMU_KERNEL=${XEN_DOMU_KERNEL} (cloud or generic)"; t_done ;;
+		DOMU_LINUX_VERSION=$LINUX_VERSION domu_def_mem=128 domu_min_boot=96 domu_reserve_mb=64 ;;
+	*) fail "XEN_DOMU_KERNEL=${XEN_DOMU_KERNEL} (small, generic or cloud)"; t_done ;;
 	esac
-	# Scenarios that build a module for the domU build it for this kernel.
-	export DOMU_KERNEL DOMU_KCONFIG DOMU_KVER DOMU_MODDIR DOMU_LINUX_VERSION
+	# Scenarios that build a module for the domU build it for this kernel: against its own tree
+	# (DOMU_KDIR, the small kernel) or its release's headers.
+	export DOMU_KERNEL DOMU_KCONFIG DOMU_KVER DOMU_MODDIR DOMU_LINUX_VERSION DOMU_KDIR
 fi
 tm prepare_s $(( ($(now_ms) - tp) / 1000 ))
 info "xen $XEN_VERSION, $LINUX_VERSION${DOMU_LINUX_VERSION:+ (domU: $DOMU_LINUX_VERSION)}, qemu $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')${TOOLS_VERSION:+, toolstack $TOOLS_VERSION}"
@@ -201,12 +224,26 @@ else
 	[ "$domu_boot_mem" -ge "$domu_mem" ] || domu_boot_mem=$domu_mem
 	dinitrd=$out/domu-initrd.img ddisk=$out/domu-payload.img
 	denv=$out/domu.env
+	# A writable disk for what is too big for the console or must not live in the domU's RAM
+	# (XEN_DOMU_DATA_MB: a long run's DB in a 64 MB guest); the host reads it back after the boot.
+	ddata=''
+	case "${XEN_DOMU_DATA_MB:-0}" in
+	0) ;;
+	*[!0-9]*) fail "XEN_DOMU_DATA_MB wants a number of MB"; t_done ;;
+	*)
+		ddata=$out/domu-data.img
+		rm -rf "$ddata" "$out/data"
+		truncate -s "${XEN_DOMU_DATA_MB}M" "$ddata" && mke2fs -q -F -t ext2 -L fpusoak-data "$ddata" ||
+			{ fail "cannot make the domU's data disk $ddata"; t_done; }
+		;;
+	esac
 	{
 		echo "DOMU_MEMORY='$domu_mem'"
 		echo "DOMU_BOOT_MEMORY='$domu_boot_mem'"
 		echo "DOM0_NOISE='${XEN_DOM0_NOISE:-0}'"
 		echo "DOMU_CPUS='${XEN_DOMU_CPUS:-1}'"
 		echo "DOMU_CMDLINE_EXTRA='${XEN_DOMU_CMDLINE_EXTRA:-}'"
+		echo "DOMU_DATA='$([ -n "$ddata" ] && echo 1 || echo 0)'"
 		# The domU's own hard cap, inside the dom0: its scenarios plus boot.
 		echo "DOMU_TIMEOUT='$((120 + budget_sum))'"
 	} >"$denv"
@@ -246,6 +283,7 @@ if [ -n "$port" ]; then
 fi
 disks=(-drive "file=$disk,format=raw,if=virtio,readonly=on")
 [ "$stage" = domu ] && disks+=(-drive "file=$ddisk,format=raw,if=virtio,readonly=on")
+[ -n "${ddata:-}" ] && disks+=(-drive "file=$ddata,format=raw,if=virtio")
 # The dom0 of the domu stage gets more: xl holds the decompressed domU kernel
 # (~43 MB) while it builds the domain, which OOMs a 160 MB dom0.
 # And one vCPU pinned to CPU 0, the domU's pinned to CPU 1 (domu-host.sh):
@@ -400,6 +438,16 @@ if [ "$stage" = domu ]; then
 	tm toolstack_start_s "$(con_kv seconds "$toolstack")"
 fi
 
+if [ -n "${ddata:-}" ]; then
+	# What the domU wrote to its data disk, without mounting it here (debugfs reads the image).
+	mkdir -p "$out/data"
+	if PATH=$PATH:/sbin:/usr/sbin debugfs -R "rdump / $out/data" "$ddata" >"$out/data.log" 2>&1; then
+		pass "the domU's data disk read back: $(find "$out/data" -type f | wc -l) files, $(du -sk "$out/data" | cut -f1) kB in $out/data"
+	else
+		fail "cannot read the domU's data disk $ddata: $(tail -1 "$out/data.log")"
+	fi
+	check "the domU mounted its data disk ($(con_marker "$scon" DATA-DISK))" test "$(con_marker "$scon" DATA-DISK)" = mounted
+fi
 genv=$(con_marker "$scon" ENV)
 hv=$(con_kv hypervisor "$genv") gt=$(con_kv guest_type "$genv")
 check "guest /sys/hypervisor says xen/PV (got '$hv'/'$gt')" test "$hv/$gt" = xen/PV
@@ -410,10 +458,15 @@ tm memtotal_kb "$memtotal"
 tm memfree_boot_kb "$(awk '/^MemFree:/ {print $2}' "$out/boot/proc/meminfo" 2>/dev/null)"
 if [ "$stage" = domu ]; then
 	# What a domU of that size can show: never more than the domain, and the
-	# rest is Debian's kernel (~47 MB reserved in a PV domU: text, data, a
-	# 17 MB bss) plus the memory map; 64 MB is a loose bound on that reserve.
-	check "domU MemTotal ${memtotal:-?} kB is that of a ${domu_mem} MB domain (<= $((domu_mem * 1024)), > $(((domu_mem - 64) * 1024)))" \
-		test "${memtotal:-0}" -le $((domu_mem * 1024)) -a "${memtotal:-0}" -gt $(((domu_mem - 64) * 1024))
+	# rest is the kernel's own: Debian's keeps ~47 MB of a PV domU (text, data,
+	# a 17 MB bss) plus the memory map, so 64 MB is a loose bound on it; the
+	# small kernel kept 13.9 MB of a 64 MB domU, and 20 MB bounds it.
+	check "domU MemTotal ${memtotal:-?} kB is that of a ${domu_mem} MB domain (<= $((domu_mem * 1024)), > $(((domu_mem - domu_reserve_mb) * 1024)))" \
+		test "${memtotal:-0}" -le $((domu_mem * 1024)) -a "${memtotal:-0}" -gt $(((domu_mem - domu_reserve_mb) * 1024))
+	# The kernel's own account at boot: "Memory: 47064K/65148K available (... 17828K reserved ...)".
+	kmem=$(grep -a -m1 -o 'Memory: [0-9]*K/[0-9]*K available ([^)]*)' "$scon")
+	tm kernel_memory_line "$(echo "$kmem" | sed -E 's/Memory: ([0-9]+)K\/([0-9]+)K available.*[ (]([0-9]+)K reserved.*/available=\1 present=\2 reserved=\3/')"
+	tm domu_kernel "${XEN_DOMU_KERNEL:-small} $DOMU_KVER"
 fi
 first_start=$(sed -n 's/^===FPUSOAK-SCENARIO-START .* epoch=\([0-9]*\)===$/\1/p' "$scon" | head -1)
 [ -n "$first_start" ] && tm boot_to_first_scenario_s $(( first_start - tboot / 1000 ))

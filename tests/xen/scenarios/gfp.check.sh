@@ -16,6 +16,10 @@
 #  - the refusal run (refuse_every=3, --gfp-mode atomic): its refused HOLDs
 #    are gfp_failed deaths in v_churn, its probe ended gfp_failed:atomic, the
 #    churn identity holds with them, and the module counted exactly those;
+#  - object_bytes: 65600 refused at insmod, 11008 gives objects of that size
+#    in slabs of order >= 2 that HOLD (8 of them), and unloads;
+#  - with a kernel built with CONFIG_SLUB_STATS (the domU's small one): the
+#    module cache's and task_struct's statistics before and after every probe;
 #  - failure causes (issue 32, docs/failure-causes.md): the guest-scope fills,
 #    without the fragmenting load, take the guest down to its watermarks:
 #    failed allocations in the soak classified 'watermark' (at least one:
@@ -26,7 +30,7 @@
 # Everything runs in one function with local variables, none named n: run.sh's
 # own (n is the scenario name sc_time files figures under) stay untouched.
 gfp_check() {
-	local db before after ins cnt l rm_ rdb refuse rrun racc rsp rex rki rgf rpop rpr rinj rfail run mode order np want m row res why detail g acc sp ex ki gf pop nc nboth orders bad k da df dk pk pa
+	local db before after ins cnt l rm_ rdb m refuse rrun racc rsp rex rki rgf rpop rpr rinj rfail run mode order np want m row res why detail g acc sp ex ki gf pop nc nboth orders bad k da df dk pk pa
 	db=$SC_OUT/fpusoakd.db
 	sq() { sqlite3 -batch -noheader "$db" "$@" 2>&1; }
 	# ctr FILE NAME [ORDER]: a counter from an exported dump ("name v0 v1 ..."); the ORDER-th value.
@@ -159,6 +163,35 @@ gfp_check() {
 		"$FPUSOAKD" report --db "$db" --run "$run" --out "$SC_OUT/report.html" >/dev/null 2>&1
 		check "the saved report has the 2014 test's section with the model checks' accuracy" \
 			sh -c "grep -q '<section id=\"gfp\"><h2>[0-9]*\. The 2014 test' '$SC_OUT/report.html' && grep -q 'Model checks: the allocator answered' '$SC_OUT/report.html'"
+	fi
+
+	# The AMX-sized object (module parameter object_bytes).
+	m=$(con_marker "$console" GFP-OBJECT-BYTES)
+	check "object_bytes: 65600 refused at insmod, 11008 held in slabs of order >= 2, unloaded ($m)" \
+		test "$(con_kv refused_65600 "$m") $(con_kv object_size "$m") $(con_kv held "$m") $(con_kv rmmod "$m")" = "1 11008 8 ok" \
+		-a "$(con_kv slab_order "$m" | tr -cd 0-9)" -ge 2 2>/dev/null
+	sc_time gfp_object_bytes "$m"
+
+	# SLUB statistics around each probe, where the kernel counts them.
+	local kcfg=${KCONFIG:-}
+	[ "$STAGE" = domu ] && kcfg=${DOMU_KCONFIG:-}
+	if grep -qx 'CONFIG_SLUB_STATS=y' "$kcfg" 2>/dev/null; then
+		local sl=$SC_OUT/slab-stats.txt missing='' i
+		for i in $(seq 1 "${np:-0}"); do
+			for l in before after; do
+				grep -q "^$l-$i fpusoak_xstate .* order_fallback=[0-9]* " "$sl" 2>/dev/null &&
+					grep -q "^$l-$i task_struct .* alloc_slowpath=[0-9]* " "$sl" 2>/dev/null || missing="$missing $l-$i"
+			done
+		done
+		check "SLUB statistics of fpusoak_xstate and task_struct before and after each of the $np probes${missing:+ (missing:$missing)}" \
+			test -z "$missing" -a "${np:-0}" -ge 1
+		sc_time gfp_slab_per_probe "$(awk '
+			{ for (f = 4; f <= NF; f++) { split($f, kv, "="); v[$1 " " $2 " " kv[1]] = kv[2] } }
+			$1 ~ /^after-/ && $2 == "fpusoak_xstate" { n = substr($1, 7); b = "before-" n " fpusoak_xstate "; a = $1 " fpusoak_xstate "
+				printf "%s%s:slowpath+%d,fallback+%d", sep, n, v[a "alloc_slowpath"] - v[b "alloc_slowpath"],
+					v[a "order_fallback"] - v[b "order_fallback"]; sep = " " }' "$sl" 2>/dev/null)"
+	else
+		skip "SLUB statistics per probe: this kernel has no CONFIG_SLUB_STATS"
 	fi
 
 	# Figures for times.txt (README "The 2014 test, repeated" quotes a longer run).

@@ -15,7 +15,13 @@
 #      refuse_every=3 a short --gfp-mode atomic run (churn and one probe)
 #      must count the refused HOLDs as gfp_failed deaths and end its probe
 #      with gfp_failed:atomic (the allocator itself refused nothing above);
-#   6. rmmod: it must unload cleanly and take its slab cache and node along.
+#   6. rmmod: it must unload cleanly and take its slab cache and node along;
+#   7. the object_bytes parameter (the AMX-sized A/B object): a size out of
+#      range is refused at insmod, 11008 bytes gives objects of that size in
+#      slabs of order >= 2 that HOLD, and it unloads cleanly again.
+# Where the kernel has SLUB statistics (the domU's small kernel) the module's
+# cache and task_struct's are read before and after every probe
+# (slab-stats.txt): order_fallback and alloc_slowpath per probe.
 GFP_DIR=/payload/gfp
 GFP_SYS=/sys/class/misc/fpusoak_gfp
 GFP_PARAM=/sys/module/fpusoak_gfp/parameters
@@ -28,16 +34,10 @@ gfp_counters() { # gfp_counters FILE: every counter as "name value..." lines
 	done >"$1"
 }
 
-gfp_probes_done() { # [DB] capacity probes stored so far (0 while the DB is not there yet)
-	n=$(sqlite3 -readonly "${1:-$db}" "SELECT count(*) FROM v_probes WHERE kind = 'capacity'" 2>/dev/null)
-	echo "${n:-0}"
-}
-
+gfp_probes_done() { probes_done "${1:-$db}"; }
 gfp_now() { cut -d. -f1 /proc/uptime; }
-
-gfp_alive() { # the daemon runs (a zombie answers kill -0 until it is waited for)
-	[ -r "/proc/$DAEMON_PID/stat" ] && [ "$(cut -d' ' -f3 "/proc/$DAEMON_PID/stat")" != Z ]
-}
+gfp_slab() { slab_stats "$1" /tmp/slab-stats.txt; }
+gfp_alive() { daemon_alive; }
 
 if insmod "$GFP_DIR/fpusoak_gfp.ko"; then
 	mark "GFP-INSMOD ok uptime=$(uptime_s)"
@@ -53,12 +53,17 @@ export_file gfp_iface.txt /tmp/gfp_iface.txt
 gfp_counters /tmp/gfp-counters.before
 export_file gfp-counters.before /tmp/gfp-counters.before
 
+# Memory, not the kernel's memory-sized thread cap, must end a fill (threads-max is 403 in the
+# 64 MB domU: a fill of the 2014 workers ended by fork's EAGAIN at 336).
+threads_max_at_least 8192
 # Refused HOLDs print "page allocation failure" warnings: they belong in
 # /dev/kmsg (fpusoakd reads them there), not on the emulated serial console.
 dmesg -n 1
 daemon_start "$db"
 # Registered now: a scenario stopped at its budget still sends its DB (folded at export time).
 export_db fpusoakd.db "$db"
+: >/tmp/slab-stats.txt
+export_file slab-stats.txt /tmp/slab-stats.txt
 t0=$(gfp_now)
 sc_sleep "$GFP_PROBE_GAP"
 started=0
@@ -68,11 +73,13 @@ while [ "$started" -lt "$GFP_PROBES" ] && gfp_alive; do
 		break
 	fi
 	started=$((started + 1))
+	gfp_slab "before-$started"
 	mark "GFP-PROBE-SIGNAL n=$started uptime=$(uptime_s)"
 	daemon_signal USR1
 	while gfp_alive && [ "$(gfp_probes_done)" -lt "$started" ] && [ "$(sc_remaining)" -gt 20 ]; do
 		sleep 2
 	done
+	gfp_slab "after-$started"
 	mark "GFP-PROBE-DONE n=$started stored=$(gfp_probes_done) uptime=$(uptime_s)"
 	[ "$started" -lt "$GFP_PROBES" ] && sc_sleep "$GFP_PROBE_GAP"
 done
@@ -112,4 +119,19 @@ if rmmod fpusoak_gfp; then
 else
 	mark "GFP-RMMOD failed rc=$?"
 fi
+
+# The AMX-sized object (object_bytes): refused out of range, else objects of that size in slabs of
+# order >= 2 (the smallest order that holds one), held, and a clean unload.
+big=0
+insmod "$GFP_DIR/fpusoak_gfp.ko" object_bytes=65600 2>/dev/null && { big=1; rmmod fpusoak_gfp; }
+ob=none order=none held=none ob_rm=none
+if insmod "$GFP_DIR/fpusoak_gfp.ko" object_bytes=11008; then
+	i=0
+	while [ ! -c /dev/fpusoak_gfp ] && [ "$i" -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+	read -r ob <"$GFP_SYS/object_size"
+	[ -r /sys/kernel/slab/fpusoak_xstate/order ] && read -r order </sys/kernel/slab/fpusoak_xstate/order
+	held=$("$GFP_DIR/gfp_iface" hold 8 | sed -n 's/^GFP-HOLD wanted=8 held=\([0-9]*\) .*/\1/p')
+	rmmod fpusoak_gfp && ob_rm=ok
+fi
+mark "GFP-OBJECT-BYTES refused_65600=$((1 - big)) object_size=$ob slab_order=$order held=${held:-none} rmmod=$ob_rm"
 exit "$rc"

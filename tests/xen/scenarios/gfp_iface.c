@@ -10,6 +10,11 @@
  * fpusoakd's client of it.  The counter checks read the module's sysfs files
  * before and after, so they hold whatever ran before.  Exit status: the number
  * of failures (capped at 100).
+ *
+ * "gfp_iface hold N" only HOLDs N objects in kernel mode, one per open file, prints
+ * "GFP-HOLD wanted=N held=K error=E object_size=S" and closes them all (exit 0 when
+ * all N were held): the guest script's check of a module loaded with another
+ * object_bytes (the AMX-sized A/B object).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -160,7 +165,39 @@ static int as_child(int uid, int drop_caps, uint32_t size)
 	return WEXITSTATUS(st);
 }
 
-int main(void)
+/* HOLD n objects (kernel mode, one file each), report, close them; 0 when all were held. */
+static int hold_many(int n)
+{
+	struct fpusoak_gfp_info in = { 0 };
+	int *fds = calloc((size_t)n, sizeof *fds), held = 0, err = 0, rc;
+
+	if (!fds)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		fds[i] = dev_open(O_RDWR);
+		if (fds[i] < 0) {
+			err = errno;
+			break;
+		}
+		if (!in.object_size && info(fds[i], &in) != 0) {
+			err = errno;
+			break;
+		}
+		if ((rc = hold(fds[i], in.object_size, FPUSOAK_GFP_KERNEL, 0)) != 0) {
+			err = rc;
+			break;
+		}
+		held++;
+	}
+	printf("GFP-HOLD wanted=%d held=%d error=%s object_size=%u\n", n, held, err ? strerror(err) : "none", in.object_size);
+	for (int i = 0; i < n; i++)
+		if (fds[i] > 0)
+			close(fds[i]);
+	free(fds);
+	return held == n ? 0 : 1;
+}
+
+int main(int argc, char **argv)
 {
 	struct fpusoak_gfp_info in, in2;
 	struct stat sb = { 0 };
@@ -169,6 +206,16 @@ int main(void)
 	int fd, fd2, fd3, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && strcmp(argv[1], "hold") == 0) {
+		char *end;
+		long n = strtol(argv[2], &end, 10);
+
+		if (*end || n < 1 || n > 4096) {
+			fprintf(stderr, "usage: gfp_iface [hold N (1..4096)]\n");
+			return 2;
+		}
+		return hold_many((int)n);
+	}
 	check(stat(FPUSOAK_GFP_DEVICE, &sb) == 0 && S_ISCHR(sb.st_mode), "%s is a character device", FPUSOAK_GFP_DEVICE);
 	check((sb.st_mode & 07777) == 0600 && sb.st_uid == 0 && sb.st_gid == 0,
 	      "%s is 0600 root:root (mode %o, %u:%u)", FPUSOAK_GFP_DEVICE, (unsigned)(sb.st_mode & 07777),
