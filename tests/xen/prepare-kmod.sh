@@ -35,7 +35,8 @@ if [ -f "$dir/env" ]; then
 		say "headers ready: $KMOD_HEADERS ($KMOD_KDIR)"
 		exit 0
 	fi
-	say "headers stale or incomplete, preparing again"
+	# The cache's env files hold absolute paths: a cache copied or bound elsewhere is prepared again.
+	say "headers stale or incomplete (env names ${KMOD_KDIR:-nothing} for ${KMOD_KVER:-?}), preparing again"
 fi
 
 # LINUX_VERSION is "linux-image-<kver> <version>" (prepare.sh).
@@ -45,7 +46,9 @@ case "$kpkg" in linux-image-*) ;; *) cannot "LINUX_VERSION '$LINUX_VERSION' does
 hpkg=linux-headers-${kpkg#linux-image-}
 command -v apt-cache >/dev/null || cannot "no apt-cache to find $hpkg"
 
-depends() { apt-cache show "$hpkg=$kverpkg" 2>/dev/null | sed -n 's/^Depends: //p' | head -1; }
+# apt-cache exits 100 for a package it does not know: under pipefail and set -e that ended the
+# script with 100 (a FAIL in 15_gfp) where "cannot prepare here" (77, a SKIP) is the answer.
+depends() { apt-cache show "$hpkg=$kverpkg" 2>/dev/null | sed -n 's/^Depends: //p' | head -1 || true; }
 deps=$(depends)
 if [ -z "$deps" ]; then
 	apt-get update -qq >&2 || true
