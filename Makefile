@@ -60,10 +60,10 @@ deps:
 	for t in $(RUNTOOLS) pkg-config; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	echo "deps: missing:$$missing"; \
-	cmd="apt-get install -y --no-install-recommends build-essential pkg-config $(DEBPKGS) $(RUNTOOLS)"; \
+	cmd="apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends build-essential pkg-config $(DEBPKGS) $(RUNTOOLS)"; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "deps: running apt-get update && $$cmd"; \
-		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
 	else echo "deps: as root, run: $$cmd"; exit 1; fi
 
 # test-deps: tools the test suite calls (command:package), what clang needs to link libFuzzer
@@ -80,10 +80,10 @@ test-deps:
 	[ -n "$$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null | grep /)" ] || missing="$$missing libclang-rt-$${cv:-14}-dev"; \
 	missing=$$(echo $$missing | tr ' ' '\n' | grep . | sort -u | sed 's/^/ /' | tr -d '\n'); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
-	cmd="apt-get install -y --no-install-recommends$$missing"; \
+	cmd="apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends$$missing"; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "test-deps: running apt-get update && $$cmd"; \
-		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
 	else echo "test-deps: missing$$missing; tests that need them will skip (as root: $$cmd)"; fi
 
 $(BUILD)/gen/schema.c: $(SCHEMA) tools/embed.sh
@@ -208,7 +208,7 @@ deb-deps:
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "deb-deps: $$(dpkg-checkbuilddeps $(DEBPROFILE) 2>&1 | sed 's/^dpkg-checkbuilddeps: error: //')"; \
 		echo "deb-deps: running apt-get update && $$cmd"; \
-		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $$cmd || exit 1; \
 	else echo "deb-deps: as root, run: $$cmd"; exit 1; fi
 
 uninstall:

@@ -12,8 +12,8 @@ apt_install() {
 	fi
 	say "installing $*"
 	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -qq --no-install-recommends "$@" >&2; then
-		apt-get update -qq >&2 || true
+	if ! apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >&2; then
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
 		apt-get install -y -qq --no-install-recommends "$@" >&2 || cannot "apt-get install $* failed"
 	fi
 }

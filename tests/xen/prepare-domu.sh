@@ -82,7 +82,7 @@ prepare_kernel() {
 	say "downloading $kpkg=$kver_deb"
 	mkdir -p "$dcache/debs"
 	(cd "$dcache/debs" && apt-get download -q "$kpkg=$kver_deb" >&2) || {
-		apt-get update -qq >&2 || true
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
 		(cd "$dcache/debs" && apt-get download -q "$kpkg=$kver_deb" >&2)
 	} || cannot "apt-get download $kpkg=$kver_deb failed"
 	deb=$(ls "$dcache"/debs/"$kpkg"_*.deb | head -1)
@@ -152,7 +152,7 @@ missing() {
 vt=$(versions "${tools[@]}")
 for p in "${tools[@]}"; do
 	if [ "$(awk -v p="$p" '$1 == p { print $2 }' <<<"$vt")" != "$XEN_VERSION" ]; then
-		apt-get update -qq >&2 || true
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
 		vt=$(versions "${tools[@]}")
 		[ "$(awk -v p="$p" '$1 == p { print $2 }' <<<"$vt")" = "$XEN_VERSION" ] ||
 			cannot "apt does not know $p at the hypervisor's version $XEN_VERSION"

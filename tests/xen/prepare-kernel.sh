@@ -95,7 +95,7 @@ say "downloading $srcpkg=$srcver"
 # apt-get download writes into the working directory; as root it warns that _apt cannot write
 # there, which is harmless.
 (cd "$tmp" && apt-get download -q "$srcpkg=$srcver" >&2) || {
-	apt-get update -qq >&2 || true
+	apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
 	(cd "$tmp" && apt-get download -q "$srcpkg=$srcver" >&2)
 } || cannot "apt-get download $srcpkg=$srcver failed"
 deb=$(ls "$tmp"/"$srcpkg"_*.deb | head -1)

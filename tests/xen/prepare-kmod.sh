@@ -51,7 +51,7 @@ command -v apt-cache >/dev/null || cannot "no apt-cache to find $hpkg"
 depends() { apt-cache show "$hpkg=$kverpkg" 2>/dev/null | sed -n 's/^Depends: //p' | head -1 || true; }
 deps=$(depends)
 if [ -z "$deps" ]; then
-	apt-get update -qq >&2 || true
+	apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
 	deps=$(depends)
 fi
 [ -n "$deps" ] || cannot "apt-cache does not know $hpkg $kverpkg"

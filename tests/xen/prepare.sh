@@ -57,7 +57,7 @@ rm -rf "$cache/xen" "$cache/linux" "$cache/env"
 # linux-image-amd64 is a metapackage: download the versioned image it names.
 kpkg=$(apt-cache depends "$metapkg" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -1)
 if [ -z "$kpkg" ]; then
-	apt-get update -qq >&2 || true
+	apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
 	kpkg=$(apt-cache depends "$metapkg" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -1)
 fi
 [ -n "$kpkg" ] || cannot "apt-cache does not know $metapkg"
