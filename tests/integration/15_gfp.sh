@@ -47,7 +47,7 @@ else
 fi
 
 # 2. The Xen test guest's kernel (tests/xen/prepare.sh made $cache/env; the headers follow it).
-cache=${XEN_CACHE:-$repo/tests/xen/cache}
+cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 if [ ! -f "$cache/env" ]; then
 	skip "build against the Xen guest's kernel: the Xen test bed is not prepared ($cache/env missing; make test-xen prepares it)"
 else

@@ -75,8 +75,8 @@ if [ -n "${dkms:-}" ]; then
 		test "${src#$x/pkg}" = "/usr/src/$name" -a -f "$src/dkms.conf" -a -f "$src/Kbuild" -a -n "$(ls "$src"/*.c 2>/dev/null)"
 	check "fpusoakd-dkms depends on dkms ($(dpkg-deb -f "$dkms" Depends))" grep -q '^dkms' <<<"$(dpkg-deb -f "$dkms" Depends)"
 	kdir='' kver=''
-	if [ -f "${XEN_CACHE:-tests/xen/cache}/kmod/env" ]; then
-		kdir=$(. "${XEN_CACHE:-tests/xen/cache}/kmod/env" && echo "$KMOD_KDIR") kver=$(. "${XEN_CACHE:-tests/xen/cache}/kmod/env" && echo "$KMOD_KVER")
+	if [ -f "${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}/kmod/env" ]; then
+		kdir=$(. "${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}/kmod/env" && echo "$KMOD_KDIR") kver=$(. "${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}/kmod/env" && echo "$KMOD_KVER")
 	elif [ -d "/lib/modules/$(uname -r)/build" ]; then
 		kdir=/lib/modules/$(uname -r)/build kver=$(uname -r)
 	fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build (once) the Debian 12 rootfs the systemd end-to-end test boots, and
-# print its path on stdout.  The tree is cached in tests/systemd/cache/
+# print its path on stdout.  The tree is cached in ~/.cache/fpusoakd/systemd/ (FPUSOAK_SYSTEMD_CACHE)
 # (git-ignored); it is rebuilt only when the package list below changes or
 # the cache is removed.  debootstrap runs into a temporary directory that is
 # renamed into place at the end, so an interrupted build never leaves a

@@ -8,7 +8,7 @@
 #    `systemd-analyze security` exposure figure, and fpusoakd.conf against
 #    `fpusoakd --help`.
 # 2. As root: build a Debian 12 rootfs once (mkrootfs.sh, cached in
-#    tests/systemd/cache/), lay a fresh overlay over it, boot it with
+#    ~/.cache/fpusoakd/systemd/), lay a fresh overlay over it, boot it with
 #    `systemd-nspawn -b`, install the package there (`apt-get install
 #    ./fpusoakd_*.deb`, from `make deb`: neither enabled nor started) and
 #    check, inside: `systemctl start fpusoakd` → active (running), HTTP,
@@ -50,7 +50,7 @@ T_NAME=${T_NAME:-systemd}
 
 t0=$(date +%s.%N)
 budget=${FPUSOAK_SYSTEMD_BUDGET:-300}
-cache=${FPUSOAK_SYSTEMD_CACHE:-$here/cache}
+cache=${FPUSOAK_SYSTEMD_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/systemd}
 machine=fpusoak-test-$$
 cgname=fpusoak-systemd-$$
 port=8089

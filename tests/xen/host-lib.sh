@@ -120,7 +120,7 @@ scenario_prepare() { # NAME STAGE DIR
 		sc_kmod() {
 			local repo cache out log rc
 			repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
-			cache=${XEN_CACHE:-$repo/tests/xen/cache}
+			cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 			out=$SC_STAGING/build
 			log=$SC_STAGING/kmod.log
 			mkdir -p "$out"

@@ -34,11 +34,11 @@
 # domain then holds the whole cpio (2.2 MB) until the kernel has unpacked and
 # freed it, and needs that much more to be built at all.  An xz'd one
 # (0.9 MB) stays packed until the kernel unpacks it.
-# Needs $XEN_CACHE/env (tests/xen/cache/env) from prepare.sh.
+# Needs $XEN_CACHE/env (~/.cache/fpusoakd/xen/env by default) from prepare.sh.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${XEN_CACHE:-$here/cache}
+cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 out='' disk='' stage=dom0 payload=standin daemon='' port=8089 sdir='' list=''
 tools='' dkernel='' dinitrd='' denv='' moddir='' compress=gzip
 while [ $# -gt 0 ]; do

@@ -27,7 +27,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${XEN_CACHE:-$here/cache}
+cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 dcache=$cache/domu
 
 say() { echo "prepare-domu: $*" >&2; }

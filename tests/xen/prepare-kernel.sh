@@ -28,7 +28,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${XEN_CACHE:-$here/cache}
+cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 frag=$here/kernel/pv-small.config
 
 say() { echo "prepare-kernel: $*" >&2; }

@@ -19,7 +19,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${XEN_CACHE:-$here/cache}
+cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 dir=$cache/kmod
 
 say() { echo "prepare-kmod: $*" >&2; }

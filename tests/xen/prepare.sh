@@ -4,18 +4,18 @@
 #  - qemu-system-x86, busybox-static, cpio, sqlite3 and e2fsprogs installed
 #    (apt-get, when root);
 #  - Xen 4.17 and Debian's kernel downloaded with `apt-get download` (nothing is
-#    installed from them), extracted under tests/xen/cache/, reused when present;
+#    installed from them), extracted under $XEN_CACHE (~/.cache/fpusoakd/xen), reused when present;
 #  - modules.dep generated for the extracted kernel (busybox depmod), so
 #    mkinitramfs.sh can load the few xen/network modules in dependency order.
 #
-# Output: tests/xen/cache/env — shell assignments (XEN_ELF, KERNEL, KVER,
+# Output: $XEN_CACHE/env — shell assignments (XEN_ELF, KERNEL, KVER,
 # MODDIR, XEN_VERSION, LINUX_VERSION) for mkinitramfs.sh and run.sh.
 # Exit status: 0 ready; 77 cannot be prepared here (a reason on stderr, the
 # caller prints it as a visible SKIP); anything else is a bug in this script.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${XEN_CACHE:-$here/cache}
+cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 xenpkg=xen-hypervisor-4.17-amd64
 metapkg=linux-image-amd64
 

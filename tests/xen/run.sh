@@ -73,7 +73,7 @@ tm() { echo "$1=$2" >>"$times"; }
 # The two stages may run at once (make test runs them side by side, tests/run.sh): each
 # prepares the shared cache (prepare.sh starts it over when incomplete) and its scenarios build
 # modules there, so the whole preparation holds a lock on the cache, up to the boot.
-prep_cache=${XEN_CACHE:-$here/cache}
+prep_cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 mkdir -p "$(dirname "$prep_cache")"
 exec {prep_lock}>"$prep_cache.lock"
 flock "$prep_lock"
@@ -88,7 +88,7 @@ elif [ "$rc" != 0 ]; then
 	fail "prepare.sh exited $rc (see $prep_log)"
 	t_done
 fi
-cache=${XEN_CACHE:-$here/cache}
+cache=${XEN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fpusoakd/xen}
 # shellcheck disable=SC1091
 . "$cache/env"
 export KVER MODDIR KERNEL KCONFIG XEN_VERSION LINUX_VERSION
