@@ -431,7 +431,7 @@ int fragload_exec_main(int argc, char **argv)
 	if (n == 0)
 		return 0;
 	if (fragload_blob_unpack(blob, (size_t)n, &cfg, why, sizeof why) < 0) {
-		fprintf(stderr, "fpusoakd-spawner: %s\n", why);
+		fprintf(stderr, "fpusoakd-fragment: %s\n", why);
 		_exit(70);
 	}
 	fragload_main(&cfg);
