@@ -5,11 +5,15 @@
 # "N passed, N failed, N skipped" counting every PASS:/FAIL:/SKIP: check.
 # A program that exits non-zero without printing a FAIL: line counts as one failure,
 # so a crash is never silent.
-# Scripts that say "# test-concurrent: yes" in their first lines and come one after the
-# other in the list run side by side, and nothing else runs beside them: they are the Xen
-# stages, which wait on an emulator that keeps one host CPU busy each (the dom0 stage's QEMU is
-# single-threaded).  Their lines are printed in list order once all of them are done.
-# TEST_SERIAL=1 runs them one after the other.
+# Scripts that say "# test-concurrent: yes" in their first lines start before everything else
+# and run side by side with each other and with the rest of the list: they are the Xen stages,
+# which wait on an emulator that keeps one host CPU busy each (the dom0 stage's QEMU is
+# single-threaded) for most of the suite's length, while most host tests wait on their own
+# daemons and sleep; one after the other they made `make test` the host tests' length plus the
+# longest stage (~24 + ~21 minutes on 2 cores).  The host tests are built to pass beside two
+# busy CPUs (stress-ng, or two long QEMUs).  Their lines are printed in list order at the end.
+# TEST_EARLY=0 starts them where they come in the list instead (side by side, nothing else
+# beside them); TEST_SERIAL=1 runs them one after the other.
 # TEST_JOBS=N (make test-quick) runs up to N of the other tests at once, in list order, and tallies
 # each in list order; a script that says "# test-alone: yes" in its first lines runs with nothing
 # beside it (it measures CPU or timing of its own processes).
@@ -36,6 +40,7 @@ start() {
 		esac
 		echo "$? $(date +%s)" >"$log.rc"
 	) &
+	started_pid=$!
 }
 
 # tally T: count the checks of test T (finished) and print its line.
@@ -107,7 +112,19 @@ flush() {
 	group=()
 }
 TEST_JOBS=${TEST_JOBS:-1}
+# The concurrent tests started first (TEST_EARLY, one job at a time for the rest): their PIDs, so
+# that the others' waits wait for their own test only.
+early=()
+declare -A early_pid=()
+if [ "${TEST_EARLY:-1}" = 1 ] && [ "$TEST_JOBS" -eq 1 ]; then
+	for t in "$@"; do concurrent "$t" && early+=("$t"); done
+	for t in "${early[@]}"; do
+		start "$t"
+		early_pid[$t]=$started_pid
+	done
+fi
 for t in "$@"; do
+	[ -n "${early_pid[$t]:-}" ] && continue
 	if concurrent "$t"; then
 		group+=("$t")
 		continue
@@ -118,10 +135,15 @@ for t in "$@"; do
 		continue
 	fi
 	start "$t"
-	wait
+	wait "$started_pid"
 	tally "$t"
 done
-pool_drain
+pool_drain   # waits for every child, the early ones too
 flush
+for t in "${early[@]}"; do
+	others=
+	for u in "${early[@]}"; do [ "$u" = "$t" ] || others="${others:+$others, }$(basename "$u")"; done
+	tally "$t" "  beside ${others:+$others and }the rest of the list"
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# test-timeout: 2400
+# test-timeout: 3000
 # test-concurrent: yes
 # fpusoakd inside a 64 MB PV domU (issue 21): the dom0 that 90_xen boots
 # starts Debian's toolstack (xenstored, xen-init-dom0, xenconsoled) and
