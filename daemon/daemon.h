@@ -121,6 +121,7 @@ struct daemon {
 	int64_t last_tick_wall_ms;
 	int64_t tick_late_ms, tick_missed;   /* of the tick about to run (tick_timer_read) */
 	int64_t start_mono_ms;
+	int64_t first_tick_mono_ms;          /* the first sample's: the tick timer's grid (loop.c) */
 	int64_t last_tick_mono_ms;   /* health: when the sampler last completed */
 	int64_t ticks;
 	int quiet;                   /* 1: stepping aside for a guest-scope fill; 2: gave up on it (quiet.c) */

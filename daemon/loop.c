@@ -36,6 +36,24 @@ static int timer_arm(int fd, int64_t period_ms)
 	return timerfd_settime(fd, 0, &its, NULL);
 }
 
+/*
+ * The tick timer on the grid of the first sample (FIRST_MONO_MS, CLOCK_MONOTONIC): every PERIOD_MS
+ * after it.  The first sample is taken before the web process starts (READY=1 promises one); a
+ * start-up longer than a period then shows as missed periods at the first read (a timer armed in
+ * the past counts its overruns), not as a gap nothing explains.
+ */
+static int timer_arm_from(int fd, int64_t first_mono_ms, int64_t period_ms)
+{
+	struct itimerspec its = { 0 };
+	int64_t at = first_mono_ms + period_ms;
+
+	its.it_interval.tv_sec = period_ms / 1000;
+	its.it_interval.tv_nsec = (period_ms % 1000) * 1000000;
+	its.it_value.tv_sec = at / 1000;
+	its.it_value.tv_nsec = (at % 1000) * 1000000;
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
 /* Healthy = the sampler completed within three periods (and at least 3 s). */
 static int healthy(const struct daemon *d)
 {
@@ -115,6 +133,8 @@ int loop_tick(struct daemon *d)
 	if (d->last_tick_wall_ms > 0 && now <= d->last_tick_wall_ms && d->last_tick_wall_ms - now < 1000)
 		now = d->last_tick_wall_ms + 1;
 	t = store_tick_new(d->store, d->run_id, now);
+	if (!d->first_tick_mono_ms)
+		d->first_tick_mono_ms = mono;
 
 	if (!t) {
 		log_warnx("out of memory: tick skipped");
@@ -299,7 +319,9 @@ int loop_run(struct daemon *d)
 	    (d->churn && add_fd(d->epfd, churnlink_fd(d->churn)) < 0) ||
 	    (churnlink_frag_fd(d->churn) >= 0 && add_fd(d->epfd, churnlink_frag_fd(d->churn)) < 0) ||
 	    (front_fd >= 0 && add_fd(d->epfd, front_fd) < 0) ||
-	    timer_arm(d->tick_tfd, d->cfg.sample_interval_ms) < 0 || timer_arm(d->status_tfd, DAEMON_STATUS_MS) < 0) {
+	    timer_arm_from(d->tick_tfd, d->first_tick_mono_ms ? d->first_tick_mono_ms : clock_mono_ms(),
+			   d->cfg.sample_interval_ms) < 0 ||
+	    timer_arm(d->status_tfd, DAEMON_STATUS_MS) < 0) {
 		log_warn("event loop setup");
 		return 1;
 	}
