@@ -109,8 +109,13 @@ if [ "$stage" = domu ]; then
 	DOMU_KDIR=''
 	case "${XEN_DOMU_KERNEL:-small}" in
 	small)
-		kenv=$(bash "$here/prepare-kernel.sh" 2>>"$prep_log")
+		# Without the cache's lock while it builds: prepare-kernel.sh has its own (kernel.lock), and a
+		# cold build (15-60 min on 2 busy cores) under this one held the dom0 stage, which started
+		# beside it and needs no kernel, until its time limit (90_xen: 2,700 s, 34 min of them waiting).
+		flock -u "$prep_lock"
+		kenv=$(bash "$here/prepare-kernel.sh" {prep_lock}>&- 2>>"$prep_log")
 		rc=$?
+		flock "$prep_lock"
 		if [ "$rc" = 77 ]; then
 			skip "the domU's small kernel cannot be built here: $(grep 'cannot prepare' "$prep_log" | tail -1)"
 			t_done
