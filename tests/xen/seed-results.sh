@@ -23,13 +23,14 @@ load() {
 }
 # mode_stats DB RUN MODE: "n probes, median (min–max)" of uncensored capacity counts.
 mode_stats() {
-	local n med
+	local n med range
 	n=$(q "$1" "SELECT count(*) FROM v_probes WHERE run_id = $2 AND kind = 'capacity' AND gfp_mode = '$3'")
 	[ "$n" -gt 0 ] || { echo "no probe"; return; }
 	med=$(q "$1" "SELECT CAST(result AS INTEGER) FROM v_probes WHERE run_id = $2 AND kind = 'capacity'
 		AND gfp_mode = '$3' ORDER BY result LIMIT 1 OFFSET ($n - 1) / 2")
-	echo "$med ($(q "$1" "SELECT min(CAST(result AS INTEGER)) || '–' || max(CAST(result AS INTEGER)) FROM v_probes
-		WHERE run_id = $2 AND kind = 'capacity' AND gfp_mode = '$3'"), $n probes"
+	range=$(q "$1" "SELECT min(CAST(result AS INTEGER)) || '–' || max(CAST(result AS INTEGER)) FROM v_probes
+		WHERE run_id = $2 AND kind = 'capacity' AND gfp_mode = '$3'")
+	echo "$med ($range), $n probes"
 }
 
 echo "| | 2014, by hand (64 MB PV guest) |$(for v; do printf ' %s |' "$v"; done)"
@@ -59,8 +60,8 @@ r_verdict() { "$FPUSOAKD" summary --db "$1" --run "$2" 2>/dev/null |
 	awk '/capacity probes by gfp mode/ { getline; sub(/^ +/, ""); print; exit }'; }
 r_model() { "$FPUSOAKD" summary --db "$1" --run "$2" 2>/dev/null | sed -n 's/^ *model checks: //p' | head -1; }
 r_refused() { "$FPUSOAKD" summary --db "$1" --run "$2" 2>/dev/null | sed -n 's/^ *refused HOLDs: //p' | head -1; }
-r_causes() { q "$1" "SELECT coalesce(group_concat(cause || ' ' || n, ', '), 'none') FROM (SELECT cause, count(*) AS n
-	FROM v_failure_causes WHERE run_id = $2 GROUP BY cause ORDER BY n DESC)"; }
+r_causes() { q "$1" "SELECT coalesce(group_concat(source || ' ' || cause || ' ' || n, ', '), 'none') FROM (SELECT source, cause, count(*) AS n
+	FROM v_failure_causes WHERE run_id = $2 GROUP BY source, cause ORDER BY source, n DESC)"; }
 r_stops() { q "$1" "SELECT group_concat(gfp_mode || ': ' || s, '; ') FROM (SELECT gfp_mode, group_concat(stop_reason || ' ' || k, ', ') AS s
 	FROM (SELECT gfp_mode, stop_reason, count(*) AS k FROM v_probes WHERE run_id = $2 AND kind = 'capacity'
 	GROUP BY gfp_mode, stop_reason ORDER BY k DESC) GROUP BY gfp_mode)"; }

@@ -29,7 +29,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 i=0
 q "SELECT p.ts_ms, p.gfp_mode, CAST(p.result AS INTEGER), p.stop_reason, p.duration_ms,
 	(SELECT kernel_margin_pages || '|' || margin_pages FROM v_atomic_risk a
-	  WHERE a.run_id = p.run_id AND a.page_order = 0 AND a.ts_ms <= p.ts_ms + p.duration_ms AND a.ts_ms >= p.ts_ms
+	  WHERE a.run_id = p.run_id AND a.page_order = 0 AND a.zone = 'DMA32' AND a.ts_ms <= p.ts_ms + p.duration_ms AND a.ts_ms >= p.ts_ms
 	  ORDER BY a.ts_ms DESC LIMIT 1)
 	FROM v_probes p WHERE p.run_id = $run AND p.kind = 'capacity' ORDER BY p.ts_ms" |
 while IFS='|' read -r ts mode res why dur km am; do
