@@ -89,8 +89,10 @@ for i in $(seq 150); do
 	[ "$(qq "SELECT count(*) >= 2 FROM v_probes WHERE run_id = $((A + 1)) AND kind = 'capacity'")" = 1 ] && break
 	sleep 0.1
 done
-curl -fs "http://127.0.0.1:$portb/metrics" >"$R_TMP/metrics-b.txt"
+# The DB first, then /metrics: counts only grow, so the later read must be at least the earlier
+# (the other order raced an OOM kill stored in between: metrics 1, DB then 2, under load).
 live=$(qq "SELECT coalesce(sum(probe_oom_killed), 0) FROM v_churn WHERE run_id = $((A + 1))")
+curl -fs "http://127.0.0.1:$portb/metrics" >"$R_TMP/metrics-b.txt"
 until_probes "$pb" "stop_reason NOT IN ('limit', 'timeout', 'stopped')"
 B=$(last_run)
 check "B: ran confined (exit $rc; $(confinement "$R_TMP/b.log" | cut -c1-100))" \
@@ -187,7 +189,7 @@ check "deaths, run page: the death line carries the probe OOM kills" \
 	grep -q "OOM kills $tot (churn $coom, probe $poom)" "$R_TMP/run-b.html"
 m_all=$(awk '$1 == "fpusoakd_worker_oom_kills_total" {print $2}' "$R_TMP/metrics-b.txt")
 m_probe=$(awk '$1 == "fpusoakd_probe_worker_oom_kills_total" {print $2}' "$R_TMP/metrics-b.txt")
-check "deaths, /metrics (live, after 2 probes): probe OOM kills counted (probe $m_probe, all $m_all; DB then $live)" \
+check "deaths, /metrics (live, after 2 probes): probe OOM kills counted (probe $m_probe, all $m_all; DB just before $live)" \
 	test "${m_probe:-0}" -ge 1 -a "${m_all:-0}" -ge "${m_probe:-0}" -a "${m_probe:-0}" -ge "${live:-0}"
 check "deaths, churn API: probe_oom_killed is a column" grep -q 'probe_oom_killed' "$R_TMP/churn-b.json"
 check "deaths, compare: the deaths row of B" grep -q "OOM kills $tot (churn $coom, probe $poom)" "$R_TMP/page-ab.html"
