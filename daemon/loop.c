@@ -26,16 +26,6 @@
 #include "report/run.h"
 #include "store/store.h"
 
-static int timer_arm(int fd, int64_t period_ms)
-{
-	struct itimerspec its = { 0 };
-
-	its.it_interval.tv_sec = period_ms / 1000;
-	its.it_interval.tv_nsec = (period_ms % 1000) * 1000000;
-	its.it_value = its.it_interval;
-	return timerfd_settime(fd, 0, &its, NULL);
-}
-
 /*
  * The tick timer on the grid of the first sample (FIRST_MONO_MS, CLOCK_MONOTONIC): every PERIOD_MS
  * after it.  The first sample is taken before the web process starts (READY=1 promises one); a
@@ -52,6 +42,12 @@ static int timer_arm_from(int fd, int64_t first_mono_ms, int64_t period_ms)
 	its.it_value.tv_sec = at / 1000;
 	its.it_value.tv_nsec = (at % 1000) * 1000000;
 	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Arm FD to fire every PERIOD_MS from now. */
+static int timer_arm(int fd, int64_t period_ms)
+{
+	return timer_arm_from(fd, clock_mono_ms(), period_ms);
 }
 
 /* Healthy = the sampler completed within three periods (and at least 3 s). */

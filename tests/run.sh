@@ -112,19 +112,19 @@ flush() {
 	group=()
 }
 TEST_JOBS=${TEST_JOBS:-1}
-# The concurrent tests started first (TEST_EARLY, one job at a time for the rest): their PIDs, so
-# that the others' waits wait for their own test only.
+# The concurrent tests started first (TEST_EARLY, one job at a time for the rest); the others'
+# waits name their own test's PID, so they never wait for these.
 early=()
-declare -A early_pid=()
+declare -A is_early=()
 if [ "${TEST_EARLY:-1}" = 1 ] && [ "$TEST_JOBS" -eq 1 ]; then
 	for t in "$@"; do concurrent "$t" && early+=("$t"); done
 	for t in "${early[@]}"; do
 		start "$t"
-		early_pid[$t]=$started_pid
+		is_early[$t]=1
 	done
 fi
 for t in "$@"; do
-	[ -n "${early_pid[$t]:-}" ] && continue
+	[ -n "${is_early[$t]:-}" ] && continue
 	if concurrent "$t"; then
 		group+=("$t")
 		continue

@@ -55,11 +55,11 @@ r_kver() { q "$1" "SELECT kernel_release FROM v_runs WHERE run_id = $2"; }
 r_frag() { q "$1" "SELECT CASE WHEN instr(config, 'fragment=light') THEN '--fragment light'
 	WHEN instr(config, 'fragment=heavy') THEN '--fragment heavy' ELSE 'none' END FROM v_runs WHERE run_id = $2"; }
 r_pbo() { q "$1" "SELECT coalesce(max(pageblock_order), '?') FROM v_pagetypeinfo WHERE run_id = $2" 2>/dev/null || echo '?'; }
-r_gap() { "$FPUSOAKD" summary --db "$1" --run "$2" 2>/dev/null | sed -n 's/^ *gap atomic-kernel: //p' | head -1; }
-r_verdict() { "$FPUSOAKD" summary --db "$1" --run "$2" 2>/dev/null |
+r_gap() { summ "$1" "$2" | sed -n 's/^ *gap atomic-kernel: //p' | head -1; }
+r_verdict() { summ "$1" "$2" |
 	awk '/capacity probes by gfp mode/ { getline; sub(/^ +/, ""); print; exit }'; }
-r_model() { "$FPUSOAKD" summary --db "$1" --run "$2" 2>/dev/null | sed -n 's/^ *model checks: //p' | head -1; }
-r_refused() { "$FPUSOAKD" summary --db "$1" --run "$2" 2>/dev/null | sed -n 's/^ *refused HOLDs: //p' | head -1; }
+r_model() { summ "$1" "$2" | sed -n 's/^ *model checks: //p' | head -1; }
+r_refused() { summ "$1" "$2" | sed -n 's/^ *refused HOLDs: //p' | head -1; }
 r_causes() { q "$1" "SELECT coalesce(group_concat(source || ' ' || cause || ' ' || n, ', '), 'none') FROM (SELECT source, cause, count(*) AS n
 	FROM v_failure_causes WHERE run_id = $2 GROUP BY source, cause ORDER BY source, n DESC)"; }
 r_stops() { q "$1" "SELECT group_concat(gfp_mode || ': ' || s, '; ') FROM (SELECT gfp_mode, group_concat(stop_reason || ' ' || k, ', ') AS s
@@ -67,6 +67,14 @@ r_stops() { q "$1" "SELECT group_concat(gfp_mode || ': ' || s, '; ') FROM (SELEC
 	GROUP BY gfp_mode, stop_reason ORDER BY k DESC) GROUP BY gfp_mode)"; }
 r_load() { load "$(dirname "$(dirname "$1")")/host-load.txt"; }
 FPUSOAKD=${FPUSOAKD:-$here/../../build/fpusoakd}
+# summ DB RUN: `fpusoakd summary` of the run, once per DB (four rows read it).
+sdir=$(mktemp -d)
+trap 'rm -rf "$sdir"' EXIT
+summ() {
+	local f=$sdir/$(printf '%s' "$1" | md5sum | cut -c1-12)
+	[ -f "$f" ] || "$FPUSOAKD" summary --db "$1" --run "$2" >"$f" 2>/dev/null || true
+	cat "$f"
+}
 row "guest kernel" "2.6/3.x PV (not recorded)" r_kver "$@"
 row "pageblock order" "9 (distribution kernel)" r_pbo "$@"
 row "guest memory" "64 MB" r_mem "$@"
