@@ -112,8 +112,8 @@ static void cap_probe_start_record(struct spawner *s, int64_t now)
 
 static void cap_release(struct spawner *s, int64_t now)
 {
-	s->settle.pid = 0;
-	s->settle.until = s->settle.give_up = 0;
+	memset(s->settle.pid, 0, sizeof s->settle.pid);
+	s->settle.until = 0;
 	retire_begin(s, ROLE_PROBE, now + RELEASE_NS);
 	retire_progress(s, now, RELEASE_NS);
 }
@@ -121,41 +121,85 @@ static void cap_release(struct spawner *s, int64_t now)
 /*
  * A probe worker that has written "ready" still has a return and a call to make before it sleeps in
  * pause().  The write woke the spawner, one nice step above it, which forked the next worker at once;
- * beside CPU hogs the readied workers then queued runnable behind them: 7 of the daemon's processes
- * above nice 19 runnable at once in 69_probe_scale beside `stress-ng --cpu 2` and its own two busy
- * loops (at most 5 without stress-ng).  So the next worker is forked once the last one is no longer
- * runnable, looked up in its /proc stat every SETTLE_STEP_NS (the spawner sleeps meanwhile, which
- * is what lets it run), or after SETTLE_MAX_NS anyway: a worker that does not get a CPU in 50 ms
- * must not stall the fill, and the bound counts it (settle_gave_up= in the probe's detail).
+ * beside CPU hogs the readied workers then queued runnable behind them: 7 and 8 of the daemon's
+ * processes above nice 19 runnable at once in 69_probe_scale beside `stress-ng --cpu 2` and its own
+ * two busy loops.  So the next worker is forked once the last one is no longer runnable (looked up in
+ * its /proc stat; the spawner sleeps meanwhile, which is what lets it run).  A worker that does not
+ * get a CPU within SETTLE_MAX_NS must not stall the fill on its own, so then one more is forked
+ * beside it (counted in the note the probe logs), but never a third: with every slot runnable the
+ * fill waits, backing off to SETTLE_STEP_MAX_NS between looks.  A bound that forked anyway after
+ * 50 ms let runnable workers pile up one per 50 ms (7 above nice 19 in a make test beside a QEMU):
+ * forking more while the last ones wait for a CPU does not make the fill faster, only the queue
+ * longer.  A worker runnable for good (in reclaim at the limit) ends the fill by the probe's time
+ * bound, which says so.
  */
+#define SETTLE_SLOTS 2
 #define SETTLE_STEP_NS 200000
+#define SETTLE_STEP_MAX_NS 5000000
 #define SETTLE_MAX_NS 50000000
 
-/* 1 if the fork waits for the last probe worker to sleep (look again at settle.until), else 0. */
-static int settle_wait(struct spawner *s, int64_t now)
+/* Frees the slots whose worker is asleep, gone, or unreadable (a worker we cannot see is no reason to
+ * stop filling); how many are left. */
+static int settle_prune(struct spawner *s)
 {
 	char path[32], buf[512];
 	ssize_t n;
+	int i, left = 0;
 
-	if (s->settle.pid <= 0)
-		return 0;
-	snprintf(path, sizeof path, "proc/%d/stat", (int)s->settle.pid);
-	n = procfile_read(NULL, path, buf, sizeof buf);
-	if (n > 0 && procfile_stat_state(buf, (size_t)n) == 'R') {
-		if (!s->settle.give_up) {
-			s->settle.give_up = now + SETTLE_MAX_NS;
-			s->settle.waits++;
-		}
-		if (now < s->settle.give_up) {
-			s->settle.until = now + SETTLE_STEP_NS;
-			return 1;
-		}
-		s->settle.gave_up++;
+	for (i = 0; i < SETTLE_SLOTS; i++) {
+		if (s->settle.pid[i] <= 0)
+			continue;
+		snprintf(path, sizeof path, "proc/%d/stat", (int)s->settle.pid[i]);
+		n = procfile_read(NULL, path, buf, sizeof buf);
+		if (n > 0 && procfile_stat_state(buf, (size_t)n) == 'R')
+			left++;
+		else
+			s->settle.pid[i] = 0;
 	}
-	/* Asleep, gone, or unreadable (a worker we cannot see is no reason to stop filling). */
-	s->settle.pid = 0;
-	s->settle.until = s->settle.give_up = 0;
-	return 0;
+	return left;
+}
+
+/* 1 if the fork waits for a probe worker to sleep (look again at settle.until), else 0. */
+static int settle_wait(struct spawner *s, int64_t now)
+{
+	int i, left = settle_prune(s);
+	int64_t newest = 0;
+
+	if (left == 0) {
+		s->settle.step = 0;
+		return 0;
+	}
+	for (i = 0; i < SETTLE_SLOTS; i++)
+		if (s->settle.pid[i] > 0 && s->settle.since[i] > newest)
+			newest = s->settle.since[i];
+	if (left < SETTLE_SLOTS && now - newest >= SETTLE_MAX_NS) {
+		s->settle.gave_up++;
+		s->settle.step = 0;
+		return 0;
+	}
+	if (!s->settle.step) {
+		s->settle.waits++;
+		s->settle.step = SETTLE_STEP_NS;
+	} else if (left == SETTLE_SLOTS) {
+		if (s->settle.step == SETTLE_STEP_NS)
+			s->settle.full++;
+		s->settle.step = s->settle.step * 2 < SETTLE_STEP_MAX_NS ? s->settle.step * 2 : SETTLE_STEP_MAX_NS;
+	}
+	s->settle.until = now + s->settle.step;
+	return 1;
+}
+
+/* Puts a just-forked probe worker in a free slot (settle_wait left one). */
+static void settle_add(struct spawner *s, pid_t pid, int64_t now)
+{
+	int i;
+
+	for (i = 0; i < SETTLE_SLOTS; i++)
+		if (s->settle.pid[i] <= 0) {
+			s->settle.pid[i] = pid;
+			s->settle.since[i] = now;
+			return;
+		}
 }
 
 static void cap_spawn_next(struct spawner *s, int64_t now)
@@ -168,7 +212,7 @@ static void cap_spawn_next(struct spawner *s, int64_t now)
 	pid = spawner_fork_worker(s, ROLE_PROBE, -1, now);
 	err = pid < 0 ? errno : 0;
 	if (pid > 0) {
-		s->settle.pid = pid;
+		settle_add(s, pid, now);
 		s->probe_alive++;
 		churn_count_spawned(&s->pc);
 	} else
@@ -236,11 +280,11 @@ void spawner_probe_cap_finish(struct spawner *s, int64_t now)
 		spawner_rec_note(s, LOG_LVL_WARN, "guest-scope probe: cannot restore the memory limit: %s",
 				 strerror(errno));
 	probe_cap_released(&s->cap, now);
-	if (s->settle.gave_up)
-		spawner_rec_note(s, LOG_LVL_INFO, "capacity probe: %llu of %llu forks waited for the last worker to sleep, "
-				 "%llu of them 50 ms without it getting a CPU",
+	if (s->settle.gave_up || s->settle.full)
+		spawner_rec_note(s, LOG_LVL_INFO, "capacity probe: %llu of %llu forks waited for a worker to sleep; "
+				 "%llu forked beside one runnable for 50 ms, %llu waited for one of two runnable",
 				 (unsigned long long)s->settle.waits, (unsigned long long)s->cap.spawned,
-				 (unsigned long long)s->settle.gave_up);
+				 (unsigned long long)s->settle.gave_up, (unsigned long long)s->settle.full);
 	close(s->ready_rd);
 	close(s->ready_wr);
 	s->ready_rd = s->ready_wr = -1;

@@ -80,10 +80,11 @@ struct spawner {
 		uint64_t alive_seen;         /* alive at the last death seen (the deadline moves on) */
 	} retire;
 	int lifted;
-	struct {                     /* the last probe worker, until it sleeps (spawner_probe.c, settle) */
-		pid_t pid;
-		int64_t until, give_up;      /* look again at until; fork anyway at give_up */
-		uint64_t waits, gave_up;     /* this probe: forks deferred, bounds reached */
+	struct {                     /* the last probe workers, until they sleep (spawner_probe.c, settle) */
+		pid_t pid[2];                /* SETTLE_SLOTS; 0: free */
+		int64_t since[2];            /* when pid[i] was forked (monotonic ns) */
+		int64_t until, step;         /* look again at until; step: the current back-off */
+		uint64_t waits, gave_up, full; /* this probe: forks deferred, forks beside a runnable one, waits with every slot runnable */
 	} settle;
 
 	/* switch probe */

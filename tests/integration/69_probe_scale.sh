@@ -16,10 +16,10 @@
 #     beside the other work of a shared host) while taking no CPU anyone else wants: they are
 #     counted and named, not held to the bound (on an idle machine the total stayed <= 6).
 #     What the 6 is made of: the spawner, the retirement's batch of 4 (SIGTERMed workers are
-#     runnable until they have exited) and the fill's one worker on its way from "ready" to pause()
-#     (the spawner forks the next only once the last sleeps: before that, 7 and 8 readied workers
-#     queued behind busy loops and stress-ng).  Seen after that: <= 6 beside stress-ng --cpu 2, the
-#     test's two loops and two TCG QEMUs.
+#     runnable until they have exited) and the fill's worker on its way from "ready" to pause()
+#     (the spawner forks the next once the last sleeps, a second beside it after 50 ms, never a
+#     third: before that, 7 and 8 readied workers queued behind busy loops, stress-ng and a QEMU).
+#     Seen after that: <= 5 beside stress-ng --cpu 2, the test's two loops and a kernel build.
 # SOAK=1 (make soak) runs the issue's hour instead: `fpusoakd --duration 60m` at every default
 # (512 MiB workers' limit, a probe every 10 minutes) and reports ticks lost (goal 0), the longest
 # gap, each probe's count and duration; it checks >= 3,596 samples, every probe <= 60 s and ended
