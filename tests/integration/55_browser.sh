@@ -92,11 +92,11 @@ if command -v node >/dev/null; then
 		# Its own package.json: npm installs into the nearest folder holding one (or node_modules).
 		[ -f "$pwdir/package.json" ] || echo '{ "private": true }' >"$pwdir/package.json"
 		if [ ! -d "$pwdir/node_modules/playwright-core" ] && command -v npm >/dev/null; then
-			(cd "$pwdir" && timeout 300 npm install --no-audit --no-fund --silent "playwright-core@$pwver" \
+			(cd "$pwdir" && timeout 300 npm install --no-audit --no-fund --loglevel=error "playwright-core@$pwver" \
 				>"$tmp/npm.log" 2>&1) || echo "npm install playwright-core@$pwver failed: $(tail -2 "$tmp/npm.log")"
 		fi
 		[ -d "$pwdir/node_modules/playwright-core" ] ||
-			{ why="playwright-core@$pwver could not be installed from npm (npm $(command -v npm >/dev/null && echo present || echo missing))"; pwdir=; }
+			{ why="playwright-core@$pwver could not be installed from npm (npm $(command -v npm >/dev/null && echo present || echo missing)$(grep -m 1 -o 'reason: .*' "$tmp/npm.log" 2>/dev/null | sed 's/^/; /'))"; pwdir=; }
 	fi
 else
 	why="node is not installed and could not be installed (as root: apt-get install nodejs npm)"
