@@ -5,7 +5,8 @@
  *
  * fast: N ticks of store_tick_new + sampler_fast (pread + parse of
  *       buddyinfo, vmstat, meminfo, zoneinfo; the atomic-risk model) +
- *       store_submit (one SQLite transaction) + store_rollup, on a fresh DB,
+ *       store_submit (one SQLite transaction per group of STORE_GROUP_MS, as
+ *       the daemon) + store_rollup, on a fresh DB,
  *       exactly the daemon's loop_tick minus the kernel log.  Tick
  *       timestamps are 1 s apart so vmstat change detection, keyframes and
  *       minute/hour rollups behave as they do at the default interval.
@@ -283,6 +284,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sampler_bench: %s\n", st ? "out of memory" : err);
 		return 1;
 	}
+	store_group(st, STORE_GROUP_MS);   /* as the daemon commits */
 	struct store_run r = { .label = "sampler_bench", .version = "bench", .kernel_release = un.release,
 			       .started_ms = wall_ms(), .page_size = 4096, .pid = getpid() };
 	if (store_run_begin(st, &r, &run) < 0)

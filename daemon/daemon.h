@@ -24,12 +24,12 @@
 #include "collector/envinfo.h"
 #include "collector/kv.h"
 #include "daemon/config.h"
+#include "report/headroom.h"
 #include "report/run.h"
 #include "spawner/churn_ctl.h"
 
 #define DAEMON_STATUS_MS 5000   /* the status line, health, queue flush and retention period */
 /* The status line's read-only handle reads an hour of minute rollups every period: a few pages; its cache is locked. */
-#define DAEMON_READER_CACHE_KIB 64
 
 struct store;
 struct sampler;
@@ -105,7 +105,7 @@ struct daemon {
 	const struct daemon_hooks *hooks;
 	int front_open;              /* hooks->open succeeded */
 	struct store *store;
-	struct query *reader;        /* read-only handle for the status line's figures; NULL if it would not open */
+	struct report_status_series trend;   /* the status line's headroom trend, from the ticks sampled */
 	struct sampler *sampler;
 	struct kwatch *kwatch;
 	struct tracewatch *trace;    /* NULL: tracefs=off (the run's note says why) */

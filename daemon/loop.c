@@ -139,6 +139,7 @@ int loop_tick(struct daemon *d)
 	store_tick_late(t, d->tick_late_ms, d->tick_missed);
 	d->tick_late_ms = d->tick_missed = 0;
 	sampler_fast(d->sampler, d->store, t);
+	report_status_add(&d->trend, report_task_order(sampler_task_order(d->sampler)), now, sampler_buddyinfo(d->sampler));
 	/* The zone state a failure of this tick's neighbourhood is judged against (daemon/causes.h). */
 	causes_snapshot(d->causes, d->sampler, now);
 	/* Right after zoneinfo and buddyinfo: the allocator is asked about the state the model just saw. */
@@ -179,17 +180,13 @@ int loop_tick(struct daemon *d)
 	return rc;
 }
 
-/*
- * Headroom trend for the status line (report_status_headroom): free blocks
- * able to hold the task_struct slab's order in Normal, over the last hour.
- */
+/* Headroom trend for the status line: free blocks able to hold the task_struct slab's order in Normal,
+ * over the last hour (report_status_headroom, from the series kept in memory). */
 static const char *headroom_trend(struct daemon *d, char *buf, size_t len)
 {
-	struct report_status_headroom h = { 0 };
+	struct report_status_headroom h;
 
-	if (d->reader)
-		report_status_headroom(d->reader, d->run_id, report_task_order(sampler_task_order(d->sampler)),
-				       clock_wall_ms(), &h);
+	report_status_headroom(&d->trend, clock_wall_ms(), &h);
 	if (!h.ok) {
 		snprintf(buf, len, "headroom trend: after %d minutes", REPORT_TREND_MIN_POINTS);
 		return buf;

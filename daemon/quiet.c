@@ -14,7 +14,7 @@
  *     wait in the backlog and are answered when it is back);
  *   - the writer lets go of the DB (store_suspend: WAL emptied, connection
  *     closed; ticks are held in memory, bounded by --queue-max, and written
- *     when the fill is over), and so does the status line's reader;
+ *     when the fill is over);
  *   - once the web process is gone, the freed heap goes back to the kernel
  *     and the core's locked pages are taken again from scratch (pin_again):
  *     only the code the sampling loop runs during the fill is read back and
@@ -106,8 +106,6 @@ static void enter(struct daemon *d)
 		 " database writes held in memory)");
 	store_suspend(d->store);
 	trace_off(d);
-	query_close(d->reader);
-	d->reader = NULL;
 	repin(d);
 }
 
@@ -120,10 +118,6 @@ static void leave(struct daemon *d, int next, const char *why)
 	d->quiet = next;
 	if (store_resume(d->store, err, sizeof err) < 0)
 		log_warnx("database: cannot reopen after the fill: %s; samples stay queued", err);
-	if (!(d->reader = query_open(d->cfg.db, err, sizeof err)))
-		log_warnx("status line: %s; it shows no headroom trend", err);
-	else
-		query_cache_kib(d->reader, DAEMON_READER_CACHE_KIB);
 	/* Stopping: the web process is not started again only to be stopped (the soak scenario's domU fetch
 	 * reached one that way, as the daemon went). */
 	if (d->front_open && d->hooks->quiet && !d->stop)

@@ -2,11 +2,12 @@
 /* report/headroom: headroom trends; see headroom.h. */
 #include "report/headroom.h"
 
+#include "analysis/frag.h"
+
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define STATUS_MAX_POINTS 60   /* minutes in REPORT_STATUS_SPAN_MS */
 
 struct trend_acc {
 	struct report_trend *out;
@@ -255,46 +256,77 @@ enum report_outlook report_trend_outlook(const struct report_trend *t)
 
 /* ---------------------------------------------------------------- the status line */
 
-struct status_acc {
-	int n;
-	double x[STATUS_MAX_POINTS], y[STATUS_MAX_POINTS];
-};
+#define STATUS_MINUTE_MS 60000
 
-static int status_cb(void *arg, const struct query_zone_point *p)
+void report_status_init(struct report_status_series *s)
 {
-	struct status_acc *a = arg;
-
-	if (p->node != 0 || !p->zone || strcmp(p->zone, REPORT_STATUS_ZONE) != 0 || a->n == STATUS_MAX_POINTS)
-		return 0;
-	/* Epoch ms as x, as the status line always had: an hour of minutes loses nothing at that magnitude. */
-	a->x[a->n] = (double)p->ts_ms;
-	a->y[a->n] = p->v;
-	a->n++;
-	return 0;
+	memset(s, 0, sizeof *s);
+	s->order = -1;
+	s->minute_ms = INT64_MIN;
 }
 
-int report_status_headroom(struct query *q, int64_t run_id, int order, int64_t now_ms,
-			   struct report_status_headroom *out)
+/* Close the minute being filled into the ring (the oldest minute makes room). */
+static void status_close(struct report_status_series *s)
 {
-	struct status_acc *a = calloc(1, sizeof *a);
+	if (s->minute_ms == INT64_MIN || !s->n)
+		return;
+	s->x[s->next] = (double)s->minute_ms;
+	s->y[s->next] = s->sum / (double)s->n;
+	s->next = (s->next + 1) % REPORT_STATUS_MINUTES;
+	if (s->len < REPORT_STATUS_MINUTES)
+		s->len++;
+}
+
+void report_status_add(struct report_status_series *s, int order, int64_t ts_ms, const struct buddyinfo *bi)
+{
+	int64_t minute = ts_ms - ts_ms % STATUS_MINUTE_MS;
+	const struct buddy_zone *z = NULL;
+
+	for (int i = 0; i < bi->nzones && !z; i++)
+		if (bi->z[i].node == 0 && strcmp(bi->z[i].zone, REPORT_STATUS_ZONE) == 0)
+			z = &bi->z[i];
+	if (!z || order < 0 || order >= bi->norders)
+		return;
+	/* Another order (the task_struct slab's, once measured) or a clock stepped back: a new series. */
+	if (order != s->order || minute < s->minute_ms) {
+		report_status_init(s);
+		s->order = order;
+	}
+	if (minute != s->minute_ms) {
+		status_close(s);
+		s->minute_ms = minute;
+		s->sum = 0;
+		s->n = 0;
+	}
+	s->sum += (double)frag_headroom(z->free, bi->norders, (unsigned)order);
+	s->n++;
+}
+
+void report_status_headroom(const struct report_status_series *s, int64_t now_ms,
+			    struct report_status_headroom *out)
+{
+	double x[REPORT_STATUS_MINUTES], y[REPORT_STATUS_MINUTES];
 	struct trend_fit f;
-	int r = -1;
+	size_t n = 0;
 
 	memset(out, 0, sizeof *out);
-	out->order = order;
-	if (!a)
-		return -1;
-	r = query_headroom_minutes(q, run_id, order, now_ms - REPORT_STATUS_SPAN_MS, -1, status_cb, a);
-	if (r >= 0 && a->n >= REPORT_TREND_MIN_POINTS && trend_fit(a->x, a->y, (size_t)a->n, &f) == TREND_OK) {
-		out->ok = 1;
-		out->last = f.y_last;
-		out->slope_h = trend_per_hour(f.slope);
-		out->lo_h = trend_per_hour(f.ci_lo);
-		out->hi_h = trend_per_hour(f.ci_hi);
-		out->falling = f.zero_valid;
+	out->order = s->order;
+	/* Oldest first, as the rollup's rows came: the fit's last point is the last closed minute. */
+	for (int i = 0; i < s->len; i++) {
+		int k = (s->next - s->len + i + REPORT_STATUS_MINUTES) % REPORT_STATUS_MINUTES;
+		if (s->x[k] < (double)(now_ms - REPORT_STATUS_SPAN_MS))
+			continue;
+		x[n] = s->x[k];
+		y[n++] = s->y[k];
 	}
-	free(a);
-	return r < 0 ? -1 : 0;
+	if (n < REPORT_TREND_MIN_POINTS || trend_fit(x, y, n, &f) != TREND_OK)
+		return;
+	out->ok = 1;
+	out->last = f.y_last;
+	out->slope_h = trend_per_hour(f.slope);
+	out->lo_h = trend_per_hour(f.ci_lo);
+	out->hi_h = trend_per_hour(f.ci_hi);
+	out->falling = f.zero_valid;
 }
 
 /* ---------------------------------------------------------------- zone sizes */

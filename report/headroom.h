@@ -90,16 +90,37 @@ enum report_outlook report_trend_outlook(const struct report_trend *t);
 
 /* The status line's figure: order-k headroom of node 0 REPORT_STATUS_ZONE over the last hour. */
 struct report_status_headroom {
-	int ok;                   /* >= 3 minutes fitted; else only order is set */
+	int ok;                   /* >= REPORT_TREND_MIN_POINTS minutes fitted; else only order is set */
 	int order;
 	double last;              /* headroom_mean of the last minute */
 	double slope_h, lo_h, hi_h;   /* per hour, with the 95% CI */
 	int falling;              /* the slope's CI is below zero */
 };
 
-/* Fill out for run_id at order k as of now_ms; 0, or -1 on a store error (out then says !ok). */
-int report_status_headroom(struct query *q, int64_t run_id, int order, int64_t now_ms,
-			   struct report_status_headroom *out);
+/*
+ * Its series, kept by the daemon from the ticks it samples rather than read back by SQL (that query was
+ * 14 % of an idle daemon's CPU): the minute means of node 0 REPORT_STATUS_ZONE's order-k headroom, as
+ * the minute rollup stores them (headroom_mean), for the closed minutes of the last hour.
+ */
+#define REPORT_STATUS_MINUTES 60
+struct report_status_series {
+	int order;                /* the order of the points; a tick at another order starts afresh */
+	int64_t minute_ms;        /* the minute being filled; INT64_MIN: none */
+	double sum;               /* its headroom over n ticks */
+	int64_t n;
+	int len, next;            /* closed minutes in the ring, the slot the next one takes */
+	double x[REPORT_STATUS_MINUTES], y[REPORT_STATUS_MINUTES];   /* the minute's epoch ms, its mean */
+};
+
+/* An empty series. */
+void report_status_init(struct report_status_series *s);
+
+/* Account the tick at ts_ms: bi's node 0 REPORT_STATUS_ZONE (none in bi: nothing) at order k. */
+void report_status_add(struct report_status_series *s, int order, int64_t ts_ms, const struct buddyinfo *bi);
+
+/* Fill out from the closed minutes of s within REPORT_STATUS_SPAN_MS before now_ms (too few: !ok). */
+void report_status_headroom(const struct report_status_series *s, int64_t now_ms,
+			    struct report_status_headroom *out);
 
 /* The size of each zone of a run in pageblocks, from its latest pagetypeinfo (all migratetypes). */
 struct report_zone_sizes {

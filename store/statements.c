@@ -79,7 +79,7 @@ static const char *const STMT_SQL[S_COUNT] = {
 		     " margin0, kernel_margin0, legacy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[S_TICK_LATE] = "INSERT OR REPLACE INTO tick_late(run_id, ts_ms, late_ms, missed) VALUES (?1, ?2, ?3, ?4)",
 	[S_HAS_SAMPLE] = "SELECT 1 FROM samples WHERE run_id = ?1 AND ts_ms = ?2",
-	[S_TICKS] = "UPDATE runs SET ticks = ticks + 1 WHERE run_id = ?1",
+	[S_TICKS] = "UPDATE runs SET ticks = ticks + ?2 WHERE run_id = ?1",
 	/* A bucket seen twice (the wall clock stepped back into it) is merged, not overwritten. */
 	[S_ROLL_BUDDY] = "INSERT INTO buddy_rollup(run_id, tier, bucket_ms, zone_id, page_order, n, free_min, free_max,"
 			 " free_sum, free_last, head_min, head_max, head_sum, head_last, unusable_max, atomic_n,"

@@ -287,13 +287,21 @@ void store_tick_cost(struct store_tick *t, uint32_t sample_us);
 #define STORE_LATE_MS 50
 void store_tick_late(struct store_tick *t, int64_t late_ms, int64_t missed);
 
-/* Queue the tick (ownership passes) and try to write the queue: 0 written, 1 still queued (the DB refused it). */
+/* The daemon's group (README "Crash safety"): a SIGKILL loses at most the ticks of the last 5 s. */
+#define STORE_GROUP_MS 5000
+
+/* Commit ticks in groups spanning at most group_ms of their stamps (0, the default: each tick at once); a run's
+ * first tick, a tick with probes and every flush below still commit at once. */
+void store_group(struct store *st, int64_t group_ms);
+
+/* Queue the tick (ownership passes) and write the queue when its group is due: 0 written or waiting for its
+ * group, 1 still queued (the DB refused it). */
 int store_submit(struct store *st, struct store_tick *t);
 
 /* Retry writing queued ticks now (store_submit retries at most once a second): 0 all written, 1 still queued. */
 int store_flush(struct store *st);
 
-/* Ticks waiting in the queue. */
+/* Ticks held in memory because the DB refused them or is suspended (a group being filled is not counted). */
 size_t store_queued(const struct store *st);
 
 /* Bytes those ticks take (what --queue-max bounds). */

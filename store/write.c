@@ -10,12 +10,25 @@
 
 #include "store/rollup_write.h"
 
-/* What writing one tick needs: the statements, the rows last written, the zones there are. */
+/* What writing one tick needs: the statements, the rows last written, the zones there are, and the new
+ * ticks of one run not yet counted in runs.ticks (one UPDATE a group, not one a tick). */
 struct wr {
 	struct stmts *s;
 	struct rowlog *rl;
 	const struct dims *d;
+	int64_t count_run, count_n;
 };
+
+/* Add the ticks counted so far to their run's runs.ticks. */
+static int count_ticks(struct wr *w)
+{
+	if (!w->count_n)
+		return SQLITE_OK;
+	sqlite3_bind_int64(w->s->s[S_TICKS], 1, w->count_run);
+	sqlite3_bind_int64(w->s->s[S_TICKS], 2, w->count_n);
+	w->count_n = 0;
+	return stmts_step(w->s, S_TICKS);
+}
 
 /* The sample row: cost, the meminfo columns, the churn columns; counted in runs.ticks when new. */
 static int write_sample(struct wr *w, const struct store_tick *t)
@@ -60,10 +73,11 @@ static int write_sample(struct wr *w, const struct store_tick *t)
 		w->rl->wlast_run = t->run_id;
 		w->rl->wlast_ts = t->ts_ms;
 	}
+	if (fresh && t->run_id != w->count_run && (rc = count_ticks(w)) != SQLITE_OK)
+		return rc;
 	if (fresh) {
-		sqlite3_bind_int64(w->s->s[S_TICKS], 1, t->run_id);
-		if ((rc = stmts_step(w->s, S_TICKS)) != SQLITE_OK)
-			return rc;
+		w->count_run = t->run_id;
+		w->count_n++;
 	}
 	return SQLITE_OK;
 }
@@ -411,7 +425,7 @@ static int write_tick(struct wr *w, const struct store_tick *t)
 
 int write_ticks(struct rowlog *rl, struct stmts *s, const struct dims *d, const struct store_tick *head)
 {
-	struct wr w = { s, rl, d };
+	struct wr w = { s, rl, d, 0, 0 };
 	int rc;
 
 	memcpy(rl->zsaved, rl->zlast, (size_t)d->nzones * sizeof rl->zlast[0]);
@@ -420,6 +434,8 @@ int write_ticks(struct rowlog *rl, struct stmts *s, const struct dims *d, const 
 		rc = dims_write(d, s);
 	for (const struct store_tick *t = head; rc == SQLITE_OK && t; t = t->next)
 		rc = write_tick(&w, t);
+	if (rc == SQLITE_OK)
+		rc = count_ticks(&w);
 	if (rc == SQLITE_OK)
 		rc = stmts_step(s, S_COMMIT);
 	if (rc != SQLITE_OK) {

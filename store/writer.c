@@ -16,7 +16,9 @@
  *   write_facts.c   what a run records once for its comparisons (vm knobs, its own processes)
  *
  * Data flow: store_submit accounts a tick in the rollups and queues it; the flush writes every queued
- * tick in one transaction (write_ticks) and forgets them once it committed.
+ * tick in one transaction (write_ticks) and forgets them once it committed.  With a group set
+ * (store_group), ticks are committed in groups: a transaction's fixed cost (BEGIN, COMMIT, the WAL
+ * frames of the pages every tick touches) was most of a tick's insert cost (bench/RESULTS.md).
  */
 #include "store/store.h"
 
@@ -58,6 +60,8 @@ struct store {
 	struct rollacc acc;          /* the minute and the hour being filled */
 	struct store_tick *qhead, *qtail;
 	size_t qcount, qbytes, qmax;
+	int64_t group_ms;            /* commit when the queue spans this much tick time; 0: every tick */
+	int64_t group_run;           /* the run whose first tick was committed last (a new run's first is at once) */
 	uint64_t dropped;
 	int failing;                 /* last flush failed: log once per episode */
 	int64_t retry_ms;            /* while failing: no new attempt before this (monotonic ms) */
@@ -516,8 +520,29 @@ static void kv_hand_on(struct store *st, struct store_tick *from, struct store_t
 	}
 }
 
+void store_group(struct store *st, int64_t group_ms)
+{
+	st->group_ms = group_ms > 0 ? group_ms : 0;
+}
+
+/*
+ * Whether the queue, t last, is to be committed now: a group spans at most group_ms of tick stamps
+ * (so a SIGKILL loses at most that much), a new run's first tick and a tick carrying probes are
+ * seen at once (a reader waits on them), a failing DB retries on its own clock, and a group never
+ * grows to a quarter of the queue's bound (a group must never make the queue drop ticks).
+ */
+static int group_due(const struct store *st, const struct store_tick *t)
+{
+	int64_t span = t->ts_ms - st->qhead->ts_ms;
+
+	return !st->group_ms || st->failing || t->run_id != st->group_run || t->no_sample || t->nprobes ||
+	       span >= st->group_ms || span < 0 || st->qbytes > st->qmax / 4;
+}
+
 int store_submit(struct store *st, struct store_tick *t)
 {
+	int64_t run_id;
+
 	if (!t->no_sample && rollup_account_tick(&st->acc, t) < 0)
 		log_warnx("database: out of memory rolling up the tick at %lld", (long long)t->ts_ms);
 	if (st->qtail)
@@ -541,7 +566,13 @@ int store_submit(struct store *st, struct store_tick *t)
 				  (unsigned long long)st->dropped);
 		tick_free(old);
 	}
-	return flush_queue(st);
+	if (!group_due(st, t))
+		return 0;
+	run_id = t->run_id;   /* t is freed once written */
+	if (flush_queue(st) != 0)
+		return 1;
+	st->group_run = run_id;
+	return 0;
 }
 
 int store_flush(struct store *st)
@@ -624,7 +655,7 @@ int store_suspended(const struct store *st)
 
 size_t store_queued(const struct store *st)
 {
-	return st->qcount;
+	return st->failing || !st->db ? st->qcount : 0;
 }
 
 size_t store_queued_bytes(const struct store *st)
@@ -702,7 +733,9 @@ int store_rollup(struct store *st, int64_t run_id, int64_t now_ms)
 
 int64_t store_retain(struct store *st, int64_t cutoff_ms)
 {
-	if (!st->db || st->qcount || st->failing)   /* suspended, or writes pending */
+	/* Suspended, or failing (its ticks wait in memory).  A group being filled is newer than any cutoff,
+	 * and retention never deletes what the minute rollup has not consumed (retain.c). */
+	if (!st->db || st->failing)
 		return 0;
 	return retain(st->db, &st->stmts, &st->tc.dims, cutoff_ms);
 }

@@ -29,8 +29,12 @@ check "report: well-formed XML" xml_ok "$tmp/r2.html"
 check "report: the run's kernel and inline SVG charts" sh -c "grep -q '$(uname -r)' '$tmp/r2.html' && grep -q '<svg' '$tmp/r2.html'"
 check "report: self-contained (no link back to a server)" sh -c "! grep -q 'href=\"/' '$tmp/r2.html'"
 n0=$(sqlite3 -batch -noheader "$db" "SELECT count(*) FROM samples WHERE run_id = 2")
-sleep 0.5
-n1=$(sqlite3 -batch -noheader "$db" "SELECT count(*) FROM samples WHERE run_id = 2")
+# Ticks are committed in groups of at most 5 s (README "Crash safety"): wait up to 8 s for the next.
+for i in $(seq 40); do
+	sleep 0.2
+	n1=$(sqlite3 -batch -noheader "$db" "SELECT count(*) FROM samples WHERE run_id = 2")
+	[ "$n1" -gt "$n0" ] && break
+done
 [ "$n1" -gt "$n0" ] && pass "the daemon kept writing beside the readers ($n0 -> $n1 samples)" || fail "daemon stalled: $n0 -> $n1"
 kill -TERM "$pid"; wait "$pid"; pid=
 

@@ -7,7 +7,12 @@
 #   - PRAGMA integrity_check is ok;
 #   - every sample a reader saw committed right before the kill is still
 #     there (count and sum of ts_ms up to the last one seen), each with its
-#     buddyinfo rows (one transaction per tick);
+#     buddyinfo rows (a tick is never half-written);
+#   - ticks are committed in groups of at most 5 s (STORE_GROUP_MS, README
+#     "Crash safety"): the kill lost at most one group, i.e. the last tick
+#     stored is at most 5 s + BOUND_SLACK_MS older than the kill (the slack:
+#     the last tick's interval and lateness on a loaded machine), except
+#     while the daemon held its writes for a guest-scope fill (by design);
 #   - the killed run is marked 'crash' by the next start;
 #   - no spawner or worker survives (zombies count as dead: PID 1 here does
 #     not reap), and nothing is left in the workers' cgroup;
@@ -55,11 +60,12 @@ old_rollups=$(q "SELECT count(*) FROM buddy_rollup WHERE run_id = 1")
 [ "${old_n:-0}" -ge 100 ] && [ "$old_rollups" -gt 0 ] && pass "aged run prepared: $old_n samples over $(( (old_last - old_first) / 60000 )) min, 2 days old, $old_rollups rollup rows" \
 	|| fail "could not prepare the aged run ($old_n samples, $old_rollups rollups): $(tail -3 "$R_TMP/old.log")"
 
-bad_integrity=0 bad_kept=0 bad_crash=0 bad_workers=0 bad_tick=0 bad_start=0 bad_stop=0
+GROUP_MS=5000 BOUND_SLACK_MS=${BOUND_SLACK_MS:-2000}
+bad_integrity=0 bad_bound=0 bounded=0 worst_lost=0 bad_kept=0 bad_crash=0 bad_workers=0 bad_tick=0 bad_start=0 bad_stop=0
 in_probe=0 with_probe=0 kills=0 after_first=0 retained_runs=0 killed_runs=()
 prev_old=$old_n
 for i in $(seq "$N"); do
-	delay=$(( 50 + RANDOM % 6950 ))        # ms after exec: from inside store_open to past the 5 s status/retention timer
+	delay=$(( 50 + RANDOM % 12950 ))       # ms after exec: from inside store_open to past the 5 s status/retention timer and two groups
 	probe_at=-1
 	[ $(( RANDOM % 2 )) = 0 ] && probe_at=$(( delay - 100 - RANDOM % 600 ))
 	r_start "$R_TMP/run$i.log" "${SMALL[@]}" "${CHURN[@]}"
@@ -75,6 +81,7 @@ for i in $(seq "$N"); do
 	sp=$(r_spawner_of "$pid")
 	procs=$(workers_of "$sp" | tr '\n' ' ')
 	probing=$(grep -c 'capacity probe requested' "$R_TMP/run$i.log"; grep -c 'capacity probe:' "$R_TMP/run$i.log")
+	kill_ms=$(date +%s%3N)
 	kill -KILL "$pid"; wait "$pid" 2>/dev/null
 	kills=$((kills + 1))
 	[ "$(echo $probing)" = "1 0" ] && in_probe=$((in_probe + 1))
@@ -104,6 +111,14 @@ for i in $(seq "$N"); do
 	if [ -n "$run" ]; then
 		after=$(q "SELECT count(*) || ' ' || coalesce(sum(ts_ms), 0) FROM samples WHERE run_id = $run AND ts_ms <= $b_max")
 		[ "$after" = "$b_n $b_sum" ] || { bad_kept=$((bad_kept + 1)); echo "kill $i: run $run had '$b_n $b_sum' committed, now '$after'"; }
+		# At most one group lost: the last stored tick is no older than a group (and the slack) before the kill.
+		last=$(q "SELECT coalesce(max(ts_ms), 0) FROM samples WHERE run_id = $run")
+		if [ "$b_n" -gt 0 ] && ! grep -q 'stepping aside' "$R_TMP/run$i.log"; then
+			lost=$(( kill_ms - last )); bounded=$((bounded + 1))
+			[ "$lost" -gt "$worst_lost" ] && worst_lost=$lost
+			[ "$lost" -le $(( GROUP_MS + BOUND_SLACK_MS )) ] ||
+				{ bad_bound=$((bad_bound + 1)); echo "kill $i: the last tick stored is $lost ms older than the kill"; }
+		fi
 		er=$(q "SELECT end_reason FROM runs WHERE run_id = $run")
 		[ "$er" = crash ] || { bad_crash=$((bad_crash + 1)); echo "kill $i: run $run end_reason '$er'"; }
 		# Zone rows are stored on change (schema 6): a tick's buddyinfo is the row in force (buddy_at),
@@ -126,6 +141,8 @@ done
 [ "$bad_stop" = 0 ] && pass "each restarted daemon stopped cleanly on SIGTERM (exit 0)" || fail "$bad_stop restarted daemons did not exit 0"
 [ "$bad_kept" = 0 ] && pass "every sample seen committed before a kill is still there ($after_first kills after the first sample)" \
 	|| fail "committed samples lost after $bad_kept kills"
+[ "$bad_bound" = 0 ] && [ "$bounded" -gt 0 ] && pass "at most one group lost: the last tick stored at most $worst_lost ms before the kill (bound ${GROUP_MS} + ${BOUND_SLACK_MS} ms; $bounded kills)" \
+	|| fail "more than one group lost after $bad_bound of $bounded kills (worst $worst_lost ms; bound ${GROUP_MS} + ${BOUND_SLACK_MS} ms)"
 [ "$bad_tick" = 0 ] && pass "no tick half-written: every stored sample has its buddyinfo rows" || fail "torn ticks after $bad_tick kills"
 [ "$bad_crash" = 0 ] && [ ${#killed_runs[@]} -gt 0 ] && pass "all ${#killed_runs[@]} killed runs marked 'crash'" || fail "$bad_crash killed runs not marked 'crash'"
 [ "$bad_workers" = 0 ] && pass "no spawner or worker survived any of the $kills kills" || fail "processes survived $bad_workers kills"

@@ -374,19 +374,43 @@ int main(void)
 		T_CHECK(one, "'%s' ends in exactly one of the four verdicts: %s", x->label, x->word);
 	}
 
-	/* ---- the status line's figure: node 0 Normal (zone 3), order 3, the last hour before now */
+	/* ---- the status line's figure: node 0 Normal at order 3, minute means kept in memory over the last hour */
 	{
+		struct report_status_series ser;
 		struct report_status_headroom h;
-		int m = minute_means(1, 3, 3, ya);
-		T_EQ_I(report_status_headroom(q, 1, 3, TDB_T1 + 10 * 60000, &h), 0, "status headroom of run 1");
-		T_CHECK(h.ok && h.order == 3 && close_to(h.last, ya[m - 1], 1e-12) && close_to(h.slope_h, slope_h(ya, m), 1e-6) &&
+		struct buddyinfo bi = { .nzones = 2, .norders = 11 };
+		double ym[10];
+		int64_t t0 = TDB_T1 - TDB_T1 % 60000;
+
+		bi.z[0].node = 0;
+		snprintf(bi.z[0].zone, sizeof bi.z[0].zone, "DMA32");
+		bi.z[1].node = 0;
+		snprintf(bi.z[1].zone, sizeof bi.z[1].zone, "Normal");
+		report_status_init(&ser);
+		/* Only order-3 blocks: the order-3 headroom is free[3], a minute's mean 100 + 10 m + 0.5. */
+		for (int i = 0; i <= 600; i++) {
+			bi.z[0].free[3] = 7;
+			bi.z[1].free[3] = 100 + (uint64_t)(10 * (i / 60) + i % 2);
+			report_status_add(&ser, 3, t0 + 1000 * i, &bi);
+		}
+		for (int m = 0; m < 10; m++)
+			ym[m] = 100 + 10 * m + 0.5;
+		report_status_headroom(&ser, t0 + 600000, &h);
+		T_CHECK(h.ok && h.order == 3 && close_to(h.last, ym[9], 1e-12) && close_to(h.slope_h, slope_h(ym, 10), 1e-6) &&
 			h.lo_h <= h.slope_h && h.slope_h <= h.hi_h && h.falling == (h.hi_h < 0),
-			"status: Normal's last minute %.1f, slope %.6g/h = closed-form OLS %.6g/h", h.last, h.slope_h,
-			slope_h(ya, m));
-		T_EQ_I(report_status_headroom(q, 1, 3, TDB_T1 + 3600000 + 7 * 60000 + 1, &h), 0, "status an hour later");
-		T_CHECK(!h.ok && h.order == 3, "status: only 2 minutes inside the last hour: no figure");
-		T_EQ_I(report_status_headroom(q, 2, 3, TDB_T1, &h), 0, "status of a run without rollups");
-		T_CHECK(!h.ok, "status: no rollups, no figure");
+			"status: Normal's last closed minute %.1f, slope %.6g/h = closed-form OLS %.6g/h", h.last, h.slope_h,
+			slope_h(ym, 10));
+		report_status_headroom(&ser, t0 + 3600000 + 5 * 60000 + 1, &h);
+		T_CHECK(!h.ok && h.order == 3, "status: only 4 minutes inside the last hour: no figure");
+		report_status_add(&ser, 4, t0 + 601000, &bi);
+		report_status_headroom(&ser, t0 + 601000, &h);
+		T_CHECK(!h.ok && h.order == 4, "status: another order starts the series afresh");
+		bi.nzones = 1;
+		report_status_init(&ser);
+		for (int i = 0; i <= 600; i++)
+			report_status_add(&ser, 3, t0 + 1000 * i, &bi);
+		report_status_headroom(&ser, t0 + 600000, &h);
+		T_CHECK(!h.ok, "status: no Normal zone, no figure");
 	}
 
 	/* ---- the figures of one run (report/run.h), against the testdb formulas */

@@ -219,6 +219,32 @@ int main(void)
 	T_EQ_I(q1(path, "SELECT count(*) FROM v_runs WHERE end_reason='stopped'"), 1, "stopped run");
 	store_close(st);
 
+	/* Group commit (the daemon's STORE_GROUP_MS): a run's first tick at once, then groups spanning 5 s of
+	 * stamps; a group being filled is not "queued"; the run's end writes the rest. */
+	{
+		char gpath[256];
+		int64_t rg, t0 = 1700000200000;
+		int ok = 1;
+
+		snprintf(gpath, sizeof gpath, "%s/g.db", dir);
+		st = store_open(gpath, 1 << 20, err, sizeof err);
+		store_group(st, STORE_GROUP_MS);
+		store_run_begin(st, &r, &rg);
+		T_EQ_I(submit(st, rg, t0, 0), 0, "group: the run's first tick");
+		T_EQ_I(q1(gpath, "SELECT count(*) FROM samples"), 1, "group: the run's first tick committed at once");
+		for (int i = 1; i < 6; i++)
+			ok &= submit(st, rg, t0 + i * 1000, (uint64_t)i) == 0 && q1(gpath, "SELECT count(*) FROM samples") == 1 &&
+			      store_queued(st) == 0;
+		T_CHECK(ok, "group: ticks 1-5 (4 s of stamps) wait uncommitted, none counted as queued");
+		T_EQ_I(submit(st, rg, t0 + 6000, 6), 0, "group: tick 6, 5 s after the group's first");
+		T_EQ_I(q1(gpath, "SELECT count(*) FROM samples"), 7, "group: committed with its group");
+		T_EQ_I(submit(st, rg, t0 + 7000, 7), 0, "group: tick 7 waits");
+		T_EQ_I(store_run_end(st, rg, t0 + 7500, "stopped"), 0, "group: the run ends");
+		T_EQ_I(q1(gpath, "SELECT count(*) FROM samples"), 8, "group: the run's end wrote the last group");
+		T_EQ_I(q1(gpath, "SELECT ticks FROM runs"), 8, "group: runs.ticks counts every tick");
+		store_close(st);
+	}
+
 	/*
 	 * A DB made by a build that had 012 but not 011 (migration numbers land on main out of order):
 	 * user_version 12 without run_import.  Opening it applies 011 late and keeps user_version.
