@@ -21,7 +21,9 @@ fpusoak_ldlibs() {
 # build/bench/churn_bench (the churn engine alone), rebuilt when the library or its source is newer;
 # its path on stdout, or 1 with the compiler's first lines on stderr.  Same libraries as the daemon.
 churn_bench_path() {
-	local bench=${BUILD:-$PWD/build}/bench/churn_bench lib=${BUILD:-$PWD/build}/libfpusoak.a
+	# Not build/bench/churn_bench: bench/run.sh builds that one with --as-needed, and a newer copy of
+	# it there passed the freshness test below and failed 31_churn_caps (no libraries to shed).
+	local bench=${BUILD:-$PWD/build}/tests/churn_bench lib=${BUILD:-$PWD/build}/libfpusoak.a
 	if [ ! -x "$bench" ] || [ "$lib" -nt "$bench" ] || [ bench/churn_bench.c -nt "$bench" ]; then
 		mkdir -p "$(dirname "$bench")"
 		# --no-as-needed: the bench itself calls none of these, but 31_churn_caps wants its spawner

@@ -6,7 +6,7 @@
 # The spawner starts with the daemon's capabilities and drops all of them once it has set itself
 # up, so workers inherit none (a worker whose spawner could not drop them drops its own:
 # worker/worker.c).  Read from the kernel (/proc/PID/status) for the spawner and the live workers of
-#   1. the engine alone (build/bench/churn_bench --spawner none: the spawner runs in its forked
+#   1. the engine alone (build/tests/churn_bench --spawner none: the spawner runs in its forked
 #      copy, its own sandbox cgroup; run with LD_BIND_NOW=1), and
 #   2. the daemon ($FPUSOAKD, which execs the static fpusoakd-spawner beside it) in a 64 MB /
 #      1000-PID sandbox cgroup (where no cgroup v1 memory hierarchy is writable: without one,
