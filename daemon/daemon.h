@@ -29,7 +29,6 @@
 #include "spawner/churn_ctl.h"
 
 #define DAEMON_STATUS_MS 5000   /* the status line, health, queue flush and retention period */
-/* The status line's read-only handle reads an hour of minute rollups every period: a few pages; its cache is locked. */
 
 struct store;
 struct sampler;
