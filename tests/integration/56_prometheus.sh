@@ -73,7 +73,13 @@ for i in 1 2; do
 	head=$(promql "fpusoakd_headroom_blocks{instance=\"$inst\",node=\"0\",zone=\"$zone\",order=\"3\"}" "$t" |
 		python3 -c 'import sys,json; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1])')
 	run=$(promql "fpusoakd_run_id{instance=\"$inst\"}" "$t" | python3 -c 'import sys,json; print(json.load(sys.stdin)["data"]["result"][0]["value"][1])')
-	dbfree=$(sqlite3 -batch -noheader "$db" "SELECT free_blocks FROM v_buddyinfo WHERE ts_ms = ${ts:-0} AND node = 0 AND zone = '$zone' AND page_order = 0")
+	# /metrics shows a tick at once; the DB has it once its group is committed (at most 5 s of ticks,
+	# README "Crash safety"): wait for that row, with a deadline, rather than read the DB too early.
+	for _ in $(seq 150); do
+		dbfree=$(sqlite3 -batch -noheader "$db" "SELECT free_blocks FROM v_buddyinfo WHERE ts_ms = ${ts:-0} AND node = 0 AND zone = '$zone' AND page_order = 0")
+		[ -n "$dbfree" ] && break
+		sleep 0.1
+	done
 	dbhead=$(sqlite3 -batch -noheader "$db" "SELECT headroom_blocks FROM v_headroom WHERE ts_ms = ${ts:-0} AND node = 0 AND zone = '$zone' AND page_order = 3")
 	[ -n "$free" ] && [ "$free" = "$dbfree" ] && pass "instance $i: free order-0 blocks of $zone in Prometheus ($free) = the DB's row of that sample ($moves distinct values stored)" ||
 		fail "instance $i: Prometheus free blocks '$free' vs DB '$dbfree' at ts ${ts:-?}"
