@@ -39,8 +39,9 @@ sc_prepare() {
 	sc_env GFP_PROBES "${XEN_GFP_PROBES:-4}"
 	sc_env GFP_PROBE_GAP 5
 	# A probe after the first two starts only with this much budget left: a fill and its release took
-	# up to 70 s on a loaded host, the refusal run ~30 s, stopping, rmmod and the exports 25 s more.
-	sc_env GFP_PROBE_NEEDS 150
+	# up to 70 s on a loaded host, the refusal run ~30 s (up to 65 s beside stress-ng and three other
+	# emulators), stopping, rmmod and the exports 25 s more.
+	sc_env GFP_PROBE_NEEDS 180
 	# In the domU the 2014 fill (issue 30): workers that touch the FPU and hold its state, nothing
 	# else, so the fill ends on kernel memory (stacks, page tables, task_struct, the FPU state).
 	local wm=1M
