@@ -4,7 +4,9 @@
 # for docs/results/: every capacity probe of the run with its mode, count, what ended it, how long
 # the fill took, the zone's order-0 margins at the last sample of the fill (free pages above the
 # min watermark: what GFP_KERNEL may use before it must reclaim, v_atomic_risk's
-# kernel_margin_pages; above the lower mark GFP_ATOMIC may dip to: margin_pages), and the SLUB
+# kernel_margin_pages, which also leaves the highatomic reserve alone; above the lower mark
+# GFP_ATOMIC may dip to: margin_pages), the zone's HighAtomic pageblocks at the last pagetypeinfo
+# sample of the fill (the reserve for high-order atomic requests that GFP_KERNEL may not use), the SLUB
 # statistics of the FPU-state cache (the module's fpusoak_xstate) and of task_struct during the
 # probe (after - before: alloc_slowpath, order_fallback); then per mode: probes, counts
 # (median, min-max), stop reasons.
@@ -24,19 +26,22 @@ slab() { # N CACHE STAT: the probe's delta, or "?"
 			for (f = 4; f <= NF; f++) { split($f, kv, "="); if (kv[1] == s) v[$1] = kv[2] } }
 		END { if (("before-" n in v) && ("after-" n in v)) print v["after-" n] - v["before-" n]; else print "?" }' "$sl" 2>/dev/null || echo "?"
 }
-echo "| # | at (h:mm) | mode | workers | stop reason | fill (s) | free − min (pages) | free − atomic mark (pages) | FPU-state cache: slow path / order fallback | task_struct: slow path / order fallback |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| # | at (h:mm) | mode | workers | stop reason | fill (s) | free − min (pages) | free − atomic mark (pages) | HighAtomic pageblocks | FPU-state cache: slow path / order fallback | task_struct: slow path / order fallback |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 i=0
 q "SELECT p.ts_ms, p.gfp_mode, CAST(p.result AS INTEGER), p.stop_reason, p.duration_ms,
 	(SELECT kernel_margin_pages || '|' || margin_pages FROM v_atomic_risk a
 	  WHERE a.run_id = p.run_id AND a.page_order = 0 AND a.zone = 'DMA32' AND a.ts_ms <= p.ts_ms + p.duration_ms AND a.ts_ms >= p.ts_ms
-	  ORDER BY a.ts_ms DESC LIMIT 1)
+	  ORDER BY a.ts_ms DESC LIMIT 1),
+	(SELECT pageblocks FROM v_pagetypeinfo t
+	  WHERE t.run_id = p.run_id AND t.zone = 'DMA32' AND t.migratetype = 'HighAtomic' AND t.page_order = 0
+	    AND t.ts_ms <= p.ts_ms + p.duration_ms ORDER BY t.ts_ms DESC LIMIT 1)
 	FROM v_probes p WHERE p.run_id = $run AND p.kind = 'capacity' ORDER BY p.ts_ms" |
-while IFS='|' read -r ts mode res why dur km am; do
+while IFS='|' read -r ts mode res why dur km am ha; do
 	i=$((i + 1))
 	at=$(( (ts - t0) / 1000 ))
-	printf '| %d | %d:%02d | %s | %s | %s | %d | %s | %s | %s / %s | %s / %s |\n' "$i" $((at / 3600)) $(((at % 3600) / 60)) \
-		"$mode" "$res" "$why" $((dur / 1000)) "${km:-?}" "${am:-?}" \
+	printf '| %d | %d:%02d | %s | %s | %s | %d | %s | %s | %s | %s / %s | %s / %s |\n' "$i" $((at / 3600)) $(((at % 3600) / 60)) \
+		"$mode" "$res" "$why" $((dur / 1000)) "${km:-?}" "${am:-?}" "${ha:-?}" \
 		"$(slab "$i" fpusoak_xstate alloc_slowpath)" "$(slab "$i" fpusoak_xstate order_fallback)" \
 		"$(slab "$i" task_struct alloc_slowpath)" "$(slab "$i" task_struct order_fallback)"
 done
