@@ -393,7 +393,9 @@ export_checks() {
 	sed -n 's/^===FPUSOAK-EXPORT-MISSING \(.*\)===$/\1/p' "$1" | while read -r tag detail; do
 		echo "FAIL: $T_NAME: export $tag: the guest had no such file ($detail)"
 	done
-	T_FAILS=$((T_FAILS + $(grep -c '^===FPUSOAK-EXPORT-MISSING ' "$1")))
+	# No console at all (QEMU did not start) is its own failure, not an arithmetic error here.
+	missing=$(grep -c '^===FPUSOAK-EXPORT-MISSING ' "$1" 2>/dev/null)
+	T_FAILS=$((T_FAILS + ${missing:-0}))
 }
 
 scon=$console    # the console the scenarios ran on
