@@ -394,6 +394,7 @@ export_checks() {
 		echo "FAIL: $T_NAME: export $tag: the guest had no such file ($detail)"
 	done
 	# No console at all (QEMU did not start) is its own failure, not an arithmetic error here.
+	local missing
 	missing=$(grep -c '^===FPUSOAK-EXPORT-MISSING ' "$1" 2>/dev/null)
 	T_FAILS=$((T_FAILS + ${missing:-0}))
 }
