@@ -66,7 +66,14 @@ pid=$!
 for i in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 check "daemon serves the seeded DB on 127.0.0.1:$port" curl -fs "http://127.0.0.1:$port/healthz"
 live=$(sqlite3 -batch -noheader "$db" "SELECT max(run_id) FROM runs")
-sleep 1.5   # a few live samples for /
+# A few live samples for /, waited for in the DB: ticks are committed in groups of up to 5 s
+# (README "Crash safety"), so a fixed sleep raced the first group.
+for i in $(seq 300); do
+	n=$(sqlite3 -batch -noheader "file:$db?mode=ro" "SELECT count(*) FROM samples WHERE run_id=$live" 2>/dev/null)
+	[ "${n:-0}" -ge 3 ] && break; sleep 0.05
+done
+[ "${n:-0}" -ge 3 ] && pass "the live run has $n samples in the DB (>= 3, for /'s charts)" ||
+	fail "the live run has ${n:-no} samples in the DB after 15 s (want >= 3)"
 
 "$FPUSOAKD" serve --db "$tmp/hour.db" --db "$db" --listen 127.0.0.1:0 2>"$tmp/serve.err" &
 spid=$!
