@@ -216,6 +216,12 @@ void worker_run(const struct worker_args *a)
 		_exit(WORKER_EXIT_MEMORY);
 	if (a->ready_fd >= 0 && write(a->ready_fd, "r", 1) != 1)
 		_exit(WORKER_EXIT_OK);
+	/*
+	 * Touched again, last: touch_memory's memset runs glibc's AVX2 routine on a CPU without
+	 * AVX-512, and its VZEROUPPER puts the YMM upper halves back in their init state (XINUSE
+	 * bit 2 clear on AMD EPYC without AVX-512), so the worker would wait with no live AVX state.
+	 */
+	fpu_touch(a->kind);
 	if (a->lifetime_ms < 0)
 		hold_still();
 	for (next = now + tick;; next += tick) {
