@@ -15,6 +15,8 @@
 
 /* How long one write may wait for another writer's lock while all is well. */
 #define MIGRATE_BUSY_TIMEOUT_MS 100
+/* How long opening a database (quick_check, migrations) may wait for another connection's lock. */
+#define STORE_OPEN_BUSY_TIMEOUT_MS 5000
 
 /* Run sql (any number of statements); 0, or -1 with the message in err. */
 int migrate_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
