@@ -312,11 +312,13 @@ static size_t twin(const char *in, size_t n, char *out, size_t cap)
 	size_t o = 0;
 
 	for (size_t i = 0; i < n && o + 2 < cap; i++) {
-		int header = i == 0 || in[i - 1] == '\n' ? in[i] == 'N' : 0;
+		int header = in[i] == 'N';   /* i is at a line's start */
 		size_t j = i;
 
 		while (j < n && in[j] != '\n')
 			j++;
+		if (!header && j - i >= 512)
+			return 0;   /* its twin would be over zoneinfo.c's LINE_MAX_LEN */
 		if (o + (j - i) + 3 >= cap)
 			return 0;
 		memcpy(out + o, in + i, j - i);
