@@ -23,7 +23,7 @@ struct lex {
 
 /*
  * Byte classes of /proc text, one table load a byte instead of a chain of compares: the fast sample
- * walks ~14 KB of it a tick (vmstat, meminfo, zoneinfo, buddyinfo).  Bytes above 0x7f are in no class.
+ * walks ~11 KB of it a tick (vmstat, meminfo, zoneinfo, buddyinfo).  Bytes above 0x7f are in no class.
  */
 enum { LEX_WS = 1, LEX_DIGIT = 2, LEX_NAME = 4, LEX_PAREN = 8 };
 static const unsigned char lex_class[256] = {
