@@ -14,60 +14,55 @@
 
 #include <string.h>
 
+#include "collector/lex.h"
 #include "common/num.h"
 
 enum kv_kind { KV_VMSTAT, KV_MEMINFO };
 
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t';
-}
+/* Meminfo names carry parentheses ("Active(anon)"); vmstat's never do, and either may. */
+#define NAME_CLASS (LEX_NAME | LEX_PAREN)
 
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_name(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) ||
-	       c == '_' || c == '(' || c == ')';
-}
-
-/* Parse the line [p, end) into e; 0 or -1. */
-static int parse_line(const char *p, const char *end, enum kv_kind kind, struct kv_entry *e)
+/*
+ * Parse the line starting at p into e.  Precondition: buf ends in '\n' (kv_parse checks it), and no
+ * class below takes a '\n', so every scan stops at the line's end without a bound check: the
+ * line's end is the first byte no rule takes, and it must be the '\n'.  Walking to it instead of
+ * finding it first with memchr reads each byte once (~250 lines, ~5.5 KB a tick).  Returns the
+ * position after the '\n', or NULL if the line is malformed.
+ */
+static const char *parse_line(const char *p, enum kv_kind kind, struct kv_entry *e)
 {
 	const char *s = p;
 	size_t n, ws;
 
-	while (p < end && is_name(*p))
+	while (lex_in(*p, NAME_CLASS))
 		p++;
 	n = (size_t)(p - s);
 	if (n == 0 || n >= KV_NAME_MAX)
-		return -1;
+		return NULL;
 	memcpy(e->name, s, n);
 	e->name[n] = '\0';
 	if (kind == KV_MEMINFO) {
-		if (p == end || *p != ':')
-			return -1;
+		if (*p != ':')
+			return NULL;
 		p++;
 	}
-	for (ws = 0; p < end && is_ws(*p); p++)
+	for (ws = 0; lex_is_ws(*p); p++)
 		ws++;
 	if (kind == KV_VMSTAT && ws == 0)
-		return -1;
-	for (s = p; p < end && is_digit(*p); p++)
+		return NULL;
+	for (s = p; lex_is_digit(*p); p++)
 		;
 	if (num_parse_u64(s, (size_t)(p - s), &e->value) < 0)
-		return -1;
-	for (ws = 0; p < end && is_ws(*p); p++)
+		return NULL;
+	for (ws = 0; lex_is_ws(*p); p++)
 		ws++;
-	/* meminfo's only unit is "kB"; anything else would change the meaning. */
-	if (kind == KV_MEMINFO && ws > 0 && end - p >= 2 && p[0] == 'k' && p[1] == 'B') {
-		for (p += 2; p < end && is_ws(*p); p++)
+	/* meminfo's only unit is "kB"; anything else would change the meaning.  p[0] is not the final
+	 * '\n' here, so p[1] is still in the buffer. */
+	if (kind == KV_MEMINFO && ws > 0 && p[0] == 'k' && p[1] == 'B') {
+		for (p += 2; lex_is_ws(*p); p++)
 			;
 	}
-	return p == end ? 0 : -1;
+	return *p == '\n' ? p + 1 : NULL;
 }
 
 static int kv_parse(const char *buf, size_t len, enum kv_kind kind, struct kv_set *out)
@@ -78,12 +73,9 @@ static int kv_parse(const char *buf, size_t len, enum kv_kind kind, struct kv_se
 	if (len == 0 || buf[len - 1] != '\n')
 		return -1;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		if (out->n == KV_MAX || parse_line(p, nl, kind, &out->e[out->n]) < 0)
+		if (out->n == KV_MAX || !(p = parse_line(p, kind, &out->e[out->n])))
 			return -1;
 		out->n++;
-		p = nl + 1;
 	}
 	return 0;
 }

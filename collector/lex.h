@@ -21,22 +21,40 @@ struct lex {
 	const char *p, *end;
 };
 
+/*
+ * Byte classes of /proc text, one table load a byte instead of a chain of compares: the fast sample
+ * walks ~11 KB of it a tick (vmstat, meminfo, zoneinfo, buddyinfo).  Bytes above 0x7f are in no class.
+ */
+enum { LEX_WS = 1, LEX_DIGIT = 2, LEX_NAME = 4, LEX_PAREN = 8 };
+static const unsigned char lex_class[256] = {
+	[' '] = LEX_WS, ['\t'] = LEX_WS,
+	['0' ... '9'] = LEX_DIGIT | LEX_NAME,
+	['A' ... 'Z'] = LEX_NAME, ['a' ... 'z'] = LEX_NAME, ['_'] = LEX_NAME,
+	['('] = LEX_PAREN, [')'] = LEX_PAREN,
+};
+
+/* Nonzero if c is in any of the LEX_* classes in cls. */
+static inline int lex_in(char c, unsigned cls)
+{
+	return lex_class[(unsigned char)c] & cls;
+}
+
 /* Space or tab (the only blanks /proc tables use). */
 static inline int lex_is_ws(char c)
 {
-	return c == ' ' || c == '\t';
+	return lex_in(c, LEX_WS);
 }
 
 /* ASCII decimal digit. */
 static inline int lex_is_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return lex_in(c, LEX_DIGIT);
 }
 
 /* [A-Za-z0-9_]: zone, migratetype and counter names. */
 static inline int lex_is_name(char c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || lex_is_digit(c) || c == '_';
+	return lex_in(c, LEX_NAME);
 }
 
 /* Skip blanks; returns how many bytes were skipped. */

@@ -34,23 +34,13 @@ struct state {
 	unsigned req;              /* REQ_* seen for z */
 };
 
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_name(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_';
-}
-
 static void trim(struct span *s)
 {
-	while (s->n > 0 && (s->p[0] == ' ' || s->p[0] == '\t')) {
+	while (s->n > 0 && lex_is_ws(s->p[0])) {
 		s->p++;
 		s->n--;
 	}
-	while (s->n > 0 && (s->p[s->n - 1] == ' ' || s->p[s->n - 1] == '\t'))
+	while (s->n > 0 && lex_is_ws(s->p[s->n - 1]))
 		s->n--;
 }
 
@@ -80,7 +70,7 @@ static int zone_header(struct state *st, struct span s)
 	if (span_eat(&s, "Node") < 0 || eat_ws(&s) < 0 || span_u64(&s, &node) < 0 || node > INT_MAX ||
 	    span_eat(&s, ",") < 0 || eat_ws(&s) < 0 || span_eat(&s, "zone") < 0 || eat_ws(&s) < 0)
 		return -1;
-	while (n < s.n && is_name(s.p[n]))
+	while (n < s.n && lex_is_name(s.p[n]))
 		n++;
 	if (n == 0 || n >= ZONE_NAME_MAX || n != s.n)
 		return -1;
@@ -129,38 +119,52 @@ static int set_once(unsigned *mask, unsigned bit, uint64_t *field, int64_t v)
 	return 0;
 }
 
+/* The fields of the zone proper (in the order 6.x prints them): name, required (REQ_*) or optional (ZI_*), bit, member. */
+#define ZONE_FIELDS(X) \
+	X("boost", 0, ZI_BOOST, boost) \
+	X("min", 1, REQ_MIN, min) \
+	X("low", 1, REQ_LOW, low) \
+	X("high", 1, REQ_HIGH, high) \
+	X("promo", 0, ZI_PROMO, promo) \
+	X("spanned", 1, REQ_SPANNED, spanned) \
+	X("present", 1, REQ_PRESENT, present) \
+	X("managed", 0, ZI_MANAGED, managed) \
+	X("cma", 0, ZI_CMA, cma) \
+	X("nr_free_pages", 0, ZI_NR_FREE_PAGES, nr_free_pages) \
+	X("nr_zone_inactive_anon", 0, ZI_INACTIVE_ANON, nr_zone_inactive_anon) \
+	X("nr_zone_active_anon", 0, ZI_ACTIVE_ANON, nr_zone_active_anon) \
+	X("nr_zone_inactive_file", 0, ZI_INACTIVE_FILE, nr_zone_inactive_file) \
+	X("nr_zone_active_file", 0, ZI_ACTIVE_FILE, nr_zone_active_file) \
+	X("nr_free_cma", 0, ZI_NR_FREE_CMA, nr_free_cma) \
+	X("nr_unaccepted", 0, ZI_NR_UNACCEPTED, nr_unaccepted) \
+	X("node_unreclaimable", 0, ZI_NODE_UNRECLAIMABLE, node_unreclaimable) \
+	X("start_pfn", 0, ZI_START_PFN, start_pfn)
+
+/* Bit n set if some field's name is n bytes long (all are under 32). */
+#define ZF_LEN_BIT(name, req, bit, member) | (1u << (sizeof name - 1))
+#define ZF_LENGTHS (0u ZONE_FIELDS(ZF_LEN_BIT))
+
 /* A "key value" line of the zone proper; unknown keys are accepted and ignored. */
 static int zone_field(struct state *st, struct span key, int64_t v)
 {
 	/* The name's length is in the table: every line of the file is matched against it. */
-#define ZF(name, req, bit, member) { name, sizeof name - 1, req, bit, offsetof(struct zoneinfo_zone, member) }
+#define ZF(name, req, bit, member) { name, sizeof name - 1, req, bit, offsetof(struct zoneinfo_zone, member) },
 	static const struct { const char *name; size_t len; int req; unsigned bit; size_t off; } fields[] = {
-		ZF("min", 1, REQ_MIN, min),
-		ZF("low", 1, REQ_LOW, low),
-		ZF("high", 1, REQ_HIGH, high),
-		ZF("spanned", 1, REQ_SPANNED, spanned),
-		ZF("present", 1, REQ_PRESENT, present),
-		ZF("boost", 0, ZI_BOOST, boost),
-		ZF("promo", 0, ZI_PROMO, promo),
-		ZF("managed", 0, ZI_MANAGED, managed),
-		ZF("cma", 0, ZI_CMA, cma),
-		ZF("nr_free_pages", 0, ZI_NR_FREE_PAGES, nr_free_pages),
-		ZF("nr_free_cma", 0, ZI_NR_FREE_CMA, nr_free_cma),
-		ZF("nr_unaccepted", 0, ZI_NR_UNACCEPTED, nr_unaccepted),
-		ZF("node_unreclaimable", 0, ZI_NODE_UNRECLAIMABLE, node_unreclaimable),
-		ZF("start_pfn", 0, ZI_START_PFN, start_pfn),
-		ZF("nr_zone_inactive_anon", 0, ZI_INACTIVE_ANON, nr_zone_inactive_anon),
-		ZF("nr_zone_active_anon", 0, ZI_ACTIVE_ANON, nr_zone_active_anon),
-		ZF("nr_zone_inactive_file", 0, ZI_INACTIVE_FILE, nr_zone_inactive_file),
-		ZF("nr_zone_active_file", 0, ZI_ACTIVE_FILE, nr_zone_active_file),
+		ZONE_FIELDS(ZF)
 	};
 #undef ZF
 	struct zoneinfo_zone *z = st->z;
 
+	/* Most counters of a zone are none of ours (numa_*, nr_mlock, ...): one test of the length
+	 * rejects many of them before the table is walked. */
+	if (key.n >= 32 || !(ZF_LENGTHS >> key.n & 1))
+		return 0;
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
 		uint64_t *f = (uint64_t *)((char *)z + fields[i].off);
 
-		if (key.n != fields[i].len || memcmp(key.p, fields[i].name, key.n) != 0)
+		/* The last byte first: the nr_zone_* names differ there, not in their first bytes. */
+		if (key.n != fields[i].len || key.p[key.n - 1] != fields[i].name[key.n - 1] ||
+		    memcmp(key.p, fields[i].name, key.n) != 0)
 			continue;
 		/* Watermark names only mean watermarks outside the pagesets ("high:" there is pcp->high). */
 		if (fields[i].req && st->sec == SEC_PCP)
@@ -186,16 +190,86 @@ static int key_value(struct span s, struct span *key, int64_t *v)
 	val = (struct span){ s.p + i, s.n - i };
 	if (span_i64(&val, v) < 0 || val.n != 0)
 		return -1;
+	/* s is trimmed (line()), so only the key's end can have blanks. */
 	*key = (struct span){ s.p, i };
-	trim(key);
+	while (key->n > 0 && lex_is_ws(key->p[key->n - 1]))
+		key->n--;
 	if (key->n > 0 && key->p[key->n - 1] == ':')
 		key->n--;
 	if (key->n == 0)
 		return -1;
 	for (size_t k = 0; k < key->n; k++)
-		if (!is_name(key->p[k]) && key->p[k] != ' ' && key->p[k] != '(' && key->p[k] != ')')
+		if (!lex_is_name(key->p[k]) && key->p[k] != ' ' && key->p[k] != '(' && key->p[k] != ')')
 			return -1;
 	return 0;
+}
+
+/*
+ * The shape of ~90 % of the lines: blanks, a name, an optional ':', blanks, a decimal value of at
+ * most 18 digits, and the line's '\n' ("      nr_free_pages 3840", "    cpu: 0", "  start_pfn:   1").
+ * One forward pass over the byte table straight off the buffer, instead of memchr for the '\n', then
+ * line()'s trim, search back for the value, second trim of the key and check of its bytes (~210
+ * lines a tick here, the per-node stats included).  Precondition: the buffer ends in '\n' (no class
+ * takes one, so every scan stops there).  Returns the line's '\n' with *key and *v set exactly as
+ * line() would set them, or NULL: not this shape, and line() decides.  It never rejects, so there
+ * is one grammar, line()'s; this is only a shortcut through it (test_zoneinfo compares the two).
+ * "protection:" followed by a bare number has the shape but is line()'s (which rejects it).
+ */
+static const char *simple_line(const char *p, struct span *key, int64_t *v)
+{
+	const char *k, *d;
+	uint64_t u;
+
+	while (lex_is_ws(*p))
+		p++;
+	for (k = p; lex_is_name(*p); p++)
+		;
+	if (p == k)
+		return NULL;
+	*key = (struct span){ k, (size_t)(p - k) };
+	if (*p == ':') {
+		if (span_is(*key, "protection"))
+			return NULL;
+		p++;
+	}
+	if (!lex_is_ws(*p))
+		return NULL;
+	while (lex_is_ws(*p))
+		p++;
+	for (d = p; lex_is_digit(*p); p++)
+		;
+	/* 18 digits fit an int64: line()'s span_i64 takes the same digits to the same value. */
+	if (*p != '\n' || p - d > 18 || num_parse_u64(d, (size_t)(p - d), &u) < 0)
+		return NULL;
+	*v = (int64_t)u;
+	return p;
+}
+
+/* A "key value" line after the zone's header, by the block it is in; 0 or -1. */
+static int counter(struct state *st, struct span key, int64_t v)
+{
+	switch (st->sec) {
+	case SEC_NODE_STATS:
+		return 0;
+	case SEC_ZONE_HEAD:
+		return -1;   /* a counter before "pages free" that is not a node stat */
+	case SEC_PCP:
+		if (span_is(key, "cpu")) {
+			st->z->ncpus++;
+			return 0;
+		}
+		if (span_is(key, "count")) {
+			if (v < 0 || st->z->ncpus == 0)
+				return -1;
+			st->z->pcp_count += (uint64_t)v;
+			st->z->have |= ZI_PCP;
+			return 0;
+		}
+		/* fall through: node_unreclaimable and start_pfn follow the pagesets */
+	case SEC_ZONE:
+		break;
+	}
+	return zone_field(st, key, v);
 }
 
 static int line(struct state *st, struct span s)
@@ -235,28 +309,7 @@ static int line(struct state *st, struct span s)
 	}
 	if (key_value(s, &key, &v) < 0)
 		return -1;
-	switch (st->sec) {
-	case SEC_NODE_STATS:
-		return 0;
-	case SEC_ZONE_HEAD:
-		return -1;   /* a counter before "pages free" that is not a node stat */
-	case SEC_PCP:
-		if (span_is(key, "cpu")) {
-			st->z->ncpus++;
-			return 0;
-		}
-		if (span_is(key, "count")) {
-			if (v < 0 || st->z->ncpus == 0)
-				return -1;
-			st->z->pcp_count += (uint64_t)v;
-			st->z->have |= ZI_PCP;
-			return 0;
-		}
-		/* fall through: node_unreclaimable and start_pfn follow the pagesets */
-	case SEC_ZONE:
-		break;
-	}
-	return zone_field(st, key, v);
+	return counter(st, key, v);
 }
 
 /* Zone index = position within the node, valid only if the node lists every zone type. */
@@ -289,12 +342,21 @@ int zoneinfo_parse(const char *buf, size_t len, struct zoneinfo *out)
 	if (!buf || len == 0 || buf[len - 1] != '\n')
 		return -1;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *nl;
 		struct zoneinfo_zone *prev = st.z;
 		unsigned prev_req = st.req;
+		struct span key;
+		int64_t v;
 
-		if (line(&st, (struct span){ p, (size_t)(nl - p) }) < 0)
-			return -1;
+		/* What line() would do with a simple line (its checks in its order), without cutting it first. */
+		if (st.z && *p != 'N' && (nl = simple_line(p, &key, &v)) && nl - p <= LINE_MAX_LEN) {
+			if (counter(&st, key, v) < 0)
+				return -1;
+		} else {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (line(&st, (struct span){ p, (size_t)(nl - p) }) < 0)
+				return -1;
+		}
 		/* Leaving a zone: it must have had everything the watermark model needs. */
 		if (prev && st.z != prev && prev_req != REQ_ALL)
 			return -1;

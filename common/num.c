@@ -26,11 +26,26 @@ int num_prefix_u64(const char *buf, size_t len, uint64_t *out, size_t *used)
 
 int num_parse_u64(const char *buf, size_t len, uint64_t *out)
 {
+	uint64_t v = 0;
 	size_t used;
 
 	/* "0" alone is fine; "01" is not: it is never what a kernel or a user meant. */
-	if (len > 1 && buf[0] == '0')
+	if (len == 0 || (len > 1 && buf[0] == '0'))
 		return -1;
+	/*
+	 * Up to 19 digits cannot overflow (10^19 - 1 < 2^64), so the common case skips the per-digit
+	 * overflow test: the samplers parse ~500 numbers a second through here.
+	 */
+	if (len <= 19) {
+		for (size_t i = 0; i < len; i++) {
+			unsigned d = (unsigned)(unsigned char)buf[i] - '0';
+			if (d > 9)
+				return -1;
+			v = v * 10 + d;
+		}
+		*out = v;
+		return 0;
+	}
 	if (num_prefix_u64(buf, len, out, &used) < 0 || used != len)
 		return -1;
 	return 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collector/kv.h"
+#include "common/num.h"
 #include "common/procfile.h"
 #include "tests/unit/test.h"
 
@@ -143,6 +144,24 @@ static const struct inline_case inlines[] = {
 	{ ": 1\n", meminfo_parse, -1, NULL, 0 },
 	{ "MemFree: kB\n", meminfo_parse, -1, NULL, 0 },
 	{ "MemFree: 1 kB", meminfo_parse, -1, NULL, 0 },
+	/* The one-pass walk: every scan stops at the line's '\n', never in the next line. */
+	{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 5\n", vmstat_parse, -1, NULL, 0 },   /* 48 chars */
+	{ "a 1\nb", vmstat_parse, -1, NULL, 0 },
+	{ "a 1\nb\n", vmstat_parse, -1, NULL, 0 },
+	{ "a\n1\n", vmstat_parse, -1, NULL, 0 },
+	{ "a \n1\n", vmstat_parse, -1, NULL, 0 },
+	{ "a 1\n 2\n", vmstat_parse, -1, NULL, 0 },
+	{ "a 9999999999999999999\n", vmstat_parse, 0, "a", 9999999999999999999ULL },   /* 19 digits */
+	{ "a 10000000000000000000\n", vmstat_parse, 0, "a", 10000000000000000000ULL }, /* 20 digits */
+	{ "a 100000000000000000000\n", vmstat_parse, -1, NULL, 0 },
+	{ "a\xc3\xa9 1\n", vmstat_parse, -1, NULL, 0 },
+	{ "a 1\xff\n", vmstat_parse, -1, NULL, 0 },
+	{ "MemFree: 1 k\nB: 2\n", meminfo_parse, -1, NULL, 0 },
+	{ "MemFree: 1 k\n", meminfo_parse, -1, NULL, 0 },
+	{ "MemFree: 1 \nkB: 2\n", meminfo_parse, 0, "kB", 2 },
+	{ "MemFree: 1 kB\nB 2\n", meminfo_parse, -1, NULL, 0 },
+	{ "MemFree:\n1 kB\n", meminfo_parse, -1, NULL, 0 },
+	{ "A: 1 kB\nB: 2 kB\nC: 3\n", meminfo_parse, 0, "C", 3 },
 };
 
 static void test_inline(void)
@@ -158,6 +177,18 @@ static void test_inline(void)
 			T_CHECK(v == c->value, "inline %zu: %s = %" PRIu64, i, c->name, c->value);
 		}
 	}
+}
+
+/* A NUL anywhere in a line is junk (the inline table above cannot hold one). */
+static void test_nul(void)
+{
+	static const struct { const char *text; size_t len; parse_fn parse; } c[] = {
+		{ "a 1\0\n", 5, vmstat_parse }, { "a\0 1\n", 5, vmstat_parse }, { "\0a 1\n", 5, vmstat_parse },
+		{ "a 1\n\0", 5, vmstat_parse }, { "M: 1 kB\0\n", 9, meminfo_parse }, { "M: 1 k\0B\n", 9, meminfo_parse },
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		T_EQ_I(c[i].parse(c[i].text, c[i].len, &kv), -1, "NUL case %zu rejected", i);
 }
 
 /* KV_MAX entries parse; one more is an error, not a silent cut. */
@@ -260,10 +291,150 @@ static void live(const char *rel, parse_fn parse, const char *prog)
 	unlink(path);
 }
 
+/*
+ * The parser before its one-pass walk (commit 062dccf), kept as the oracle for random edits: the
+ * walk changed how lines are cut and names copied, not the grammar, so both must agree on every
+ * input.
+ */
+static int ref_line(const char *p, const char *end, int meminfo, struct kv_entry *e)
+{
+	const char *s = p;
+	size_t n, ws;
+
+	while (p < end && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+			   *p == '_' || *p == '(' || *p == ')'))
+		p++;
+	n = (size_t)(p - s);
+	if (n == 0 || n >= KV_NAME_MAX)
+		return -1;
+	memcpy(e->name, s, n);
+	e->name[n] = '\0';
+	if (meminfo) {
+		if (p == end || *p != ':')
+			return -1;
+		p++;
+	}
+	for (ws = 0; p < end && (*p == ' ' || *p == '\t'); p++)
+		ws++;
+	if (!meminfo && ws == 0)
+		return -1;
+	for (s = p; p < end && *p >= '0' && *p <= '9'; p++)
+		;
+	if (num_parse_u64(s, (size_t)(p - s), &e->value) < 0)
+		return -1;
+	for (ws = 0; p < end && (*p == ' ' || *p == '\t'); p++)
+		ws++;
+	if (meminfo && ws > 0 && end - p >= 2 && p[0] == 'k' && p[1] == 'B') {
+		for (p += 2; p < end && (*p == ' ' || *p == '\t'); p++)
+			;
+	}
+	return p == end ? 0 : -1;
+}
+
+static int ref_parse(const char *buf_, size_t len, int meminfo, struct kv_set *out)
+{
+	const char *p = buf_, *end = buf_ + len;
+
+	out->n = 0;
+	if (len == 0 || buf_[len - 1] != '\n')
+		return -1;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (out->n == KV_MAX || ref_line(p, nl, meminfo, &out->e[out->n]) < 0)
+			return -1;
+		out->n++;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/* Random edits of the host fixtures (bytes changed, inserted, deleted; lines moved): the parser and
+ * the oracle agree.  The seed is printed; KV_SEED=N replays it. */
+static void test_random(void)
+{
+	static char in[1 << 16], out[1 << 16];
+	static struct kv_set a, b;
+	static const char bytes[] = " \t:-0123456789kBaZ_()\n\xe9";
+	unsigned seed = getenv("KV_SEED") ? (unsigned)strtoul(getenv("KV_SEED"), NULL, 10) : (unsigned)getpid();
+
+	printf("test_kv: random edits, seed %u (KV_SEED=%u replays)\n", seed, seed);
+	srand(seed);
+	for (int m = 0; m < 2; m++) {
+		long n = t_fixture(m ? "meminfo.host" : "vmstat.host", buf, sizeof buf);
+		parse_fn parse = m ? meminfo_parse : vmstat_parse;
+		int bad = 0, accepted = 0;
+		const int rounds = 3000;
+
+		if (n <= 0 || (size_t)n + 64 > sizeof in) {
+			T_SKIP("%s fixture missing", m ? "meminfo" : "vmstat");
+			continue;
+		}
+		for (int r = 0; r < rounds; r++) {
+			size_t len = (size_t)n;
+			int ra, rb, same;
+
+			memcpy(in, buf, len);
+			for (int k = 1 + rand() % 2; k > 0 && len > 1; k--) {
+				size_t at = (size_t)rand() % len, x, y, c, o = 0;
+				switch (rand() % 4) {
+				case 0:
+					in[at] = bytes[rand() % (sizeof bytes - 1)];
+					break;
+				case 1:
+					memmove(in + at + 1, in + at, len - at);
+					in[at] = bytes[rand() % (sizeof bytes - 1)];
+					len++;
+					break;
+				case 2:
+					memmove(in + at, in + at + 1, len - at - 1);
+					len--;
+					break;
+				default:   /* the line around `at` moved before another line */
+					for (x = at; x > 0 && in[x - 1] != '\n'; x--)
+						;
+					for (y = at; y < len && in[y] != '\n'; y++)
+						;
+					y = y < len ? y + 1 : y;
+					for (c = (size_t)rand() % len; c > 0 && in[c - 1] != '\n'; c--)
+						;
+					if (c >= x && c <= y)
+						break;
+					for (size_t i = 0; i < len; i++) {
+						if (i == c) {
+							memcpy(out + o, in + x, y - x);
+							o += y - x;
+						}
+						if (i < x || i >= y)
+							out[o++] = in[i];
+					}
+					memcpy(in, out, o);
+					break;
+				}
+			}
+			ra = parse(in, len, &a);
+			rb = ref_parse(in, len, m, &b);
+			same = ra == rb && (ra != 0 || a.n == b.n);
+
+			for (int i = 0; same && ra == 0 && i < a.n; i++)
+				same = strcmp(a.e[i].name, b.e[i].name) == 0 && a.e[i].value == b.e[i].value;
+			if (!same) {
+				if (!bad++)
+					printf("      %s round %d: parser %d, oracle %d\n", m ? "meminfo" : "vmstat", r, ra, rb);
+			}
+			accepted += ra == 0;
+		}
+		T_CHECK(!bad, "%s: %d random edits, the parser agrees with the oracle (%d accepted)",
+			m ? "meminfo" : "vmstat", rounds, accepted);
+	}
+}
+
 int main(void)
 {
 	test_fixtures();
 	test_inline();
+	test_nul();
+	test_random();
 	test_cap();
 	test_get();
 	test_status_kb();

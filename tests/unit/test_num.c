@@ -29,6 +29,17 @@ static void test_u64_hex(void)
 	T_CHECK(num_parse_u64("18446744073709551615", 20, &v) == 0 && v == UINT64_MAX, "u64 max");
 	T_CHECK(num_parse_u64("18446744073709551616", 20, &v) < 0, "u64 max+1 rejected");
 	T_CHECK(num_parse_u64("-1", 2, &v) < 0, "u64 rejects sign");
+	/* The unchecked fast path stops at 19 digits, the checked one takes 20. */
+	T_CHECK(num_parse_u64("9999999999999999999", 19, &v) == 0 && v == 9999999999999999999ULL, "u64: 19 nines (fast path)");
+	T_CHECK(num_parse_u64("10000000000000000000", 20, &v) == 0 && v == 10000000000000000000ULL, "u64: 10^19 (checked path)");
+	T_CHECK(num_parse_u64("99999999999999999999", 20, &v) < 0, "u64: 20 nines rejected (overflow)");
+	T_CHECK(num_parse_u64("999999999999999999x", 19, &v) < 0, "u64: junk in the 19th byte rejected");
+	T_CHECK(num_parse_u64("1999999999999999999/", 20, &v) < 0, "u64: junk in the 20th byte rejected");
+	T_CHECK(num_parse_u64("12:4", 4, &v) < 0 && num_parse_u64("1 2", 3, &v) < 0, "u64: ':' and ' ' rejected");
+	T_CHECK(num_parse_u64("", 0, &v) < 0 && num_parse_u64("00", 2, &v) < 0, "u64: empty and 00 rejected");
+	T_CHECK(num_parse_u64("0", 1, &v) == 0 && v == 0, "u64: 0");
+	T_CHECK(num_parse_u64("7\x80", 2, &v) < 0 && num_parse_u64("\xb7", 1, &v) < 0, "u64: bytes above 0x7f rejected");
+	T_CHECK(num_parse_u64("12", 1, &v) == 0 && v == 1, "u64: only len bytes are read");
 	T_CHECK(num_prefix_u64("123 kB", 6, &v, &used) == 0 && v == 123 && used == 3, "prefix stops at space");
 	T_CHECK(num_prefix_u64("x1", 2, &v, &used) < 0, "prefix needs a digit");
 	T_CHECK(num_parse_hex("0x24000c0", 9, &v) == 0 && v == 0x24000c0, "hex with 0x");

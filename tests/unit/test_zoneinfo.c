@@ -9,6 +9,7 @@
  *  - malformed inputs, each built from a valid base by one edit.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <unistd.h>
 
@@ -300,6 +301,202 @@ static void test_malformed(void)
 	T_CHECK(zoneinfo_find(&zi, 9, "Nope") == NULL, "find of an absent zone is NULL");
 }
 
+/*
+ * The shortcut for simple lines (zoneinfo.c simple_line) against the general path (line()), black
+ * box: a trailing blank takes any line off the shortcut (its shape ends in a digit) and line()
+ * trims it away, so text and its "twin" with a blank after every line but the zone headers (whose
+ * grammar takes no trailing blank) must parse alike: both rejected, or both to the same struct.
+ */
+static size_t twin(const char *in, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 2 < cap; i++) {
+		int header = in[i] == 'N';   /* i is at a line's start */
+		size_t j = i;
+
+		while (j < n && in[j] != '\n')
+			j++;
+		if (!header && j - i >= 512)
+			return 0;   /* its twin would be over zoneinfo.c's LINE_MAX_LEN */
+		if (o + (j - i) + 3 >= cap)
+			return 0;
+		memcpy(out + o, in + i, j - i);
+		o += j - i;
+		if (!header)
+			out[o++] = ' ';
+		if (j < n)
+			out[o++] = '\n';
+		i = j;
+	}
+	return o;
+}
+
+/* 1 if in and its twin parse alike (rc, and the zones when accepted). */
+static int same_as_twin(const char *in, size_t n, int *rc)
+{
+	static struct zoneinfo a, b;
+	static char t[1 << 17];
+	size_t tn = twin(in, n, t, sizeof t);
+	int ra = zoneinfo_parse(in, n, &a), rb;
+
+	*rc = ra;
+	if (tn == 0)
+		return 0;
+	rb = zoneinfo_parse(t, tn, &b);
+	if (ra != rb)
+		return 0;
+	return ra != 0 || (a.nzones == b.nzones && memcmp(a.z, b.z, (size_t)a.nzones * sizeof a.z[0]) == 0);
+}
+
+static void test_shortcut(void)
+{
+	static const char *const fixtures[] = { "zoneinfo-6.18-fc-x86_64.txt", "zoneinfo.xenpv",
+						 "zoneinfo-3.10-numa-handmade.txt" };
+	static const struct { const char *name, *from, *to; int ok; } e[] = {
+		/* Lines of the simple shape that only the general path may decide. */
+		{ "protection: followed by a bare number", "        protection: (0, 0)\n",
+		  "        protection: (0, 0)\n        protection: 5\n", 0 },
+		{ "19 digits (over the shortcut's 18), within int64", "      nr_free_pages 100\n",
+		  "      nr_free_pages 100\n      nr_brand_new 1234567890123456789\n", 1 },
+		{ "19 nines: over int64", "      nr_free_pages 100\n", "      nr_free_pages 100\n      nr_brand_new 9999999999999999999\n", 0 },
+		{ "18 digits", "      nr_free_pages 100\n", "      nr_free_pages 100\n      nr_brand_new 123456789012345678\n", 1 },
+		{ "a negative unknown counter (general path)", "      nr_free_pages 100\n", "      nr_free_pages 100\n      nr_brand_new -5\n", 1 },
+		{ "a negative watermark", "        low      12\n", "        low      -12\n", 0 },
+		{ "leading zero", "      nr_free_pages 100\n", "      nr_free_pages 0100\n", 0 },
+		{ "no value", "      nr_free_pages 100\n", "      nr_free_pages\n", 0 },
+		{ "no blank before the value", "      nr_free_pages 100\n", "      nr_free_pages:100\n", 0 },
+		{ "junk after the value", "      nr_free_pages 100\n", "      nr_free_pages 100x\n", 0 },
+		{ "NUL in the value", "        low      12\n", "        low      1\0012\n", 0 },
+		{ "a byte above 0x7f in the name", "      nr_free_pages 100\n", "      nr_free_p\xe4ges 100\n", 0 },
+		{ "a colon and blanks (label: value)", "  start_pfn:           4096\n", "  start_pfn:\t4096\n", 1 },
+		{ "trailing blank: general path, same value", "        low      12\n", "        low      12 \t\n", 1 },
+		{ "a simple line before the first zone", "Node 0", "      nr_free_pages 1\nNode 0", 0 },
+		{ "a watermark twice, the second one simple", "        low      12\n", "        low      12\n        low 12\n", 0 },
+		{ "count before any cpu (simple shape)", "    cpu: 0\n", "    cpus: 0\n", 0 },
+	};
+	static char in[4096], big[1024];
+	long n;
+	int rc;
+
+	for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+		if ((n = t_fixture(fixtures[i], buf, sizeof buf)) <= 0) {
+			T_SKIP("%s missing", fixtures[i]);
+			continue;
+		}
+		T_CHECK(same_as_twin(buf, (size_t)n, &rc) && rc == 0, "%s: the shortcut and the general path agree", fixtures[i]);
+	}
+	{
+		ssize_t m = -1;
+		int fd = open("/proc/zoneinfo", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			m = procfile_pread(fd, buf, sizeof buf);
+			close(fd);
+		}
+		if (m > 0)
+			T_CHECK(same_as_twin(buf, (size_t)m, &rc) && rc == 0, "live /proc/zoneinfo: the shortcut and the general path agree");
+		else
+			T_SKIP("live /proc/zoneinfo unreadable");
+	}
+	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
+		size_t k = edit(in, sizeof in, e[i].from, e[i].to);
+		/* edit() stops at a NUL: the NUL case is measured by hand. */
+		if (strchr(e[i].to, '\001') && k > 0) {
+			char *at = strchr(in, '\001');
+			*at = '\0';
+		}
+		T_CHECK(k > 0 && same_as_twin(in, k, &rc) && (rc == 0) == e[i].ok, "%s %s, as the general path does",
+			e[i].ok ? "accepts" : "rejects", e[i].name);
+	}
+	/* A simple line of 513 bytes is over LINE_MAX_LEN whichever path sees it; 512 is not. */
+	for (int len = 512; len <= 513; len++) {
+		size_t k;
+
+		memset(big, ' ', (size_t)len - 3);
+		snprintf(big + len - 3, sizeof big - (size_t)(len - 3), "x 1\n  pagesets\n");
+		k = edit(in, sizeof in, "  pagesets\n", big);
+		T_CHECK(k > 0 && (zoneinfo_parse(in, k, &zi) == 0) == (len == 512), "a simple line of %d bytes %s", len,
+			len == 512 ? "accepted" : "rejected (over LINE_MAX_LEN)");
+	}
+}
+
+/*
+ * Random edits of the 6.18 fixture, each parsed with and without the shortcut (its twin): moved,
+ * repeated and dropped lines, and bytes changed, inserted or deleted.  The seed is printed;
+ * ZONEINFO_SEED=N replays it.
+ */
+static void test_shortcut_random(void)
+{
+	static char in[1 << 17], out[1 << 17];
+	static const char bytes[] = " \t:-0123456789aNz_()\n\xff";
+	long n = t_fixture("zoneinfo-6.18-fc-x86_64.txt", buf, sizeof buf);
+	unsigned seed = getenv("ZONEINFO_SEED") ? (unsigned)strtoul(getenv("ZONEINFO_SEED"), NULL, 10) : (unsigned)getpid();
+	int bad = 0, accepted = 0, rc;
+	const int rounds = 4000;
+
+	if (n <= 0) {
+		T_SKIP("6.18 fixture missing");
+		return;
+	}
+	printf("test_zoneinfo: random edits, seed %u (ZONEINFO_SEED=%u replays)\n", seed, seed);
+	srand(seed);
+	for (int r = 0; r < rounds && !bad; r++) {
+		size_t len = (size_t)n;
+		memcpy(in, buf, len);
+		for (int k = 1 + rand() % 3; k > 0; k--) {
+			size_t at = (size_t)rand() % len, a, b, c;
+			switch (rand() % 5) {
+			case 0:   /* change a byte */
+				in[at] = bytes[rand() % (sizeof bytes - 1)];
+				break;
+			case 1:   /* insert a byte */
+				memmove(in + at + 1, in + at, len - at);
+				in[at] = bytes[rand() % (sizeof bytes - 1)];
+				len++;
+				break;
+			case 2:   /* delete a byte */
+				memmove(in + at, in + at + 1, len - at - 1);
+				len--;
+				break;
+			default:  /* move the line around `at` before another line, or repeat it there */
+				for (a = at; a > 0 && in[a - 1] != '\n'; a--)
+					;
+				for (b = at; b < len && in[b] != '\n'; b++)
+					;
+				b = b < len ? b + 1 : b;
+				for (c = (size_t)rand() % len; c > 0 && in[c - 1] != '\n'; c--)
+					;
+				if (c >= a && c <= b)
+					break;
+				{
+					int repeat = rand() % 2;
+					size_t o = 0;
+
+					for (size_t i = 0; i < len; i++) {
+						if (i == c) {
+							memcpy(out + o, in + a, b - a);
+							o += b - a;
+						}
+						if (repeat || i < a || i >= b)
+							out[o++] = in[i];
+					}
+					memcpy(in, out, o);
+					len = o;
+				}
+				break;
+			}
+			if (len == 0)
+				break;
+		}
+		if (!same_as_twin(in, len, &rc)) {
+			bad++;
+			printf("      round %d: the shortcut and the general path disagree (rc %d)\n", r, rc);
+		}
+		accepted += rc == 0;
+	}
+	T_CHECK(!bad, "%d random edits: the shortcut and the general path agree (%d accepted)", rounds, accepted);
+}
+
 int main(void)
 {
 	test_host();
@@ -307,5 +504,7 @@ int main(void)
 	test_419();
 	test_cross();
 	test_malformed();
+	test_shortcut();
+	test_shortcut_random();
 	T_DONE();
 }
