@@ -48,17 +48,30 @@ static void retire_begin(struct spawner *s, int role, int64_t deadline_ns)
 	s->cap_killed = 0;
 }
 
-/* Keep RETIRE_BATCH retiring; a death seen moves the deadline on by step_ns. */
+static int settle_prune(struct spawner *s);
+
+/*
+ * Keep RETIRE_BATCH retiring; a death seen moves the deadline on by step_ns.  At a probe's release
+ * the fill's last workers may still be on their way to pause() (the settle slots, below): they count
+ * against the batch, or the spawner, 4 SIGTERMed workers and 2 settling ones made 7 of the daemon's
+ * processes above nice 19 runnable at once (69_probe_scale in a fresh root beside stress-ng).
+ */
 static void retire_progress(struct spawner *s, int64_t now, int64_t step_ns)
 {
 	uint64_t alive = role_alive(s, s->retire.role);
+	int batch = RETIRE_BATCH;
 
 	if (alive != s->retire.alive_seen) {
 		s->retire.alive_seen = alive;
 		s->phase_deadline = now + step_ns;
 	}
+	if (s->retire.role == ROLE_PROBE) {
+		batch -= settle_prune(s);
+		if (batch < 1)
+			batch = 1;
+	}
 	if (!s->cap_killed)
-		spawner_tab_release(s, s->retire.role, RETIRE_BATCH);
+		spawner_tab_release(s, s->retire.role, batch);
 }
 
 void spawner_probe_cap_start(struct spawner *s, int64_t now)
@@ -112,7 +125,7 @@ static void cap_probe_start_record(struct spawner *s, int64_t now)
 
 static void cap_release(struct spawner *s, int64_t now)
 {
-	memset(s->settle.pid, 0, sizeof s->settle.pid);
+	/* The settle slots stay: retire_progress counts their runnable workers against the batch. */
 	s->settle.until = 0;
 	retire_begin(s, ROLE_PROBE, now + RELEASE_NS);
 	retire_progress(s, now, RELEASE_NS);

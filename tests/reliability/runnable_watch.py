@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 # runnable_watch.py PID OUT: every 100 ms, count PID and its descendants in state R (from
-# /proc/*/stat), all of them and those above nice 19 (the ones that compete for a CPU: a nice-19
+# /proc/*/stat; the states from a quick second pass over the tree: see below), all of them and those above nice 19 (the ones that compete for a CPU: a nice-19
 # churn worker queued behind a busy loop takes nothing from anyone).  On SIGTERM write
 # "MAX MAX_ABOVE19 SAMPLES WHO WHO_ABOVE" to OUT and exit, WHO naming the runnable processes
 # (comm:nice, "+x" when exiting) of the sample with the most, WHO_ABOVE those of the sample with the
@@ -42,12 +42,29 @@ while True:
     kids = {}
     for pid, pp in parent.items():
         kids.setdefault(pp, []).append(pid)
-    todo, running = [root], []
+    todo, tree = [root], []
     while todo:
         pid = todo.pop()
-        if state.get(pid) == "R":
-            running.append(pid)
+        tree.append(pid)
         todo.extend(kids.get(pid, []))
+    # The sweep over every /proc entry takes tens of ms under load (hundreds of workers, the rest
+    # of the machine), long enough for the spawner to reap a retired worker and SIGTERM the next:
+    # both then read as R in one sweep though they never were at once.  So the states counted are
+    # those of a second pass over the daemon's tree only, read back to back (a few ms): a queue of
+    # runnable processes behind a busy CPU lasts far longer than that and still shows.
+    running = []
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                st = f.read()
+        except OSError:
+            continue
+        fields = st[st.rfind(")") + 2:].split()
+        if fields[0] == "R":
+            running.append(pid)
+            nice[pid] = int(fields[16])
+            name[pid] = (st[st.find("(") + 1:st.rfind(")")].replace(" ", "_") + ":" + fields[16]
+                         + ("+x" if int(fields[6]) & PF_EXITING else ""))
     above = sum(1 for pid in running if nice[pid] < 19)
     if len(running) > mx:
         mx, who = len(running), ",".join(sorted(name[pid] for pid in running))
