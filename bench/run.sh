@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench/run.sh: fpusoakd against what a kernel developer would reach for instead (issue 8).
 #
-#   bench/run.sh                    everything, ~11 minutes: churn (3 interleaved rounds: the daemon, its
+#   bench/run.sh                    everything, ~17 minutes: churn (3 interleaved rounds: the daemon, its
 #                                   engine alone with and without the static spawner, stress-ng, the bare
 #                                   loop), sampling, daemon CPU, /metrics, storage,
 #                                   1 day of synthetic history + report/API latency, a 2-minute soak
