@@ -359,7 +359,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 	 * the last tick would be lost with the spawner: one last tick stores it.
 	 */
 	if (churnlink_stop(d->churn))
-		loop_tick(d);
+		loop_tick_last(d);
 	churnlink_close(d->churn);
 	d->churn = NULL;
 	store_rollup(d->store, d->run_id, INT64_MAX);     /* the last, partial minute and hour */

@@ -143,6 +143,9 @@ void loop_publish(struct daemon *d);
 /* Take one sample (fast sources, slow ones when due, kernel-log events) and submit it; 0 if written, 1 if queued, -1. */
 int loop_tick(struct daemon *d);
 
+/* The last tick, off the timer (stopping): its lateness and the periods since the last tick, then loop_tick. */
+int loop_tick_last(struct daemon *d);
+
 /*
  * Step aside while a guest-scope capacity probe fills the guest, and come back when it is done
  * (quiet.c): the fill counts what the guest holds, and the daemon is part of the guest.  Call after
