@@ -17,6 +17,9 @@
  *         the open file, i.e. as long as the worker process that opened it.
  *   TRY   2^order pages with __GFP_NOWARN, freed at once: the allocator's
  *         answer right now, to check fpusoakd's watermark model against.
+ *   DRAIN 2^order pages again and again until the allocator says no, all
+ *         freed at once: a refused allocation on demand, for the trace's
+ *         end-to-end check (never GFP_KERNEL, never more than RAM).
  *
  * The interface is kmod/fpusoak_gfp.h; kmod/README says how to build and
  * load it.  State: one slab cache, a count of objects held (capped by
@@ -213,6 +216,53 @@ static long do_try(void __user *arg)
 	return copy_to_user(arg, &t, sizeof(t)) ? -EFAULT : 0;
 }
 
+/*
+ * Blocks are chained through the head page's lru, which belongs to whoever
+ * allocated a non-compound block.  Preemption is disabled per request in the
+ * non-sleeping modes, as in TRY; between requests the loop may reschedule.
+ */
+static long do_drain(void __user *arg)
+{
+	struct fpusoak_gfp_drain d;
+	struct page *page, *next;
+	unsigned long cap;
+	LIST_HEAD(blocks);
+	gfp_t gfp;
+	u32 m;
+
+	if (copy_from_user(&d, arg, sizeof(d)))
+		return -EFAULT;
+	if ((d.mode != FPUSOAK_GFP_ATOMIC && d.mode != FPUSOAK_GFP_NOWAIT) || d.order > FPUSOAK_MAX_ORDER ||
+	    (d.flags & ~FPUSOAK_GFP_TRY_NOKSWAPD) || d.max_blocks == 0 || d.max_blocks > FPUSOAK_GFP_DRAIN_MAX_BLOCKS)
+		return -EINVAL;
+	m = d.mode - 1;
+	gfp = mode_gfp(d.mode) | __GFP_NOWARN;
+	if (d.flags & FPUSOAK_GFP_TRY_NOKSWAPD)
+		gfp &= ~__GFP_KSWAPD_RECLAIM;
+	cap = min_t(unsigned long, d.max_blocks, totalram_pages() >> d.order);
+	d.blocks = 0;
+	d.refused = 0;
+	while (d.blocks < cap) {
+		atomic64_inc(&ctr.try_attempts[m][d.order]);
+		preempt_disable();
+		page = alloc_pages(gfp, d.order);
+		preempt_enable();
+		if (!page) {
+			atomic64_inc(&ctr.try_failures[m][d.order]);
+			d.refused = 1;
+			break;
+		}
+		list_add(&page->lru, &blocks);
+		d.blocks++;
+		cond_resched();
+	}
+	list_for_each_entry_safe(page, next, &blocks, lru) {
+		list_del(&page->lru);
+		__free_pages(page, d.order);
+	}
+	return copy_to_user(arg, &d, sizeof(d)) ? -EFAULT : 0;
+}
+
 static long do_info(struct file *f, void __user *arg)
 {
 	struct fpusoak_gfp_info i;
@@ -238,6 +288,8 @@ static long gfp_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		return (f->f_mode & FMODE_WRITE) ? do_hold(f, p) : -EBADF;
 	case FPUSOAK_GFP_IOC_TRY:
 		return (f->f_mode & FMODE_WRITE) ? do_try(p) : -EBADF;
+	case FPUSOAK_GFP_IOC_DRAIN:
+		return (f->f_mode & FMODE_WRITE) ? do_drain(p) : -EBADF;
 	case FPUSOAK_GFP_IOC_INFO:
 		return do_info(f, p);
 	default:

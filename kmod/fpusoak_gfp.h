@@ -8,7 +8,7 @@
  * layout (tests/unit/test_gfp_uapi.c pins sizes, offsets and the ioctl
  * numbers; change them only with FPUSOAK_GFP_ABI).
  *
- * The device /dev/fpusoak_gfp (misc, mode 0600, root:root) answers three
+ * The device /dev/fpusoak_gfp (misc, mode 0600, root:root) answers four
  * ioctls; every reserved field must be 0 (-EINVAL otherwise):
  *
  *   HOLD {size, mode}: allocate one object from the module's slab cache
@@ -34,6 +34,15 @@
  *     applies is the same with or without it (the flag only decides the
  *     wake-up; mm/page_alloc.c gfp_to_alloc_flags, 4.4 to 6.x).
  *   INFO: the module's constants and the number of objects held.
+ *   DRAIN {order, mode, flags, max_blocks}: alloc_pages(mode | __GFP_NOWARN,
+ *     order) again and again, keeping every block, until the allocator says
+ *     no or max_blocks are held; then frees them all.  blocks says how many
+ *     it gave, refused whether the last request was refused.  A refused
+ *     allocation on demand, at any order: the trace's end-to-end check, where
+ *     a TRY at the largest order would succeed.  GFP_ATOMIC or GFP_NOWAIT only
+ *     (GFP_KERNEL would reclaim and call the OOM killer to satisfy it: EINVAL),
+ *     and never more than the machine's RAM (the allocator keeps the min
+ *     watermark for NOWAIT and most of it for ATOMIC).  Counted as TRYs.
  *
  * Counters of attempts and failures per mode (HOLD) and per mode and order
  * (TRY) are in /sys/class/misc/fpusoak_gfp/counters/ (see kmod/README).
@@ -71,6 +80,17 @@ struct fpusoak_gfp_try {
 	__u64 duration_ns;      /* out: time spent in alloc_pages */
 };
 
+#define FPUSOAK_GFP_DRAIN_MAX_BLOCKS 65536u   /* max_blocks accepted */
+
+struct fpusoak_gfp_drain {
+	__u32 order;            /* in: 0..max_order */
+	__u32 mode;             /* in: FPUSOAK_GFP_ATOMIC or FPUSOAK_GFP_NOWAIT */
+	__u32 flags;            /* in: FPUSOAK_GFP_TRY_* bits, the rest 0 */
+	__u32 max_blocks;       /* in: 1..FPUSOAK_GFP_DRAIN_MAX_BLOCKS */
+	__u32 blocks;           /* out: blocks the allocator gave (all freed again) */
+	__u32 refused;          /* out: 1 the last request was refused, 0 max_blocks came first */
+};
+
 struct fpusoak_gfp_info {
 	__u32 abi;              /* FPUSOAK_GFP_ABI of the module */
 	__u32 object_size;      /* the cache's object size: XSAVE size for XCR0 (512 without XSAVE) */
@@ -86,5 +106,6 @@ struct fpusoak_gfp_info {
 #define FPUSOAK_GFP_IOC_HOLD _IOWR(FPUSOAK_GFP_IOC_MAGIC, 1, struct fpusoak_gfp_hold)
 #define FPUSOAK_GFP_IOC_TRY _IOWR(FPUSOAK_GFP_IOC_MAGIC, 2, struct fpusoak_gfp_try)
 #define FPUSOAK_GFP_IOC_INFO _IOR(FPUSOAK_GFP_IOC_MAGIC, 3, struct fpusoak_gfp_info)
+#define FPUSOAK_GFP_IOC_DRAIN _IOWR(FPUSOAK_GFP_IOC_MAGIC, 4, struct fpusoak_gfp_drain)
 
 #endif

@@ -41,13 +41,24 @@ int main(void)
 	T_EQ_I(OFF(fpusoak_gfp_info, held_here), 24, "info.held_here at 24");
 	T_EQ_I(OFF(fpusoak_gfp_info, reserved), 28, "info.reserved at 28");
 
+	T_EQ_I(sizeof(struct fpusoak_gfp_drain), 24, "drain is 24 bytes");
+	T_EQ_I(OFF(fpusoak_gfp_drain, order), 0, "drain.order at 0");
+	T_EQ_I(OFF(fpusoak_gfp_drain, mode), 4, "drain.mode at 4");
+	T_EQ_I(OFF(fpusoak_gfp_drain, flags), 8, "drain.flags at 8");
+	T_EQ_I(OFF(fpusoak_gfp_drain, max_blocks), 12, "drain.max_blocks at 12");
+	T_EQ_I(OFF(fpusoak_gfp_drain, blocks), 16, "drain.blocks at 16");
+	T_EQ_I(OFF(fpusoak_gfp_drain, refused), 20, "drain.refused at 20");
+
 	/* Every size a multiple of 8: no tail padding that differs between i386 and x86_64. */
 	T_CHECK(sizeof(struct fpusoak_gfp_hold) % 8 == 0 && sizeof(struct fpusoak_gfp_try) % 8 == 0 &&
-		sizeof(struct fpusoak_gfp_info) % 8 == 0, "every struct is a multiple of 8 bytes");
+		sizeof(struct fpusoak_gfp_info) % 8 == 0 && sizeof(struct fpusoak_gfp_drain) % 8 == 0,
+		"every struct is a multiple of 8 bytes");
 
 	T_EQ_I(FPUSOAK_GFP_IOC_HOLD, 0xC010F601u, "HOLD is _IOWR(0xF6, 1, 16 bytes)");
 	T_EQ_I(FPUSOAK_GFP_IOC_TRY, 0xC018F602u, "TRY is _IOWR(0xF6, 2, 24 bytes)");
 	T_EQ_I(FPUSOAK_GFP_IOC_INFO, 0x8020F603u, "INFO is _IOR(0xF6, 3, 32 bytes)");
+	T_EQ_I(FPUSOAK_GFP_IOC_DRAIN, 0xC018F604u, "DRAIN is _IOWR(0xF6, 4, 24 bytes)");
+	T_EQ_I(FPUSOAK_GFP_DRAIN_MAX_BLOCKS, 65536, "DRAIN holds at most 65536 blocks");
 	T_EQ_I(_IOC_SIZE(FPUSOAK_GFP_IOC_TRY), sizeof(struct fpusoak_gfp_try), "TRY encodes its struct size");
 	T_EQ_I(_IOC_DIR(FPUSOAK_GFP_IOC_INFO), _IOC_READ, "INFO only reads");
 

@@ -312,14 +312,31 @@ if [ "$stage" = domu ]; then
 	accel=tcg
 fi
 xen_args="$xen_args${XEN_CMDLINE_EXTRA:+ $XEN_CMDLINE_EXTRA}"
-tboot=$(now_ms)
-timeout -k 5 "$hardcap" qemu-system-x86_64 -m "$qemu_mem" -smp 2 -cpu "${XEN_QEMU_CPU:-max,-smap}" -accel "${XEN_QEMU_ACCEL:-$accel}" \
-	-display none -no-reboot -monitor none -serial "file:$console" "${net[@]}" "${disks[@]}" \
-	-kernel "$XEN_ELF" -append "console=com1 dom0_mem=${dom0_mem}M,max:${dom0_mem}M${xen_args:+ $xen_args}" \
-	-initrd "$KERNEL console=hvc0 panic=1,$initrd" </dev/null >"$out/qemu.log" 2>&1 &
-qpid=$!
-# Only the timeout wrapper we started (and so its QEMU) is ever killed.
-trap 'kill "$qpid" 2>/dev/null' EXIT
+# The forwarded port is chosen free (above) but may be taken before QEMU binds it (another test
+# bed or program on this machine): QEMU then exits at once ("Could not set up host forwarding
+# rule"), and a new port is tried, up to 4 times.  Ports are not retried otherwise.
+for qtry in 1 2 3 4; do
+	tboot=$(now_ms)
+	timeout -k 5 "$hardcap" qemu-system-x86_64 -m "$qemu_mem" -smp 2 -cpu "${XEN_QEMU_CPU:-max,-smap}" -accel "${XEN_QEMU_ACCEL:-$accel}" \
+		-display none -no-reboot -monitor none -serial "file:$console" "${net[@]}" "${disks[@]}" \
+		-kernel "$XEN_ELF" -append "console=com1 dom0_mem=${dom0_mem}M,max:${dom0_mem}M${xen_args:+ $xen_args}" \
+		-initrd "$KERNEL console=hvc0 panic=1,$initrd" </dev/null >"$out/qemu.log" 2>&1 &
+	qpid=$!
+	# Only the timeout wrapper we started (and so its QEMU) is ever killed.
+	trap 'kill "$qpid" 2>/dev/null' EXIT
+	[ -n "$port" ] || break
+	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$qpid" 2>/dev/null || break; sleep 0.3; done
+	kill -0 "$qpid" 2>/dev/null && break
+	grep -qi 'host forwarding' "$out/qemu.log" || break
+	wait "$qpid"
+	info "QEMU could not forward 127.0.0.1:$port (taken since it was chosen): another port (try $((qtry + 1)))"
+	for _ in 1 2 3 4 5 6 7 8; do
+		p=$((20000 + RANDOM % 30000))
+		if ! ss -ltnH "sport = :$p" 2>/dev/null | grep -q .; then port=$p; break; fi
+	done
+	net=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:8089" -device e1000,netdev=n0,romfile=)
+	rm -f "$console"
+done
 
 # The host fetches the report of each serving scenario (SC_SERVE=1) over the
 # forwarded port while its daemon runs: first as soon as it is up, then every

@@ -15,6 +15,10 @@
  * "GFP-HOLD wanted=N held=K error=E object_size=S" and closes them all (exit 0 when
  * all N were held): the guest script's check of a module loaded with another
  * object_bytes (the AMX-sized A/B object).
+ *
+ * "gfp_iface drain [ORDER]" DRAINs GFP_NOWAIT blocks of ORDER (the module's max_order by
+ * default) until the allocator refuses one: the soak scenario's failed allocation on demand,
+ * which fpusoakd's trace instance must record (soak.check.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -132,6 +136,44 @@ static int try_(int fd, uint32_t order, uint32_t mode, uint32_t flags, uint32_t 
 	return rc;
 }
 
+static int info(int fd, struct fpusoak_gfp_info *i);
+
+/* errno of a DRAIN (0 when it answered); *d holds the answer. */
+static int drain_(int fd, uint32_t order, uint32_t mode, uint32_t flags, uint32_t max_blocks, struct fpusoak_gfp_drain *d)
+{
+	memset(d, 0, sizeof *d);
+	d->order = order;
+	d->mode = mode;
+	d->flags = flags;
+	d->max_blocks = max_blocks;
+	d->blocks = d->refused = 77;
+	return ioctl(fd, FPUSOAK_GFP_IOC_DRAIN, d) < 0 ? errno : 0;
+}
+
+/*
+ * "gfp_iface drain [ORDER]": one refused allocation on demand (the soak scenario's traced failure):
+ * GFP_NOWAIT blocks of ORDER (default the module's max_order) until the allocator says no, all
+ * freed.  Prints "GFP-DRAIN order=O mode=nowait blocks=B refused=R error=E"; exit 0 when refused.
+ */
+static int drain_once(const char *arg)
+{
+	struct fpusoak_gfp_info in;
+	struct fpusoak_gfp_drain d = { 0 };
+	int fd = dev_open(O_RDWR), rc;
+	uint32_t order;
+
+	if (fd < 0 || info(fd, &in) != 0) {
+		printf("GFP-DRAIN order=? mode=nowait blocks=0 refused=0 error=%d\n", errno);
+		return 1;
+	}
+	order = arg ? (uint32_t)strtoul(arg, NULL, 10) : in.max_order;
+	rc = drain_(fd, order, FPUSOAK_GFP_NOWAIT, 0, FPUSOAK_GFP_DRAIN_MAX_BLOCKS, &d);
+	close(fd);
+	printf("GFP-DRAIN order=%u mode=nowait blocks=%u refused=%u error=%d\n", order, rc ? 0 : d.blocks,
+	       rc ? 0 : d.refused, rc);
+	return rc == 0 && d.refused == 1 ? 0 : 1;
+}
+
 static int info(int fd, struct fpusoak_gfp_info *i)
 {
 	memset(i, 0, sizeof *i);
@@ -211,11 +253,13 @@ int main(int argc, char **argv)
 		long n = strtol(argv[2], &end, 10);
 
 		if (*end || n < 1 || n > 4096) {
-			fprintf(stderr, "usage: gfp_iface [hold N (1..4096)]\n");
+			fprintf(stderr, "usage: gfp_iface [hold N (1..4096) | drain [ORDER]]\n");
 			return 2;
 		}
 		return hold_many((int)n);
 	}
+	if ((argc == 2 || argc == 3) && strcmp(argv[1], "drain") == 0)
+		return drain_once(argc == 3 ? argv[2] : NULL);
 	check(stat(FPUSOAK_GFP_DEVICE, &sb) == 0 && S_ISCHR(sb.st_mode), "%s is a character device", FPUSOAK_GFP_DEVICE);
 	check((sb.st_mode & 07777) == 0600 && sb.st_uid == 0 && sb.st_gid == 0,
 	      "%s is 0600 root:root (mode %o, %u:%u)", FPUSOAK_GFP_DEVICE, (unsigned)(sb.st_mode & 07777),
@@ -246,6 +290,15 @@ int main(int argc, char **argv)
 	check(try_(fd, in.max_order + 1, FPUSOAK_GFP_ATOMIC, 0, NULL) == EINVAL, "TRY order max_order+1: EINVAL");
 	check(try_(fd, 0, 0, 0, NULL) == EINVAL, "TRY mode 0: EINVAL");
 	check(try_(fd, 0, FPUSOAK_GFP_ATOMIC, 2, NULL) == EINVAL, "TRY unknown flag: EINVAL");
+	{
+		struct fpusoak_gfp_drain d;
+		check(drain_(fd, 0, FPUSOAK_GFP_KERNEL, 0, 1, &d) == EINVAL, "DRAIN mode kernel: EINVAL (it would reclaim)");
+		check(drain_(fd, in.max_order + 1, FPUSOAK_GFP_NOWAIT, 0, 1, &d) == EINVAL, "DRAIN order max_order+1: EINVAL");
+		check(drain_(fd, 0, FPUSOAK_GFP_NOWAIT, 0, 0, &d) == EINVAL, "DRAIN max_blocks 0: EINVAL");
+		check(drain_(fd, 0, FPUSOAK_GFP_NOWAIT, 0, FPUSOAK_GFP_DRAIN_MAX_BLOCKS + 1, &d) == EINVAL,
+		      "DRAIN max_blocks above %u: EINVAL", FPUSOAK_GFP_DRAIN_MAX_BLOCKS);
+		check(drain_(fd, 0, FPUSOAK_GFP_NOWAIT, 2, 1, &d) == EINVAL, "DRAIN unknown flag: EINVAL");
+	}
 	check(ioctl(fd, _IO(FPUSOAK_GFP_IOC_MAGIC, 99)) < 0 && errno == ENOTTY, "unknown ioctl: ENOTTY");
 	check(read_num("counters/hold_kernel_attempts") == ka0, "refused arguments are not counted as attempts");
 
@@ -310,14 +363,54 @@ int main(int argc, char **argv)
 	check(try_count("nowait", "attempts", 0) == t0n0 + 1, "try_nowait_attempts[0] +1");
 	rc = try_(fd, 0, FPUSOAK_GFP_KERNEL, 0, &ok);
 	check(rc == 0 && ok == 1, "TRY order 0 kernel succeeds at rest");
-	check(read_num("held") == 1, "TRY leaves nothing held");
+	/* DRAIN: one block under its cap; then blocks of max_order until the allocator says no. */
+	{
+		struct fpusoak_gfp_drain d;
+		long long da0 = try_count("nowait", "attempts", 0), mf0 = try_count("nowait", "failures", in.max_order);
+		long long free0 = -1, free1 = -1;
+		FILE *mi;
+		char line[128];
+
+		rc = drain_(fd, 0, FPUSOAK_GFP_NOWAIT, 0, 1, &d);
+		check(rc == 0 && d.blocks == 1 && d.refused == 0, "DRAIN order 0 nowait, max_blocks 1: one block, not refused (%u, %u)",
+		      d.blocks, d.refused);
+		check(try_count("nowait", "attempts", 0) == da0 + 1, "counted as one nowait TRY at order 0");
+		rc = drain_(fd, in.max_order, FPUSOAK_GFP_NOWAIT, FPUSOAK_GFP_TRY_NOKSWAPD, FPUSOAK_GFP_DRAIN_MAX_BLOCKS, &d);
+		check(rc == 0 && d.refused == 1, "DRAIN order %u nowait ends refused after %u blocks (refused %u)", in.max_order,
+		      d.blocks, d.refused);
+		check(try_count("nowait", "failures", in.max_order) == mf0 + 1, "try_nowait_failures[%u] +1", in.max_order);
+		/* Everything went back: the guest's free memory is not short by what the drain held. */
+		for (int pass = 0; pass < 2; pass++) {
+			long long v = -1;
+			if ((mi = fopen("/proc/meminfo", "r"))) {
+				while (fgets(line, sizeof line, mi))
+					if (sscanf(line, "MemFree: %lld kB", &v) == 1)
+						break;
+				fclose(mi);
+			}
+			if (pass == 0)
+				free0 = v;
+			else
+				free1 = v;
+			if (pass == 0)
+				drain_(fd, in.max_order, FPUSOAK_GFP_NOWAIT, FPUSOAK_GFP_TRY_NOKSWAPD, FPUSOAK_GFP_DRAIN_MAX_BLOCKS, &d);
+		}
+		check(free0 > 0 && free1 > 0 && (d.blocks == 0 || free1 * 4 >= free0 * 3),
+		      "a second DRAIN of %u blocks of %u KiB gave them back (MemFree %lld -> %lld kB)", d.blocks,
+		      4u << in.max_order, free0, free1);
+	}
+	check(read_num("held") == 1, "TRY and DRAIN leave nothing held");
 	close(fd);
 	check(read_num("held") == 0, "every object freed once every file is closed");
 
 	/* Read-only open: INFO yes, HOLD and TRY no. */
 	fd = dev_open(O_RDONLY);
-	check(fd >= 0 && info(fd, &in2) == 0 && hold(fd, 1, FPUSOAK_GFP_KERNEL, 0) == EBADF &&
-	      try_(fd, 0, FPUSOAK_GFP_ATOMIC, 0, NULL) == EBADF, "opened read-only: INFO works, HOLD and TRY get EBADF");
+	{
+		struct fpusoak_gfp_drain d;
+		check(fd >= 0 && info(fd, &in2) == 0 && hold(fd, 1, FPUSOAK_GFP_KERNEL, 0) == EBADF &&
+		      try_(fd, 0, FPUSOAK_GFP_ATOMIC, 0, NULL) == EBADF && drain_(fd, 0, FPUSOAK_GFP_NOWAIT, 0, 1, &d) == EBADF,
+		      "opened read-only: INFO works, HOLD, TRY and DRAIN get EBADF");
+	}
 	if (fd >= 0)
 		close(fd);
 

@@ -152,6 +152,26 @@ if [ "$PAYLOAD" = daemon ] && [ -f "$db" ]; then
 			nf=$(sq "SELECT coalesce(max(value), 0) FROM v_counters WHERE run_id = $run AND name = 'trace_alloc_failures'")
 		fi
 		nk=$(sq "SELECT count(*) FROM v_alloc_failures WHERE run_id = $run")
+		# The drain (soak.conf.sh): a GFP_NOWAIT request at the largest order the allocator refused
+		# while the instance was on; it must be in the trace as an atomic-class failure at that order.
+		drain=$(con_marker "$console" SOAK-DRAIN)
+		dorder=$(con_kv order "$drain")
+		if [ "$(con_kv refused "$drain")" = 1 ] && [ "$(con_kv instance "$drain")" -ge 1 ] 2>/dev/null &&
+			has v_page_alloc_failures; then
+			dn=$(sq "SELECT count(*) FROM v_page_alloc_failures WHERE run_id = $run AND page_order = $dorder AND class = 'atomic'")
+			check "the drain's refused order-$dorder GFP_NOWAIT request is in v_page_alloc_failures, class atomic ($dn; drain: ${drain%% uptime=*})" \
+				test "${dn:-0}" -ge 1
+			sc_time trace_drain_failures "${dn:-0}"
+		elif [ -n "$drain" ] && [ "${drain%% *}" != none ]; then
+			fail "the drain did not give a refused allocation with the instance on: ${drain:-no SOAK-DRAIN line}"
+		else
+			info "no drain in this stage: ${drain:-no SOAK-DRAIN line}"
+		fi
+		if [ "$(con_marker "$console" SOAK-DRAIN-RMMOD)" = ok ]; then
+			pass "fpusoak_gfp unloaded after the drain"
+		elif [ -n "$drain" ] && [ "${drain%% *}" != none ]; then
+			fail "fpusoak_gfp after the drain: $(con_marker "$console" SOAK-DRAIN-RMMOD || echo 'no SOAK-DRAIN-RMMOD line')"
+		fi
 		if [ "${nf:-0}" -gt 0 ] 2>/dev/null; then
 			pass "failed allocations seen by the trace: $nf (the kernel log: $nk)"
 			if has v_page_alloc_failures; then

@@ -32,13 +32,30 @@ daemon)
 	[ -d "$tdir" ] || tdir=/sys/kernel/debug/tracing/instances
 	( i=0; while [ "$i" -lt 60 ] && ! ls "$tdir" 2>/dev/null | grep -q "^fpusoakd-$DAEMON_PID-"; do sleep 2; i=$((i + 1)); done
 	  echo "during $(ls "$tdir" 2>/dev/null | tr '\n' ' ')" >>/tmp/trace-instances ) &
-	if [ -n "$PROBE_AT" ]; then
-		# PROBE_AT counts from the run's start, not the launch: under TCG on a
-		# loaded host the daemon takes up to 40 s to map its libraries before
-		# it creates the DB and starts the run (and its --duration).
-		( i=0; while [ ! -f "$db" ] && [ "$i" -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
-		  sleep "$PROBE_AT"; mark "PROBE-SIGNAL scenario=$SC_NAME uptime=$(uptime_s)"; daemon_signal USR1 ) &
-	fi
+	# PROBE_AT counts from the run's start, not the launch: under TCG on a loaded host the daemon
+	# takes up to 40 s to map its libraries before it creates the DB and starts the run (and its
+	# --duration).  Before the probe (whose fill removes the trace instance), the drain: a refused
+	# GFP_NOWAIT allocation the instance must record (soak.conf.sh), once the instance is there.
+	( i=0; while [ ! -f "$db" ] && [ "$i" -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
+	  t_db=$(_up_int)
+	  if [ -x /payload/soak/gfp_iface ] && [ -f /payload/soak/fpusoak_gfp.ko ]; then
+		i=0; while [ "$i" -lt 60 ] && ! ls "$tdir" 2>/dev/null | grep -q "^fpusoakd-$DAEMON_PID-"; do sleep 1; i=$((i + 1)); done
+		if insmod /payload/soak/fpusoak_gfp.ko; then
+			i=0; while [ ! -c /dev/fpusoak_gfp ] && [ "$i" -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+			d=$(/payload/soak/gfp_iface drain 2>&1 | grep '^GFP-DRAIN' | tail -1)
+			mark "SOAK-DRAIN ${d#GFP-DRAIN } instance=$(ls "$tdir" 2>/dev/null | grep -c "^fpusoakd-$DAEMON_PID-") uptime=$(uptime_s)"
+			rmmod fpusoak_gfp && mark "SOAK-DRAIN-RMMOD ok" || mark "SOAK-DRAIN-RMMOD failed rc=$?"
+		else
+			mark "SOAK-DRAIN insmod-failed rc=$?"
+		fi
+	  else
+		mark "SOAK-DRAIN none $SOAK_DRAIN"
+	  fi
+	  if [ -n "$PROBE_AT" ]; then
+		left=$((PROBE_AT - ($(_up_int) - t_db)))
+		[ "$left" -gt 0 ] && sleep "$left"
+		mark "PROBE-SIGNAL scenario=$SC_NAME uptime=$(uptime_s)"; daemon_signal USR1
+	  fi ) &
 	fetcher=
 	if [ "$REPORT_VIA" = guest ]; then
 		# Once before the probe (its guest-scope fill stops the web process, and in the one-vCPU
