@@ -41,7 +41,10 @@
 # load, where the 79-128 MB guests it was calibrated on gave +0.105 to +0.188) while checks 1 and 2
 # passed with margin (-5,313 blocks/h with the load, -96 without).  That kernel grouped by 4 MB
 # pageblocks (no HUGETLB_PAGE: pageblock_order 10, ~12 pageblocks in DMA32); pv-small.config has
-# HUGETLBFS since, and whether the control passes there at order 9 is to be measured, not assumed.
+# HUGETLBFS since, and at order 9 (measured 2026-12-07, one run) check 3 fell short again: +0.0187
+# with the load against +0.0013 without, while checks 1 and 2 passed with margin (-5,261 against
+# -103 headroom pages/h at order 3, significant).  The load ages this guest; the index at order 3 is
+# not the measure that shows it in 64 MB.
 # The threshold stays; the dom0's control (Debian's kernel, 79 MB) is the one make test runs.
 SC_STAGES="dom0$([ "${XEN_FRAG_DOMU:-0}" = 1 ] && echo " domu")"
 frag_seconds=${XEN_FRAG_SECONDS:-190}
