@@ -8,7 +8,7 @@
  *     /tmp/fz_zi -max_total_time=10 /tmp/corpus_zi tests/fixtures/
  * (the first directory receives new inputs: keep it out of tests/fixtures).
  * Besides the sanitizers, it traps when an accepted parse breaks the header's contract, and
- * when the input and its twin (twin() below) parse differently: the shortcut for simple lines
+ * when the input and its twin (tests/unit/zoneinfo_twin.h) parse differently: the shortcut for simple lines
  * must never decide otherwise than the general path.
  */
 #include <stdint.h>
@@ -17,6 +17,7 @@
 #include "analysis/atomic.h"
 #include "analysis/frag.h"
 #include "collector/zoneinfo.h"
+#include "tests/unit/zoneinfo_twin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -68,41 +69,12 @@ static void model(const struct zoneinfo_zone *z)
 		}
 }
 
-/*
- * The input with a blank after every line but those starting with 'N' (zone headers): that takes
- * each line off zoneinfo.c's shortcut for simple lines, and line() trims the blank away, so both
- * must parse alike (as test_zoneinfo's twin).  Length, or 0 if it does not fit.
- */
-static size_t twin(const char *in, size_t n, char *out, size_t cap)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int header = in[i] == 'N';
-		size_t j = i;
-
-		while (j < n && in[j] != '\n')
-			j++;
-		if (!header && j - i >= 512)
-			return 0;   /* its twin would be over zoneinfo.c's LINE_MAX_LEN */
-		if (o + (j - i) + 2 > cap)
-			return 0;
-		memcpy(out + o, in + i, j - i);
-		o += j - i;
-		if (!header)
-			out[o++] = ' ';
-		if (j < n)
-			out[o++] = '\n';
-		i = j;
-	}
-	return o;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct zoneinfo zi, zt;
 	static char t[1 << 17];
-	size_t tn = twin((const char *)data, size, t, sizeof t);
+	size_t tn = zoneinfo_twin((const char *)data, size, t, sizeof t);
 	int rc = zoneinfo_parse((const char *)data, size, &zi);
 
 	if (tn > 0) {

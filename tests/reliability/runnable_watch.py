@@ -23,22 +23,25 @@ def done(*_):
     sys.exit(0)
 
 
+def stat(pid):
+    """(state, ppid, nice, "comm:nice[+x]") of /proc/PID/stat, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            st = f.read()
+    except OSError:
+        return None
+    fields = st[st.rfind(")") + 2:].split()
+    label = (st[st.find("(") + 1:st.rfind(")")].replace(" ", "_") + ":" + fields[16]
+             + ("+x" if int(fields[6]) & PF_EXITING else ""))
+    return fields[0], int(fields[1]), int(fields[16]), label
+
+
 signal.signal(signal.SIGTERM, done)
 while True:
-    parent, state, name, nice = {}, {}, {}, {}
+    parent = {}
     for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                st = f.read()
-        except OSError:
-            continue
-        fields = st[st.rfind(")") + 2:].split()
-        pid = int(p)
-        parent[pid], state[pid], nice[pid] = int(fields[1]), fields[0], int(fields[16])
-        name[pid] = (st[st.find("(") + 1:st.rfind(")")].replace(" ", "_") + ":" + fields[16]
-                     + ("+x" if int(fields[6]) & PF_EXITING else ""))
+        if p.isdigit() and (s := stat(p)):
+            parent[int(p)] = s[1]
     kids = {}
     for pid, pp in parent.items():
         kids.setdefault(pp, []).append(pid)
@@ -52,19 +55,12 @@ while True:
     # both then read as R in one sweep though they never were at once.  So the states counted are
     # those of a second pass over the daemon's tree only, read back to back (a few ms): a queue of
     # runnable processes behind a busy CPU lasts far longer than that and still shows.
-    running = []
+    running, nice, name = [], {}, {}
     for pid in tree:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                st = f.read()
-        except OSError:
-            continue
-        fields = st[st.rfind(")") + 2:].split()
-        if fields[0] == "R":
+        s = stat(pid)
+        if s and s[0] == "R":
             running.append(pid)
-            nice[pid] = int(fields[16])
-            name[pid] = (st[st.find("(") + 1:st.rfind(")")].replace(" ", "_") + ":" + fields[16]
-                         + ("+x" if int(fields[6]) & PF_EXITING else ""))
+            nice[pid], name[pid] = s[2], s[3]
     above = sum(1 for pid in running if nice[pid] < 19)
     if len(running) > mx:
         mx, who = len(running), ",".join(sorted(name[pid] for pid in running))

@@ -16,6 +16,7 @@
 #include "collector/zoneinfo.h"
 #include "common/procfile.h"
 #include "test.h"
+#include "zoneinfo_twin.h"
 
 static char buf[1 << 20];
 static struct zoneinfo zi;
@@ -307,37 +308,12 @@ static void test_malformed(void)
  * trims it away, so text and its "twin" with a blank after every line but the zone headers (whose
  * grammar takes no trailing blank) must parse alike: both rejected, or both to the same struct.
  */
-static size_t twin(const char *in, size_t n, char *out, size_t cap)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o + 2 < cap; i++) {
-		int header = in[i] == 'N';   /* i is at a line's start */
-		size_t j = i;
-
-		while (j < n && in[j] != '\n')
-			j++;
-		if (!header && j - i >= 512)
-			return 0;   /* its twin would be over zoneinfo.c's LINE_MAX_LEN */
-		if (o + (j - i) + 3 >= cap)
-			return 0;
-		memcpy(out + o, in + i, j - i);
-		o += j - i;
-		if (!header)
-			out[o++] = ' ';
-		if (j < n)
-			out[o++] = '\n';
-		i = j;
-	}
-	return o;
-}
-
 /* 1 if in and its twin parse alike (rc, and the zones when accepted). */
 static int same_as_twin(const char *in, size_t n, int *rc)
 {
 	static struct zoneinfo a, b;
 	static char t[1 << 17];
-	size_t tn = twin(in, n, t, sizeof t);
+	size_t tn = zoneinfo_twin(in, n, t, sizeof t);
 	int ra = zoneinfo_parse(in, n, &a), rb;
 
 	*rc = ra;
