@@ -154,6 +154,19 @@ scenario_prepare() { # NAME STAGE DIR
 			fi
 			sc_payload "$out/kmod/fpusoak_gfp.ko" "$1"
 		}
+		# DEST: gfp_iface (the module's interface checker and driver) staged at DEST.  It runs in the
+		# guest's initramfs world: static, no library to carry.
+		sc_gfp_iface() {
+			local repo out=$SC_STAGING/build log=$SC_STAGING/kmod.log
+			repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
+			mkdir -p "$out"
+			if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I"$repo" "$XEN_SCENARIO_DIR/gfp_iface.c" \
+				-o "$out/gfp_iface" >>"$log" 2>&1; then
+				echo "gfp_iface did not build: $(grep -m2 error "$log" | tr '\n' ' ')" >&2
+				return 1
+			fi
+			sc_payload "$out/gfp_iface" "$1" 0755
+		}
 		_scenario_conf "$name"
 		case " $SC_STAGES " in *" $stage "*) ;; *) sc_skip "does not apply to the $stage stage (SC_STAGES=$SC_STAGES)" ;; esac
 		if [ "$SC_NEEDS" = daemon ] && [ "${PAYLOAD:-daemon}" != daemon ]; then

@@ -23,18 +23,8 @@ SC_SERVE=0
 SC_BUDGET=${XEN_GFP_SECONDS:-$([ "${STAGE:-}" = domu ] && echo 360 || echo 240)}
 
 sc_prepare() {
-	local repo out log
-	repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
-	out=$SC_STAGING/build
-	log=$SC_STAGING/kmod.log
 	sc_kmod /gfp/fpusoak_gfp.ko || return 1
-	# The interface checker runs in the guest's initramfs world: static, no library to carry.
-	if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I"$repo" "$XEN_SCENARIO_DIR/gfp_iface.c" \
-		-o "$out/gfp_iface" >>"$log" 2>&1; then
-		echo "gfp_iface did not build: $(grep -m2 error "$log" | tr '\n' ' ')" >&2
-		return 1
-	fi
-	sc_payload "$out/gfp_iface" /gfp/gfp_iface 0755
+	sc_gfp_iface /gfp/gfp_iface || return 1
 	sc_env GFP_KVER "$KMOD_FOR"
 	sc_env GFP_PROBES "${XEN_GFP_PROBES:-4}"
 	sc_env GFP_PROBE_GAP 5

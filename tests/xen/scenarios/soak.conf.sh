@@ -44,18 +44,11 @@ sc_prepare() {
 	# it.  Only where a module can be built for the stage's kernel; XEN_SOAK_DRAIN=0 leaves it out.
 	sc_env SOAK_DRAIN "none (XEN_SOAK_DRAIN=0)"
 	if [ "${XEN_SOAK_DRAIN:-1}" = 1 ]; then
-		local repo log rc=0
-		repo=$(cd "$XEN_SCENARIO_DIR/../../.." && pwd)
-		log=$SC_STAGING/kmod.log
+		local rc=0
 		sc_kmod /soak/fpusoak_gfp.ko optional || rc=$?
 		case $rc in
 		0)
-			if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I"$repo" "$XEN_SCENARIO_DIR/gfp_iface.c" \
-				-o "$SC_STAGING/build/gfp_iface" >>"$log" 2>&1; then
-				echo "gfp_iface did not build: $(grep -m2 error "$log" | tr '\n' ' ')" >&2
-				return 1
-			fi
-			sc_payload "$SC_STAGING/build/gfp_iface" /soak/gfp_iface 0755
+			sc_gfp_iface /soak/gfp_iface || return 1
 			sc_env SOAK_DRAIN "$KMOD_FOR" ;;
 		77) sc_env SOAK_DRAIN "none ($KMOD_WHY)" ;;
 		*) return 1 ;;
