@@ -134,7 +134,7 @@ int report_gfp(struct query *q, int64_t run_id, int64_t from_ms, int64_t to_ms, 
 	memset(out, 0, sizeof *out);
 	out->accuracy = -1;
 	if (query_run(q, run_id, run_cb, out) < 0 ||
-	    query_probes(q, run_id, "capacity", from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, &s) < 0 ||
+	    query_probes_bare(q, run_id, "capacity", from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, &s) < 0 ||
 	    query_model_checks(q, run_id, from_ms, to_ms, check_cb, out) < 0)
 		goto fail;
 	rc = query_churn_totals(q, run_id, from_ms, to_ms, &tot);

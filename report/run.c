@@ -605,7 +605,7 @@ int report_probes_mode(struct query *q, int64_t run_id, int64_t from_ms, int64_t
 	memset(out, 0, sizeof *out);
 	out->capacity.dur_min_ms = out->capacity.dur_max_ms = -1;
 	out->fpu_cost.dur_min_ms = out->fpu_cost.dur_max_ms = -1;
-	out->rows = query_probes(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, &f);
+	out->rows = query_probes_bare(q, run_id, NULL, from_ms, to_ms, QUERY_MAX_ROWS, probe_cb, &f);
 	if (out->rows < 0 || set_finish(&out->capacity) < 0 || set_finish(&out->fpu_cost) < 0) {
 		report_probes_free(out);
 		return -1;
@@ -750,5 +750,5 @@ static int modes_cb(void *arg, const struct query_probe *p)
 int report_probe_modes(struct query *q, int64_t run_id, unsigned *mask)
 {
 	*mask = 0;
-	return query_probes(q, run_id, "capacity", -1, -1, QUERY_MAX_ROWS, modes_cb, mask) < 0 ? -1 : 0;
+	return query_probes_bare(q, run_id, "capacity", -1, -1, QUERY_MAX_ROWS, modes_cb, mask) < 0 ? -1 : 0;
 }

@@ -370,6 +370,9 @@ typedef int (*query_probe_fn)(void *arg, const struct query_probe *p);
 /* Probes of a run in [from, to] (-1 = open), kind NULL = all, oldest first, at most limit; rows or -1. */
 int query_probes(struct query *q, int64_t run_id, const char *kind, int64_t from_ms, int64_t to_ms, int limit,
 		 query_probe_fn fn, void *arg);
+/* query_probes with every detail NULL: the same rows, read from the table (for readers that never show it). */
+int query_probes_bare(struct query *q, int64_t run_id, const char *kind, int64_t from_ms, int64_t to_ms, int limit,
+		      query_probe_fn fn, void *arg);
 
 /* Model checks of one order and mode (v_model_check): the model's prediction against the allocator's answer. */
 struct query_model_checks {

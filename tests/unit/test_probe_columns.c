@@ -9,6 +9,8 @@
  *      and the texts that have the fields are parsed into the new tables.
  *   2. Probes written now (columns only, probes.detail NULL): v_probes.detail is, byte for byte, the
  *      text the spawner printed for the same values.
+ *   3. query_probes_bare (the report's reads, from the table) gives query_probes' rows (from v_probes)
+ *      but the detail, on both databases, every kind and a window.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "store/migrations.h"
+#include "store/query.h"
 #include "store/store.h"
 #include "test.h"
 
@@ -147,6 +150,50 @@ static int one_eq(const char *path, const char *sql, const char *want)
 	return ok;
 }
 
+/* Each probe as one line of every column but the detail, appended to the strbuf-like buffer in arg. */
+struct rows {
+	char buf[4096];
+	size_t len;
+	int details;    /* rows with a detail */
+};
+
+static int row_cb(void *arg, const struct query_probe *p)
+{
+	struct rows *r = arg;
+	int n = snprintf(r->buf + r->len, sizeof r->buf - r->len, "%lld %s %.4f %s %lld %s\n", (long long)p->ts_ms,
+			 p->kind ? p->kind : "-", p->result, p->stop_reason ? p->stop_reason : "-",
+			 (long long)p->duration_ms, p->gfp_mode ? p->gfp_mode : "-");
+	if (n > 0 && (size_t)n < sizeof r->buf - r->len)
+		r->len += (size_t)n;
+	r->details += p->detail != NULL;
+	return 0;
+}
+
+/* Part 3 on one database: the bare read and the view's read agree row for row. */
+static void bare_matches(const char *path, int64_t run, int64_t wfrom, int64_t wto, const char *what)
+{
+	static const char *const KINDS[] = { NULL, "capacity", "switch" };
+	char err[256];
+	struct query *q = query_open(path, err, sizeof err);
+
+	T_CHECK(q != NULL, "%s: query_open (%s)", what, q ? "ok" : err);
+	if (!q)
+		return;
+	for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++)
+		for (int w = 0; w < 2; w++) {
+			struct rows full = { .len = 0 }, bare = { .len = 0 };
+			int64_t from = w ? wfrom : -1, to = w ? wto : -1;
+			int nf = query_probes(q, run, KINDS[k], from, to, 100, row_cb, &full);
+			int nb = query_probes_bare(q, run, KINDS[k], from, to, 100, row_cb, &bare);
+
+			T_CHECK(nf > 0 && nb == nf && strcmp(full.buf, bare.buf) == 0,
+				"%s, kind %s, %s: the bare read gives the view's %d rows (%d)", what,
+				KINDS[k] ? KINDS[k] : "any", w ? "a window" : "the whole run", nf, nb);
+			T_EQ_I(bare.details, 0, "... and no detail");
+		}
+	query_close(q);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/fpusoak-test-probecols-XXXXXX", path[256], path2[256], err[256], sql[4096];
@@ -256,6 +303,7 @@ int main(void)
 			     " WHERE ts_ms = 1500", "64 1234567 2345678 4012"), "a switch text's fields, as columns");
 	T_CHECK(one_eq(path, "SELECT workers || ' ' || scope || ' ' || mem_limit_lifted FROM v_probe_capacity"
 			     " WHERE ts_ms = 2000", "90.0 guest 1"), "v_probe_capacity joins the probe's result");
+	bare_matches(path, 1, 1200, 2600, "a database migrated to 015");
 
 	/* ---- 2: probes written now ---- */
 	snprintf(path2, sizeof path2, "%s/new.db", dir);
@@ -310,6 +358,8 @@ int main(void)
 			"... and without yields (per yield 0.0000, as printed)");
 		T_CHECK(one_eq(path2, "SELECT '[' || detail || ']' FROM v_probes WHERE ts_ms = 1700000003500", "[]"),
 			"a switch probe whose child never reported: an empty detail, as before");
+		/* ---- 3: the report's bare read ---- */
+		bare_matches(path2, run, 1700000001200, 1700000002600, "probes written now");
 	}
 	free(before);
 	free(after);
