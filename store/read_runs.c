@@ -18,6 +18,14 @@
 /* The bucket's raw ticks still exist: they, not the bucket's bounds, give its part of the span. */
 #define RUN_RAW_IN_BUCKET "EXISTS (SELECT 1 FROM samples x WHERE x.run_id = u.run_id AND x.ts_ms >= u.bucket_ms" \
 	" AND x.ts_ms < u.bucket_ms + " STORE_TIER_MINUTE_SQL ")"
+/*
+ * span_exact looks only at the buckets that could hold an end: those up to the run's first raw tick and
+ * from its last one's minute on (all of them when no raw tick is left).  A bucket between them lies
+ * inside the raw ticks' span, so its bounds cannot be an end; looking at every bucket (the NOT EXISTS
+ * this replaced) read all 43,200 wide rows of a 30-day run, 8-12 ms, some eight times a run page.
+ */
+#define RUN_RAW_OF " FROM samples s WHERE s.run_id = r.run_id"
+#define RUN_NO_END "9223372036854775807"
 /* XEN: the two schema-012 columns, GFP: 009's gfp_mode, CPUK: 018's cpu_model_kernel, or what a DB from before
  * them stands for (none recorded). */
 #define RUN_COLS_X(XEN, GFP, CPUK) \
@@ -33,7 +41,10 @@
 	" SELECT * FROM (SELECT CASE WHEN last_ms IS NOT NULL THEN last_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
 	" ELSE bucket_ms + " STORE_TIER_MINUTE_SQL " - 1 END AS b" RUN_MINUTE " AND b IS NOT NULL" \
 	" ORDER BY u.bucket_ms DESC LIMIT 1))), " \
-	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET "), " \
+	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND u.bucket_ms <= coalesce((SELECT MIN(ts_ms)" RUN_RAW_OF "), " RUN_NO_END ")" \
+	" AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET ") AND " \
+	"NOT EXISTS (SELECT 1" RUN_MINUTE " AND u.bucket_ms > coalesce((SELECT MAX(ts_ms)" RUN_RAW_OF ") - " \
+	STORE_TIER_MINUTE_SQL ", " RUN_NO_END ") AND first_ms IS NULL AND NOT " RUN_RAW_IN_BUCKET "), " \
 	"c.cgroup, c.cgroup_group, c.unconfined_reason, c.fpu_kind, c.cgroup_memory_max, c.cgroup_pids_max, " \
 	"c.pop_cap, c.confinement_exact, " GFP ", " CPUK " "
 #define RUN_COLS RUN_COLS_X("r.xen_domain, coalesce(r.xen_domid, -1)", "r.gfp_mode", "r.cpu_model_kernel")
