@@ -314,6 +314,38 @@ int main(void)
 		if (q)
 			query_close(q);
 	}
+	{
+		/*
+		 * span_exact looks only at the buckets that could hold an end.  A minute inside the raw ticks'
+		 * span whose ticks are gone and whose bucket keeps no tick span lies between the first and the
+		 * last raw tick, so its bounds are no end: the span stays exact.  (Before, any such bucket made
+		 * it inexact, at the cost of reading every bucket of the run.)
+		 */
+		char err3[256], c3[768];
+		struct span sp = { -1, -1, -1 };
+		int64_t b0 = q1("SELECT min(bucket_ms) FROM tick_rollup WHERE run_id = 1 AND tier = 60000");
+		int64_t first_raw = q1("SELECT min(ts_ms) FROM samples WHERE run_id = 1");
+		int64_t mid = q1("SELECT bucket_ms FROM tick_rollup WHERE run_id = 1 AND tier = 60000 AND bucket_ms > "
+				 "(SELECT min(ts_ms) FROM samples) ORDER BY bucket_ms LIMIT 1 OFFSET 2");
+		T_CHECK(mid > first_raw && mid + 60000 <= last, "a minute well inside the raw ticks (%lld)", (long long)mid);
+		snprintf(c3, sizeof c3,
+			 "sqlite3 %s 'UPDATE tick_rollup SET first_ms = bucket_ms, last_ms = bucket_ms + 59999 WHERE tier = 60000 "
+			 "AND bucket_ms <= %lld; DELETE FROM samples WHERE ts_ms >= %lld AND ts_ms < %lld'",
+			 path, (long long)first_raw, (long long)mid, (long long)(mid + 60000));
+		T_EQ_I(system(c3), 0, "the first buckets keep a tick span again; a middle minute loses its raw ticks");
+		struct query *q = query_open(path, err3, sizeof err3);
+		T_CHECK(q && query_run(q, 1, span_cb, &sp) == 1, "query_run with a hole inside the raw span");
+		T_EQ_I(sp.first, b0, "the extent starts at the first bucket's first tick");
+		T_EQ_I(sp.last, last, "... and ends at the last raw tick");
+		T_EQ_I(sp.exact, 1, "a bucket inside the raw span cannot be an end: the span is exact");
+		snprintf(c3, sizeof c3, "sqlite3 %s 'UPDATE tick_rollup SET first_ms = NULL, last_ms = NULL WHERE tier = 60000 "
+			 "AND bucket_ms = %lld'", path, (long long)b0);
+		T_EQ_I(system(c3), 0, "the first bucket loses its tick span");
+		T_CHECK(q && query_run(q, 1, span_cb, &sp) == 1, "query_run again");
+		T_EQ_I(sp.exact, 0, "... and its bounds are the start: not exact");
+		if (q)
+			query_close(q);
+	}
 	sqlite3_close(db);
 	store_close(st);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
