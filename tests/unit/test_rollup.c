@@ -88,6 +88,18 @@ static int span_cb(void *arg, const struct query_run *r)
 	return 0;
 }
 
+/* Run 1's extent and span_exact as query_run reads them from the DB at path: 1, or 0 when it could not. */
+static int span_of(const char *path, struct span *sp)
+{
+	char err[256];
+	struct query *q = query_open(path, err, sizeof err);
+	int ok = q && query_run(q, 1, span_cb, sp) == 1;
+
+	if (q)
+		query_close(q);
+	return ok;
+}
+
 /* The run's exact tick span (query_run), and the request summary at order 3 over [from, to] against raw SQL. */
 static void check_span_request(const char *path, int64_t first, int64_t last, int64_t from, int64_t to, int raw,
 			       const char *what)
@@ -301,18 +313,15 @@ int main(void)
 		 * Minute buckets written before schema 7 keep no tick span: where their raw ticks are gone the
 		 * bucket's bounds stand in for the extent, and span_exact says it is not exact.
 		 */
-		char err2[256], c2[512];
+		char c2[512];
 		struct span sp = { -1, -1, -1 };
 		int64_t b0 = q1("SELECT min(bucket_ms) FROM tick_rollup WHERE run_id = 1 AND tier = 60000");
 		snprintf(c2, sizeof c2, "sqlite3 %s 'UPDATE tick_rollup SET first_ms = NULL, last_ms = NULL'", path);
 		T_EQ_I(system(c2), 0, "clear the rollups' tick spans (as schema 6 wrote them)");
-		struct query *q = query_open(path, err2, sizeof err2);
-		T_CHECK(q && query_run(q, 1, span_cb, &sp) == 1, "query_run on pre-7 buckets");
+		T_CHECK(span_of(path, &sp), "query_run on pre-7 buckets");
 		T_EQ_I(sp.first, b0, "pre-7 buckets: the extent starts at the first bucket's start");
 		T_EQ_I(sp.last, last, "pre-7 buckets: the extent ends at the last raw tick");
 		T_EQ_I(sp.exact, 0, "pre-7 buckets: the span is not exact");
-		if (q)
-			query_close(q);
 	}
 	{
 		/*
@@ -321,7 +330,7 @@ int main(void)
 		 * last raw tick, so its bounds are no end: the span stays exact.  (Before, any such bucket made
 		 * it inexact, at the cost of reading every bucket of the run.)
 		 */
-		char err3[256], c3[768];
+		char c3[768];
 		struct span sp = { -1, -1, -1 };
 		int64_t b0 = q1("SELECT min(bucket_ms) FROM tick_rollup WHERE run_id = 1 AND tier = 60000");
 		int64_t first_raw = q1("SELECT min(ts_ms) FROM samples WHERE run_id = 1");
@@ -333,18 +342,15 @@ int main(void)
 			 "AND bucket_ms <= %lld; DELETE FROM samples WHERE ts_ms >= %lld AND ts_ms < %lld'",
 			 path, (long long)first_raw, (long long)mid, (long long)(mid + 60000));
 		T_EQ_I(system(c3), 0, "the first buckets keep a tick span again; a middle minute loses its raw ticks");
-		struct query *q = query_open(path, err3, sizeof err3);
-		T_CHECK(q && query_run(q, 1, span_cb, &sp) == 1, "query_run with a hole inside the raw span");
+		T_CHECK(span_of(path, &sp), "query_run with a hole inside the raw span");
 		T_EQ_I(sp.first, b0, "the extent starts at the first bucket's first tick");
 		T_EQ_I(sp.last, last, "... and ends at the last raw tick");
 		T_EQ_I(sp.exact, 1, "a bucket inside the raw span cannot be an end: the span is exact");
 		snprintf(c3, sizeof c3, "sqlite3 %s 'UPDATE tick_rollup SET first_ms = NULL, last_ms = NULL WHERE tier = 60000 "
 			 "AND bucket_ms = %lld'", path, (long long)b0);
 		T_EQ_I(system(c3), 0, "the first bucket loses its tick span");
-		T_CHECK(q && query_run(q, 1, span_cb, &sp) == 1, "query_run again");
+		T_CHECK(span_of(path, &sp), "query_run again");
 		T_EQ_I(sp.exact, 0, "... and its bounds are the start: not exact");
-		if (q)
-			query_close(q);
 	}
 	sqlite3_close(db);
 	store_close(st);
