@@ -34,10 +34,10 @@
 	"r.xstate_detail, r.config, r.started_ms, r.ended_ms, r.pid, " \
 	"r.xstate_bytes, r.mem_total_kb, r.page_size, " \
 	"r.ticks, " XEN ", " \
-	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
+	"(SELECT min(t) FROM (SELECT MIN(ts_ms) AS t" RUN_RAW_OF " UNION ALL " \
 	" SELECT * FROM (SELECT CASE WHEN first_ms IS NOT NULL THEN first_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
 	" ELSE bucket_ms END AS b" RUN_MINUTE " AND b IS NOT NULL ORDER BY u.bucket_ms LIMIT 1))), " \
-	"(SELECT max(t) FROM (SELECT MAX(ts_ms) AS t FROM samples s WHERE s.run_id = r.run_id UNION ALL " \
+	"(SELECT max(t) FROM (SELECT MAX(ts_ms) AS t" RUN_RAW_OF " UNION ALL " \
 	" SELECT * FROM (SELECT CASE WHEN last_ms IS NOT NULL THEN last_ms WHEN " RUN_RAW_IN_BUCKET " THEN NULL" \
 	" ELSE bucket_ms + " STORE_TIER_MINUTE_SQL " - 1 END AS b" RUN_MINUTE " AND b IS NOT NULL" \
 	" ORDER BY u.bucket_ms DESC LIMIT 1))), " \
