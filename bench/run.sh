@@ -18,6 +18,7 @@
 #   bench/run.sh --footprint-seconds N  how long the daemon runs at its defaults before its footprint table (120)
 #   bench/run.sh --peer-webserve P  also measure /runs/1 served by P, another build's bench/webserve
 #                                   (e.g. main's), interleaved with this build's, on the same history
+#   bench/run.sh --peer-fpusoakd P  the storage section runs P, another build's fpusoakd, beside this one over the same window
 #
 # Every figure is printed next to its peer measured in the same run (this machine is shared and
 # noisy: only same-run ratios mean much), with the goal and whether it is met.  The whole output
@@ -30,7 +31,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-STORE_S=600 LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= FOOT_S=120 ONLY=churn,sampler,daemon,footprint,storage,history,soak PEER_WS=
+STORE_S=600 LONG=0 HIST_DAYS=1 HIST_DB= SOAK_ARG= FOOT_S=120 ONLY=churn,sampler,daemon,footprint,storage,history,soak PEER_WS= PEER_FD=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--long) LONG=1 ;;
@@ -40,8 +41,9 @@ while [ $# -gt 0 ]; do
 	--only) ONLY=$2; shift ;;
 	--footprint-seconds) FOOT_S=$2; shift ;;
 	--peer-webserve) PEER_WS=$2; shift ;;
+	--peer-fpusoakd) PEER_FD=$2; shift ;;
 	--storage-seconds) STORE_S=$2; shift ;;
-	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--footprint-seconds N] [--storage-seconds N] [--only churn,sampler,daemon,footprint,storage,history,soak] [--peer-webserve PATH]" >&2; exit 64 ;;
+	*) echo "usage: bench/run.sh [--long] [--history-days N] [--history-db PATH] [--soak-seconds N] [--footprint-seconds N] [--storage-seconds N] [--only churn,sampler,daemon,footprint,storage,history,soak] [--peer-webserve PATH] [--peer-fpusoakd PATH]" >&2; exit 64 ;;
 	esac
 	shift
 done
@@ -351,59 +353,79 @@ fi
 # measured the writer on data it does not see.  B-tree pages are allocated whole, so each growing
 # table's count is off by at most a page at each end: ~10 tables x 4 KiB against ~200 KiB a 600 s
 # window (the per-table lines below show it); --storage-seconds lengthens the window.
+# --peer-fpusoakd PATH runs an older build's daemon beside this one over the same window, each with its own
+# DB, so a change to the store is measured against its peer under the same load and the same zone moves.
+# store_snap DB FILE: ticks|page_count|freelist_count|page_size, then per table and index name|pages|bytes used
+store_snap() {
+	sqlite3 "$1" "SELECT (SELECT ticks FROM runs ORDER BY run_id DESC LIMIT 1), (SELECT page_count FROM pragma_page_count),
+		(SELECT freelist_count FROM pragma_freelist_count), (SELECT page_size FROM pragma_page_size);
+		SELECT name, count(*), sum(pgsize - unused) FROM dbstat GROUP BY name" > "$2" 2>/dev/null
+}
+# store_report TAG DB: the window's figures of one daemon; sets ST_MBD, ST_BPT, ST_BPV (empty when unreadable)
+store_report() {
+	local tag=$1 db=$2 k0 p0 f0 psz k1 p1 f1 n fbpt evbpt nev vals ev_re
+	ST_MBD= ST_BPT= ST_BPV=
+	IFS='|' read -r k0 p0 f0 psz < "$TMP/$tag.0"; IFS='|' read -r k1 p1 f1 _ < "$TMP/$tag.1"
+	if ! { [ -n "$k0" ] && [ -n "$k1" ] && [ "$k1" -gt "$k0" ] && [ -n "$psz" ]; }; then
+		say "$tag: could not read the daemon's DB ($(tail -3 "$TMP/$tag.log"))"
+		return 1
+	fi
+	n=$((k1 - k0))
+	fbpt=$(calc "($p1 - $f1 - $p0 + $f0) * $psz / $n" 1)
+	say "$tag: ticks $k0 -> $k1; pages in use $((p0 - f0)) -> $((p1 - f1)) of $psz bytes -> $fbpt bytes of file per tick"
+	say "  per table and index, over the window: file bytes per tick (whole pages), bytes of rows per tick, their pages' fill at the end:"
+	awk -F'|' -v n=$n -v psz="$psz" 'FNR == 1 { next } NR == FNR { p[$1] = $2; u[$1] = $3; next }
+		{ dp = ($2 - p[$1]) * psz / n; du = ($3 - u[$1]) / n; if (dp != 0 || du != 0)
+		  printf "  %-28s %7.1f %7.1f   %5.1f %%\n", $1, dp, du, 100 * $3 / ($2 * psz); tp += dp; tu += du }
+		END { printf "  %-28s %7.1f %7.1f\n", "(all)", tp, tu }' "$TMP/$tag.0" "$TMP/$tag.1" | sort -k2 -nr
+	# Rows written per kernel-log record (an allocation failure, an OOM kill: this shared machine's
+	# own, other processes' included) and per tracefs failure: their bytes follow the host's events,
+	# not the daemon's settings, so the goal is judged without them and the whole file is shown beside.
+	ev_re='^(kmsg_events|kmsg_events_run|kmsg_cursor|sqlite_autoindex_kmsg_cursor_1|failure_cause|failure_cause_run|failure_cause_rollup|trace_failures|trace_failures_run|trace_fail_rollup|extfrag|sqlite_autoindex_extfrag_1)$'
+	evbpt=$(awk -F'|' -v n=$n -v psz="$psz" -v re="$ev_re" 'FNR == 1 { next } NR == FNR { p[$1] = $2; next }
+		$1 ~ re { t += ($2 - p[$1]) * psz / n } END { printf "%.1f", t }' "$TMP/$tag.0" "$TMP/$tag.1")
+	nev=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM kmsg_events) + (SELECT count(*) FROM trace_failures)" 2>/dev/null)
+	ST_BPT=$(calc "$fbpt - $evbpt" 1)
+	say "  kernel-log and trace events stored in the run (this shared machine's own OOM kills and allocation failures): ${nev:-?},"
+	say "  $evbpt bytes of file per tick -> sampling alone: $ST_BPT bytes of file per tick"
+	say "  zone rows per tick (buddy, atomic_risk): $(sqlite3 "$db" "SELECT round(1.0 * (SELECT count(*) FROM buddy) / ticks, 2) || ', ' || round(1.0 * (SELECT count(*) FROM atomic_risk) / ticks, 2) FROM runs" 2>/dev/null) of $(sqlite3 "$db" "SELECT count(*) FROM zones" 2>/dev/null) zones"
+	# Values sampled per tick, as node_exporter's buddyinfo+vmstat+meminfo collectors would count them.
+	vals=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM v_buddyinfo WHERE ts_ms = m.t)
+		+ (SELECT count(DISTINCT name) FROM v_vmstat) + (SELECT count(*) FROM v_meminfo WHERE ts_ms = m.t)
+		FROM (SELECT max(ts_ms) AS t FROM v_samples) m" 2>/dev/null)
+	say "  values sampled per tick (buddyinfo free counts + vmstat counters kept + meminfo fields): ${vals:-?}"
+	ST_MBD=$(calc "$ST_BPT * 86400 / 1e6"); ST_BPV="?"
+	[ -n "$vals" ] && [ "$vals" -gt 0 ] && ST_BPV=$(calc "$ST_BPT / $vals")
+	say "  storage of the daemon at defaults: $ST_BPT bytes of file per tick -> $ST_MBD MB/day; $ST_BPV bytes per value sampled"
+	say "  (the whole file, the events above included: $fbpt bytes per tick, $(calc "$fbpt * 86400 / 1e6") MB/day)"
+	return 0
+}
 if want storage; then
 	hdr "4. storage of the real daemon at default settings: file growth per tick from ${STORE_WARM} s to $((STORE_WARM + STORE_S)) s"
-	cg_make "fpusoak-bench-store-$$" $((768 << 20)) 4500 || exit 1
+	cg_make "fpusoak-bench-store-$$" $((1536 << 20)) 9000 || exit 1
 	say "\$ build/fpusoakd --db <tmp>/store.db --listen none --log-level warn --duration $((STORE_WARM + STORE_S + 30))s   (every other option at its default)"
-	cg_spawn "$FPUSOAKD" --db "$TMP/store.db" --listen none --log-level warn --duration "$((STORE_WARM + STORE_S + 30))s" 2> "$TMP/store.log"
-	spid=$!; PIDS+=("$spid")
-	# store_snap FILE: ticks|page_count|freelist_count|page_size, then per table and index name|pages|bytes used
-	store_snap() {
-		sqlite3 "$TMP/store.db" "SELECT (SELECT ticks FROM runs ORDER BY run_id DESC LIMIT 1), (SELECT page_count FROM pragma_page_count),
-			(SELECT freelist_count FROM pragma_freelist_count), (SELECT page_size FROM pragma_page_size);
-			SELECT name, count(*), sum(pgsize - unused) FROM dbstat GROUP BY name" > "$1" 2>/dev/null
-	}
-	sleep "$STORE_WARM"; store_snap "$TMP/store0.txt"
-	sleep "$STORE_S"; store_snap "$TMP/store1.txt"
-	IFS='|' read -r k0 p0 f0 psz < "$TMP/store0.txt"; IFS='|' read -r k1 p1 f1 _ < "$TMP/store1.txt"
-	if [ -n "$k0" ] && [ -n "$k1" ] && [ "$k1" -gt "$k0" ] && [ -n "$psz" ]; then
-		n=$((k1 - k0))
-		fbpt=$(calc "($p1 - $f1 - $p0 + $f0) * $psz / $n" 1)
-		say "ticks $k0 -> $k1; pages in use $((p0 - f0)) -> $((p1 - f1)) of $psz bytes -> $fbpt bytes of file per tick"
-		say "per table and index, over the window: file bytes per tick (whole pages), bytes of rows per tick, their pages' fill at the end:"
-		awk -F'|' -v n=$n -v psz="$psz" 'FNR == 1 { next } NR == FNR { p[$1] = $2; u[$1] = $3; next }
-			{ dp = ($2 - p[$1]) * psz / n; du = ($3 - u[$1]) / n; if (dp != 0 || du != 0)
-			  printf "  %-28s %7.1f %7.1f   %5.1f %%\n", $1, dp, du, 100 * $3 / ($2 * psz); tp += dp; tu += du }
-			END { printf "  %-28s %7.1f %7.1f\n", "(all)", tp, tu }' "$TMP/store0.txt" "$TMP/store1.txt" | sort -k2 -nr
-		# Rows written per kernel-log record (an allocation failure, an OOM kill: this shared machine's
-		# own, other processes' included) and per tracefs failure: their bytes follow the host's events,
-		# not the daemon's settings, so the goal is judged without them and the whole file is shown beside.
-		ev_re='^(kmsg_events|kmsg_events_run|kmsg_cursor|sqlite_autoindex_kmsg_cursor_1|failure_cause|failure_cause_run|failure_cause_rollup|trace_failures|trace_failures_run|trace_fail_rollup|extfrag|sqlite_autoindex_extfrag_1)$'
-		evbpt=$(awk -F'|' -v n=$n -v psz="$psz" -v re="$ev_re" 'FNR == 1 { next } NR == FNR { p[$1] = $2; next }
-			$1 ~ re { t += ($2 - p[$1]) * psz / n } END { printf "%.1f", t }' "$TMP/store0.txt" "$TMP/store1.txt")
-		nev=$(sqlite3 "$TMP/store.db" "SELECT (SELECT count(*) FROM kmsg_events) + (SELECT count(*) FROM trace_failures)" 2>/dev/null)
-		sbpt=$(calc "$fbpt - $evbpt" 1)
-		say "kernel-log and trace events stored in the run (this shared machine's own OOM kills and allocation failures): ${nev:-?},"
-		say "  $evbpt bytes of file per tick -> sampling alone: $sbpt bytes of file per tick"
-		say "zone rows per tick (buddy, atomic_risk): $(sqlite3 "$TMP/store.db" "SELECT round(1.0 * (SELECT count(*) FROM buddy) / ticks, 2) || ', ' || round(1.0 * (SELECT count(*) FROM atomic_risk) / ticks, 2) FROM runs" 2>/dev/null) of $(sqlite3 "$TMP/store.db" "SELECT count(*) FROM zones" 2>/dev/null) zones"
-		# Values sampled per tick, as node_exporter's buddyinfo+vmstat+meminfo collectors would count them.
-		vals=$(sqlite3 "$TMP/store.db" "SELECT (SELECT count(*) FROM v_buddyinfo WHERE ts_ms = m.t)
-			+ (SELECT count(DISTINCT name) FROM v_vmstat) + (SELECT count(*) FROM v_meminfo WHERE ts_ms = m.t)
-			FROM (SELECT max(ts_ms) AS t FROM samples) m" 2>/dev/null)
-		say "values sampled per tick (buddyinfo free counts + vmstat counters kept + meminfo fields): ${vals:-?}"
-		mbd=$(calc "$sbpt * 86400 / 1e6"); bpv="?"; mba=$(calc "$fbpt * 86400 / 1e6")
-		[ -n "$vals" ] && [ "$vals" -gt 0 ] && bpv=$(calc "$sbpt / $vals")
-		say "storage of the daemon at defaults: $sbpt bytes of file per tick -> $mbd MB/day; $bpv bytes per value sampled"
-		say "  (the whole file, the events above included: $fbpt bytes per tick, $mba MB/day)"
+	cg_spawn "$FPUSOAKD" --db "$TMP/store.db" --listen none --log-level warn --duration "$((STORE_WARM + STORE_S + 30))s" 2> "$TMP/self.log"
+	spid=$!; PIDS+=("$spid"); ppid=
+	if [ -n "$PEER_FD" ]; then
+		say "\$ $PEER_FD --db <tmp>/peer.db ... (the peer, the same options, over the same window)"
+		cg_spawn "$PEER_FD" --db "$TMP/peer.db" --listen none --log-level warn --duration "$((STORE_WARM + STORE_S + 30))s" 2> "$TMP/peer.log"
+		ppid=$!; PIDS+=("$ppid")
+	fi
+	sleep "$STORE_WARM"; store_snap "$TMP/store.db" "$TMP/self.0"; [ -n "$ppid" ] && store_snap "$TMP/peer.db" "$TMP/peer.0"
+	sleep "$STORE_S"; store_snap "$TMP/store.db" "$TMP/self.1"; [ -n "$ppid" ] && store_snap "$TMP/peer.db" "$TMP/peer.1"
+	if store_report self "$TMP/store.db"; then
 		row "storage, the daemon at default settings (file growth, ${STORE_S} s window after ${STORE_WARM} s; kernel-log events apart)" \
-		    "$mbd MB/day; $sbpt bytes/tick; $bpv bytes/value sampled" \
+		    "$ST_MBD MB/day; $ST_BPT bytes/tick; $ST_BPV bytes/value sampled" \
 		    "Prometheus TSDB ≈ 1.3 bytes/sample" "-" "≤ 12 MB/day, ≤ 1.3 bytes/value (issue 35)" \
-		    "$( [ "$(met_le "$mbd" 12)" = met ] && [ "$bpv" != "?" ] && [ "$(met_le "$bpv" 1.3)" = met ] && echo met || echo MISSED)"
-		row "storage, the same file with its ${nev:-?} kernel-log/trace events" "$mba MB/day; $fbpt bytes/tick" "-" "-" "(context)" "-"
-	else
-		say "storage: could not read the daemon's DB ($(tail -3 "$TMP/store.log"))"
+		    "$( [ "$(met_le "$ST_MBD" 12)" = met ] && [ "$ST_BPV" != "?" ] && [ "$(met_le "$ST_BPV" 1.3)" = met ] && echo met || echo MISSED)"
+		self_bpt=$ST_BPT
+		if [ -n "$ppid" ] && store_report peer "$TMP/peer.db"; then
+			row "storage, this build against $(basename "$PEER_FD") in the same window" "$self_bpt bytes/tick" \
+			    "$ST_BPT bytes/tick ($ST_MBD MB/day)" "$(calc "$self_bpt / $ST_BPT" 2)" "(context)" "-"
+		fi
 	fi
 	stop_pid "$spid"
+	[ -n "$ppid" ] && stop_pid "$ppid"
 	cg_remove
 fi
 

@@ -42,38 +42,47 @@
 /* X(index, samples column): the churn accounting of the interval ending at the tick (v_churn):
  * the population at the tick, the counts of the interval (STORE_CHURN_COUNTS), then the capacity
  * probe's workers alive at the tick (schema 7). */
-#define STORE_CHURN_FIELDS(X) \
-	X(0, population) \
-	STORE_CHURN_COUNTS(X) \
-	X(23, probe_population)
+#define STORE_CHURN_FIELDS(X) STORE_CHURN_FIELDS2(X, X)
+#define STORE_CHURN_COUNTS(X) STORE_CHURN_COUNTS2(X, X)
 
-#define STORE_CHURN_COUNTS(X) \
-	X(1, spawned) \
-	X(2, spawn_failed_eagain) \
-	X(3, spawn_failed_enomem) \
-	X(4, spawn_failed_other) \
-	X(5, exited) \
-	X(6, killed_sigkill) \
-	X(7, killed_sigsegv) \
-	X(8, killed_sigill) \
-	X(9, killed_other) \
-	X(10, oom_killed) \
-	X(11, exited_error) \
-	X(12, killed_ours) \
-	X(13, probe_spawned) \
-	X(14, probe_spawn_failed) \
-	X(15, probe_exited) \
-	X(16, probe_killed_sigkill) \
-	X(17, probe_killed_other) \
-	X(18, probe_oom_killed) \
-	X(19, probe_killed_ours) \
-	X(20, oom_unattributed) \
-	X(21, gfp_failed) \
-	X(22, probe_gfp_failed)
+/*
+ * The same lists with S applied to the columns kept in the samples row and R to the rare ones, which
+ * are zero in nearly every tick and live in churn_rare, a row only for a tick where one is not
+ * (schema 019): as samples columns they cost a byte each a tick even when zero.
+ */
+#define STORE_CHURN_FIELDS2(S, R) \
+	S(0, population) \
+	STORE_CHURN_COUNTS2(S, R) \
+	R(23, probe_population)
+
+#define STORE_CHURN_COUNTS2(S, R) \
+	S(1, spawned) \
+	R(2, spawn_failed_eagain) \
+	R(3, spawn_failed_enomem) \
+	R(4, spawn_failed_other) \
+	S(5, exited) \
+	R(6, killed_sigkill) \
+	R(7, killed_sigsegv) \
+	R(8, killed_sigill) \
+	R(9, killed_other) \
+	R(10, oom_killed) \
+	R(11, exited_error) \
+	R(12, killed_ours) \
+	R(13, probe_spawned) \
+	R(14, probe_spawn_failed) \
+	R(15, probe_exited) \
+	R(16, probe_killed_sigkill) \
+	R(17, probe_killed_other) \
+	R(18, probe_oom_killed) \
+	R(19, probe_killed_ours) \
+	R(20, oom_unattributed) \
+	R(21, gfp_failed) \
+	R(22, probe_gfp_failed)
 
 /* Columns 12.. came with schema 7 (every death counted once), 21.. with schema 9 (--gfp-mode);
  * older rows hold NULL there. */
 #define STORE_NCHURN 24
+#define STORE_NCHURN_RARE 21
 
 /* The request verdicts of a tick (schema 7, v_atomic_request), after the hot vmstat columns. */
 #define STORE_REQUEST_COLS "req_norders, req_atomic_mask, req_nowait_mask, req_kernel_mask, req_zones_lo, req_zones_hi"

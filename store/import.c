@@ -15,7 +15,7 @@
  * without a change here), with run_id renumbered and the dimension ids
  * mapped: zone_id through zones (node, name), name_id and type_id through
  * names (source, name), and the zone ids packed a byte each into the
- * request columns of samples (schema 7).  A run table with another *_id
+ * request columns (of samples since schema 7, of requests since 019).  A run table with another *_id
  * column, or another column naming zones, may refer to a dimension this
  * code does not know: the import is refused rather than copy ids that
  * would mean something else here.  Tables of daemon state
@@ -46,10 +46,11 @@
 #define SQL_MAX 8192
 #define MAX_TABLES 64
 
-/* Columns that are ids but refer to nothing to map (boot_id is the kernel's boot UUID). */
+/* Columns that are ids but refer to nothing to map (boot_id is the kernel's boot UUID; req_id numbers a
+ * run's request verdicts within the run, and requests is copied with it: schema 019). */
 static int plain_id(const char *col)
 {
-	return strcmp(col, "boot_id") == 0;
+	return strcmp(col, "boot_id") == 0 || strcmp(col, "req_id") == 0;
 }
 
 static int ends_with_id(const char *col)

@@ -5,22 +5,25 @@
 #include "store/fields.h"
 #include "store/reader.h"
 
-/* ", SUM(col)" per churn count (samples), ", SUM(col_sum)" (tick_rollup); in enum query_churn_col's order. */
-#define X_CSUM(i, col) ", SUM(" #col ")"
+/* ", SUM(col)" per churn count, from the sample row (s) or churn_rare (r: no row, no count; schema 019),
+ * ", SUM(col_sum)" (tick_rollup); in enum query_churn_col's order. */
+#define X_CSUM(i, col) ", SUM(s." #col ")"
+#define X_CSUM_RARE(i, col) ", SUM(r." #col ")"
 #define X_CRSUM(i, col) ", SUM(" #col "_sum)"
+#define SAMPLES_RARE " FROM samples s LEFT JOIN churn_rare r ON r.run_id = s.run_id AND r.ts_ms = s.ts_ms "
 
 static const char *const SQL[S_COUNT] = {
-	[S_CHURN_SERIES] = "SELECT (ts_ms - ?2) / ?4 AS bk, MIN(ts_ms), MAX(ts_ms), COUNT(*), AVG(population), MAX(population)"
-			   STORE_CHURN_COUNTS(X_CSUM) " FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
-			   "AND population IS NOT NULL GROUP BY bk ORDER BY bk",
+	[S_CHURN_SERIES] = "SELECT (s.ts_ms - ?2) / ?4 AS bk, MIN(s.ts_ms), MAX(s.ts_ms), COUNT(*), AVG(s.population), "
+			   "MAX(s.population)" STORE_CHURN_COUNTS2(X_CSUM, X_CSUM_RARE) SAMPLES_RARE "WHERE s.run_id = ?1 "
+			   "AND s.ts_ms BETWEEN ?2 AND ?3 AND s.population IS NOT NULL GROUP BY bk ORDER BY bk",
 	/* Rollup rows: population mean weighted by the churn ticks of each bucket. */
 	[S_CHURN_ROLLUP] = "SELECT (bucket_ms - ?2) / ?4 AS bk, MIN(bucket_ms), MAX(bucket_ms) + ?5 - 1, SUM(churn_n), "
 			   "SUM(population_sum) * 1.0 / SUM(churn_n), MAX(population_max)" STORE_CHURN_COUNTS(X_CRSUM)
 			   " FROM tick_rollup WHERE run_id = ?1 AND tier = ?5 AND bucket_ms BETWEEN ?2 AND ?3 AND churn_n > 0 "
 			   "GROUP BY bk ORDER BY bk",
-	[S_CHURN_TOTALS] = "SELECT 0, MIN(ts_ms), MAX(ts_ms), COUNT(*), AVG(population), MAX(population)"
-			   STORE_CHURN_COUNTS(X_CSUM) " FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 "
-			   "AND population IS NOT NULL",
+	[S_CHURN_TOTALS] = "SELECT 0, MIN(s.ts_ms), MAX(s.ts_ms), COUNT(*), AVG(s.population), MAX(s.population)"
+			   STORE_CHURN_COUNTS2(X_CSUM, X_CSUM_RARE) SAMPLES_RARE "WHERE s.run_id = ?1 "
+			   "AND s.ts_ms BETWEEN ?2 AND ?3 AND s.population IS NOT NULL",
 	/* Totals over whole minutes [?2, ?3): the same columns as S_CHURN_TOTALS. */
 	[S_CHURN_ROLLED] = "SELECT 0, MIN(bucket_ms), MAX(bucket_ms), SUM(churn_n), SUM(population_sum) * 1.0 / SUM(churn_n), "
 			   "MAX(population_max)" STORE_CHURN_COUNTS(X_CRSUM) " FROM tick_rollup WHERE run_id = ?1 AND tier = ?4 "
@@ -34,8 +37,10 @@ static const char *const SQL[S_COUNT] = {
 	[S_PROBES_BARE] = "SELECT ts_ms, kind, result, stop_reason, duration_ms, NULL, gfp_mode FROM probes "
 			  "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY ts_ms LIMIT ?5",
 	[S_FPU_KIND] = "SELECT fpu_kind FROM churn_info WHERE run_id = ?1",
-	[S_CHURN_LAST] = "SELECT population, probe_population FROM samples WHERE run_id = ?1 "
-			 "AND population IS NOT NULL ORDER BY ts_ms DESC LIMIT 1",
+	/* No churn_rare row: zero; a NULL in one: a run of an fpusoakd before schema 7 (schema 019). */
+	[S_CHURN_LAST] = "SELECT s.population, CASE WHEN r.run_id IS NULL THEN 0 ELSE r.probe_population END" SAMPLES_RARE
+			 "WHERE s.run_id = ?1 "
+			 "AND s.population IS NOT NULL ORDER BY s.ts_ms DESC LIMIT 1",
 };
 
 /* v_churn's count columns: enum query_churn_col is their order (STORE_CHURN_COUNTS). */

@@ -4,16 +4,20 @@
 
 #include "store/fields.h"
 #include "store/reader.h"
+#include "store/tiers.h"
 
-/* " WHEN i THEN col" per field: one CASE ?N picks the column of field index ?N. */
-#define X_CASE(i, name, col) " WHEN " #i " THEN " #col
+/* " WHEN i THEN value" per field: one CASE ?N picks the column of field index ?N, the row's value plus
+ * its minute's key (schema 019). */
+#define X_CASE(i, name, col) " WHEN " #i " THEN s." #col " + coalesce(k." #col ", 0)"
+#define SAMPLES_KEY " FROM samples s LEFT JOIN sample_key k ON k.run_id = s.run_id AND k.bucket_ms = " \
+	"s.ts_ms - s.ts_ms % " STORE_TIER_MINUTE_SQL " "
 #define X_CASE_SUM(i, name, col) " WHEN " #i " THEN " #col "_sum"
 
 static const char *const SQL[S_COUNT] = {
 	[S_NAME_ID] = "SELECT name_id FROM names WHERE source = ?1 AND name = ?2",
 	/* ?2 is the field's index in store/fields.h: one statement serves every column. */
-	[S_MEMINFO_SERIES] = "SELECT (ts_ms - ?3) / ?5 AS bk, MIN(ts_ms), AVG(CASE ?2" STORE_MEMINFO_FIELDS(X_CASE)
-			     " END) FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?3 AND ?4 GROUP BY bk ORDER BY bk",
+	[S_MEMINFO_SERIES] = "SELECT (s.ts_ms - ?3) / ?5 AS bk, MIN(s.ts_ms), AVG(CASE ?2" STORE_MEMINFO_FIELDS(X_CASE)
+			     " END)" SAMPLES_KEY "WHERE s.run_id = ?1 AND s.ts_ms BETWEEN ?3 AND ?4 GROUP BY bk ORDER BY bk",
 	[S_MEMINFO_ROLLUP] = "SELECT (bucket_ms - ?3) / ?5 AS bk, MIN(bucket_ms), SUM(CASE ?2" STORE_MEMINFO_FIELDS(X_CASE_SUM)
 			     " END) * 1.0 / SUM(n) FROM tick_rollup WHERE run_id = ?1 AND tier = ?6 AND bucket_ms BETWEEN ?3 AND ?4 "
 			     "GROUP BY bk ORDER BY bk",
@@ -30,12 +34,12 @@ static const char *const SQL[S_COUNT] = {
 			     "WHERE run_id = ?1 AND name_id = ?2 AND ts_ms BETWEEN ?3 AND ?4 "
 			     "GROUP BY bk ORDER BY bk",
 	/* The vmstat counters kept as samples columns (?2: index in STORE_VMSTAT_HOT), as the three below. */
-	[S_VMHOT_BEFORE] = "SELECT ts_ms, v FROM (SELECT ts_ms, CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v FROM samples "
-			   "WHERE run_id = ?1 AND ts_ms <= ?3 ORDER BY ts_ms DESC LIMIT 1) WHERE v IS NOT NULL",
-	[S_VMHOT_FIRST] = "SELECT ts_ms, v FROM (SELECT ts_ms, CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v FROM samples "
-			  "WHERE run_id = ?1 AND ts_ms BETWEEN ?3 AND ?4 ORDER BY ts_ms LIMIT 1) WHERE v IS NOT NULL",
-	[S_VMHOT_BUCKETS] = "SELECT (ts_ms - ?3) / ?5 AS bk, MAX(ts_ms), CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v "
-			    "FROM samples WHERE run_id = ?1 AND ts_ms BETWEEN ?3 AND ?4 AND v IS NOT NULL "
+	[S_VMHOT_BEFORE] = "SELECT ts_ms, v FROM (SELECT s.ts_ms, CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v" SAMPLES_KEY
+			   "WHERE s.run_id = ?1 AND s.ts_ms <= ?3 ORDER BY s.ts_ms DESC LIMIT 1) WHERE v IS NOT NULL",
+	[S_VMHOT_FIRST] = "SELECT ts_ms, v FROM (SELECT s.ts_ms, CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v" SAMPLES_KEY
+			  "WHERE s.run_id = ?1 AND s.ts_ms BETWEEN ?3 AND ?4 ORDER BY s.ts_ms LIMIT 1) WHERE v IS NOT NULL",
+	[S_VMHOT_BUCKETS] = "SELECT (s.ts_ms - ?3) / ?5 AS bk, MAX(s.ts_ms), CASE ?2" STORE_VMSTAT_HOT(X_CASE) " END AS v"
+			    SAMPLES_KEY "WHERE s.run_id = ?1 AND s.ts_ms BETWEEN ?3 AND ?4 AND v IS NOT NULL "
 			    "GROUP BY bk ORDER BY bk",
 };
 

@@ -13,10 +13,13 @@
  * failures where GFP_KERNEL would pass. */
 #define REQ_BIT(m, k) "((" m " >> " k ") & 1)"
 #define REQ_COUNTS(k) \
-	"SUM(" REQ_BIT("req_atomic_mask", k) " = 0), SUM(" REQ_BIT("req_nowait_mask", k) " = 0), " \
-	"SUM(" REQ_BIT("req_kernel_mask", k) " = 0), " \
-	"SUM(" REQ_BIT("req_atomic_mask", k) " = 0 AND " REQ_BIT("req_kernel_mask", k) " = 1), " \
-	"SUM(" REQ_BIT("req_nowait_mask", k) " = 0 AND " REQ_BIT("req_kernel_mask", k) " = 1)"
+	"SUM(" REQ_BIT("q.req_atomic_mask", k) " = 0), SUM(" REQ_BIT("q.req_nowait_mask", k) " = 0), " \
+	"SUM(" REQ_BIT("q.req_kernel_mask", k) " = 0), " \
+	"SUM(" REQ_BIT("q.req_atomic_mask", k) " = 0 AND " REQ_BIT("q.req_kernel_mask", k) " = 1), " \
+	"SUM(" REQ_BIT("q.req_nowait_mask", k) " = 0 AND " REQ_BIT("q.req_kernel_mask", k) " = 1)"
+
+/* A tick's request verdict is a row of requests, named by the sample row's req_id (schema 019). */
+#define SAMPLES_REQ " FROM samples s JOIN requests q ON q.run_id = s.run_id AND q.req_id = s.req_id "
 
 static const char *const SQL[S_COUNT] = {
 	[S_FAILURES] = "SELECT ts_ms, comm, pid, page_order, gfp_flags, "
@@ -51,10 +54,10 @@ static const char *const SQL[S_COUNT] = {
 			    "FROM v_atomic_risk WHERE run_id = ?1 AND page_order = ?5 AND ts_ms BETWEEN ?2 AND ?3 "
 			    "GROUP BY bk, node, zone ORDER BY bk, node, zone",
 	/* The request per tick (schema 7): order ?4's bits of the masks; ticks without a verdict are left out. */
-	[S_REQUEST_SUMMARY] = "SELECT MIN(ts_ms), COUNT(*), " REQ_COUNTS("?4") " FROM samples WHERE run_id = ?1 "
-			      "AND ts_ms BETWEEN ?2 AND ?3 AND req_norders > ?4",
-	[S_REQUEST_SERIES] = "SELECT (ts_ms - ?2) / ?4 AS bk, MIN(ts_ms), COUNT(*), " REQ_COUNTS("?5") " FROM samples "
-			     "WHERE run_id = ?1 AND ts_ms BETWEEN ?2 AND ?3 AND req_norders > ?5 GROUP BY bk ORDER BY bk",
+	[S_REQUEST_SUMMARY] = "SELECT MIN(s.ts_ms), COUNT(*), " REQ_COUNTS("?4") SAMPLES_REQ "WHERE s.run_id = ?1 "
+			      "AND s.ts_ms BETWEEN ?2 AND ?3 AND q.req_norders > ?4",
+	[S_REQUEST_SERIES] = "SELECT (s.ts_ms - ?2) / ?4 AS bk, MIN(s.ts_ms), COUNT(*), " REQ_COUNTS("?5") SAMPLES_REQ
+			     "WHERE s.run_id = ?1 AND s.ts_ms BETWEEN ?2 AND ?3 AND q.req_norders > ?5 GROUP BY bk ORDER BY bk",
 	[S_REQUEST_ROLLED] = "SELECT MIN(bucket_ms), SUM(n), SUM(atomic_fail), SUM(nowait_fail), SUM(kernel_fail), "
 			     "SUM(atomic_only), SUM(nowait_only) FROM request_rollup WHERE run_id = ?1 AND tier = ?5 "
 			     "AND page_order = ?4 AND bucket_ms >= ?2 AND bucket_ms < ?3",

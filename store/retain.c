@@ -46,6 +46,9 @@ int64_t retain(sqlite3 *db, struct stmts *p, const struct dims *d, int64_t cutof
 		"DELETE FROM slow_samples WHERE run_id = ?1 AND ts_ms < ?2"
 		" AND ts_ms < (SELECT max(ts_ms) FROM slow_samples WHERE run_id = ?1)",
 		"DELETE FROM samples WHERE run_id = ?1 AND ts_ms < ?2",
+		"DELETE FROM churn_rare WHERE run_id = ?1 AND ts_ms < ?2",
+		/* A minute's key goes with the minute's last sample row: a slice may end inside a minute. */
+		"DELETE FROM sample_key WHERE run_id = ?1 AND bucket_ms + " STORE_TIER_MINUTE_SQL " <= ?2",
 		"DELETE FROM fragment WHERE run_id = ?1 AND ts_ms < ?2",
 		/* The trace's rows: their minute/hour rollups (trace_rollup, trace_fail_rollup) stay. */
 		"DELETE FROM trace_failures WHERE run_id = ?1 AND ts_ms < ?2",

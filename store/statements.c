@@ -22,6 +22,7 @@
 #define X_CSUM(i, col) ", " #col "_sum"
 #define X_PARAM(i, name, col) ", ?"
 #define X_CPARAM(i, col) ", ?"
+#define X_NONE(i, col)
 /* The merges of a bucket seen twice: a meminfo sum is NULL when either side lacks it; churn sums add. */
 #define X_SUMUP(i, name, col) ", " #col "_sum = CASE WHEN " #col "_sum IS NULL OR excluded." #col "_sum IS NULL" \
 	" THEN NULL ELSE " #col "_sum + excluded." #col "_sum END"
@@ -38,11 +39,24 @@
 #define X_UMAXUP(k) ", u" #k " = coalesce(max(u" #k ", excluded.u" #k "), u" #k ", excluded.u" #k ")"
 
 static const char *const STMT_SQL[S_COUNT] = {
-	/* ?1 run, ?2 ts, ?3 sample_us, then the meminfo columns, the churn columns, the hot vmstat columns. */
+	/* ?1 run, ?2 ts, ?3 sample_us, then the meminfo columns, the churn columns the row keeps, the hot
+	 * vmstat columns (meminfo and vmstat less the minute's sample_key), the request's id (schema 019). */
 	[S_SAMPLE] = "INSERT OR REPLACE INTO samples(run_id, ts_ms, sample_us" STORE_MEMINFO_FIELDS(X_COL)
-		     STORE_CHURN_FIELDS(X_CCOL) STORE_VMSTAT_HOT(X_COL) ", " STORE_REQUEST_COLS ") VALUES (?1, ?2, ?3"
-		     STORE_MEMINFO_FIELDS(X_PARAM) STORE_CHURN_FIELDS(X_CPARAM) STORE_VMSTAT_HOT(X_PARAM)
-		     ", ?, ?, ?, ?, ?, ?)",
+		     STORE_CHURN_FIELDS2(X_CCOL, X_NONE) STORE_VMSTAT_HOT(X_COL) ", req_id) VALUES (?1, ?2, ?3"
+		     STORE_MEMINFO_FIELDS(X_PARAM) STORE_CHURN_FIELDS2(X_CPARAM, X_NONE) STORE_VMSTAT_HOT(X_PARAM) ", ?)",
+	/* ?1 run, ?2 ts, then the rare churn counts: only for a tick where one is not zero. */
+	[S_RARE] = "INSERT OR REPLACE INTO churn_rare(run_id, ts_ms" STORE_CHURN_FIELDS2(X_NONE, X_CCOL) ") VALUES (?1, ?2"
+		   STORE_CHURN_FIELDS2(X_NONE, X_CPARAM) ")",
+	/* A minute's key: ?1 run, ?2 minute, then the meminfo and hot vmstat values of its first tick. */
+	[S_KEY_GET] = "SELECT 1" STORE_MEMINFO_FIELDS(X_COL) STORE_VMSTAT_HOT(X_COL) " FROM sample_key"
+		      " WHERE run_id = ?1 AND bucket_ms = ?2",
+	[S_KEY_PUT] = "INSERT INTO sample_key(run_id, bucket_ms" STORE_MEMINFO_FIELDS(X_COL) STORE_VMSTAT_HOT(X_COL)
+		      ") VALUES (?1, ?2" STORE_MEMINFO_FIELDS(X_PARAM) STORE_VMSTAT_HOT(X_PARAM) ")",
+	/* A request verdict's id within its run (?1), numbered in order of first use. */
+	[S_REQ_GET] = "SELECT req_id FROM requests WHERE run_id = ?1 AND req_norders = ?2 AND req_atomic_mask = ?3"
+		      " AND req_nowait_mask = ?4 AND req_kernel_mask = ?5 AND req_zones_lo = ?6 AND req_zones_hi = ?7",
+	[S_REQ_PUT] = "INSERT INTO requests(run_id, req_id, " STORE_REQUEST_COLS ") SELECT ?1, coalesce(max(req_id), 0) + 1,"
+		      " ?2, ?3, ?4, ?5, ?6, ?7 FROM requests WHERE run_id = ?1",
 	/* ?5.. the free blocks of orders 0..15 */
 	[S_BUDDY] = "INSERT OR REPLACE INTO buddy(run_id, ts_ms, zone_id, norders" STORE_ORDERS(X_O)
 		    ") VALUES (?1, ?2, ?3, ?4" STORE_ORDERS(X_OPARAM) ")",

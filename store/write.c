@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "store/rollup_write.h"
+#include "store/tiers.h"
 
 /* What writing one tick needs: the statements, the rows last written, the zones there are, and the new
  * ticks of one run not yet counted in runs.ticks (one UPDATE a group, not one a tick). */
@@ -30,11 +31,139 @@ static int count_ticks(struct wr *w)
 	return stmts_step(w->s, S_TICKS);
 }
 
-/* The sample row: cost, the meminfo columns, the churn columns; counted in runs.ticks when new. */
+/* The minute of a sample row's key (schema 019: ts_ms - ts_ms % 60000 in the views). */
+static int64_t key_bucket(int64_t ts_ms)
+{
+	return ts_ms - ts_ms % STORE_TIER_MINUTE_MS;
+}
+
+/*
+ * The key of t's minute in w->rl->key: as stored when the minute has a row (the clock stepped back
+ * into it, or an earlier transaction wrote it), else t's own values, written as the minute's row.
+ */
+static int load_key(struct wr *w, const struct store_tick *t)
+{
+	struct sample_key *k = &w->rl->key;
+	int64_t bucket = key_bucket(t->ts_ms);
+	sqlite3_stmt *g = w->s->s[S_KEY_GET], *p = w->s->s[S_KEY_PUT];
+	int rc;
+
+	if (k->run_id == t->run_id && k->bucket_ms == bucket)
+		return SQLITE_OK;
+	memset(k, 0, sizeof *k);
+	sqlite3_bind_int64(g, 1, t->run_id);
+	sqlite3_bind_int64(g, 2, bucket);
+	rc = sqlite3_step(g);
+	if (rc == SQLITE_ROW) {
+		for (int i = 0; i < STORE_NMEMINFO; i++)
+			if (sqlite3_column_type(g, 1 + i) != SQLITE_NULL) {
+				k->mem_mask |= 1u << i;
+				k->mem[i] = sqlite3_column_int64(g, 1 + i);
+			}
+		for (int i = 0; i < STORE_NVMHOT; i++)
+			if (sqlite3_column_type(g, 1 + STORE_NMEMINFO + i) != SQLITE_NULL) {
+				k->hot_mask |= 1u << i;
+				k->hot[i] = sqlite3_column_int64(g, 1 + STORE_NMEMINFO + i);
+			}
+	}
+	sqlite3_reset(g);
+	sqlite3_clear_bindings(g);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return rc;
+	if (rc == SQLITE_DONE) {
+		k->mem_mask = t->mem_mask;
+		k->hot_mask = t->vmhot_mask;
+		sqlite3_bind_int64(p, 1, t->run_id);
+		sqlite3_bind_int64(p, 2, bucket);
+		for (int i = 0; i < STORE_NMEMINFO; i++)
+			if (k->mem_mask & (1u << i))
+				sqlite3_bind_int64(p, 3 + i, k->mem[i] = t->mem[i]);
+		for (int i = 0; i < STORE_NVMHOT; i++)
+			if (k->hot_mask & (1u << i))
+				sqlite3_bind_int64(p, 3 + STORE_NMEMINFO + i, k->hot[i] = (int64_t)t->vmhot[i]);
+		if ((rc = stmts_step(w->s, S_KEY_PUT)) != SQLITE_OK)
+			return rc;
+	}
+	k->run_id = t->run_id;
+	k->bucket_ms = bucket;
+	return SQLITE_OK;
+}
+
+/* t's request verdict's id in requests (added when new to the run) into *id. */
+static int request_id(struct wr *w, const struct store_tick *t, int64_t *id)
+{
+	struct req_last *r = &w->rl->req;
+	const struct req_last want = { t->run_id, 0, t->req_norders, t->req_atomic, t->req_nowait, t->req_kernel,
+				       t->req_zones_lo, t->req_zones_hi };
+	sqlite3_stmt *g = w->s->s[S_REQ_GET];
+	int rc = SQLITE_DONE;
+
+	if (r->run_id == want.run_id && r->norders == want.norders && r->atomic == want.atomic &&
+	    r->nowait == want.nowait && r->kernel == want.kernel && r->zones_lo == want.zones_lo &&
+	    r->zones_hi == want.zones_hi) {
+		*id = r->req_id;
+		return SQLITE_OK;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		const int64_t v[] = { want.run_id, want.norders, want.atomic, want.nowait, want.kernel, want.zones_lo,
+				      want.zones_hi };
+		for (int i = 0; i < 7; i++)
+			sqlite3_bind_int64(g, 1 + i, v[i]);
+		rc = sqlite3_step(g);
+		if (rc == SQLITE_ROW)
+			*id = sqlite3_column_int64(g, 0);
+		sqlite3_reset(g);
+		if (rc == SQLITE_ROW) {
+			sqlite3_clear_bindings(g);
+			*r = want;
+			r->req_id = *id;
+			return SQLITE_OK;
+		}
+		if (rc != SQLITE_DONE || pass)
+			break;
+		/* New to the run: S_REQ_PUT numbers it after the run's others; the second pass reads its id. */
+		sqlite3_stmt *p = w->s->s[S_REQ_PUT];
+		for (int i = 0; i < 7; i++)
+			sqlite3_bind_int64(p, 1 + i, v[i]);
+		if ((rc = stmts_step(w->s, S_REQ_PUT)) != SQLITE_OK)
+			break;
+	}
+	sqlite3_clear_bindings(g);
+	return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+}
+
+/* The churn counts kept out of the sample row (1) or in it (0), by index (store/fields.h). */
+#define X_KEPT(i, col) 0,
+#define X_RARE(i, col) 1,
+static const unsigned char churn_rare[STORE_NCHURN] = { STORE_CHURN_FIELDS2(X_KEPT, X_RARE) };
+#undef X_KEPT
+#undef X_RARE
+
+/* The tick's rare churn counts as a churn_rare row. */
+static int write_rare(struct wr *w, const struct store_tick *t, const int64_t churn[STORE_NCHURN])
+{
+	sqlite3_stmt *s = w->s->s[S_RARE];
+	int p = 3;
+
+	sqlite3_bind_int64(s, 1, t->run_id);
+	sqlite3_bind_int64(s, 2, t->ts_ms);
+	for (int i = 0; i < STORE_NCHURN; i++)
+		if (churn_rare[i])
+			sqlite3_bind_int64(s, p++, churn[i]);
+	return stmts_step(w->s, S_RARE);
+}
+
+/*
+ * The sample row: cost, meminfo, the churn columns it keeps, the hot vmstat counters, the request's id;
+ * a churn_rare row when a rare count is not zero (or the tick replaces one); counted in runs.ticks when
+ * new.
+ */
 static int write_sample(struct wr *w, const struct store_tick *t)
 {
 	sqlite3_stmt *s = w->s->s[S_SAMPLE];
-	int rc, fresh = 1;
+	const struct sample_key *k = &w->rl->key;
+	int64_t churn[STORE_NCHURN];
+	int rc, fresh = 1, rare = 0, p;
 
 	/* Ticks arrive in time order; only a wall-clock step back can repeat a timestamp. */
 	if (t->run_id == w->rl->wlast_run && t->ts_ms <= w->rl->wlast_ts) {
@@ -43,31 +172,41 @@ static int write_sample(struct wr *w, const struct store_tick *t)
 		fresh = sqlite3_step(w->s->s[S_HAS_SAMPLE]) != SQLITE_ROW;
 		sqlite3_reset(w->s->s[S_HAS_SAMPLE]);
 	}
+	if ((rc = load_key(w, t)) != SQLITE_OK)
+		return rc;
 	sqlite3_bind_int64(s, 1, t->run_id);
 	sqlite3_bind_int64(s, 2, t->ts_ms);
 	sqlite3_bind_int64(s, 3, t->sample_us);
-	for (int k = 0; k < STORE_NMEMINFO; k++)
-		if (t->mem_mask & (1u << k))
-			sqlite3_bind_int64(s, 4 + k, t->mem[k]);
-	if (t->have_churn) {
-		int64_t v[STORE_NCHURN];
-		tick_churn_values(&t->churn, v);
-		for (int k = 0; k < STORE_NCHURN; k++)
-			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + k, v[k]);
+	for (int i = 0; i < STORE_NMEMINFO; i++)
+		if (t->mem_mask & (1u << i))
+			sqlite3_bind_int64(s, 4 + i, t->mem[i] - (k->mem_mask & (1u << i) ? k->mem[i] : 0));
+	p = 4 + STORE_NMEMINFO;
+	if (t->have_churn)
+		tick_churn_values(&t->churn, churn);
+	for (int i = 0; i < STORE_NCHURN; i++) {
+		if (churn_rare[i]) {
+			rare |= t->have_churn && churn[i] != 0;
+			continue;
+		}
+		if (t->have_churn)
+			sqlite3_bind_int64(s, p, churn[i]);
+		p++;
 	}
-	for (int k = 0; k < STORE_NVMHOT; k++)
-		if (t->vmhot_mask & (1u << k))
-			sqlite3_bind_int64(s, 4 + STORE_NMEMINFO + STORE_NCHURN + k, (sqlite3_int64)t->vmhot[k]);
+	for (int i = 0; i < STORE_NVMHOT; i++, p++)
+		if (t->vmhot_mask & (1u << i))
+			sqlite3_bind_int64(s, p, (int64_t)t->vmhot[i] - (k->hot_mask & (1u << i) ? k->hot[i] : 0));
 	if (t->have_request) {
-		int p = 4 + STORE_NMEMINFO + STORE_NCHURN + STORE_NVMHOT;
-		sqlite3_bind_int64(s, p++, t->req_norders);
-		sqlite3_bind_int64(s, p++, t->req_atomic);
-		sqlite3_bind_int64(s, p++, t->req_nowait);
-		sqlite3_bind_int64(s, p++, t->req_kernel);
-		sqlite3_bind_int64(s, p++, t->req_zones_lo);
-		sqlite3_bind_int64(s, p, t->req_zones_hi);
+		int64_t id = 0;
+		if ((rc = request_id(w, t, &id)) != SQLITE_OK) {
+			sqlite3_clear_bindings(s);
+			return rc;
+		}
+		sqlite3_bind_int64(s, p, id);
 	}
 	if ((rc = stmts_step(w->s, S_SAMPLE)) != SQLITE_OK)
+		return rc;
+	/* A replaced tick's old rare row would outlive it: write this tick's, zeros and all. */
+	if ((rare || (!fresh && t->have_churn)) && (rc = write_rare(w, t, churn)) != SQLITE_OK)
 		return rc;
 	if (t->run_id != w->rl->wlast_run || t->ts_ms > w->rl->wlast_ts) {
 		w->rl->wlast_run = t->run_id;
@@ -443,6 +582,9 @@ int write_ticks(struct rowlog *rl, struct stmts *s, const struct dims *d, const 
 			stmts_step(s, S_ROLLBACK);
 		/* The rolled-back zone rows were never stored: compare the retry with what is. */
 		memcpy(rl->zlast, rl->zsaved, (size_t)d->nzones * sizeof rl->zlast[0]);
+		/* Nor, perhaps, the key or the request rows: read them again. */
+		memset(&rl->key, 0, sizeof rl->key);
+		memset(&rl->req, 0, sizeof rl->req);
 	}
 	return rc;
 }

@@ -29,11 +29,33 @@ struct zone_last {
 	struct tick_atomic a;
 };
 
+/*
+ * The minute key a run's sample rows are written against (schema 019): the meminfo and hot vmstat
+ * values of the minute's first tick, as its sample_key row holds them.  A row stores each value less
+ * the key's, or the value itself where the key lacks the field (mask bit clear).
+ */
+struct sample_key {
+	int64_t run_id, bucket_ms;           /* run_id 0: none loaded */
+	uint32_t mem_mask, hot_mask;
+	int64_t mem[STORE_NMEMINFO];
+	int64_t hot[STORE_NVMHOT];
+};
+
+/* The request verdict last written and its id in requests (schema 019). */
+struct req_last {
+	int64_t run_id, req_id;              /* run_id 0: none */
+	int norders;
+	uint32_t atomic, nowait, kernel;
+	int64_t zones_lo, zones_hi;
+};
+
 /* What was last written, kept between transactions so a zone's rows are written on change only. */
 struct rowlog {
 	struct zone_last zlast[MAX_ZONES];   /* per zone_id */
 	struct zone_last zsaved[MAX_ZONES];  /* zlast at BEGIN: restored when the transaction fails */
 	int64_t wlast_run, wlast_ts;         /* the newest sample row written (duplicate check) */
+	struct sample_key key;               /* forgotten when a transaction fails: its row may be gone */
+	struct req_last req;                 /* the same */
 };
 
 /*

@@ -60,6 +60,25 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The columns of table in the DB at path are exactly names[0..n) (in any order). */
+static void cols_match(const char *path, const char *table, const char *const *names, size_t n)
+{
+	char sql[200], want[2048] = "", *have;
+	const char *sorted[64];
+
+	snprintf(sql, sizeof sql, "SELECT group_concat(name, ' ') FROM (SELECT name FROM pragma_table_info('%s')"
+		 " ORDER BY name)", table);
+	have = cli(path, sql);
+	for (size_t i = 0; i < n && i < 64; i++)
+		sorted[i] = names[i];
+	qsort(sorted, n, sizeof sorted[0], cmp_str);
+	for (size_t i = 0; i < n; i++)
+		snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? " " : "", sorted[i]);
+	strcat(want, "\n");
+	T_CHECK(have && strcmp(have, want) == 0, "%s columns = store/fields.h (%s)", table, have ? have : "?");
+	free(have);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/fpusoak-test-migrate-XXXXXX", path[256], err[256], cmd[300], sql[512];
@@ -213,27 +232,27 @@ int main(void)
 		store_close(st);
 	}
 
-	/* store/fields.h names every column of the samples table once (columns added by a later migration
-	 * sit at the end of the table, so the order is not the lists'). */
+	/* store/fields.h names every column of the tables a tick's scalars are stored in, once (schema 019 split
+	 * the samples row into samples, churn_rare, sample_key and requests). */
 	{
 #define X_NAME(i, name, col) #col,
 #define X_CNAME(i, col) #col,
-		static const char *const cols[] = { "run_id", "ts_ms", "sample_us", STORE_MEMINFO_FIELDS(X_NAME)
-						    STORE_CHURN_FIELDS(X_CNAME) STORE_VMSTAT_HOT(X_NAME) };
-		char *have = cli(path, "SELECT group_concat(name, ' ') FROM (SELECT name FROM pragma_table_info('samples')"
-				       " ORDER BY name)"), want[2048] = "", req[] = STORE_REQUEST_COLS;
-		const char *names[sizeof cols / sizeof cols[0] + STORE_NREQUEST];
+#define X_NOCOL(i, col)
+		static const char *const samples[] = { "run_id", "ts_ms", "sample_us", STORE_MEMINFO_FIELDS(X_NAME)
+						       STORE_CHURN_FIELDS2(X_CNAME, X_NOCOL) STORE_VMSTAT_HOT(X_NAME) "req_id" };
+		static const char *const rare[] = { "run_id", "ts_ms", STORE_CHURN_FIELDS2(X_NOCOL, X_CNAME) };
+		static const char *const key[] = { "run_id", "bucket_ms", STORE_MEMINFO_FIELDS(X_NAME)
+						   STORE_VMSTAT_HOT(X_NAME) };
+		char req[] = "run_id, req_id, " STORE_REQUEST_COLS;
+		const char *reqs[2 + STORE_NREQUEST];
 		size_t n = 0;
-		for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-			names[n++] = cols[i];
-		for (char *tok = strtok(req, ", "); tok && n < sizeof names / sizeof names[0]; tok = strtok(NULL, ", "))
-			names[n++] = tok;
-		qsort(names, n, sizeof names[0], cmp_str);
-		for (size_t i = 0; i < n; i++)
-			snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? " " : "", names[i]);
-		strcat(want, "\n");
-		T_CHECK(have && strcmp(have, want) == 0, "samples columns = store/fields.h (%s)", have ? have : "?");
-		free(have);
+		for (char *tok = strtok(req, ", "); tok && n < sizeof reqs / sizeof reqs[0]; tok = strtok(NULL, ", "))
+			reqs[n++] = tok;
+		cols_match(path, "samples", samples, sizeof samples / sizeof samples[0]);
+		cols_match(path, "churn_rare", rare, sizeof rare / sizeof rare[0]);
+		cols_match(path, "sample_key", key, sizeof key / sizeof key[0]);
+		cols_match(path, "requests", reqs, n);
+		T_EQ_I((long long)(sizeof rare / sizeof rare[0]), 2 + STORE_NCHURN_RARE, "STORE_NCHURN_RARE counts them");
 	}
 	for (int v = 0; v < NV; v++) {
 		free(before[v]);

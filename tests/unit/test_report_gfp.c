@@ -71,8 +71,11 @@ static int fill(const char *path)
 		 " (1, %lld, 'switch', 3.5, 'done', 1, '', NULL),"
 		 " (2, %lld, 'capacity', 80, 'oom_kill', 1, '', NULL), (2, %lld, 'capacity', 82, 'oom_kill', 1, '', NULL),"
 		 " (3, %lld, 'capacity', 95, 'oom_kill', 1, '', 'kernel'), (3, %lld, 'capacity', 97, 'oom_kill', 1, '', 'kernel');"
-		 "INSERT INTO samples(run_id, ts_ms, sample_us, population, spawned, exited, gfp_failed) VALUES"
-		 " (1, %lld, 10, 5, 5, 0, 0), (1, %lld, 10, 5, 2, 0, 2), (1, %lld, 10, 5, 1, 0, 1);"
+		 "INSERT INTO samples(run_id, ts_ms, sample_us, population, spawned, exited) VALUES"
+		 " (1, %lld, 10, 5, 5, 0), (1, %lld, 10, 5, 2, 0), (1, %lld, 10, 5, 1, 0);"
+		 /* gfp_failed is a rare count: a churn_rare row where it is not zero (schema 019). */
+		 "INSERT INTO churn_rare(run_id, ts_ms, gfp_failed) SELECT run_id, ts_ms, spawned FROM samples"
+		 " WHERE run_id = 1 AND spawned < 5;"
 		 "INSERT INTO model_check VALUES"
 		 " (1, %lld, 3, 2, 1, 1, 100), (1, %lld, 3, 2, 1, 1, 100), (1, %lld, 3, 2, 1, 1, 100),"
 		 " (1, %lld, 3, 2, 1, 1, 100), (1, %lld, 3, 2, 1, 1, 100), (1, %lld, 3, 2, 0, 0, -3),"

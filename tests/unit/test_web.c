@@ -267,9 +267,7 @@ static void test_no_request(void)
 	T_EQ_I(system(cmd), 0, "copy the test DB");
 	/* Run 3 relabelled as run 1: its page links to comparing it with run 1, the previous run so labelled. */
 	testdb_cli(path, "UPDATE runs SET label = (SELECT label FROM runs WHERE run_id = 1) WHERE run_id = 3");
-	testdb_cli(path, "UPDATE samples SET req_norders = NULL, req_atomic_mask = NULL, req_nowait_mask = NULL,"
-		   " req_kernel_mask = NULL, req_zones_lo = NULL, req_zones_hi = NULL WHERE run_id = 1;"
-		   " DELETE FROM request_rollup WHERE run_id = 1");
+	testdb_cli(path, "UPDATE samples SET req_id = NULL WHERE run_id = 1; DELETE FROM request_rollup WHERE run_id = 1");
 	T_EQ_I(testdb_cli(path, "SELECT count(*) FROM v_atomic_request WHERE run_id = 1"), 0,
 	       "run 1 of the copy has no request-level sample");
 	c.db_path = path;
