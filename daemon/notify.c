@@ -94,6 +94,14 @@ int notify_stopping(void)
 	return send_state("STOPPING=1");
 }
 
+int notify_extend(uint64_t usec)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof msg, "EXTEND_TIMEOUT_USEC=%llu", (unsigned long long)usec);
+	return send_state(msg);
+}
+
 int notify_watchdog(void)
 {
 	if (ncfg.watchdog_usec == 0)

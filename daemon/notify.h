@@ -27,6 +27,8 @@ int notify_init(void);
 int notify_ready(void);
 /* Send STATUS=<one line>: control characters become '?', longer than NOTIFY_STATUS_MAX is cut with "..."; 0 or -1. */
 int notify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Send EXTEND_TIMEOUT_USEC=usec: start-up needs up to usec more than TimeoutStartSec= (a long migration); 0 or -1. */
+int notify_extend(uint64_t usec);
 /* Send STOPPING=1 (shutdown has begun); 0 or -1. */
 int notify_stopping(void);
 /* Send WATCHDOG=1 when the watchdog is enabled for this process, else nothing; 0 or -1. */

@@ -116,6 +116,8 @@ int main(void)
 	expect(s, want, "over-long status cut with ...");
 	T_EQ_I(notify_stopping(), 0, "stopping sent");
 	expect(s, "STOPPING=1", "stopping");
+	T_EQ_I(notify_extend(UINT64_C(900000000)), 0, "start timeout extension sent");
+	expect(s, "EXTEND_TIMEOUT_USEC=900000000", "extension in microseconds");
 	expect_nothing(s, "exactly one datagram per call");
 
 	/* 3. Odd periods: 1 µs still pings (1 ms), 3 s → 1500 ms. */
