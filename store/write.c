@@ -89,14 +89,32 @@ static int load_key(struct wr *w, const struct store_tick *t)
 	return SQLITE_OK;
 }
 
+/* The id of verdict v (run, norders, the three masks, the packed zones) in requests: SQLITE_ROW with *id,
+ * SQLITE_DONE when the run has no such row, or the error. */
+static int request_find(struct wr *w, const int64_t v[7], int64_t *id)
+{
+	sqlite3_stmt *g = w->s->s[S_REQ_GET];
+	int rc;
+
+	for (int i = 0; i < 7; i++)
+		sqlite3_bind_int64(g, 1 + i, v[i]);
+	rc = sqlite3_step(g);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(g, 0);
+	sqlite3_reset(g);
+	sqlite3_clear_bindings(g);
+	return rc;
+}
+
 /* t's request verdict's id in requests (added when new to the run) into *id. */
 static int request_id(struct wr *w, const struct store_tick *t, int64_t *id)
 {
 	struct req_last *r = &w->rl->req;
 	const struct req_last want = { t->run_id, 0, t->req_norders, t->req_atomic, t->req_nowait, t->req_kernel,
 				       t->req_zones_lo, t->req_zones_hi };
-	sqlite3_stmt *g = w->s->s[S_REQ_GET];
-	int rc = SQLITE_DONE;
+	const int64_t v[7] = { want.run_id, want.norders, want.atomic, want.nowait, want.kernel, want.zones_lo,
+			       want.zones_hi };
+	int rc;
 
 	if (r->run_id == want.run_id && r->norders == want.norders && r->atomic == want.atomic &&
 	    r->nowait == want.nowait && r->kernel == want.kernel && r->zones_lo == want.zones_lo &&
@@ -104,32 +122,20 @@ static int request_id(struct wr *w, const struct store_tick *t, int64_t *id)
 		*id = r->req_id;
 		return SQLITE_OK;
 	}
-	for (int pass = 0; pass < 2; pass++) {
-		const int64_t v[] = { want.run_id, want.norders, want.atomic, want.nowait, want.kernel, want.zones_lo,
-				      want.zones_hi };
+	rc = request_find(w, v, id);
+	if (rc == SQLITE_DONE) {
+		/* New to the run: S_REQ_PUT numbers it after the run's others. */
 		for (int i = 0; i < 7; i++)
-			sqlite3_bind_int64(g, 1 + i, v[i]);
-		rc = sqlite3_step(g);
-		if (rc == SQLITE_ROW)
-			*id = sqlite3_column_int64(g, 0);
-		sqlite3_reset(g);
-		if (rc == SQLITE_ROW) {
-			sqlite3_clear_bindings(g);
-			*r = want;
-			r->req_id = *id;
-			return SQLITE_OK;
-		}
-		if (rc != SQLITE_DONE || pass)
-			break;
-		/* New to the run: S_REQ_PUT numbers it after the run's others; the second pass reads its id. */
-		sqlite3_stmt *p = w->s->s[S_REQ_PUT];
-		for (int i = 0; i < 7; i++)
-			sqlite3_bind_int64(p, 1 + i, v[i]);
+			sqlite3_bind_int64(w->s->s[S_REQ_PUT], 1 + i, v[i]);
 		if ((rc = stmts_step(w->s, S_REQ_PUT)) != SQLITE_OK)
-			break;
+			return rc;
+		rc = request_find(w, v, id);
 	}
-	sqlite3_clear_bindings(g);
-	return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+	*r = want;
+	r->req_id = *id;
+	return SQLITE_OK;
 }
 
 /* The churn counts kept out of the sample row (1) or in it (0), by index (store/fields.h). */

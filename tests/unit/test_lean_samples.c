@@ -6,7 +6,9 @@
  * public views must still print exactly what was submitted.  Checked with the
  * sqlite3 CLI, independently of the store reader: a key missing a field, a
  * tick without meminfo, a wall clock stepping back into an earlier minute
- * that replaces a tick, and the run's verdicts numbered once each.
+ * that replaces a tick, the run's verdicts numbered once each, and a
+ * transaction that fails after its minute's key row went in (the retry must
+ * write the key again, not trust the writer's memory of it).
  */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -133,7 +135,6 @@ int main(void)
 	/* The clock steps back into the first minute: tick 3 again, without its rare count. */
 	T_EQ_I(submit(st, id, ts_of(3), 3, 0), 0, "a tick replaced after the clock stepped back");
 	T_EQ_I(store_run_end(st, id, ts_of(NTICK), "stopped"), 0, "run ends");
-	store_close(st);
 
 	T_EQ_I(q1("SELECT count(*) FROM v_samples"), NTICK, "one sample row a tick");
 	T_EQ_I(q1("SELECT count(*) FROM sample_key"), 4, "a key a minute touched (20 s + 60 + 60 + 10 s)");
@@ -203,6 +204,36 @@ int main(void)
 		T_EQ_I(q1("SELECT count(*) FROM samples WHERE ts_ms >= 1700000041000 AND ts_ms < 1700000100000 "
 			  "AND mem_free > 7000000"), 59, "after a key without meminfo, the minute's rows hold the values");
 	}
+	/* A transaction that fails after its minute's key row went in: the retry must write the key again,
+	 * not reuse the one the rollback took away.  A trigger refuses sample rows while inject has a row. */
+	{
+		struct store_run run2 = run;
+		int64_t id2, t2 = ts_of(NTICK) + 600000 - ts_of(NTICK) % 60000;   /* a minute's start, later */
+		sqlite3 *db = NULL;
+		int armed = sqlite3_open(path, &db) == SQLITE_OK &&
+			    sqlite3_exec(db, "CREATE TABLE inject (x); INSERT INTO inject VALUES (1);"
+					 "CREATE TRIGGER inject_fail BEFORE INSERT ON samples WHEN EXISTS (SELECT 1 FROM inject)"
+					 " BEGIN SELECT RAISE(ABORT, 'injected'); END", NULL, NULL, NULL) == SQLITE_OK;
+		run2.started_ms = t2;
+		T_CHECK(armed, "a trigger refuses sample rows");
+		T_EQ_I(store_run_begin(st, &run2, &id2), 0, "a second run begins");
+		T_EQ_I(submit(st, id2, t2, 0, 0), 1, "its first tick stays queued: the transaction failed after the key");
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM sample_key WHERE run_id = %lld", (long long)id2);
+		T_EQ_I(q1(sql), 0, "nothing of it committed, its key row neither");
+		sqlite3_exec(db, "DELETE FROM inject", NULL, NULL, NULL);
+		sqlite3_close(db);
+		for (int i = 1; i < 5; i++)
+			submit(st, id2, t2 + i * 1000, i, 0);
+		T_EQ_I(store_flush(st), 0, "disarmed: the queue lands");
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM sample_key WHERE run_id = %lld AND bucket_ms = %lld",
+			 (long long)id2, (long long)t2);
+		T_EQ_I(q1(sql), 1, "the minute's key written again by the retry");
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM v_meminfo WHERE run_id = %lld AND name = 'MemFree' AND "
+			 "value_kb = 8000000 - 37 * ((ts_ms - %lld) / 1000) * ((ts_ms - %lld) / 1000) + "
+			 "(((ts_ms - %lld) / 1000) %% 7) * 1000", (long long)id2, (long long)t2, (long long)t2, (long long)t2);
+		T_EQ_I(q1(sql), 5, "and every tick of it reads back as submitted");
+	}
+	store_close(st);
 	snprintf(sql, sizeof sql, "rm -rf '%s'", dir);
 	T_EQ_I(system(sql), 0, "temp dir removed");
 	T_DONE();
