@@ -106,24 +106,12 @@ SELECT s.run_id, s.ts_ms, s.sample_us,
   JOIN sample_key k ON k.run_id = s.run_id AND k.bucket_ms = s.ts_ms - s.ts_ms % 60000
   LEFT JOIN requests q ON q.run_id = s.run_id AND q.req_norders = s.req_norders AND q.req_atomic_mask = s.req_atomic_mask AND q.req_nowait_mask = s.req_nowait_mask AND q.req_kernel_mask = s.req_kernel_mask AND q.req_zones_lo = s.req_zones_lo AND q.req_zones_hi = s.req_zones_hi;
 
--- A new table rather than a rename: ALTER TABLE ... RENAME would rewrite the views that name samples.
+-- legacy_alter_table: the rename leaves the views that name samples as they are (they name the new
+-- table then); without it SQLite would rewrite them to samples_lean first.
 DROP TABLE samples;
-CREATE TABLE samples (
-	run_id    INTEGER NOT NULL,
-	ts_ms     INTEGER NOT NULL,
-	sample_us INTEGER NOT NULL,
-	-- /proc/meminfo (kB) and the hot vmstat counters: the value less the minute's sample_key value
-	mem_total INTEGER, mem_free INTEGER, mem_available INTEGER, buffers INTEGER, cached INTEGER,
-	swap_free INTEGER, anon_pages INTEGER, shmem INTEGER, slab INTEGER, s_reclaimable INTEGER,
-	s_unreclaim INTEGER, kernel_stack INTEGER, page_tables INTEGER, committed_as INTEGER,
-	percpu INTEGER, anon_huge_pages INTEGER, huge_pages_free INTEGER, cma_free INTEGER,
-	population INTEGER, spawned INTEGER, exited INTEGER,
-	pgalloc_dma32 INTEGER, pgalloc_normal INTEGER, pgfree INTEGER, pgfault INTEGER,
-	req_id INTEGER,                     -- requests(run_id, req_id); NULL: the tick had no verdict
-	PRIMARY KEY (run_id, ts_ms)
-) WITHOUT ROWID;
-INSERT INTO samples SELECT * FROM samples_lean;
-DROP TABLE samples_lean;
+PRAGMA legacy_alter_table = ON;
+ALTER TABLE samples_lean RENAME TO samples;
+PRAGMA legacy_alter_table = OFF;
 
 -- The old row, for readers: joins on primary keys, so a reader of some columns skips the others' joins.
 CREATE VIEW samples_wide AS
