@@ -296,7 +296,7 @@ int daemon_main(int argc, char **argv, const struct daemon_hooks *h)
 		log_errx("cannot use database %s: %s", d->cfg.db, err);
 		goto out;
 	}
-	/* The integrity check and a migration that rewrites a table take ~30 s for a month of ticks on tmpfs
+	/* The integrity check and a migration that rewrites a table take ~25 s for a month of ticks on tmpfs
 	 * (schema 19), longer on a slow disk: more than the unit's start timeout, so ask for more first. */
 	notify_status("opening %s (integrity check, migrations)", d->cfg.db);
 	notify_extend(UINT64_C(15) * 60 * 1000000);
