@@ -4,7 +4,8 @@
 # /proc/*/stat; the states from a quick second pass over the tree: see below), all of them and those above nice 19 (the ones that compete for a CPU: a nice-19
 # churn worker queued behind a busy loop takes nothing from anyone).  On SIGTERM write
 # "MAX MAX_ABOVE19 SAMPLES WHO WHO_ABOVE" to OUT and exit, WHO naming the runnable processes
-# (comm:nice, "+x" when exiting) of the sample with the most, WHO_ABOVE those of the sample with the
+# (comm:nice, "+x" when exiting, "@Ns" its age, "/TERM" or "/KILL" a pending signal:
+# a worker released or retired, an OOM victim) of the sample with the most, WHO_ABOVE those of the sample with the
 # most above nice 19.  Used by 69_probe_scale.sh.
 import os
 import signal
@@ -15,6 +16,12 @@ root, out = int(sys.argv[1]), sys.argv[2]
 mx = mx_above = n = 0
 who = who_above = "-"
 PF_EXITING = 0x4
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def uptime():
+    with open("/proc/uptime") as f:
+        return int(float(f.read().split()[0]))
 
 
 def done(*_):
@@ -24,7 +31,7 @@ def done(*_):
 
 
 def stat(pid):
-    """(state, ppid, nice, "comm:nice[+x]") of /proc/PID/stat, or None when it is gone."""
+    """(state, ppid, nice, "comm:nice[+x]", start time in ticks) of /proc/PID/stat, or None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             st = f.read()
@@ -33,7 +40,20 @@ def stat(pid):
     fields = st[st.rfind(")") + 2:].split()
     label = (st[st.find("(") + 1:st.rfind(")")].replace(" ", "_") + ":" + fields[16]
              + ("+x" if int(fields[6]) & PF_EXITING else ""))
-    return fields[0], int(fields[1]), int(fields[16]), label
+    return fields[0], int(fields[1]), int(fields[16]), label, int(fields[19])
+
+
+def pending(pid):
+    """"/TERM" or "/KILL" when that signal is pending (a retired or released worker, an OOM victim)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            bits = 0
+            for line in f:
+                if line.startswith(("SigPnd:", "ShdPnd:")):
+                    bits |= int(line.split()[1], 16)
+    except (OSError, ValueError):
+        return ""
+    return ("/KILL" if bits & (1 << 8) else "") + ("/TERM" if bits & (1 << 14) else "")
 
 
 signal.signal(signal.SIGTERM, done)
@@ -56,11 +76,12 @@ while True:
     # those of a second pass over the daemon's tree only, read back to back (a few ms): a queue of
     # runnable processes behind a busy CPU lasts far longer than that and still shows.
     running, nice, name = [], {}, {}
+    up = uptime()
     for pid in tree:
         s = stat(pid)
         if s and s[0] == "R":
             running.append(pid)
-            nice[pid], name[pid] = s[2], s[3]
+            nice[pid], name[pid] = s[2], s[3] + "@%ds" % max(0, up - s[4] // HZ) + pending(pid)
     above = sum(1 for pid in running if nice[pid] < 19)
     if len(running) > mx:
         mx, who = len(running), ",".join(sorted(name[pid] for pid in running))
