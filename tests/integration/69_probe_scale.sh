@@ -24,6 +24,10 @@
 #     workers were still settling (now they count against the batch), and the watcher's sweep of all
 #     of /proc (tens of ms under load) saw a reaped worker and its successor both runnable (states
 #     now come from a quick second pass over the daemon's tree).  After both: 0-6 in 12 probes.
+#     Then 7 and 8 in two make tests beside the Xen guest, 6 of them with a SIGTERM pending: that pass
+#     over ~570 workers, preempted under load, spanned several release batches of 4.  The runnable ones
+#     are now read once more, back to back: 1-3 in 10 probes beside stress-ng and another daemon, and
+#     a release of 64 at a time still reads as 30.
 # SOAK=1 (make soak) runs the issue's hour instead: `fpusoakd --duration 60m` at every default
 # (512 MiB workers' limit, a probe every 10 minutes) and reports ticks lost (goal 0), the longest
 # gap, each probe's count and duration; it checks >= 3,596 samples, every probe <= 60 s and ended
