@@ -73,21 +73,21 @@ while True:
     # The sweep over every /proc entry takes tens of ms under load (hundreds of workers, the rest
     # of the machine), long enough for the spawner to reap a retired worker and SIGTERM the next:
     # both then read as R in one sweep though they never were at once.  So the states counted are
-    # those of a second pass over the daemon's tree only, read back to back (a few ms): a queue of
-    # runnable processes behind a busy CPU lasts far longer than that and still shows.
+    # those of a second pass over the daemon's tree only: a queue of runnable processes behind a busy
+    # CPU lasts far longer than a re-read and still shows.  That pass too is preempted for tens of ms
+    # under load, and over a release's ~570 workers it spanned several of the release's batches: a
+    # batch read as runnable early in the pass had exited before the next one, SIGTERMed later, was
+    # read (6 workers with a pending SIGTERM, the spawner never having more than 4 released at once).
+    # So the runnable ones are read once more, back to back (a handful of files), and only those still
+    # runnable count; their labels come from that read.
+    candidates = [pid for pid in tree if (s := stat(pid)) and s[0] == "R"]
     running, nice, name = [], {}, {}
     up = uptime()
-    for pid in tree:
+    for pid in candidates:
         s = stat(pid)
         if s and s[0] == "R":
             running.append(pid)
             nice[pid], name[pid] = s[2], s[3] + "@%ds" % max(0, up - s[4] // HZ) + pending(pid)
-    # Under load the pass itself is preempted for tens of ms, and over a release's ~570 workers that
-    # spans several of its batches: a batch read as runnable early in the pass had exited before the
-    # next one, SIGTERMed later, was read (6 workers with a pending SIGTERM, never more than 4 of them
-    # released at once).  So the runnable ones are read once more, back to back (a handful of files):
-    # those still runnable were so together.
-    running = [pid for pid in running if (s := stat(pid)) and s[0] == "R"]
     above = sum(1 for pid in running if nice[pid] < 19)
     if len(running) > mx:
         mx, who = len(running), ",".join(sorted(name[pid] for pid in running))
